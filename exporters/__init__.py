@@ -1,0 +1,1 @@
+"""rankwatch exporters: the Prometheus collector and the alert sinks."""

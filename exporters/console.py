@@ -1,0 +1,56 @@
+"""Console sink: one readable line per alert on stderr, e.g.
+`rankwatch: CRITICAL rank 1 stopped (SIGSTOP) for 10 s [rank_stopped]`."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from monitor.model import AlertRecord, MetricFamilyData, counter
+
+
+def format_alert_line(record: AlertRecord) -> str:
+    word = "RESOLVED" if record.status == "resolved" else record.severity.value.upper()
+    culprits = ""
+    if record.culprit_ranks and record.status == "firing":
+        culprits = " culprit rank" + ("s " if len(record.culprit_ranks) > 1 else " ")
+        culprits += ",".join(str(r) for r in record.culprit_ranks)
+    return f"rankwatch: {word} {record.summary} [{record.category.value}]{culprits}"
+
+
+class ConsoleSink:
+    name = "console"
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self._stream = stream
+        self._sent = 0
+        self._failed = 0
+
+    def submit(self, record: AlertRecord) -> None:
+        stream = self._stream or sys.stderr
+        try:
+            stream.write(format_alert_line(record) + "\n")
+            stream.flush()
+            self._sent += 1
+        except (OSError, ValueError):
+            self._failed += 1
+
+    async def aclose(self, deadline_seconds: float) -> None:
+        return None
+
+    def metric_families(self) -> Sequence[MetricFamilyData]:
+        return [
+            counter(
+                "alerts_delivered",
+                "Alert records delivered, by sink.",
+                ("sink",),
+                [((self.name,), self._sent)],
+            ),
+            counter(
+                "alerts_delivery_failed",
+                "Alert records that could not be delivered, by sink and reason.",
+                ("sink", "reason"),
+                [((self.name, "write_error"), self._failed)],
+            ),
+        ]

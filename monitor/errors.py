@@ -1,0 +1,32 @@
+"""rankwatch's exception tree. Errors are translated once, at the edge, into these."""
+
+from __future__ import annotations
+
+
+class RankwatchError(Exception):
+    """Base of every error rankwatch raises on purpose."""
+
+
+class SettingsError(RankwatchError):
+    """Configuration is invalid; `problems` lists every bad key at once."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(problems))
+
+
+class SourceError(RankwatchError):
+    """A source could not read what it watches. `error_type` is a bounded label value."""
+
+    def __init__(self, error_type: str, message: str) -> None:
+        self.error_type = error_type
+        super().__init__(message)
+
+
+class SinkError(RankwatchError):
+    """A sink could not deliver. `retryable` tells the delivery loop whether to try again."""
+
+    def __init__(self, reason: str, message: str, *, retryable: bool) -> None:
+        self.reason = reason
+        self.retryable = retryable
+        super().__init__(message)

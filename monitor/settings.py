@@ -1,0 +1,437 @@
+"""Settings: defaults < TOML file < RANKWATCH_* environment < command line.
+
+One frozen tree of sections, each a dataclass whose field names carry their units. Loading
+validates everything in one pass and reports every bad key together (SettingsError).
+
+Environment variables are `RANKWATCH_<SECTION>_<KEY>` (e.g. `RANKWATCH_PROGRESS_STALL_FLOOR_SECONDS`);
+keys of the `general` section also answer to `RANKWATCH_<KEY>` (e.g. `RANKWATCH_JOB_ID`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from monitor.errors import SettingsError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+
+def _meta(
+    doc: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    choices: tuple[str, ...] | None = None,
+) -> dict[str, Any]:
+    return {"doc": doc, "min": minimum, "max": maximum, "choices": choices}
+
+
+def setting(default: Any, doc: str, **limits: Any) -> Any:
+    """A settings field with its documentation and limits (used by validation and the README)."""
+    if isinstance(default, (list, tuple)):
+        value = tuple(default)
+        return field(default_factory=lambda: value, metadata=_meta(doc, **limits))
+    return field(default=default, metadata=_meta(doc, **limits))
+
+
+@dataclass(frozen=True)
+class GeneralSettings:
+    job_id: str = setting("", "Job identifier put on every alert and metric (SLURM job id).")
+    node_name: str = setting("", "This node's name; defaults to the host name.")
+    state_dir: str = setting(
+        ".rankwatch-state", "Directory for dumps, the alert spool and other state."
+    )
+    alert_log: str = setting("", "Write alert records as JSON lines to this file.")
+    metrics_addr: str = setting(
+        "127.0.0.1:9824", "HOST:PORT of the Prometheus endpoint; empty disables it."
+    )
+    log_format: str = setting(
+        "auto", "Daemon log format.", choices=("auto", "json", "console")
+    )
+    log_level: str = setting(
+        "info", "Daemon log level.", choices=("debug", "info", "warning", "error")
+    )
+    runbook_base_url: str = setting(
+        "https://github.com/rankwatch/rankwatch/blob/main/README.md#",
+        "Alert runbook links are this prefix plus the runbook anchor.",
+    )
+    tick_seconds: float = setting(
+        0.5, "How often detectors are ticked.", minimum=0.05, maximum=10
+    )
+    queue_size: int = setting(
+        20000, "Bound of the observation queue; overflow is dropped and counted.", minimum=100
+    )
+    shutdown_grace_seconds: float = setting(
+        5.0, "Deadline for flushing sinks on shutdown.", minimum=0, maximum=120
+    )
+
+
+@dataclass(frozen=True)
+class ProcessSettings:
+    interval_seconds: float = setting(
+        1.0, "Process probe interval.", minimum=0.1, maximum=60
+    )
+    stopped_alert_seconds: float = setting(
+        10.0, "A rank stopped (SIGSTOP, traced) this long raises RankStopped.", minimum=0
+    )
+    disk_sleep_alert_seconds: float = setting(
+        120.0, "A rank in uninterruptible disk sleep this long raises RankDiskSleep.", minimum=1
+    )
+    oom_memory_fraction: float = setting(
+        0.5,
+        "A SIGKILL while node memory use was above this fraction says 'possible OOM kill'.",
+        minimum=0,
+        maximum=1,
+    )
+    exit_events: bool = setting(
+        True, "Use the kernel's process-event connector (root) for exact exit statuses."
+    )
+
+
+@dataclass(frozen=True)
+class ProgressSettings:
+    stall_floor_seconds: float = setting(
+        20.0, "Never declare a stall sooner than this after the last step.", minimum=1
+    )
+    stall_multiplier: float = setting(
+        5.0, "A stall is k times the learned p99 step interval (k).", minimum=1
+    )
+    stall_ceiling_seconds: float = setting(
+        1800.0, "The learned stall window never exceeds this.", minimum=1
+    )
+    critical_after_multiplier: float = setting(
+        2.0, "A stall window this many times over escalates to critical.", minimum=1
+    )
+    first_step_grace_seconds: float = setting(
+        1800.0, "Time allowed before the first step (model load, compile).", minimum=1
+    )
+    checkpoint_grace_seconds: float = setting(
+        1800.0, "Time allowed for a checkpoint save seen in the output.", minimum=1
+    )
+    evaluation_grace_seconds: float = setting(
+        3600.0, "Time allowed for an evaluation phase seen in the output.", minimum=1
+    )
+    min_intervals: int = setting(
+        3, "Step intervals needed before the learned window replaces the floor.", minimum=1
+    )
+    cpu_active_fraction: float = setting(
+        0.02, "A rank using less CPU than this fraction of a core is idle.", minimum=0, maximum=1
+    )
+
+
+@dataclass(frozen=True)
+class MemorySettings:
+    available_warning_fraction: float = setting(
+        0.10, "Warn when available node memory falls under this fraction.", minimum=0, maximum=1
+    )
+    horizon_seconds: float = setting(
+        60.0, "Warn when memory is projected to run out within this horizon.", minimum=1
+    )
+
+
+@dataclass(frozen=True)
+class StreamSettings:
+    max_line_bytes: int = setting(
+        1_048_576, "Longer lines are cut to this length (counted).", minimum=256
+    )
+    follow_poll_seconds: float = setting(
+        0.25, "How often followed files are checked for new data.", minimum=0.01, maximum=10
+    )
+    srun_label_prefix: bool = setting(
+        False, "Treat a leading 'N: ' as srun --label's task id."
+    )
+    host_prefix: bool = setting(False, "Strip a leading 'host: ' (pdsh, DeepSpeed runner).")
+
+
+@dataclass(frozen=True)
+class RasSettings:
+    enabled: bool = setting(True, "Poll NCCL's RAS port.")
+    addr: str = setting("", "HOST:PORT of the RAS port; default NCCL_RAS_ADDR or localhost:28028.")
+    interval_seconds: float = setting(10.0, "RAS poll interval.", minimum=5, maximum=3600)
+    poll_nodes: int = setting(
+        2, "How many nodes poll (node index 0 primary, 1 backup).", minimum=0
+    )
+    connect_timeout_seconds: float = setting(2.0, "Connect deadline.", minimum=0.1)
+    reply_timeout_seconds: float = setting(
+        5.0, "Overall deadline for one STATUS exchange.", minimum=0.5
+    )
+    verbose: bool = setting(False, "Send VERBOSE STATUS.")
+    skip_versions: tuple[str, ...] = setting(
+        (), "NCCL versions never polled (prefix match, e.g. '2.24')."
+    )
+    stall_floor_seconds: float = setting(
+        30.0, "Collective counts frozen at least this long are a stall.", minimum=5
+    )
+    stall_ceiling_seconds: float = setting(
+        600.0, "Collective stall window never exceeds this.", minimum=5
+    )
+    missing_hold_seconds: float = setting(
+        60.0, "Missing ranks this long escalate to critical.", minimum=0
+    )
+
+
+@dataclass(frozen=True)
+class PyspySettings:
+    enabled: bool = setting(True, "Take py-spy dumps on suspicion.")
+    executable: str = setting("py-spy", "py-spy executable.")
+    native: bool = setting(False, "Pass --native (slower; shows C++ frames).")
+    nonblocking: bool = setting(True, "Pass --nonblocking (never pauses the ranks).")
+    dump_timeout_seconds: float = setting(10.0, "Kill a dump that takes longer.", minimum=1)
+    repeats: int = setting(3, "Dumps per suspicion round.", minimum=1, maximum=10)
+    repeat_gap_seconds: float = setting(3.0, "Gap between repeated dumps.", minimum=0.1)
+    background_interval_seconds: float = setting(
+        300.0, "Background dump cadence; 0 disables.", minimum=0
+    )
+    min_round_gap_seconds: float = setting(
+        15.0, "Rate limit: at least this long between dump rounds.", minimum=1
+    )
+
+
+@dataclass(frozen=True)
+class ClockSettings:
+    enabled: bool = setting(True, "Watch clock health.")
+    step_check_seconds: float = setting(1.0, "Cadence of the wall/monotonic comparison.", minimum=0.1)
+    step_threshold_seconds: float = setting(
+        0.05, "A wall-vs-monotonic jump larger than this is a step.", minimum=0.001
+    )
+    offset_interval_seconds: float = setting(60.0, "Offset measurement cadence.", minimum=1)
+    offset_threshold_seconds: float = setting(0.1, "Offset beyond this raises an alert.", minimum=0)
+    ntp_servers: tuple[str, ...] = setting((), "SNTP servers as host:port (port 123 default).")
+    chronyc: str = setting("chronyc", "chronyc executable.")
+
+
+@dataclass(frozen=True)
+class DeliverySettings:
+    notify_nodes: str = setting(
+        "auto",
+        "Which nodes send job-level alerts: auto (reporting node), all.",
+        choices=("auto", "all"),
+    )
+    warning_sinks: tuple[str, ...] = setting(
+        ("slack", "alertmanager", "webhook"), "Sinks that receive warnings."
+    )
+    critical_sinks: tuple[str, ...] = setting(
+        ("slack", "pagerduty", "alertmanager", "webhook"), "Sinks that receive critical alerts."
+    )
+    slack_webhook_url_file: str = setting("", "File holding the Slack incoming-webhook URL.")
+    pagerduty_routing_key_file: str = setting("", "File holding the PagerDuty routing key.")
+    pagerduty_url: str = setting(
+        "https://events.pagerduty.com/v2/enqueue", "PagerDuty Events API v2 endpoint."
+    )
+    alertmanager_url: str = setting("", "Alertmanager base URL, e.g. http://am:9093.")
+    webhook_url_file: str = setting("", "File holding a generic JSON webhook URL.")
+    max_attempts_seconds: float = setting(
+        3600.0, "Give up delivering an alert after this long.", minimum=1
+    )
+
+
+@dataclass(frozen=True)
+class SlurmSettings:
+    file_sd_dir: str = setting("", "Directory for Prometheus file_sd registrations.")
+    scontrol: str = setting("scontrol", "scontrol executable.")
+
+
+@dataclass(frozen=True)
+class Settings:
+    general: GeneralSettings = field(default_factory=GeneralSettings)
+    process: ProcessSettings = field(default_factory=ProcessSettings)
+    progress: ProgressSettings = field(default_factory=ProgressSettings)
+    memory: MemorySettings = field(default_factory=MemorySettings)
+    stream: StreamSettings = field(default_factory=StreamSettings)
+    ras: RasSettings = field(default_factory=RasSettings)
+    pyspy: PyspySettings = field(default_factory=PyspySettings)
+    clock: ClockSettings = field(default_factory=ClockSettings)
+    delivery: DeliverySettings = field(default_factory=DeliverySettings)
+    slurm: SlurmSettings = field(default_factory=SlurmSettings)
+
+
+_SECTION_TYPES: dict[str, type[Any]] = typing.get_type_hints(Settings)
+
+
+def section_fields(section: str) -> dict[str, tuple[Any, dataclasses.Field[Any]]]:
+    cls = _SECTION_TYPES[section]
+    hints = typing.get_type_hints(cls)
+    return {f.name: (hints[f.name], f) for f in dataclasses.fields(cls)}
+
+
+def load_settings(
+    config_file: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Build the frozen settings tree; raise SettingsError listing every problem at once.
+
+    `overrides` are command-line values keyed "section.key" (already typed by argparse).
+    """
+    problems: list[str] = []
+    layers: dict[str, dict[str, tuple[Any, str]]] = {name: {} for name in _SECTION_TYPES}
+
+    if config_file is not None:
+        _layer_toml(Path(config_file), layers, problems)
+    _layer_env(os.environ if env is None else env, layers, problems)
+    for dotted, value in (overrides or {}).items():
+        section, _, key = dotted.partition(".")
+        _put(layers, problems, section, key, value, "command line")
+
+    sections: dict[str, Any] = {}
+    for name, values in layers.items():
+        fields = section_fields(name)
+        kwargs: dict[str, Any] = {}
+        for key, (raw, origin) in values.items():
+            hint, fld = fields[key]
+            converted = _convert(raw, hint, f"{name}.{key}", origin, problems)
+            if converted is _INVALID:
+                continue
+            _check_limits(converted, fld, f"{name}.{key}", origin, problems)
+            kwargs[key] = converted
+        sections[name] = _SECTION_TYPES[name](**kwargs)
+    if problems:
+        raise SettingsError(problems)
+    return Settings(**sections)
+
+
+def _layer_toml(
+    path: Path, layers: dict[str, dict[str, tuple[Any, str]]], problems: list[str]
+) -> None:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        problems.append(f"{path}: cannot read config file: {exc.strerror or exc}")
+        return
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        problems.append(f"{path}: not valid TOML: {exc}")
+        return
+    for section, table in data.items():
+        if section not in layers:
+            problems.append(f"{path}: unknown section [{section}]")
+            continue
+        if not isinstance(table, dict):
+            problems.append(f"{path}: [{section}] must be a table")
+            continue
+        for key, value in table.items():
+            _put(layers, problems, section, key, value, str(path))
+
+
+def _layer_env(
+    env: Mapping[str, str], layers: dict[str, dict[str, tuple[Any, str]]], problems: list[str]
+) -> None:
+    for var, value in env.items():
+        if not var.startswith("RANKWATCH_"):
+            continue
+        rest = var[len("RANKWATCH_") :].lower()
+        section, _, key = rest.partition("_")
+        if section in layers and key in section_fields(section):
+            _put(layers, problems, section, key, value, var)
+        elif rest in section_fields("general"):
+            _put(layers, problems, "general", rest, value, var)
+        else:
+            problems.append(f"{var}: unknown setting")
+
+
+def _put(
+    layers: dict[str, dict[str, tuple[Any, str]]],
+    problems: list[str],
+    section: str,
+    key: str,
+    value: Any,
+    origin: str,
+) -> None:
+    if section not in layers:
+        problems.append(f"{origin}: unknown section {section!r}")
+    elif key not in section_fields(section):
+        problems.append(f"{origin}: unknown key {section}.{key}")
+    else:
+        layers[section][key] = (value, origin)
+
+
+_INVALID = object()
+
+
+def _convert(raw: Any, hint: Any, name: str, origin: str, problems: list[str]) -> Any:
+    """Coerce a TOML value or an environment string to the field's type."""
+    optional = False
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        optional, hint = True, args[0]
+    if optional and (raw is None or raw == ""):
+        return None
+    try:
+        if hint is bool:
+            return _to_bool(raw)
+        if hint is int:
+            if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
+                raise ValueError
+            return int(raw)
+        if hint is float:
+            if isinstance(raw, bool):
+                raise ValueError
+            return float(raw)
+        if hint is str:
+            if not isinstance(raw, str):
+                raise ValueError
+            return raw
+        if typing.get_origin(hint) is tuple:
+            if isinstance(raw, str):
+                items = [part.strip() for part in raw.split(",") if part.strip()]
+            elif isinstance(raw, (list, tuple)):
+                items = list(raw)
+            else:
+                raise ValueError
+            if not all(isinstance(item, str) for item in items):
+                raise ValueError
+            return tuple(items)
+    except (TypeError, ValueError):
+        pass
+    problems.append(f"{origin}: {name} must be {_type_name(hint)}, got {raw!r}")
+    return _INVALID
+
+
+def _to_bool(raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.lower() in {"1", "true", "yes", "on"}:
+        return True
+    if isinstance(raw, str) and raw.lower() in {"0", "false", "no", "off"}:
+        return False
+    raise ValueError
+
+
+def _type_name(hint: Any) -> str:
+    if typing.get_origin(hint) is tuple:
+        return "a list of strings"
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}.get(
+        hint, str(hint)
+    )
+
+
+def _check_limits(
+    value: Any, fld: dataclasses.Field[Any], name: str, origin: str, problems: list[str]
+) -> None:
+    meta = fld.metadata
+    if meta.get("min") is not None and value < meta["min"]:
+        problems.append(f"{origin}: {name} must be >= {meta['min']}, got {value!r}")
+    if meta.get("max") is not None and value > meta["max"]:
+        problems.append(f"{origin}: {name} must be <= {meta['max']}, got {value!r}")
+    if meta.get("choices") and value not in meta["choices"]:
+        problems.append(f"{origin}: {name} must be one of {', '.join(meta['choices'])}, got {value!r}")
+
+
+def settings_reference() -> list[tuple[str, str, str]]:
+    """(key, default, doc) rows for every setting, used to generate the README's table."""
+    rows = []
+    for section in _SECTION_TYPES:
+        for key, (_hint, fld) in section_fields(section).items():
+            default = fld.default if fld.default is not dataclasses.MISSING else fld.default_factory()  # type: ignore[misc]
+            rows.append((f"{section}.{key}", repr(default), fld.metadata["doc"]))
+    return rows
