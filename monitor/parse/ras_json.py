@@ -20,9 +20,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from monitor.parse.ras_model import (
+    ERROR_TEXTS,
     OPS,
     CommProblem,
-    CommStatus,
     Communicator,
     ErrorGroup,
     MissingRank,
@@ -31,7 +31,6 @@ from monitor.parse.ras_model import (
     RankState,
     RasReport,
     ReportFormat,
-    ERROR_TEXTS,
     is_error_code,
     normalise_hash,
     parse_version,
@@ -153,7 +152,9 @@ def _processes(comms: Iterable[Communicator], *, dead: bool) -> tuple[ProcessRef
             devs = gpus.setdefault(key, [])
             if ref.gpu is not None and ref.gpu not in devs:
                 devs.append(ref.gpu)
-    return tuple(ProcessRef(host, pid, tuple(sorted(devs))) for (host, pid), devs in sorted(gpus.items()))
+    return tuple(
+        ProcessRef(host, pid, tuple(sorted(devs))) for (host, pid), devs in sorted(gpus.items())
+    )
 
 
 def _strip_preamble(text: str) -> tuple[str, int]:

@@ -261,7 +261,7 @@ class RasReport:
 
 @dataclass(frozen=True, slots=True)
 class RasSnapshot(Observation):
-    """A RAS poll that got a reply. `partial` when the reply was cut (deadline, size, early close)."""
+    """A RAS poll that got a reply; `partial` when it was cut (deadline, size, early close)."""
 
     report: RasReport
     address: str = ""
@@ -334,7 +334,7 @@ def world_rank_map(report: RasReport) -> dict[tuple[str, int, int], int]:
         return {}
     total = report.job.gpus if report.job is not None else None
     if total is None:
-        seen = set()
+        seen: set[tuple[str | None, int | None, int | None]] = set()
         for comm in report.communicators:
             seen.update((r.host, r.pid, r.gpu) for r in comm.ranks)
             seen.update((m.ref.host, m.ref.pid, m.ref.gpu) for m in comm.missing)

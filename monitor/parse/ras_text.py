@@ -102,7 +102,7 @@ def _ints(text: str) -> tuple[int, ...]:
 
 
 def _rank_ref(match: re.Match[str]) -> RankRef:
-    """A RankRef from a RE_RANK match (process fields None for `[process information not found]`)."""
+    """A RankRef from a RE_RANK match (no process fields: `[process information not found]`)."""
     if match.group(9) is None:
         return RankRef(int(match.group(1)))
     nvml = match.group(7)
@@ -150,7 +150,7 @@ class _Comm:
 class _TextParser:
     def __init__(self) -> None:
         self.section = "start"
-        self.block = ""  # INCOMPLETE | DEAD | TIMEOUT | comm:INCOMPLETE | comm:ERROR | comm:MISMATCH
+        self.block = ""  # INCOMPLETE, DEAD, TIMEOUT, comm:INCOMPLETE, comm:ERROR, comm:MISMATCH
         self.job_table = ""
         self.version_text: str | None = None
         self.version: tuple[int, int, int] | None = None
