@@ -109,6 +109,11 @@ def _ranks_text(ranks: Iterable[int]) -> str:
     return text + (",..." if len(words) > MAX_LISTED else "")
 
 
+def _ranks_phrase(ranks: Iterable[int]) -> str:
+    values = set(ranks)
+    return ("rank " if len(values) == 1 else "ranks ") + _ranks_text(values)
+
+
 def _gpus_text(gpus: Iterable[int]) -> str:
     values = sorted(set(gpus))
     return ("GPU " if len(values) == 1 else "GPUs ") + ",".join(str(g) for g in values)
@@ -459,7 +464,7 @@ class NcclRasDetector:
             who = f"process {procs[0].pid} on node {host} ({_gpus_text(gpus)}"
         else:
             who = f"{len(procs)} processes on node {host} ({_gpus_text(gpus)}"
-        who += f", ranks {_ranks_text(ranks)})" if ranks else ")"
+        who += f", {_ranks_phrase(ranks)})" if ranks else ")"
         verb = "is" if len(procs) == 1 else "are"
         return Transition(
             detector=DETECTOR,
@@ -530,7 +535,7 @@ class NcclRasDetector:
         summary = f"NCCL RAS: {count} job process{'es' if count != 1 else ''} not answering"
         summary += f": {listed}" if listed else ""
         if culprits:
-            summary += f" (ranks {_ranks_text(culprits)})"
+            summary += f" ({_ranks_phrase(culprits)})"
         self._emit(out, Transition(
             detector=DETECTOR,
             alertname="RasRanksMissing",
@@ -619,7 +624,7 @@ class NcclRasDetector:
         where = f"communicator {key}" + (f" ({text_id})" if text_id else "")
         summary = f"NCCL RAS: {where}: " + "; ".join(parts)
         if culprits:
-            summary += f" (ranks {_ranks_text(culprits)})"
+            summary += f" ({_ranks_phrase(culprits)})"
         return Transition(
             detector=DETECTOR,
             alertname="NcclCommError",
@@ -723,7 +728,7 @@ class NcclRasDetector:
         out: list[DetectorOutput] = []
         refs = [ref for low in lowers for ref in low.refs]
         culprits = tuple(sorted(_global(report, comm, refs)))
-        if frozen >= window / 2 and not track.suspected:
+        if frozen >= window / 2 and not track.suspected and not quiet:
             track.suspected = True
             out.append(Suspicion(now, culprits,
                                  f"RAS counts of communicator {comm.hash} frozen "
@@ -742,8 +747,8 @@ class NcclRasDetector:
         unlisted = any(len(low.refs) < low.size for low in lowers)
         local = sorted({ref.rank for ref in refs})
         who = (
-            f"ranks {_ranks_text(culprits)}" if culprits
-            else (f"local ranks {_ranks_text(local)}" if local else "ranks not listed")
+            _ranks_phrase(culprits) if culprits
+            else (f"local {_ranks_phrase(local)}" if local else "lagging ranks (not listed)")
         )
         self._emit(out, Transition(
             detector=DETECTOR,
@@ -807,7 +812,7 @@ class NcclRasDetector:
             return out  # a mismatch is a desync in the making, not an equal-count hang
         frozen = at - max(track.changed_at for _c, track in active)
         window = self._window(self._job_gaps, interval)
-        if frozen >= window / 2 and not self._hang_suspected:
+        if frozen >= window / 2 and not self._hang_suspected and not quiet:
             self._hang_suspected = True
             out.append(Suspicion(now, (), f"RAS counts frozen {frozen:.0f} s on every "
                                           "active communicator", DETECTOR))
