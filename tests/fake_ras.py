@@ -25,6 +25,7 @@ Run standalone (used by `rankwatch demo` and end-to-end tests):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import enum
 import math
 import random
@@ -196,7 +197,8 @@ def _process_gpus(peer: Peer) -> str:
 
 
 def _where(member: Member) -> str:
-    return f"GPU {_gpu_text(member)} managed by process {member.peer.pid} on node {member.peer.host}"
+    peer = member.peer
+    return f"GPU {_gpu_text(member)} managed by process {peer.pid} on node {peer.host}"
 
 
 def _ip_key(host: str) -> tuple[int, ...]:
@@ -352,7 +354,8 @@ def _job_summary(state: JobState, verbose: bool) -> str:
             out.append(f"\nThe outlier {_plural(len(hosts), 'node')}:\n")
             for host in hosts:
                 pids = ",".join(str(p.pid) for p in quirky[:value])
-                out.append(f"  Node {host} running {_plural(value, 'process', 'processes')} {pids}\n")
+                noun = _plural(value, "process", "processes")
+                out.append(f"  Node {host} running {noun} {pids}\n")
     return "".join(out)
 
 
@@ -365,7 +368,9 @@ def _value_rows(values: list[int]) -> list[tuple[int, int]]:
 
 def _process_lines(peers: list[Peer]) -> str:
     ordered = sorted(peers, key=lambda p: (_ip_key(p.host), p.pid))
-    return "".join(f"  Process {p.pid} on node {p.host} managing {_process_gpus(p)}\n" for p in ordered)
+    return "".join(
+        f"  Process {p.pid} on node {p.host} managing {_process_gpus(p)}\n" for p in ordered
+    )
 
 
 def _errors_section(
@@ -463,7 +468,8 @@ def _warnings_section(
                     if len(members) == 1:
                         out.append(f"  Rank {members[0].rank} has status {words[0]}\n")
                     else:
-                        out.append(f"  The unknown ranks: {','.join(str(m.rank) for m in members)}\n")
+                        listed = ",".join(str(m.rank) for m in members)
+                        out.append(f"  The unknown ranks: {listed}\n")
                 elif len(members) == 1:
                     m = members[0]
                     out.append(f"  Rank {m.rank} has status {words[status]} -- {_where(m)}\n")
@@ -471,15 +477,12 @@ def _warnings_section(
                     out.append(f"  {len(members)} ranks have status {words[status]}\n")
                     if _is_outlier(len(members), size, verbose):
                         out.extend(f"  Rank {m.rank} -- {_where(m)}\n" for m in members)
-        counters: list[tuple[str, Callable[[Member], int]]]
-        if modern:
-            counters = [(op, (lambda i: lambda m: m.counts[i])(i)) for i, op in enumerate(OPS)]
-        else:
-            counters = [("collective", lambda m: sum(m.counts))]
-        for op, value_of in counters:
+        counters = list(enumerate(OPS)) if modern else [(-1, "collective")]
+        for index, op in counters:
             by_value: dict[int, list[Member]] = {}
             for m in view.answered:
-                by_value.setdefault(value_of(m), []).append(m)
+                value = sum(m.counts) if index < 0 else m.counts[index]
+                by_value.setdefault(value, []).append(m)
             if len(by_value) < 2:
                 continue
             out.append(f"  Communicator ranks have different {op} operation counts\n")
@@ -1019,10 +1022,8 @@ def _garbage(size: int) -> bytes:
 
 
 def _close(conn: socket.socket) -> None:
-    try:
+    with contextlib.suppress(OSError):
         conn.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
     conn.close()
 
 

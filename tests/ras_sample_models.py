@@ -101,7 +101,9 @@ def sample_06() -> SampleModel:
         Comm(0x200 + n, [Member(g, peers[n * 8 + g], g, counts=(0, 0, 0, 0, 9)) for g in range(8)])
         for n in range(16)
     ]
-    state = JobState(version="2.30.7", peers=peers, comms=[world, *dp, *tp], collection_seconds=0.037)
+    state = JobState(
+        version="2.30.7", peers=peers, comms=[world, *dp, *tp], collection_seconds=0.037
+    )
     return state, False, "text"
 
 
@@ -214,7 +216,9 @@ def node_dead_job(nodes: int = 128, dead_node: int = 77) -> JobState:
     ]
     for g in range(8):
         peers[dead_node * 8 + g].state = "dead"
-    return JobState(version="2.29.7", peers=peers, comms=[world, *dp, *tp], collection_seconds=0.118)
+    return JobState(
+        version="2.29.7", peers=peers, comms=[world, *dp, *tp], collection_seconds=0.118
+    )
 
 
 def sample_13() -> SampleModel:

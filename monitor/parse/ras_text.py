@@ -97,6 +97,13 @@ _TABLE_HEADINGS = {
 }
 
 
+def _always_listed(count: int, total: int | None, no_total: bool) -> bool:
+    """Whether even plain STATUS lists a group's members (so an empty list means a cut)."""
+    if no_total or total is None:
+        return count <= 10
+    return count <= 10 and count <= 0.25 * total
+
+
 def _ints(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split(",") if part)
 
@@ -181,6 +188,8 @@ class _TextParser:
         self.unknown = 0
         self.samples: list[str] = []
         self.saw_warnings = False
+        self.blocks: set[tuple[int, str, str]] = set()  # (group, kind, hash) seen
+        self.last_block_kind = ""
 
     # -- driving ---------------------------------------------------------------------------
     def feed(self, line: str) -> None:
@@ -305,6 +314,7 @@ class _TextParser:
         if line in ("INCOMPLETE", "DEAD", "TIMEOUT"):
             self._end_block()
             self.block = line
+            self.last_block_kind = line
             return True
         match = RE_COMM_BLOCK.match(line)
         if match:
@@ -317,6 +327,8 @@ class _TextParser:
                 self.comms[key] = comm
             self.comm = comm
             self.block = f"comm:{kind}"
+            self.blocks.add((int(group), kind, key))
+            self.last_block_kind = kind
             return True
         if self.block == "INCOMPLETE":
             return self._process_block(line, dead=False)
@@ -495,8 +507,39 @@ class _TextParser:
         comm.count_groups.append(group)
         return group
 
+    # -- completeness ----------------------------------------------------------------------
+    def _complete(self, text: str) -> bool:
+        """Whether the reply reached its end. A report has no end marker, so check its shape:
+        the Warnings section was reached; every table row's problem bits have their blocks; no
+        listed group was cut half-way; and the reply ends in a blank line, except after a
+        status-only MISMATCH block (2.26+), which must then add up to the communicator size."""
+        if not self.saw_warnings or not text.endswith("\n"):
+            return False
+        for row in self.rows:
+            for problem in row.problems:
+                found = sum(1 for g, kind, _h in self.blocks if g == row.group and kind == problem)
+                if found != row.comms:
+                    return False
+        for comm in self.comms.values():
+            size = next((r.size for r in self.rows if r.group == comm.group), None)
+            for group in [*comm.count_groups, *comm.status_groups, *comm.errors]:
+                if group.ranks and len(group.ranks) != group.size:
+                    return False
+                if not group.ranks and _always_listed(group.size, size, group in comm.errors):
+                    return False
+        if text.endswith("\n\n"):
+            return True
+        comm = self.comm
+        if self.last_block_kind != "MISMATCH" or comm is None or self.sub != "status":
+            return False
+        if comm.count_groups:
+            return False
+        row = next((r for r in self.rows if r.group == comm.group), None)
+        total = sum(g.size for g in comm.status_groups) + comm.missing_count
+        return row is not None and total == row.size
+
     # -- result ----------------------------------------------------------------------------
-    def report(self, ends_with_newline: bool) -> RasReport:
+    def report(self, text: str) -> RasReport:
         rows_by_group = {row.group: row for row in self.rows}
         comms = []
         for comm in self.comms.values():
@@ -525,7 +568,7 @@ class _TextParser:
                     ),
                 )
             )
-        complete = self.saw_warnings and ends_with_newline
+        complete = self._complete(text)
         faults = () if complete else ("truncated",)
         job = None
         if self.saw_job:
@@ -569,4 +612,4 @@ def parse_text(data: str | bytes) -> RasReport:
     parser = _TextParser()
     for line in text.split("\n"):
         parser.feed(line[:-1] if line.endswith("\r") else line)
-    return parser.report(ends_with_newline=text.endswith("\n"))
+    return parser.report(text.replace("\r\n", "\n"))
