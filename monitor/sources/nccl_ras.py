@@ -583,11 +583,15 @@ class NcclRasSource:
             reply = query_status(host, port, self._options(), resolver=self._resolver,
                                  stop=self._stop)
         except SourceError as exc:
+            if exc.error_type == "stopped":
+                return []
             if exc.error_type in ("handshake_timeout", "no_ack", "connect_timeout"):
                 self._timeouts += 1
             self._delay = self._next(base, None)
             self._record(exc.error_type, up=False)
             raise
+        if reply.partial_reason == "stopped":
+            return []  # shutting down: half a report is not worth a verdict
         if self._port_seen_at is None:
             self._port_seen_at = now
         report = parse_reply(reply)
@@ -599,11 +603,15 @@ class NcclRasSource:
         )
         self._delay = self._next(base, reply.duration_seconds, initialising=initialising)
         if not report.recognised:
-            self._record("unrecognised_reply", up=False, reply=reply)
+            error_type = {"deadline": "reply_timeout", "size_cap": "reply_too_large"}.get(
+                reply.partial_reason, "unrecognised_reply"
+            )
+            self._record(error_type, up=False, reply=reply)
             excerpt = reply.data[:80]
             raise SourceError(
-                "unrecognised_reply",
-                f"{reply.address}: {len(reply.data)} bytes that are not a RAS report: {excerpt!r}",
+                error_type,
+                f"{reply.address}: {len(reply.data)} bytes that are not a RAS report "
+                f"({reply.partial_reason or 'complete'}): {excerpt!r}",
             )
         partial = reply.partial or not report.complete
         reason = reply.partial_reason or ("truncated" if not report.complete else "")
