@@ -81,7 +81,7 @@ def test_polling_plan(
 def test_polling_plan_never_faster_than_five_seconds() -> None:
     """An interval below 5 s (possible only by building settings in code) is raised to 5 s."""
     assert polling_plan(0, replace(RasSettings(), interval_seconds=1.0)).interval_seconds == 5.0
-    with pytest.raises(Exception, match="ras.interval_seconds must be >= 5"):
+    with pytest.raises(Exception, match=r"ras\.interval_seconds must be >= 5"):
         load_settings(env={}, overrides={"ras.interval_seconds": 1.0})
 
 
@@ -122,7 +122,9 @@ def test_interval_floor_and_cap() -> None:
         ("2.29.7", ("bogus", "2.x"), None),
     ],
 )
-def test_version_skip_patterns(version: str, patterns: tuple[str, ...], expected: str | None) -> None:
+def test_version_skip_patterns(
+    version: str, patterns: tuple[str, ...], expected: str | None
+) -> None:
     """Skip patterns match whole leading version components."""
     assert version_skipped(version, patterns) == expected
 
@@ -257,7 +259,9 @@ def test_non_polling_node_says_so_once_and_stays_quiet() -> None:
     assert "ras_up" not in families
 
 
-@pytest.mark.parametrize(("version", "second"), [("2.28.9", "STATUS"), ("2.29.7", "VERBOSE STATUS")])
+@pytest.mark.parametrize(
+    ("version", "second"), [("2.28.9", "STATUS"), ("2.29.7", "VERBOSE STATUS")]
+)
 def test_verbose_only_where_it_is_safe(version: str, second: str) -> None:
     """VERBOSE STATUS is sent only once the server is known to be 2.29.2+ (#1762)."""
     with fake(version) as srv:

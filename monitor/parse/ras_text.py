@@ -97,9 +97,9 @@ _TABLE_HEADINGS = {
 }
 
 
-def _always_listed(count: int, total: int | None, no_total: bool) -> bool:
+def _always_listed(count: int, total: int | None) -> bool:
     """Whether even plain STATUS lists a group's members (so an empty list means a cut)."""
-    if no_total or total is None:
+    if total is None:
         return count <= 10
     return count <= 10 and count <= 0.25 * total
 
@@ -520,23 +520,27 @@ class _TextParser:
                 found = sum(1 for g, kind, _h in self.blocks if g == row.group and kind == problem)
                 if found != row.comms:
                     return False
-        for comm in self.comms.values():
-            size = next((r.size for r in self.rows if r.group == comm.group), None)
-            for group in [*comm.count_groups, *comm.status_groups, *comm.errors]:
-                if group.ranks and len(group.ranks) != group.size:
-                    return False
-                if not group.ranks and _always_listed(group.size, size, group in comm.errors):
+        sizes = {row.group: row.size for row in self.rows}
+        for each in self.comms.values():
+            size = sizes.get(each.group)
+            listed: list[tuple[int, int, int | None]] = [
+                (g.size, len(g.ranks), size) for g in [*each.count_groups, *each.status_groups]
+            ]
+            listed += [(e.size, len(e.ranks), None) for e in each.errors]
+            for count, members, total in listed:
+                if members and members != count:
+                    return False  # listing is all or nothing: this one was cut
+                if not members and _always_listed(count, total):
                     return False
         if text.endswith("\n\n"):
             return True
-        comm = self.comm
-        if self.last_block_kind != "MISMATCH" or comm is None or self.sub != "status":
+        last = self.comm
+        if self.last_block_kind != "MISMATCH" or last is None or self.sub != "status":
             return False
-        if comm.count_groups:
+        if last.count_groups or last.group not in sizes:
             return False
-        row = next((r for r in self.rows if r.group == comm.group), None)
-        total = sum(g.size for g in comm.status_groups) + comm.missing_count
-        return row is not None and total == row.size
+        total_ranks = sum(g.size for g in last.status_groups) + last.missing_count
+        return total_ranks == sizes[last.group]
 
     # -- result ----------------------------------------------------------------------------
     def report(self, text: str) -> RasReport:
