@@ -27,7 +27,8 @@ Alerts, their states and edges:
   count moves.
 
 The stall window adapts: `stall_multiplier` x the longest recent gap between observed advances,
-within [stall_floor_seconds, stall_ceiling_seconds], and never under two poll intervals. A
+within [stall_floor_seconds, stall_ceiling_seconds] (twice the floor until a first advance has been
+seen), and never under two poll intervals. A
 MISMATCH whose counts keep advancing is normal skew and stays quiet. Stall alerts do not start while
 RankDead or RasRanksMissing fire (those name the cause) or while a PhaseHint (checkpoint,
 evaluation) is active. Each new or escalated alert, and any communicator frozen for half a window,
@@ -80,6 +81,7 @@ DETECTOR = "nccl"
 RECENT_GAPS = 8
 STALE_INTERVALS = 3.0
 CRITICAL_WINDOWS = 2.0  # a stall this many windows long is critical
+COLD_FLOORS = 2.0  # window, in floors, before any advance of a communicator has been seen
 MAX_OP_SERIES = 512  # bound on ras_collective_ops series
 MAX_LISTED = 16  # ranks/processes spelled out in a summary
 
@@ -654,10 +656,15 @@ class NcclRasDetector:
         )
 
     # -- stalls -------------------------------------------------------------------------------
-    def _window(self, gaps: Iterable[float], interval: float) -> float:
+    def _window(self, gaps: Iterable[float], interval: float, *, cold: bool = True) -> float:
+        """multiplier x the longest recent gap, within [floor, ceiling]; before anything is
+        learned, twice the floor when learning is possible (JSON: a slow job must not alarm
+        before its pace is known) or the floor (text shows counts only once mismatched); never
+        under two poll intervals."""
         settings = self._settings
         recent = list(gaps)
-        learned = settings.stall_multiplier * max(recent) if recent else 0.0
+        unlearned = (COLD_FLOORS if cold else 1.0) * settings.stall_floor_seconds
+        learned = settings.stall_multiplier * max(recent) if recent else unlearned
         window = min(max(learned, settings.stall_floor_seconds), settings.stall_ceiling_seconds)
         return max(window, 2.0 * max(interval, 0.0))
 
@@ -707,7 +714,7 @@ class NcclRasDetector:
             lowers = _lower_groups(comm)
             if not lowers:
                 continue
-            window = self._window(track.gaps, interval)
+            window = self._window(track.gaps, interval, cold=not track.text)
             frozen = at - track.changed_at
             out += self._check_desync(report, comm, track, lowers, frozen, window, quiet, now)
         if json_report and not self._desync:
