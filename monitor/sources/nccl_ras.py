@@ -472,7 +472,9 @@ class NcclRasSource:
         self._resolver = resolver
         self._monotonic = monotonic
         self._stop = threading.Event()
-        self._delay = self._plan.interval_seconds
+        # Start-to-start delay until the next poll (stretched, offset, or long when off); the
+        # runner reads it after each poll.
+        self.interval_seconds = self._plan.interval_seconds
         self._started_at: float | None = None
         self._port_seen_at: float | None = None
         self._version: str | None = None
@@ -481,11 +483,6 @@ class NcclRasSource:
         self._stats = _Stats()
 
     # -- runner interface ---------------------------------------------------------------------
-    @property
-    def interval_seconds(self) -> float:
-        """Start-to-start delay until the next poll (stretched, offset, or long when off)."""
-        return self._delay
-
     @property
     def plan(self) -> PollPlan:
         return self._plan
@@ -497,7 +494,7 @@ class NcclRasSource:
         if self._stop.is_set():
             return []
         if not self._plan.polls:
-            self._delay = 3600.0
+            self.interval_seconds = 3600.0
             if self._announced_off:
                 return []
             self._announced_off = True
@@ -505,10 +502,10 @@ class NcclRasSource:
         if self._started_at is None:
             self._started_at = now
             if self._plan.phase_offset_seconds > 0:
-                self._delay = self._plan.phase_offset_seconds
+                self.interval_seconds = self._plan.phase_offset_seconds
                 return []
         base = self._plan.interval_seconds
-        self._delay = base
+        self.interval_seconds = base
         skipped = self._skipped_version()
         if skipped is not None:
             self._record("version_skipped", up=False)
@@ -519,7 +516,7 @@ class NcclRasSource:
             self._probe(host, port, now)
             return []
         if self._port_seen_at is not None and now < self._port_seen_at + settle:
-            self._delay = max(0.05, self._port_seen_at + settle - now)
+            self.interval_seconds = max(0.05, self._port_seen_at + settle - now)
             return []
         return self._query(host, port, now)
 
@@ -575,7 +572,7 @@ class NcclRasSource:
             self._record(exc.error_type, up=False)
             raise
         self._port_seen_at = now
-        self._delay = max(0.05, self._settings.settle_seconds)
+        self.interval_seconds = max(0.05, self._settings.settle_seconds)
 
     def _query(self, host: str, port: int, now: float) -> Sequence[Observation]:
         base = self._plan.interval_seconds
@@ -587,7 +584,7 @@ class NcclRasSource:
                 return []
             if exc.error_type in ("handshake_timeout", "no_ack", "connect_timeout"):
                 self._timeouts += 1
-            self._delay = self._next(base, None)
+            self.interval_seconds = self._next(base, None)
             self._record(exc.error_type, up=False)
             raise
         if reply.partial_reason == "stopped":
@@ -601,7 +598,7 @@ class NcclRasSource:
         initialising = any(row.status is CommStatus.INIT for row in report.groups) or any(
             c.status is CommStatus.INIT for c in report.communicators
         )
-        self._delay = self._next(base, reply.duration_seconds, initialising=initialising)
+        self.interval_seconds = self._next(base, reply.duration_seconds, initialising=initialising)
         if not report.recognised:
             error_type = {"deadline": "reply_timeout", "size_cap": "reply_too_large"}.get(
                 reply.partial_reason, "unrecognised_reply"
@@ -624,7 +621,7 @@ class NcclRasSource:
             partial_reason=reason,
             duration_seconds=reply.duration_seconds,
             reply_bytes=len(reply.data),
-            poll_interval_seconds=self._delay,
+            poll_interval_seconds=self.interval_seconds,
         )
         out: list[Observation] = [snapshot]
         if partial:
@@ -680,7 +677,7 @@ class NcclRasSource:
                 "ras_poll_interval_seconds",
                 "Current delay between RAS queries (stretched when replies are slow).",
                 (),
-                self._delay,
+                self.interval_seconds,
             ),
             counter(
                 "ras_polls",
