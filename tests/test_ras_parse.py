@@ -440,3 +440,11 @@ def test_status_from_json_flags_follows_nccl_order() -> None:
     assert status_from_flags(0, False, True, False) is CommStatus.FINALIZE
     assert status_from_flags(0, False, False, False) is CommStatus.RUNNING
     assert status_from_flags(7, False, False, False) is CommStatus.INIT
+
+
+def test_comma_repair_also_applies_when_the_header_does_not_say_2_28() -> None:
+    """The repair is tried whenever a document fails to parse, not only for 2.28 headers."""
+    data = (SAMPLES / "15-json-status-v2289-invalid-1x4.json.txt").read_text()
+    report = parse_json(data.replace('"2.28.9"', '"2.28.10-custom"'.replace("2.28", "9.99")))
+    assert report.complete and "json_comma_repaired" in report.faults
+    assert len(report.communicators) == 3
