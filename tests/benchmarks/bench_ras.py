@@ -21,8 +21,11 @@ from pathlib import Path
 
 import pytest
 
+from monitor.detectors.nccl import NcclRasDetector
 from monitor.parse.ras_json import parse_json
+from monitor.parse.ras_model import RasSnapshot
 from monitor.parse.ras_text import parse_text
+from monitor.settings import RasSettings
 from monitor.sources.nccl_ras import ClientOptions, parse_reply, query_status
 from tests.fake_ras import (
     Comm,
@@ -105,6 +108,31 @@ def test_parse_16k_rank_reports() -> None:
     print(f"  JSON, world + 8 DP + 2,048 TP communicators ({len(document) / 1e6:.1f} MB): "
           f"best {json_best:.1f} ms, median {json_median:.1f} ms; "
           f"bare json.loads {loads_best:.1f} ms (x{json_best / loads_best:.2f})")
+
+
+@pytest.mark.benchmark
+def test_detector_cost_per_16k_snapshot() -> None:
+    """The detector runs on the event loop: its cost per 16,384-rank snapshot, and per 16-rank
+    snapshot as the reference."""
+    settings = RasSettings()
+    print()
+    print("NCCL detector cost per snapshot (event loop time)")
+    small = JobState(peers=make_peers(2, 8), comms=[world_comm(make_peers(2, 8), 1, (0,) * 5)])
+    for label, state in (("16 ranks", small), ("16,384 ranks", big_job())):
+        for fmt, report in (
+            ("text", parse_text("".join(render_text_chunks(state, verbose=True, elapsed=0.0)))),
+            ("JSON", parse_json(render_json(state, elapsed=0.0))),
+        ):
+            detector = NcclRasDetector(settings, local_hosts={"10.0.0.1"})
+            times = []
+            for i in range(6):
+                at = 1000.0 + 10 * i
+                started = time.perf_counter()
+                detector.observe(RasSnapshot(at=at, report=report, poll_interval_seconds=10), at)
+                detector.metric_families(at)
+                times.append((time.perf_counter() - started) * 1000)
+            print(f"  {label}, {fmt}: first {times[0]:.2f} ms, then median "
+                  f"{statistics.median(times[1:]):.2f} ms")
 
 
 @pytest.mark.benchmark
