@@ -448,3 +448,20 @@ def test_comma_repair_also_applies_when_the_header_does_not_say_2_28() -> None:
     report = parse_json(data.replace('"2.28.9"', '"2.28.10-custom"'.replace("2.28", "9.99")))
     assert report.complete and "json_comma_repaired" in report.faults
     assert len(report.communicators) == 3
+
+
+def test_large_json_parse_leaves_the_garbage_collector_as_it_found_it() -> None:
+    """The collector pause for large replies is undone, and never turns a disabled GC on."""
+    import gc
+
+    state = JobState(peers=make_peers(64, 8), comms=[world_comm(make_peers(64, 8), 1, (0,) * 5)])
+    big = render_json(state, elapsed=0.0) + " " * (1 << 20)
+    assert gc.isenabled()
+    assert parse_json(big).complete
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        parse_json(big)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
