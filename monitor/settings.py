@@ -89,10 +89,15 @@ class ProcessSettings:
         120.0, "A rank in uninterruptible disk sleep this long raises RankDiskSleep.", minimum=1
     )
     oom_memory_fraction: float = setting(
-        0.5,
+        0.85,
         "A SIGKILL while node memory use was above this fraction says 'possible OOM kill'.",
         minimum=0,
         maximum=1,
+    )
+    teardown_window_seconds: float = setting(
+        30.0,
+        "A rank terminated (SIGTERM/SIGINT) this soon after another failed is job teardown.",
+        minimum=0,
     )
     exit_events: bool = setting(
         True, "Use the kernel's process-event connector (root) for exact exit statuses."

@@ -42,6 +42,7 @@ from monitor.model import (
 from monitor.settings import ProcessSettings
 
 NAME = "process"
+TEARDOWN_SIGNALS = (signal_module.SIGTERM, signal_module.SIGINT, signal_module.SIGHUP)
 
 
 def signal_name(number: int) -> str:
@@ -191,7 +192,15 @@ class ProcessDetector:
         state.exit = ex
         if ex.exit_code == 0 and ex.signal is None:
             return []  # edge -> EXITED
+        first = self.dead[0] if self.dead else None
         self.dead.append(ex)  # edge -> DEAD
+        # A rank terminated shortly after another one failed is collateral: the launcher (torchrun)
+        # tears the job down. It is reported, but blames the first failure and pages no one twice.
+        collateral = (
+            first is not None
+            and ex.signal in TEARDOWN_SIGNALS
+            and ex.at - first.at <= self.settings.teardown_window_seconds
+        )
         used = 1.0 - (ex.mem_available_bytes / ex.mem_total_bytes) if ex.mem_total_bytes else 0.0
         possible_oom = ex.signal == signal_module.SIGKILL and used >= self.settings.oom_memory_fraction
         if ex.signal is not None:
@@ -204,6 +213,10 @@ class ProcessDetector:
         if possible_oom:
             summary += f"; possible OOM kill (node memory {used:.0%} used)"
         severity = Severity.CRITICAL if (ex.signal is not None or ex.exit_code) else Severity.WARNING
+        culprits: tuple[int, ...] = (ex.rank,)
+        if collateral and first is not None and first.rank is not None:
+            summary += f" after rank {first.rank} failed (job teardown)"
+            severity, culprits = Severity.WARNING, (first.rank,)
         return [
             Transition(
                 detector=self.name,
@@ -224,8 +237,9 @@ class ProcessDetector:
                     "status_source": ex.status_source,
                     "last_rss_bytes": ex.last_rss_bytes,
                     "node_memory_used_fraction": round(used, 3),
+                    "collateral": collateral,
                 },
-                culprit_ranks=(ex.rank,),
+                culprit_ranks=culprits,
             )
         ]
 

@@ -19,6 +19,7 @@ or nowhere ("unknown": never a guess).
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -35,6 +36,7 @@ from monitor.model import (
 )
 from monitor.sources.exit_events import ExitStatus, ExitStatusBook, decode_wait_status
 
+_TEARDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 RANK_VARIABLES = ("RANK", "SLURM_PROCID", "LOCAL_RANK")
 WORKER_TITLES = ("pt_data_worker",)
 
@@ -273,6 +275,9 @@ class ProcessProbe:
         for pid, info in current.items():
             if info.state is not ProcState.ZOMBIE and pid not in self._deferred:
                 self._seen[pid] = _Seen(info, 0.0)
+        # Within one poll, report the rank that failed on its own before those its launcher
+        # terminated afterwards (SIGTERM/SIGINT), so the first cause is named first.
+        out.sort(key=lambda e: e.signal in _TEARDOWN_SIGNALS)
         return out
 
 
