@@ -56,19 +56,17 @@ class GeneralSettings:
     metrics_addr: str = setting(
         "127.0.0.1:9824", "HOST:PORT of the Prometheus endpoint; empty disables it."
     )
-    log_format: str = setting(
-        "auto", "Daemon log format.", choices=("auto", "json", "console")
-    )
+    log_format: str = setting("auto", "Daemon log format.", choices=("auto", "json", "console"))
     log_level: str = setting(
-        "warning", "Daemon log level (its own events; alerts always print).", choices=("debug", "info", "warning", "error")
+        "warning",
+        "Daemon log level (its own events; alerts always print).",
+        choices=("debug", "info", "warning", "error"),
     )
     runbook_base_url: str = setting(
         "https://github.com/rankwatch/rankwatch/blob/main/README.md#",
         "Alert runbook links are this prefix plus the runbook anchor.",
     )
-    tick_seconds: float = setting(
-        0.5, "How often detectors are ticked.", minimum=0.05, maximum=10
-    )
+    tick_seconds: float = setting(0.5, "How often detectors are ticked.", minimum=0.05, maximum=10)
     queue_size: int = setting(
         20000, "Bound of the observation queue; overflow is dropped and counted.", minimum=100
     )
@@ -79,9 +77,7 @@ class GeneralSettings:
 
 @dataclass(frozen=True)
 class ProcessSettings:
-    interval_seconds: float = setting(
-        1.0, "Process probe interval.", minimum=0.1, maximum=60
-    )
+    interval_seconds: float = setting(1.0, "Process probe interval.", minimum=0.1, maximum=60)
     stopped_alert_seconds: float = setting(
         10.0, "A rank stopped (SIGSTOP, traced) this long raises RankStopped.", minimum=0
     )
@@ -153,9 +149,7 @@ class StreamSettings:
     follow_poll_seconds: float = setting(
         0.25, "How often followed files are checked for new data.", minimum=0.01, maximum=10
     )
-    srun_label_prefix: bool = setting(
-        False, "Treat a leading 'N: ' as srun --label's task id."
-    )
+    srun_label_prefix: bool = setting(False, "Treat a leading 'N: ' as srun --label's task id.")
     host_prefix: bool = setting(False, "Strip a leading 'host: ' (pdsh, DeepSpeed runner).")
 
 
@@ -164,9 +158,7 @@ class RasSettings:
     enabled: bool = setting(True, "Poll NCCL's RAS port.")
     addr: str = setting("", "HOST:PORT of the RAS port; default NCCL_RAS_ADDR or localhost:28028.")
     interval_seconds: float = setting(10.0, "RAS poll interval.", minimum=5, maximum=3600)
-    poll_nodes: int = setting(
-        2, "How many nodes poll (node index 0 primary, 1 backup).", minimum=0
-    )
+    poll_nodes: int = setting(2, "How many nodes poll (node index 0 primary, 1 backup).", minimum=0)
     connect_timeout_seconds: float = setting(2.0, "Connect deadline.", minimum=0.1)
     reply_timeout_seconds: float = setting(
         5.0, "Overall deadline for one STATUS exchange.", minimum=0.5
@@ -206,7 +198,9 @@ class PyspySettings:
 @dataclass(frozen=True)
 class ClockSettings:
     enabled: bool = setting(True, "Watch clock health.")
-    step_check_seconds: float = setting(1.0, "Cadence of the wall/monotonic comparison.", minimum=0.1)
+    step_check_seconds: float = setting(
+        1.0, "Cadence of the wall/monotonic comparison.", minimum=0.1
+    )
     step_threshold_seconds: float = setting(
         0.05, "A wall-vs-monotonic jump larger than this is a step.", minimum=0.001
     )
@@ -429,7 +423,9 @@ def _check_limits(
     if meta.get("max") is not None and value > meta["max"]:
         problems.append(f"{origin}: {name} must be <= {meta['max']}, got {value!r}")
     if meta.get("choices") and value not in meta["choices"]:
-        problems.append(f"{origin}: {name} must be one of {', '.join(meta['choices'])}, got {value!r}")
+        problems.append(
+            f"{origin}: {name} must be one of {', '.join(meta['choices'])}, got {value!r}"
+        )
 
 
 def settings_reference() -> list[tuple[str, str, str]]:
@@ -437,6 +433,9 @@ def settings_reference() -> list[tuple[str, str, str]]:
     rows = []
     for section in _SECTION_TYPES:
         for key, (_hint, fld) in section_fields(section).items():
-            default = fld.default if fld.default is not dataclasses.MISSING else fld.default_factory()  # type: ignore[misc]
+            if fld.default is not dataclasses.MISSING:
+                default: Any = fld.default
+            else:
+                default = fld.default_factory()  # type: ignore[operator]
             rows.append((f"{section}.{key}", repr(default), fld.metadata["doc"]))
     return rows

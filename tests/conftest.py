@@ -47,8 +47,12 @@ def wait_for_alert(path: Path, predicate: Any, timeout: float) -> dict[str, Any]
 def run_cli(tmp_path: Path) -> Any:
     def run(*args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(
-            rankwatch_argv(*args), cwd=tmp_path, env=child_env(**env), capture_output=True,
-            timeout=timeout, check=False,
+            rankwatch_argv(*args),
+            cwd=tmp_path,
+            env=child_env(**env),
+            capture_output=True,
+            timeout=timeout,
+            check=False,
         )
 
     return run

@@ -26,11 +26,17 @@ from monitor.settings import MemorySettings, ProcessSettings, ProgressSettings
 GIB = 1024**3
 
 
-def rank_info(rank: int, pid: int, state: ProcState = ProcState.RUNNING, cpu: float = 0.0, rss: int = GIB) -> ProcessInfo:
-    return ProcessInfo(pid, 1, ProcRole.RANK, rank, rank, None, "python", state, cpu, rss, 4, True, True)
+def rank_info(
+    rank: int, pid: int, state: ProcState = ProcState.RUNNING, cpu: float = 0.0, rss: int = GIB
+) -> ProcessInfo:
+    return ProcessInfo(
+        pid, 1, ProcRole.RANK, rank, rank, None, "python", state, cpu, rss, 4, True, True
+    )
 
 
-def snap(at: float, *infos: ProcessInfo, total: int = 64 * GIB, avail: int = 32 * GIB) -> ProcessSnapshot:
+def snap(
+    at: float, *infos: ProcessInfo, total: int = 64 * GIB, avail: int = 32 * GIB
+) -> ProcessSnapshot:
     return ProcessSnapshot(at, infos, total, avail)
 
 
@@ -121,7 +127,9 @@ def test_cpu_clock_used_when_no_progress_lines() -> None:
         cpu0 += 0.9
         if t < 20:
             cpu1 += 0.9
-        det.observe(snap(float(t), rank_info(0, 100, cpu=cpu0), rank_info(1, 101, cpu=cpu1)), float(t))
+        det.observe(
+            snap(float(t), rank_info(0, 100, cpu=cpu0), rank_info(1, 101, cpu=cpu1)), float(t)
+        )
         fired += transitions(det.tick(float(t)))
     assert fired and fired[0].culprit_ranks == (1,)
 
@@ -141,11 +149,43 @@ def test_sigkill_is_rank_dead_and_high_memory_says_possible_oom() -> None:
     """SIGKILL → RankDead naming the rank; with node memory nearly full it says possible OOM."""
     det = ProcessDetector(ProcessSettings())
     det.observe(snap(0.0, rank_info(0, 100), rank_info(1, 101)), 0.0)
-    out = transitions(det.observe(ProcessExit(1.0, 101, ProcRole.RANK, 1, None, signal.SIGKILL, GIB, 64 * GIB, 30 * GIB, "proc_connector"), 1.0))
+    out = transitions(
+        det.observe(
+            ProcessExit(
+                1.0,
+                101,
+                ProcRole.RANK,
+                1,
+                None,
+                signal.SIGKILL,
+                GIB,
+                64 * GIB,
+                30 * GIB,
+                "proc_connector",
+            ),
+            1.0,
+        )
+    )
     assert out[0].alertname == "RankDead" and out[0].culprit_ranks == (1,)
     assert out[0].category is Category.RANK_DEAD and "SIGKILL" in out[0].summary
     det.observe(snap(2.0, rank_info(0, 100)), 2.0)
-    out = transitions(det.observe(ProcessExit(3.0, 100, ProcRole.RANK, 0, None, signal.SIGKILL, 50 * GIB, 64 * GIB, 2 * GIB, "proc_connector"), 3.0))
+    out = transitions(
+        det.observe(
+            ProcessExit(
+                3.0,
+                100,
+                ProcRole.RANK,
+                0,
+                None,
+                signal.SIGKILL,
+                50 * GIB,
+                64 * GIB,
+                2 * GIB,
+                "proc_connector",
+            ),
+            3.0,
+        )
+    )
     assert out[0].category is Category.OOM and "possible OOM kill" in out[0].summary
 
 
@@ -153,8 +193,12 @@ def test_clean_exit_is_quiet_and_nonzero_exit_fires() -> None:
     """Exit 0 raises nothing; exit 3 raises RankDead with the code."""
     det = ProcessDetector(ProcessSettings())
     det.observe(snap(0.0, rank_info(0, 100), rank_info(1, 101)), 0.0)
-    assert not transitions(det.observe(ProcessExit(1.0, 100, ProcRole.RANK, 0, 0, None, 0, 1, 1, "wait"), 1.0))
-    out = transitions(det.observe(ProcessExit(1.0, 101, ProcRole.RANK, 1, 3, None, 0, 1, 1, "wait"), 1.0))
+    assert not transitions(
+        det.observe(ProcessExit(1.0, 100, ProcRole.RANK, 0, 0, None, 0, 1, 1, "wait"), 1.0)
+    )
+    out = transitions(
+        det.observe(ProcessExit(1.0, 101, ProcRole.RANK, 1, 3, None, 0, 1, 1, "wait"), 1.0)
+    )
     assert "exited with code 3" in out[0].summary
 
 
@@ -177,7 +221,9 @@ def test_memory_racing_to_exhaustion_warns_before_oom() -> None:
     avail = 200 * GIB
     for t in range(10):
         infos = [rank_info(r, 100 + r, rss=(t * 2 + 1) * GIB) for r in range(8)]
-        fired += transitions(det.observe(snap(float(t), *infos, total=256 * GIB, avail=avail), float(t)))
+        fired += transitions(
+            det.observe(snap(float(t), *infos, total=256 * GIB, avail=avail), float(t))
+        )
         avail -= 16 * GIB
     assert fired and fired[0].alertname == "MemoryPressure"
     assert fired[0].evidence["available_bytes"] > 0  # type: ignore[operator]

@@ -20,7 +20,9 @@ def test_defaults_load() -> None:
 def test_layers_defaults_toml_env_cli(tmp_path: Path) -> None:
     """TOML overrides defaults, RANKWATCH_* overrides TOML, the command line overrides all."""
     cfg = tmp_path / "c.toml"
-    cfg.write_text('[progress]\nstall_floor_seconds = 30\nstall_multiplier = 4\n[general]\njob_id = "a"\n')
+    cfg.write_text(
+        '[progress]\nstall_floor_seconds = 30\nstall_multiplier = 4\n[general]\njob_id = "a"\n'
+    )
     s = load_settings(
         cfg,
         env={"RANKWATCH_PROGRESS_STALL_MULTIPLIER": "7", "RANKWATCH_JOB_ID": "b"},
@@ -35,8 +37,7 @@ def test_three_errors_reported_together(tmp_path: Path) -> None:
     """Every bad key is reported in one pass, not one per run."""
     cfg = tmp_path / "bad.toml"
     cfg.write_text(
-        '[progress]\nstall_floor_seconds = "soon"\nno_such_key = 1\n'
-        '[general]\nlog_format = "xml"\n'
+        '[progress]\nstall_floor_seconds = "soon"\nno_such_key = 1\n[general]\nlog_format = "xml"\n'
     )
     with pytest.raises(SettingsError) as err:
         load_settings(cfg, env={})

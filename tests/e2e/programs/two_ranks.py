@@ -20,7 +20,9 @@ while True:
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "propagate"
 ranks = [
-    subprocess.Popen([sys.executable, "-c", RANK_CODE], env={**os.environ, "RANK": str(r), "LOCAL_RANK": str(r)})
+    subprocess.Popen(
+        [sys.executable, "-c", RANK_CODE], env={**os.environ, "RANK": str(r), "LOCAL_RANK": str(r)}
+    )
     for r in range(2)
 ]
 worst = 0
