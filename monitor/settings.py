@@ -158,20 +158,54 @@ class RasSettings:
     enabled: bool = setting(True, "Poll NCCL's RAS port.")
     addr: str = setting("", "HOST:PORT of the RAS port; default NCCL_RAS_ADDR or localhost:28028.")
     interval_seconds: float = setting(10.0, "RAS poll interval.", minimum=5, maximum=3600)
-    poll_nodes: int = setting(2, "How many nodes poll (node index 0 primary, 1 backup).", minimum=0)
-    connect_timeout_seconds: float = setting(2.0, "Connect deadline.", minimum=0.1)
-    reply_timeout_seconds: float = setting(
-        5.0, "Overall deadline for one STATUS exchange.", minimum=0.5
+    max_interval_seconds: float = setting(
+        60.0, "The interval stretches up to this when replies are slow or time out.", minimum=5
     )
-    verbose: bool = setting(False, "Send VERBOSE STATUS.")
+    slow_reply_factor: float = setting(
+        10.0, "The interval is at least this many times the last reply's duration.", minimum=1
+    )
+    poll_nodes: int = setting(
+        2, "How many nodes poll (node index 0 primary, 1 backup).", minimum=0
+    )
+    settle_seconds: float = setting(
+        30.0,
+        "Wait this long after the RAS port first answers before the first STATUS "
+        "(communicators are being created then).",
+        minimum=0,
+    )
+    prefer_json: bool = setting(
+        True, "Ask for JSON (NCCL 2.28.7+); older servers fall back to text on their own."
+    )
+    connect_timeout_seconds: float = setting(2.0, "Connect deadline.", minimum=0.1)
+    handshake_timeout_seconds: float = setting(
+        1.0, "Deadline for the CLIENT PROTOCOL reply; one reconnect follows.", minimum=0.1
+    )
+    collection_timeout_seconds: int = setting(
+        5, "TIMEOUT sent to the server: its job-wide collection limit.", minimum=1, maximum=60
+    )
+    reply_timeout_seconds: float = setting(
+        12.0,
+        "Overall deadline for one STATUS exchange; a reply cut by it is kept, marked partial.",
+        minimum=0.5,
+    )
+    max_reply_bytes: int = setting(
+        268_435_456, "Replies are cut (and marked partial) beyond this size.", minimum=65536
+    )
+    verbose: bool = setting(False, "Send VERBOSE STATUS (only to NCCL 2.29.2+, see #1762).")
     skip_versions: tuple[str, ...] = setting(
-        (), "NCCL versions never polled (prefix match, e.g. '2.24')."
+        ("2.24", "2.25", "2.26"),
+        "NCCL versions never polled (prefix match, e.g. '2.26' or '2.28.9').",
     )
     stall_floor_seconds: float = setting(
         30.0, "Collective counts frozen at least this long are a stall.", minimum=5
     )
     stall_ceiling_seconds: float = setting(
         600.0, "Collective stall window never exceeds this.", minimum=5
+    )
+    stall_multiplier: float = setting(
+        3.0,
+        "Stall window: this many times the longest recent gap between count advances.",
+        minimum=1,
     )
     missing_hold_seconds: float = setting(
         60.0, "Missing ranks this long escalate to critical.", minimum=0
