@@ -117,6 +117,13 @@ def describe_endpoint(url: str) -> str:
     return f"{parts.scheme}://{host}{port}"
 
 
+def _url_secrets(url: str) -> list[str]:
+    """The URL and its path (with query): an answer that echoes either must not be logged."""
+    parts = urlsplit(url)
+    tail = parts.path + (f"?{parts.query}" if parts.query else "")
+    return [url] + [t for t in (tail, parts.path) if len(t) >= 8]
+
+
 def outcome_for_status(
     reply: Reply, *, retry_statuses: frozenset[int] = frozenset({408, 429})
 ) -> Outcome:
@@ -151,7 +158,9 @@ class HttpPoster:
         self.url = url
         self.endpoint = describe_endpoint(url)
         self._timeout = timeout_seconds
-        self._scrubber = scrubber.with_secret(url)
+        self._scrubber = scrubber
+        for secret in _url_secrets(url):
+            self._scrubber = self._scrubber.with_secret(secret)
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
 

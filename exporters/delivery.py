@@ -349,6 +349,8 @@ class DeliverySink:
         if fp not in self._resend_at and digest == self._receiver_digest(fp):
             # Delivered by an earlier run: the receiver may have expired it meanwhile.
             self._resend_at[fp] = now
+            self._ensure_started()
+            self._wakeup.set()
 
     def _queued(self) -> list[_Entry]:
         return [e for e in self._pending.values() if not e.resend]
@@ -480,7 +482,6 @@ class DeliverySink:
             return
         self._inflight = entry
         entry.attempts += 1
-        self._last_attempt = now
         try:
             outcome = await asyncio.wait_for(
                 self.notifier.send(entry.record, resend=entry.resend),
@@ -500,6 +501,8 @@ class DeliverySink:
             )
         finally:
             self._inflight = None
+            # Pace from the end of the attempt: the receiver saw it at the latest by now.
+            self._last_attempt = self._clock.monotonic()
         if outcome.delivered:
             self._delivered(entry)
         else:
