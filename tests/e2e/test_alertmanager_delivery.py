@@ -10,7 +10,7 @@ import pytest
 from exporters.alertmanager import AlertmanagerNotifier, alerts_url
 from exporters.delivery import DeliverySink
 from tests.delivery_support.alertmanager import Alertmanager
-from tests.delivery_support.receivers import Receiver, Received
+from tests.delivery_support.receivers import Received, Receiver
 from tests.delivery_support.records import (
     job_record,
     poster,
