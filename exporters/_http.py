@@ -143,8 +143,9 @@ def outcome_for_status(
 class HttpPoster:
     """POSTs JSON to one endpoint with bounded time, and never raises.
 
-    The httpx client is created on first use, inside the running event loop, and closed by
-    `aclose()`. Redirects are not followed: a webhook that redirects is misconfigured.
+    The httpx client is created with the poster (its connections open on first use, inside
+    the running loop) and closed by `aclose()`. Redirects are not followed: a webhook that
+    redirects is misconfigured.
     """
 
     def __init__(
@@ -162,16 +163,21 @@ class HttpPoster:
         for secret in _url_secrets(url):
             self._scrubber = self._scrubber.with_secret(secret)
         self._transport = transport
-        self._client: httpx.AsyncClient | None = None
+        # Built now, at start-up: creating the TLS context costs a few hundred milliseconds,
+        # which would otherwise delay the first alert. Connections open on first use.
+        self._client: httpx.AsyncClient | None = self._new_client()
+
+    def _new_client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(
+            timeout=httpx.Timeout(self._timeout, connect=min(self._timeout, 5.0)),
+            headers={"User-Agent": USER_AGENT},
+            follow_redirects=False,
+            transport=self._transport,
+        )
 
     def _get_client(self) -> httpx.AsyncClient:
         if self._client is None:
-            self._client = httpx.AsyncClient(
-                timeout=httpx.Timeout(self._timeout, connect=min(self._timeout, 5.0)),
-                headers={"User-Agent": USER_AGENT},
-                follow_redirects=False,
-                transport=self._transport,
-            )
+            self._client = self._new_client()
         return self._client
 
     async def post_json(
