@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import logging
 import math
 import time
 from collections.abc import Mapping
@@ -140,6 +141,14 @@ def outcome_for_status(
     return failure(REASON_REJECTED, detail, retryable=False, status=status)
 
 
+def quiet_httpx_request_log() -> None:
+    """httpx logs every request's full URL at INFO, and a webhook URL is a credential: keep
+    httpx's own logger at WARNING or above, whatever the process's logging configuration."""
+    httpx_log = logging.getLogger("httpx")
+    if httpx_log.getEffectiveLevel() < logging.WARNING:
+        httpx_log.setLevel(logging.WARNING)
+
+
 class HttpPoster:
     """POSTs JSON to one endpoint with bounded time, and never raises.
 
@@ -156,6 +165,7 @@ class HttpPoster:
         scrubber: Scrubber,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
+        quiet_httpx_request_log()
         self.url = url
         self.endpoint = describe_endpoint(url)
         self._timeout = timeout_seconds

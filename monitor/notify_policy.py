@@ -54,7 +54,9 @@ def skip_reason(
     `announced`: this sink has delivered a firing message for the record's fingerprint that no
     resolve has closed yet. `node_is_reporting`: this node speaks for the job.
     """
-    if not announced and sink_name not in policy.sinks_for(record.severity):
+    if announced:
+        return None  # the sink heard this alert fire: it hears updates and the resolve too
+    if sink_name not in policy.sinks_for(record.severity):
         return SKIP_SEVERITY
     if kind is SinkKind.DEDUPLICATING or policy.notify_nodes == "all":
         return None

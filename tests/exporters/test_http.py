@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timezone
 from email.utils import format_datetime
 
+import pytest
+
 from exporters._http import Reply, describe_endpoint, outcome_for_status, parse_retry_after
-from tests.delivery_support.receivers import SilentServer, free_port
+from tests.delivery_support.receivers import SLACK_OK, Receiver, SilentServer, free_port
 from tests.delivery_support.records import poster, run
 
 
@@ -79,3 +82,19 @@ def test_silent_server_translates_to_timeout() -> None:
 
         outcome = run(scenario, timeout=10)
     assert (outcome.retryable, outcome.reason) == (True, "timeout")
+
+
+def test_stdlib_logging_at_debug_never_shows_the_url(caplog: pytest.LogCaptureFixture) -> None:
+    """httpx logs each request's URL at INFO; with the process logging everything at DEBUG,
+    no log record still carries the webhook's secret path."""
+    caplog.set_level(logging.DEBUG)
+    with Receiver(default=SLACK_OK) as rx:
+
+        async def scenario() -> None:
+            p = poster(rx.url("/services/T/B/SECRETPATH999"))
+            await p.post_json({"a": 1})
+            await p.aclose()
+
+        run(scenario)
+    assert len(rx.snapshot()) == 1
+    assert "SECRETPATH999" not in caplog.text

@@ -11,7 +11,7 @@ from monitor.notify_policy import (
     is_reporting_node,
     skip_reason,
 )
-from tests.delivery_support.records import job_record, stalled_record
+from tests.delivery_support.records import job_record, resolved, stalled_record
 
 POLICY = NotifyPolicy(node_name="gpu017")
 DIRECT, DEDUP = SinkKind.DIRECT, SinkKind.DEDUPLICATING
@@ -64,6 +64,14 @@ def test_an_announced_alert_always_reaches_its_sink() -> None:
     """After a critical page, the downgrade to warning and the resolve still reach PagerDuty."""
     warning = stalled_record(severity=Severity.WARNING)
     assert decide(warning, "pagerduty", DEDUP, announced=True) is None
+
+
+def test_resolve_follows_a_job_alert_even_if_the_reporting_node_changed() -> None:
+    """Slack heard the job-level alert fire from this node; the resolve goes out from here even
+    if this node no longer reports for the job."""
+    done = resolved(job_record("gpu017"))
+    assert decide(done, "slack", DIRECT, reporting=False, announced=True) is None
+    assert decide(done, "slack", DIRECT, reporting=False, announced=False) == SKIP_OTHER_NODE
 
 
 def test_reporting_node_is_index_zero_or_unknown() -> None:
