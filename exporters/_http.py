@@ -145,7 +145,7 @@ def quiet_httpx_request_log() -> None:
     """httpx logs every request's full URL at INFO, and a webhook URL is a credential: keep
     httpx's own logger at WARNING or above, whatever the process's logging configuration."""
     httpx_log = logging.getLogger("httpx")
-    if httpx_log.getEffectiveLevel() < logging.WARNING:
+    if httpx_log.level < logging.WARNING:  # NOTSET (0) would inherit a later root level
         httpx_log.setLevel(logging.WARNING)
 
 

@@ -87,11 +87,12 @@ def test_silent_server_translates_to_timeout() -> None:
 def test_stdlib_logging_at_debug_never_shows_the_url(caplog: pytest.LogCaptureFixture) -> None:
     """httpx logs each request's URL at INFO; with the process logging everything at DEBUG,
     no log record still carries the webhook's secret path."""
-    caplog.set_level(logging.DEBUG)
+    logging.getLogger("httpx").setLevel(logging.NOTSET)
     with Receiver(default=SLACK_OK) as rx:
 
         async def scenario() -> None:
             p = poster(rx.url("/services/T/B/SECRETPATH999"))
+            caplog.set_level(logging.DEBUG)  # logging configured after the sinks were built
             await p.post_json({"a": 1})
             await p.aclose()
 
