@@ -229,7 +229,7 @@ class DeliverySink:
             ),
             counter(
                 "alerts_delivery_dropped",
-                "Alert records dropped before any attempt (queue full), by sink and reason.",
+                "Alert records dropped before any attempt (queue full, closed); by sink, reason.",
                 ("sink", "reason"),
                 [((self.name, r), n) for r, n in sorted(s.dropped.items())],
             ),
