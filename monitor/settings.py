@@ -267,6 +267,38 @@ class DeliverySettings:
     max_attempts_seconds: float = setting(
         3600.0, "Give up delivering an alert after this long.", minimum=1
     )
+    alertmanager_resend_seconds: float = setting(
+        60.0,
+        "Re-send firing alerts to Alertmanager this often; keep well below its resolve_timeout.",
+        minimum=1,
+        maximum=3600,
+    )
+    generator_url: str = setting(
+        "", "Dashboard URL sent as Alertmanager's generatorURL; empty: the alert's runbook."
+    )
+    coalesce_seconds: float = setting(
+        30.0,
+        "At most one message per alert per sink in this interval (escalations do not wait).",
+        minimum=0,
+    )
+    queue_size: int = setting(
+        1000, "Alerts waiting per sink; beyond this new alerts are dropped and counted.", minimum=1
+    )
+    request_timeout_seconds: float = setting(
+        10.0, "Deadline of one HTTP request to a sink.", minimum=0.1, maximum=300
+    )
+    retry_initial_backoff_seconds: float = setting(
+        1.0, "First retry delay; doubles per attempt, with jitter.", minimum=0.01
+    )
+    retry_max_backoff_seconds: float = setting(
+        60.0, "Longest delay between two retries.", minimum=0.01
+    )
+    retry_after_max_seconds: float = setting(
+        600.0, "A sink's Retry-After is honoured up to this long.", minimum=0
+    )
+    slack_min_interval_seconds: float = setting(
+        1.0, "At least this long between two Slack messages (Slack allows ~1/s).", minimum=0
+    )
 
 
 @dataclass(frozen=True)
