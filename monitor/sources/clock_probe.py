@@ -226,14 +226,41 @@ def parse_server(spec: str) -> tuple[str, int]:
     return host, int(port_text)
 
 
+class ServerBackoff:
+    """What an NTP server asked of us: DENY/RSTR kiss-o'-death = leave it alone for an hour;
+    RATE (or an unknown code) = skip measurement rounds, doubling each time, up to 64."""
+
+    def __init__(self) -> None:
+        self.stopped_until = 0.0
+        self.skip_rounds = 0
+        self._next_skip = 1
+
+    def should_query(self, now: float) -> bool:
+        """Call once per measurement round."""
+        if now < self.stopped_until:
+            return False
+        if self.skip_rounds > 0:
+            self.skip_rounds -= 1
+            return False
+        return True
+
+    def kiss_of_death(self, kod: SntpKissOfDeath, now: float) -> None:
+        if kod.stop_querying:
+            self.stopped_until = now + _KOD_STOP_SECONDS
+        else:
+            self.skip_rounds = self._next_skip
+            self._next_skip = min(self._next_skip * 2, _MAX_RATE_BACKOFF)
+
+    def answered(self) -> None:
+        self._next_skip = 1
+
+
 @dataclass
-class _ServerState:
+class _Server:
     host: str
     port: int
     label: str
-    skip_rounds: int = 0
-    rate_backoff: int = 1
-    stopped_until: float = 0.0
+    backoff: ServerBackoff
 
 
 class ClockReferenceProbe:
@@ -245,14 +272,14 @@ class ClockReferenceProbe:
         self.interval_seconds = settings.offset_interval_seconds
         self._settings = settings
         problems: list[str] = []
-        self._servers: list[_ServerState] = []
+        self._servers: list[_Server] = []
         for spec in settings.ntp_servers:
             try:
                 host, port = parse_server(spec)
             except ValueError as exc:
                 problems.append(f"clock.ntp_servers: {exc}")
                 continue
-            self._servers.append(_ServerState(host, port, spec.strip()))
+            self._servers.append(_Server(host, port, spec.strip(), ServerBackoff()))
         if problems:
             raise SettingsError(problems)
 
@@ -344,13 +371,8 @@ class ClockReferenceProbe:
         )
 
     # -- SNTP -----------------------------------------------------------------------------
-    def _sntp(
-        self, server: _ServerState, now: float
-    ) -> ClockMeasurement | ClockReferenceFailure | None:
-        if now < server.stopped_until:
-            return None
-        if server.skip_rounds > 0:
-            server.skip_rounds -= 1
+    def _sntp(self, server: _Server, now: float) -> ClockMeasurement | ClockReferenceFailure | None:
+        if not server.backoff.should_query(now):
             return None
         s = self._settings
         fail = _failure_factory(now, server.label)
@@ -370,7 +392,7 @@ class ClockReferenceProbe:
                     try:
                         samples.append(_exchange(sock, s.sntp_timeout_seconds))
                     except SntpKissOfDeath as kod:
-                        self._kiss_of_death(server, kod, now)
+                        server.backoff.kiss_of_death(kod, now)
                         return fail(kod.kind, f"kiss-o'-death {kod.code}")
                     except SntpError as exc:
                         last_error = (exc.kind, str(exc))
@@ -387,7 +409,7 @@ class ClockReferenceProbe:
             return fail("socket_error", str(exc))
         if not samples:
             return fail(*last_error)
-        server.rate_backoff = 1
+        server.backoff.answered()
         best = best_sample(samples)
         reply = best.reply
         return ClockMeasurement(
@@ -403,13 +425,6 @@ class ClockReferenceProbe:
             wall_seconds=reply.transmit_time_unix,
             detail=reply.reference_id,
         )
-
-    def _kiss_of_death(self, server: _ServerState, kod: SntpKissOfDeath, now: float) -> None:
-        if kod.stop_querying:
-            server.stopped_until = now + _KOD_STOP_SECONDS
-        else:  # RATE and unknown codes: slow down, doubling each time
-            server.skip_rounds = server.rate_backoff
-            server.rate_backoff = min(server.rate_backoff * 2, _MAX_RATE_BACKOFF)
 
 
 def _failure_factory(now: float, label: str) -> Callable[[str, str], ClockReferenceFailure]:
