@@ -78,8 +78,9 @@ class Chronyd:
                 self.process.wait(timeout=10)
 
 
-def _start(name: str, rundir: Path, lines: list[str], ntp_port: int, env: dict[str, str] | None
-           ) -> Chronyd:
+def _start(
+    name: str, rundir: Path, lines: list[str], ntp_port: int, env: dict[str, str] | None
+) -> Chronyd:
     chronyd = require_binary("chronyd", "chrony")
     rundir.mkdir(parents=True, exist_ok=True)
     rundir.chmod(0o700)

@@ -44,8 +44,15 @@ def detector(**overrides: object) -> ClockDetector:
     return ClockDetector(ClockSettings(**overrides), NODE)  # type: ignore[arg-type]
 
 
-def reading(at: float, *, jump: float = 0.0, interval: float = 1.0, rate_ppm: float = 0.0,
-            uncertainty: float = 1e-6, first: bool = False) -> ClockReading:
+def reading(
+    at: float,
+    *,
+    jump: float = 0.0,
+    interval: float = 1.0,
+    rate_ppm: float = 0.0,
+    uncertainty: float = 1e-6,
+    first: bool = False,
+) -> ClockReading:
     """A reading `interval` after the previous one, whose wall clock moved `jump` extra."""
     return ClockReading(
         at=at,
@@ -59,13 +66,27 @@ def reading(at: float, *, jump: float = 0.0, interval: float = 1.0, rate_ppm: fl
     )
 
 
-def measurement(at: float, offset: float | None, *, reference: str = "ntp1:123",
-                method: str = "sntp", uncertainty: float = 0.001, synchronised: bool = True,
-                leap: bool = False) -> ClockMeasurement:
+def measurement(
+    at: float,
+    offset: float | None,
+    *,
+    reference: str = "ntp1:123",
+    method: str = "sntp",
+    uncertainty: float = 0.001,
+    synchronised: bool = True,
+    leap: bool = False,
+) -> ClockMeasurement:
     return ClockMeasurement(
-        at=at, reference=reference, method=method, offset_seconds=offset,
-        uncertainty_seconds=None if offset is None else uncertainty, synchronised=synchronised,
-        leap_pending=leap, stratum=2, delay_seconds=0.0005, wall_seconds=WALL0 + at,
+        at=at,
+        reference=reference,
+        method=method,
+        offset_seconds=offset,
+        uncertainty_seconds=None if offset is None else uncertainty,
+        synchronised=synchronised,
+        leap_pending=leap,
+        stratum=2,
+        delay_seconds=0.0005,
+        wall_seconds=WALL0 + at,
         detail="10.0.0.1",
     )
 
@@ -77,7 +98,9 @@ def kernel(at: float, synchronised: bool, state: int | None = None) -> KernelClo
 
 
 def transitions(outputs: Sequence[DetectorOutput], name: str | None = None) -> list[Transition]:
-    return [o for o in outputs if isinstance(o, Transition) and (name is None or o.alertname == name)]
+    return [
+        o for o in outputs if isinstance(o, Transition) and (name is None or o.alertname == name)
+    ]
 
 
 def family(det: ClockDetector, now: float, name: str) -> MetricFamilyData:
@@ -107,7 +130,10 @@ def test_no_reference_is_unknown() -> None:
     """Clock readings alone (no chrony, no NTP server) leave the concern UNKNOWN: no reference."""
     det = detector()
     det.observe(reading(1.0, first=True), 1.0)
-    det.observe(SourceState(1.0, "clock_reference", False, "no time reference: chronyd is not answering"), 1.0)
+    det.observe(
+        SourceState(1.0, "clock_reference", False, "no time reference: chronyd is not answering"),
+        1.0,
+    )
     health = det.health(1.0)
     assert health.health is Health.UNKNOWN
     assert "no time reference" in health.reason
@@ -138,7 +164,7 @@ def test_local_probe_down_is_unknown() -> None:
     det = detector()
     warmed(det)
     det.observe(SourceState(12.0, "clock_local", False, "boom"), 12.0)
-    assert det.health(12.0) .health is Health.UNKNOWN
+    assert det.health(12.0).health is Health.UNKNOWN
     assert det.health(12.0).reason == "boom"
 
 
@@ -322,7 +348,9 @@ def test_best_measurement_is_the_least_uncertain() -> None:
     det = detector()
     warmed(det)
     det.observe(measurement(20.0, 0.030, reference="far:123", uncertainty=0.05), 20.0)
-    det.observe(measurement(20.0, 0.002, reference="chrony", method="chrony", uncertainty=1e-4), 20.0)
+    det.observe(
+        measurement(20.0, 0.002, reference="chrony", method="chrony", uncertainty=1e-4), 20.0
+    )
     assert value(det, 20.0, "clock_offset_seconds") == 0.002
     assert value(det, 20.0, "clock_reference_offset_seconds", ("far:123",)) == 0.030
 
@@ -354,10 +382,12 @@ def test_chronyd_view_overrides_the_kernel() -> None:
 
 
 def test_chronyd_not_synchronised_alerts() -> None:
-    """chronyd answering "Not synchronised" fires ClockUnsynchronised and leaves the offset unknown."""
+    """chronyd saying "Not synchronised" fires ClockUnsynchronised; the offset is unknown."""
     det = detector(unsynchronised_grace_seconds=0.0)
     det.observe(reading(1.0, first=True), 1.0)
-    out = det.observe(measurement(2.0, None, reference="chrony", method="chrony", synchronised=False), 2.0)
+    out = det.observe(
+        measurement(2.0, None, reference="chrony", method="chrony", synchronised=False), 2.0
+    )
     (alert,) = transitions(out, UNSYNCHRONISED)
     assert "chronyd" in alert.summary
     assert det.health(2.0).health is Health.WARNING

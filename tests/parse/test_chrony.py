@@ -69,7 +69,9 @@ def test_local_stratum_server_is_synchronised() -> None:
     assert t.synchronised
 
 
-@pytest.mark.parametrize("name", ["client-server-ahead", "client-server-behind", "client-synchronised"])
+@pytest.mark.parametrize(
+    "name", ["client-server-ahead", "client-server-behind", "client-synchronised"]
+)
 def test_offset_sign_matches_chronyc_wording(name: str) -> None:
     """chronyc says 'slow' when system time is positive: rankwatch's offset is then negative."""
     t = parse_tracking(capture(name))

@@ -44,11 +44,19 @@ def reply_packet(
     """A server reply built field by field, echoing the request's transmit timestamp."""
     first = (leap << 6) | (version << 3) | mode
     header = struct.pack(
-        "!BBbbII4s", first, stratum, 6, -20, int(root_delay * 65536), int(root_dispersion * 65536),
+        "!BBbbII4s",
+        first,
+        stratum,
+        6,
+        -20,
+        int(root_delay * 65536),
+        int(root_dispersion * 65536),
         refid,
     )
+
     def stamp(t: float) -> bytes:
         return struct.pack("!II", *unix_to_ntp(t)) if t else bytes(8)
+
     return header + stamp(reference) + request[40:48] + stamp(receive) + stamp(transmit)
 
 
@@ -182,7 +190,11 @@ def test_asymmetric_path_error_is_within_uncertainty() -> None:
 def test_best_sample_is_the_least_delayed() -> None:
     """The minimum-delay sample wins (the RFC 5905 clock-filter rule)."""
     reply = _reply(T1, T1)
-    samples = [SntpSample(0.3, 0.050, reply), SntpSample(0.1, 0.002, reply), SntpSample(0.2, 0.01, reply)]
+    samples = [
+        SntpSample(0.3, 0.050, reply),
+        SntpSample(0.1, 0.002, reply),
+        SntpSample(0.2, 0.01, reply),
+    ]
     assert best_sample(samples).server_minus_local_seconds == 0.1
     with pytest.raises(ValueError):
         best_sample([])

@@ -37,14 +37,20 @@ def ntp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chronyd]:
 
 
 @pytest.fixture(scope="module")
-def chrony_client(tmp_path_factory: pytest.TempPathFactory, ntp_server: Chronyd) -> Iterator[Chronyd]:
+def chrony_client(
+    tmp_path_factory: pytest.TempPathFactory, ntp_server: Chronyd
+) -> Iterator[Chronyd]:
     client = start_client(tmp_path_factory.mktemp("chrony-client"), ntp_server.ntp_port)
     yield client
     client.stop()
 
 
 def settings(**overrides: object) -> ClockSettings:
-    base: dict[str, object] = {"chronyc": "", "sntp_sample_gap_seconds": 0.02, "sntp_timeout_seconds": 1.0}
+    base: dict[str, object] = {
+        "chronyc": "",
+        "sntp_sample_gap_seconds": 0.02,
+        "sntp_timeout_seconds": 1.0,
+    }
     base.update(overrides)
     return ClockSettings(**base)  # type: ignore[arg-type]
 

@@ -34,7 +34,10 @@ def save(name: str, instance: Chronyd) -> None:
     (HERE / f"{name}.csv").write_text(instance.tracking_text())
     text = subprocess.run(
         [chronyc, "-n", "-h", str(instance.command_socket), "tracking"],
-        capture_output=True, text=True, check=True, timeout=10,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=10,
     ).stdout
     (HERE / f"{name}.txt").write_text(text)
     print(f"{name}: {(HERE / f'{name}.csv').read_text().strip()}")
@@ -66,8 +69,9 @@ def main() -> int:
         lonely.stop()
 
         for name, shift in (("client-server-ahead", "+0.25"), ("client-server-behind", "-0.25")):
-            env = dict(os.environ, LD_PRELOAD=LIBFAKETIME, FAKETIME=shift,
-                       FAKETIME_DONT_FAKE_MONOTONIC="1")
+            env = dict(
+                os.environ, LD_PRELOAD=LIBFAKETIME, FAKETIME=shift, FAKETIME_DONT_FAKE_MONOTONIC="1"
+            )
             server = start_server(base / name, env=env)
             try:
                 client = start_client(base / name, server.ntp_port)
