@@ -9,7 +9,7 @@ import pytest
 
 from monitor.parse.chrony import ChronyParseError, parse_tracking
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "chrony"
+DATA = Path(__file__).resolve().parents[2] / "data" / "chrony"
 CAPTURES = sorted(p.stem for p in DATA.glob("*.csv"))
 
 
