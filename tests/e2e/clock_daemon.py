@@ -3,8 +3,9 @@
     python -m tests.e2e.clock_daemon ALERT_LOG SNAPSHOT_JSON
 
 Settings come from the environment (RANKWATCH_CLOCK_*, RANKWATCH_NODE_NAME, ...), as in the
-real daemon. Alerts go to ALERT_LOG as JSON lines (JsonLogSink); after every tick the metric
-snapshot is written to SNAPSHOT_JSON so a test can see what the daemon sees. SIGTERM stops it.
+real daemon; RANKWATCH_CLOCK_ENABLED=false leaves only the bare daemon loop. Alerts go to
+ALERT_LOG as JSON lines (JsonLogSink); after every tick the metric snapshot is written to
+SNAPSHOT_JSON so a test can see what the daemon sees. SIGTERM stops it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from monitor.alerts import AlertPolicy
 from monitor.clock import SystemClock
 from monitor.daemon import Daemon, JobIdentity
 from monitor.detectors.clock import ClockDetector
-from monitor.runner import Bus
+from monitor.runner import Bus, PolledSource
 from monitor.settings import load_settings
 from monitor.sources.clock_probe import ClockReferenceProbe, LocalClockProbe
 
@@ -42,12 +43,17 @@ def write_snapshot(daemon: Daemon, path: str) -> None:
 async def main(alert_log: str, snapshot_path: str) -> int:
     settings = load_settings()
     node = settings.general.node_name or "testnode"
+    enabled = settings.clock.enabled  # disabled: the bare daemon loop, a benchmark's reference
+    sources: list[PolledSource] = []
+    if enabled:
+        sources = [LocalClockProbe(settings.clock), ClockReferenceProbe(settings.clock)]
+    detectors = [ClockDetector(settings.clock, node)] if enabled else []
     daemon = Daemon(
         identity=JobIdentity(job=settings.general.job_id or "e2e", node=node, mode="test"),
         clock=SystemClock(),
         bus=Bus(settings.general.queue_size),
-        sources=[LocalClockProbe(settings.clock), ClockReferenceProbe(settings.clock)],
-        detectors=[ClockDetector(settings.clock, node)],
+        sources=sources,
+        detectors=detectors,
         policy=AlertPolicy(
             settings.general.job_id or "e2e", node, settings.general.runbook_base_url
         ),
