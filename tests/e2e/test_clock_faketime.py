@@ -206,3 +206,20 @@ def test_faked_backwards_jumps_raise_step_alerts_with_period(
     daemon.wait_for("3 backward steps counted", lambda: backward_steps() == 3)
     offset = daemon.firing("ClockOffsetHigh")[0]["evidence"]["offset_seconds"]
     assert offset < -2.9  # the SNTP measurement sees the stepped clock too
+
+
+def test_no_reference_shows_unknown_not_ok(run_daemon: Callable[..., ClockDaemon]) -> None:
+    """Without chronyd and NTP servers the daemon says the clock is UNKNOWN and the source down."""
+    daemon = run_daemon({"FAKETIME": "+0"}, ntp_servers="")
+
+    def blind() -> bool:
+        families = daemon.metrics()
+        up = {tuple(k): v for k, v in families.get("source_up", [])}
+        health = {tuple(k): v for k, v in families.get("health", [])}
+        return up.get(("clock_reference",)) == 0 and health.get(("clock", "unknown")) == 1
+
+    daemon.wait_for("clock concern unknown", blind)
+    concerns = json.loads(daemon.snapshot.read_text())["concerns"]
+    assert concerns["clock"][0] == "unknown"
+    assert "no time reference" in concerns["clock"][1]
+    assert not [r for r in daemon.records() if r["alertname"] == "ClockOffsetHigh"]
