@@ -408,8 +408,9 @@ class ClockDetector:
             firing=firing,
             summary=summary,
             description=(
-                "No time daemon currently disciplines this clock, so it drifts freely and its "
-                "offset grows. Check chronyd/ntpd/systemd-timesyncd and their sources."
+                "No time daemon is keeping this clock synchronised (none runs, or it cannot "
+                "reach its sources), so it drifts freely and its offset grows. Check "
+                "chronyd/ntpd/systemd-timesyncd and their sources."
             ),
             evidence=evidence,
         )
