@@ -163,6 +163,23 @@ def build_sinks(
     return sinks
 
 
+def settings_scrubber(delivery: DeliverySettings) -> Scrubber:
+    """A scrubber that knows the configured secrets (those readable now), for everything else
+    that shows alert text: the daemon's own `alert` log event, the console, the alert log."""
+    known = []
+    for path in (
+        delivery.slack_webhook_url_file,
+        delivery.pagerduty_routing_key_file,
+        delivery.webhook_url_file,
+    ):
+        if path:
+            try:
+                known.append(read_secret_file(path, "secret"))
+            except SecretFileError:
+                continue
+    return Scrubber(known)
+
+
 async def start_sinks(sinks: Sequence[object]) -> None:
     """Start the delivery workers of the sinks that have them (spooled alerts go out now)."""
     for sink in sinks:

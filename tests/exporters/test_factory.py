@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from exporters.factory import build_sinks, delivery_problems, start_sinks
+from exporters.factory import build_sinks, delivery_problems, settings_scrubber, start_sinks
 from monitor.errors import SettingsError
 from monitor.settings import Settings, load_settings
 from tests.delivery_support.receivers import PD_ACCEPTED, SLACK_OK, Receiver
@@ -95,3 +95,15 @@ def test_job_level_alert_from_a_non_reporting_node(tmp_path: Path) -> None:
             "CRITICAL: DataloaderStalled" in slack.snapshot()[0].json["blocks"][0]["text"]["text"]
         )
         assert len(pd.snapshot()) == 2
+
+
+def test_settings_scrubber_masks_configured_secrets(tmp_path: Path) -> None:
+    """settings_scrubber() knows the secrets in the configured files (missing ones ignored),
+    for the daemon's own logging of alert text."""
+    settings = write_config(
+        tmp_path,
+        f'pagerduty_routing_key_file = "{secret(tmp_path, "pd", "PDKEYabcdef0123456789")}"\n'
+        f'webhook_url_file = "{tmp_path / "missing"}"\n',
+    )
+    scrubber = settings_scrubber(settings.delivery)
+    assert scrubber.text("key PDKEYabcdef0123456789 leaked") == "key *** leaked"
