@@ -60,7 +60,7 @@ class GeneralSettings:
         "auto", "Daemon log format.", choices=("auto", "json", "console")
     )
     log_level: str = setting(
-        "info", "Daemon log level.", choices=("debug", "info", "warning", "error")
+        "warning", "Daemon log level (its own events; alerts always print).", choices=("debug", "info", "warning", "error")
     )
     runbook_base_url: str = setting(
         "https://github.com/rankwatch/rankwatch/blob/main/README.md#",

@@ -1,0 +1,324 @@
+"""Progress detector: a step clock per rank, and a stall when the steps stop coming.
+
+Clocks:
+- an *output* clock per rank whose progress lines can be attributed (`[rank3]:`, or a one-rank
+  job), plus a `job` clock for unattributed progress lines (most frameworks print on rank 0
+  without a prefix);
+- a *cpu* clock per rank from the process probe: a sample where the rank used more than
+  `cpu_active_fraction` of a core counts as activity. CPU clocks are the primary signal only
+  when the job prints no progress at all; otherwise they only tell which ranks still work.
+
+Each clock learns its step intervals. The stall window is
+`clamp(max(stall_floor_seconds, k × p99 interval), ceiling)` with k = `stall_multiplier`
+(doubled until `min_intervals` intervals are known); before the second step it is
+`first_step_grace_seconds` (model load, compilation). A known long phase — a checkpoint save or
+an evaluation announced in the output, or a PhaseHint from the stack detector — holds every
+clock on the node for that phase's grace: the peers wait for it too.
+
+States per clock and edges:
+    WAITING_FIRST --step-->                 ADVANCING
+    WAITING_FIRST --grace exceeded-->       STALLED
+    ADVANCING     --no step for window-->   STALLED  (fires ProgressStalled warning + Suspicion)
+    ADVANCING     --phase line / hint-->    IN_PHASE
+    IN_PHASE      --step-->                 ADVANCING
+    IN_PHASE      --hold exceeded-->        STALLED
+    STALLED       --window × critical_after_multiplier--> STALLED (escalates to critical)
+    STALLED       --step-->                 ADVANCING (resolves when no primary clock is stalled)
+    any           --rank exited / job ended--> DONE (the process detector owns deaths)
+The alert (one per node) names the stalled ranks and those still advancing; the stalled ranks
+are culprits only when others on the node still advance, or when the node has one rank.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from monitor.model import (
+    Category,
+    ConcernHealth,
+    DetectorOutput,
+    Health,
+    JobEnded,
+    MetricFamilyData,
+    Observation,
+    OutputChunk,
+    PhaseHint,
+    ProcessExit,
+    ProcessSnapshot,
+    ProcRole,
+    Severity,
+    Suspicion,
+    Transition,
+    gauge,
+)
+from monitor.parse.progress import Phase, match_phase, match_progress
+from monitor.settings import ProgressSettings
+
+NAME = "progress"
+JOB_CLOCK = "job"
+
+
+@dataclass
+class _Clock:
+    key: str
+    rank: int | None
+    kind: str  # "output" or "cpu"
+    created_at: float
+    last_step_at: float | None = None
+    step: int | None = None
+    steps_seen: int = 0
+    intervals: deque[float] = field(default_factory=lambda: deque(maxlen=256))
+    window: float | None = None
+    done: bool = False
+    stalled: bool = False
+
+    def advance(self, now: float, step: int | None) -> None:
+        if self.last_step_at is not None:
+            self.intervals.append(now - self.last_step_at)
+            self.window = None  # recomputed lazily
+        self.last_step_at = now
+        self.step = step if step is not None else (self.step or 0) + 1
+        self.steps_seen += 1
+
+
+@dataclass
+class _Cpu:
+    cpu_seconds: float
+    at: float
+
+
+@dataclass
+class ProgressDetector:
+    settings: ProgressSettings
+    name: str = NAME
+    clocks: dict[str, _Clock] = field(default_factory=dict)
+    phase: str | None = None
+    phase_until: float = 0.0
+    phase_since: float = 0.0
+    known_ranks: set[int] = field(default_factory=set)
+    rank_pids: dict[int, int] = field(default_factory=dict)
+    _cpu: dict[int, _Cpu] = field(default_factory=dict)
+    _firing: Severity | None = None
+    _firing_stalled: tuple[str, ...] = ()
+    _ended: bool = False
+    _saw_processes: bool = False
+
+    # -- inputs --------------------------------------------------------------------------
+    def observe(self, obs: Observation, now: float) -> Sequence[DetectorOutput]:
+        if isinstance(obs, OutputChunk):
+            self._lines(obs, now)
+        elif isinstance(obs, ProcessSnapshot):
+            self._processes(obs, now)
+        elif isinstance(obs, PhaseHint):
+            self._enter_phase(obs.phase, obs.hold_seconds, now)
+        elif (
+            isinstance(obs, ProcessExit)
+            and obs.role is ProcRole.RANK
+            and obs.rank is not None
+            and self.rank_pids.get(obs.rank) == obs.pid
+        ):
+            for clock in self.clocks.values():
+                if clock.rank == obs.rank:
+                    clock.done = True
+        elif isinstance(obs, JobEnded):
+            self._ended = True
+            return self._evaluate(now)
+        return ()
+
+    def _lines(self, chunk: OutputChunk, now: float) -> None:
+        single = next(iter(self.known_ranks)) if len(self.known_ranks) == 1 else None
+        for line in chunk.lines:
+            found = match_progress(line.text)
+            if found is None:
+                phase = match_phase(line.text)
+                if phase is not None:
+                    hold = (
+                        self.settings.checkpoint_grace_seconds
+                        if phase is Phase.CHECKPOINT
+                        else self.settings.evaluation_grace_seconds
+                    )
+                    self._enter_phase(phase.value, hold, now)
+                continue
+            rank = line.rank if line.rank is not None else single
+            key = JOB_CLOCK if rank is None else str(rank)
+            clock = self.clocks.get(key)
+            if clock is None or clock.kind != "output":
+                clock = _Clock(key, rank, "output", now)
+                self.clocks[key] = clock
+            if found.step is None or clock.step is None or found.step != clock.step:
+                clock.advance(now, found.step)
+                if self.phase is not None:
+                    self.phase = None  # a step ends any long phase
+
+    def _processes(self, snap: ProcessSnapshot, now: float) -> None:
+        self._saw_processes = True
+        for info in snap.processes:
+            if info.role is not ProcRole.RANK or info.rank is None:
+                continue
+            self.known_ranks.add(info.rank)
+            self.rank_pids[info.rank] = info.pid
+            key = str(info.rank)
+            clock = self.clocks.get(key)
+            if clock is None:
+                clock = _Clock(key, info.rank, "cpu", now)
+                self.clocks[key] = clock
+            previous = self._cpu.get(info.rank)
+            self._cpu[info.rank] = _Cpu(info.cpu_seconds, now)
+            if clock.kind != "cpu" or previous is None or now <= previous.at:
+                continue
+            rate = (info.cpu_seconds - previous.cpu_seconds) / (now - previous.at)
+            if rate >= self.settings.cpu_active_fraction:
+                clock.advance(now, None)
+        # A one-rank job: its unattributed progress belongs to that rank.
+        if len(self.known_ranks) == 1 and JOB_CLOCK in self.clocks:
+            rank = next(iter(self.known_ranks))
+            job = self.clocks.pop(JOB_CLOCK)
+            job.key, job.rank = str(rank), rank
+            self.clocks[job.key] = job
+
+    def _enter_phase(self, phase: str, hold: float, now: float) -> None:
+        if self.phase != phase:
+            self.phase_since = now
+        self.phase = phase
+        self.phase_until = max(self.phase_until, now + hold)
+
+    # -- evaluation ----------------------------------------------------------------------
+    def tick(self, now: float) -> Sequence[DetectorOutput]:
+        return self._evaluate(now)
+
+    def window_of(self, clock: _Clock) -> float:
+        s = self.settings
+        if clock.last_step_at is None or not clock.intervals:
+            return s.first_step_grace_seconds
+        if clock.window is None:
+            ordered = sorted(clock.intervals)
+            p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+            k = s.stall_multiplier * (1 if len(ordered) >= s.min_intervals else 2)
+            clock.window = min(max(s.stall_floor_seconds, k * p99), s.stall_ceiling_seconds)
+        return clock.window
+
+    def overdue(self, clock: _Clock, now: float) -> float:
+        """Seconds past the stall deadline (negative: still within it)."""
+        since = clock.last_step_at if clock.last_step_at is not None else clock.created_at
+        deadline = since + self.window_of(clock)
+        if self.phase is not None and self.phase_until > now:
+            return -1.0
+        if self.phase is not None:
+            deadline = max(deadline, self.phase_until)
+        return now - deadline
+
+    def _primary(self) -> list[_Clock]:
+        live = [c for c in self.clocks.values() if not c.done]
+        output = [c for c in live if c.kind == "output"]
+        return output or live
+
+    def _evaluate(self, now: float) -> list[DetectorOutput]:
+        if self._ended:
+            for clock in self.clocks.values():
+                clock.done = True
+        primary = self._primary()
+        for clock in self.clocks.values():
+            clock.stalled = not clock.done and self.overdue(clock, now) > 0
+        stalled = [c for c in primary if c.stalled]
+        if not stalled:
+            if self._firing is None:
+                return []
+            self._firing, self._firing_stalled = None, ()
+            return [self._transition(False, Severity.WARNING, [], now)]
+        critical = any(
+            now - (c.last_step_at or c.created_at)
+            >= self.window_of(c) * self.settings.critical_after_multiplier
+            for c in stalled
+        )
+        severity = Severity.CRITICAL if critical else Severity.WARNING
+        keys = tuple(sorted(c.key for c in stalled))
+        if self._firing is severity and keys == self._firing_stalled:
+            return []
+        out: list[DetectorOutput] = []
+        if self._firing is None:
+            ranks = tuple(sorted({c.rank for c in stalled if c.rank is not None} or self.known_ranks))
+            out.append(Suspicion(now, ranks, "progress stalled", self.name))
+        self._firing, self._firing_stalled = severity, keys
+        out.append(self._transition(True, severity, stalled, now))
+        return out
+
+    def _transition(
+        self, firing: bool, severity: Severity, stalled: list[_Clock], now: float
+    ) -> Transition:
+        stalled_ranks = sorted({c.rank for c in self.clocks.values() if c.stalled and c.rank is not None})
+        advancing = sorted(
+            {c.rank for c in self.clocks.values() if not c.stalled and not c.done and c.rank is not None}
+        )
+        known = self.known_ranks | set(stalled_ranks) | set(advancing)
+        culprits: tuple[int, ...] = ()
+        if stalled_ranks and (advancing or len(known) == 1):
+            culprits = tuple(stalled_ranks)
+        if not firing:
+            return Transition(
+                detector=self.name,
+                alertname="ProgressStalled",
+                firing=False,
+                severity=severity,
+                category=Category.UNDETERMINED,
+                identity={},
+                summary="job ended" if self._ended else "training progress resumed",
+            )
+        worst = max(stalled, key=lambda c: now - (c.last_step_at or c.created_at))
+        quiet = now - (worst.last_step_at or worst.created_at)
+        what = "no first step" if worst.last_step_at is None else f"no step for {quiet:.0f} s"
+        who = ("ranks " + ",".join(map(str, stalled_ranks))) if stalled_ranks else "job progress"
+        if len(stalled_ranks) == 1:
+            who = f"rank {stalled_ranks[0]}"
+        summary = f"{who} stalled: {what}"
+        if worst.step is not None and worst.last_step_at is not None:
+            summary += f" (last step {worst.step})"
+        if advancing:
+            summary += "; still advancing: " + ",".join(map(str, advancing))
+        evidence = {
+            "stalled": [c.key for c in stalled],
+            "stalled_ranks": stalled_ranks,
+            "advancing_ranks": advancing,
+            "quiet_seconds": round(quiet, 1),
+            "window_seconds": round(self.window_of(worst), 1),
+            "last_step": worst.step,
+            "signal": worst.kind,
+        }
+        return Transition(
+            detector=self.name,
+            alertname="ProgressStalled",
+            firing=True,
+            severity=severity,
+            category=Category.UNDETERMINED,
+            identity={},
+            summary=summary,
+            description=(
+                "Training steps stopped coming for longer than the learned stall window. "
+                "Ranks waiting in a collective are victims; the rank that is not is the culprit."
+            ),
+            evidence=evidence,
+            culprit_ranks=culprits,
+        )
+
+    # -- reporting -----------------------------------------------------------------------
+    def metric_families(self, now: float) -> Sequence[MetricFamilyData]:
+        clocks = sorted(self.clocks.values(), key=lambda c: (c.rank is None, c.rank or 0, c.key))
+        stepped = [c for c in clocks if c.last_step_at is not None]
+        return [
+            gauge("rank_step", "Last step counter seen for each rank (`job`: unattributed lines).", ("rank",), [((c.key,), c.step or 0) for c in stepped if c.kind == "output"]),
+            gauge("rank_last_step_age_seconds", "Seconds since each rank's last step or activity.", ("rank", "signal"), [((c.key, c.kind), now - (c.last_step_at or now)) for c in stepped]),
+            gauge("rank_stall_window_seconds", "Current stall window of each rank's clock.", ("rank",), [((c.key,), self.window_of(c)) for c in clocks]),
+            gauge("rank_stalled", "1 when the rank's clock is past its stall window.", ("rank",), [((c.key,), 1.0 if c.stalled else 0.0) for c in clocks if not c.done]),
+            gauge("job_stalled", "1 when training progress on this node is stalled.", (), 1.0 if self._firing else 0.0),
+            gauge("long_phase", "1 while a known long phase (checkpoint, evaluation) holds the clocks.", ("phase",), [((self.phase,), 1.0)] if self.phase and self.phase_until > now else []),
+        ]
+
+    def health(self, now: float) -> ConcernHealth:
+        if not self.clocks:
+            return ConcernHealth(self.name, Health.UNKNOWN, "no progress lines or rank processes seen")
+        if self._firing is Severity.CRITICAL:
+            return ConcernHealth(self.name, Health.CRITICAL, "progress stalled")
+        if self._firing is Severity.WARNING:
+            return ConcernHealth(self.name, Health.WARNING, "progress stalled")
+        return ConcernHealth(self.name, Health.OK)
