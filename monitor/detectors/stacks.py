@@ -296,7 +296,9 @@ class StackDetector:
         if first.proc is None or second.proc is None or second.at <= first.at:
             return False
         used = second.proc.cpu_seconds - first.proc.cpu_seconds
-        return used <= self.progress.cpu_active_fraction * (second.at - first.at) + _CPU_SLACK_SECONDS
+        return (
+            used <= self.progress.cpu_active_fraction * (second.at - first.at) + _CPU_SLACK_SECONDS
+        )
 
     def _last_two(self, pid: int | None) -> tuple[StackSample, StackSample] | None:
         proc = self._procs.get(pid) if pid is not None else None
@@ -361,9 +363,10 @@ class StackDetector:
                 identity={"rank": str(rank)},
                 summary=summary,
                 description=(
-                    f"Rank {rank}'s main thread waits for a batch ({_main_frame(pair[1])}) while "
-                    f"{where} stayed in {frame} across {len(worker.samples)} dumps without using CPU. "
-                    "The other ranks will wait in their next collective until the NCCL/gloo timeout."
+                    f"Rank {rank}'s main thread waits for a batch ({_main_frame(pair[1])}) "
+                    f"while {where} stayed in {frame} across {len(worker.samples)} dumps "
+                    "without using CPU. The other ranks wait in their next collective until "
+                    "the NCCL/gloo timeout."
                 ),
                 evidence=evidence,
                 culprit_ranks=(rank,),
@@ -372,7 +375,9 @@ class StackDetector:
 
     def _stuck_worker(self, main_pid: int) -> tuple[_Proc, str, float] | None:
         """A worker of this rank (or its main process, without workers) stuck in one frame."""
-        candidates = [p for p in self._procs.values() if p.role is ProcRole.WORKER and p.rank_pid == main_pid]
+        candidates = [
+            p for p in self._procs.values() if p.role is ProcRole.WORKER and p.rank_pid == main_pid
+        ]
         for worker in sorted(candidates, key=lambda p: p.pid):
             pair = self._last_two(worker.pid)
             if pair is None or not all(
@@ -418,7 +423,9 @@ class StackDetector:
             if rank == exclude or state != MainState.IN_COLLECTIVE.value:
                 continue
             proc = self._procs.get(self._rank_pid.get(rank, -1))
-            waiting = now - proc.active_at if proc is not None and proc.active_at is not None else 0.0
+            waiting = (
+                now - proc.active_at if proc is not None and proc.active_at is not None else 0.0
+            )
             victims.append(
                 {
                     "rank": rank,
@@ -440,8 +447,10 @@ class StackDetector:
             return []
         saving = all(s.main is not None and _is_saving(s) for s in pair)
         in_disk_sleep = proc.state is ProcState.DISK_SLEEP
-        no_writes = pair[0].proc is not None and pair[1].proc is not None and (
-            pair[0].proc.written_bytes == pair[1].proc.written_bytes
+        no_writes = (
+            pair[0].proc is not None
+            and pair[1].proc is not None
+            and (pair[0].proc.written_bytes == pair[1].proc.written_bytes)
         )
         idle = self._idle_between(*pair)
         if not saving or not ((no_writes and idle) or in_disk_sleep):
@@ -507,7 +516,9 @@ class StackDetector:
             explained = culprit is not None and self._explained(rank, culprit)
             if culprit is None or explained or rank in victims:
                 if key in self._firing:
-                    out.append(self._resolve(key, f"rank {rank} is no longer holding up a collective"))
+                    out.append(
+                        self._resolve(key, f"rank {rank} is no longer holding up a collective")
+                    )
                 continue
             state, frame = culprit
             category, severity = _straggler_category(state)
@@ -525,7 +536,12 @@ class StackDetector:
             proc = self._procs.get(pid)
             last = proc.samples[-1] if proc is not None and proc.samples else None
             self._firing[key] = _Firing(
-                "RankNotInCollective", rank, now, pid, category, severity,
+                "RankNotInCollective",
+                rank,
+                now,
+                pid,
+                category,
+                severity,
                 waiting_pids=tuple(self._rank_pid[r] for r in victim_list if r in self._rank_pid),
             )
             out.append(
@@ -538,8 +554,8 @@ class StackDetector:
                     identity={"rank": str(rank)},
                     summary=summary,
                     description=(
-                        "Ranks waiting in a collective are victims; the rank that never got there is "
-                        "the culprit. Its stack shows where it is instead."
+                        "Ranks waiting in a collective are victims; the rank that never got "
+                        "there is the culprit. Its stack shows where it is instead."
                     ),
                     evidence={
                         "rank": rank,
@@ -608,7 +624,10 @@ class StackDetector:
 
     def _explained(self, rank: int, culprit: tuple[str, str]) -> bool:
         """Another alert already names this rank, or it is busy in a known long phase."""
-        if ("DataloaderStalled", rank) in self._firing or ("CheckpointStalled", rank) in self._firing:
+        if ("DataloaderStalled", rank) in self._firing or (
+            "CheckpointStalled",
+            rank,
+        ) in self._firing:
             return True
         state, _frame = culprit
         proc = self._procs.get(self._rank_pid[rank])
@@ -620,8 +639,10 @@ class StackDetector:
             return False
         if state in (STOPPED, DISK_SLEEP):
             return False
-        wrote = pair[0].proc is not None and pair[1].proc is not None and (
-            pair[0].proc.written_bytes != pair[1].proc.written_bytes
+        wrote = (
+            pair[0].proc is not None
+            and pair[1].proc is not None
+            and (pair[0].proc.written_bytes != pair[1].proc.written_bytes)
         )
         # A phase that still makes progress is expected to be slow; a stalled one is not, and
         # a stalled save is CheckpointStalled's to report once it has lasted long enough.
@@ -690,13 +711,20 @@ class StackDetector:
                 "rank_in_collective",
                 "1 when the rank's latest stack shows it waiting in a collective.",
                 ("rank",),
-                [((str(r),), 1.0 if states[r][0] == MainState.IN_COLLECTIVE.value else 0.0) for r in ranks],
+                [
+                    ((str(r),), 1.0 if states[r][0] == MainState.IN_COLLECTIVE.value else 0.0)
+                    for r in ranks
+                ],
             ),
             gauge(
                 "rank_stack_state",
                 "1 for the state of the rank's main thread in its latest stack dump.",
                 ("rank", "state"),
-                [((str(r), s), 1.0 if states[r][0] == s else 0.0) for r in ranks for s in RANK_STATES],
+                [
+                    ((str(r), s), 1.0 if states[r][0] == s else 0.0)
+                    for r in ranks
+                    for s in RANK_STATES
+                ],
             ),
             gauge(
                 "dataloader_stalled",

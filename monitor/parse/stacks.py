@@ -192,57 +192,106 @@ _INIT_FUNCTIONS = (
     r"init_process_group|_new_process_group_helper|new_group|new_subgroups\w*|"
     r"_store_based_barrier|_create_c10d_store|_get_default_store|init_device_mesh"
 )
+_DDP_SYNC_FUNCTIONS = (
+    r"_sync_\w+|_verify_param_shape_across_processes|_check_and_sync_module_buffers|"
+    r"_match_all_reduce_for_bwd_pass|_check_global_requires_backward_grad_sync|"
+    r"_distributed_broadcast_coalesced"
+)
+_NATIVE_WAITS = (
+    r"c10d::\w*(Work|ProcessGroup)\w*::(wait|synchronize|barrier|allreduce|allgather|"
+    r"broadcast|reduce_scatter|alltoall|send|recv)\w*.*"
+)
+_SAVE_LOAD = r"_?save|_legacy_save|_?load|_legacy_load"
+_CHECKPOINT_FUNCTIONS = (
+    r"_?save_(checkpoint|ckpt|model|state|pretrained)\w*|_?checkpoint_save\w*|"
+    r"_?(load|resume)_(from_)?checkpoint\w*"
+)
+_EVALUATION_FUNCTIONS = (
+    r"_?(evaluate|evaluation_loop|eval_loop|run_eval\w*|validate|validation_loop|"
+    r"validation_step|_run_validation\w*|_evaluation_loop\w*|prediction_loop|evaluation_step)"
+)
+_DEEPSPEED_INIT = r"init_distributed|init_deepspeed_backend"
 _ANY = r".*"
 _NATIVE = r"\.so(\.[\d.]+)?$"
+
+_Row = FramePattern
+_S = MainState
 
 # Innermost matching frame wins. Order only matters between rows that match the same frame.
 MAIN_PATTERNS: tuple[FramePattern, ...] = (
     # -- rendezvous, stores, process-group creation
-    FramePattern("c10d_init", _C10D, _INIT_FUNCTIONS, MainState.IN_INIT),
-    FramePattern("rendezvous", r"torch/distributed/rendezvous\.py$", _ANY, MainState.IN_INIT),
-    FramePattern("elastic_rendezvous", r"torch/distributed/elastic/rendezvous/", _ANY, MainState.IN_INIT),
-    FramePattern("device_mesh_init", r"torch/distributed/device_mesh\.py$", r"init_device_mesh|_init_process_groups|_get_or_create_default_group", MainState.IN_INIT),
-    FramePattern("deepspeed_init", r"deepspeed/comm/", r"init_distributed|init_deepspeed_backend", MainState.IN_INIT),
-    FramePattern("native_store", _NATIVE, r"c10d::(TCPStore|PrefixStore|FileStore|HashStore|Store)\w*::\w+.*", MainState.IN_INIT),
+    _Row("c10d_init", _C10D, _INIT_FUNCTIONS, _S.IN_INIT),
+    _Row("rendezvous", r"torch/distributed/rendezvous\.py$", _ANY, _S.IN_INIT),
+    _Row("elastic_rendezvous", r"torch/distributed/elastic/rendezvous/", _ANY, _S.IN_INIT),
+    _Row(
+        "device_mesh_init",
+        r"torch/distributed/device_mesh\.py$",
+        r"init_device_mesh|_init_process_groups|_get_or_create_default_group",
+        _S.IN_INIT,
+    ),
+    _Row("deepspeed_init", r"deepspeed/comm/", _DEEPSPEED_INIT, _S.IN_INIT),
+    _Row(
+        "native_store",
+        _NATIVE,
+        r"c10d::(TCPStore|PrefixStore|FileStore|HashStore|Store)\w*::\w+.*",
+        _S.IN_INIT,
+    ),
     # -- collectives
-    FramePattern("c10d_collective", _C10D, _ANY, MainState.IN_COLLECTIVE),
-    FramePattern("functional_collectives", r"torch/distributed/_functional_collectives\w*\.py$", _ANY, MainState.IN_COLLECTIVE),
-    FramePattern("ddp_sync", r"torch/nn/parallel/distributed\.py$", r"_sync_\w+|_verify_param_shape_across_processes|_check_and_sync_module_buffers|_match_all_reduce_for_bwd_pass|_check_global_requires_backward_grad_sync|_distributed_broadcast_coalesced", MainState.IN_COLLECTIVE),
-    FramePattern("deepspeed_comm", r"deepspeed/comm/", _ANY, MainState.IN_COLLECTIVE),
-    FramePattern("native_reducer_wait", _NATIVE, r"c10d::Reducer::(finalize_backward|wait\w*|all_reduce\w*).*", MainState.IN_COLLECTIVE),
-    FramePattern("native_c10d_wait", _NATIVE, r"c10d::\w*(Work|ProcessGroup)\w*::(wait|synchronize|barrier|allreduce|allgather|broadcast|reduce_scatter|alltoall|send|recv)\w*.*", MainState.IN_COLLECTIVE),
-    FramePattern("native_gloo", _NATIVE, r"gloo::.*", MainState.IN_COLLECTIVE),
-    FramePattern("native_nccl", _NATIVE, r"nccl\w+", MainState.IN_COLLECTIVE),
+    _Row("c10d_collective", _C10D, _ANY, _S.IN_COLLECTIVE),
+    _Row(
+        "functional_collectives",
+        r"torch/distributed/_functional_collectives\w*\.py$",
+        _ANY,
+        _S.IN_COLLECTIVE,
+    ),
+    _Row("ddp_sync", r"torch/nn/parallel/distributed\.py$", _DDP_SYNC_FUNCTIONS, _S.IN_COLLECTIVE),
+    _Row("deepspeed_comm", r"deepspeed/comm/", _ANY, _S.IN_COLLECTIVE),
+    _Row(
+        "native_reducer_wait",
+        _NATIVE,
+        r"c10d::Reducer::(finalize_backward|wait\w*|all_reduce\w*).*",
+        _S.IN_COLLECTIVE,
+    ),
+    _Row("native_c10d_wait", _NATIVE, _NATIVE_WAITS, _S.IN_COLLECTIVE),
+    _Row("native_gloo", _NATIVE, r"gloo::.*", _S.IN_COLLECTIVE),
+    _Row("native_nccl", _NATIVE, r"nccl\w+", _S.IN_COLLECTIVE),
     # -- waiting for a batch
-    FramePattern("torch_dataloader", r"torch/utils/data/", _ANY, MainState.DATALOADER_WAIT),
-    FramePattern("torchdata", r"torchdata/", _ANY, MainState.DATALOADER_WAIT),
-    FramePattern("litdata", r"litdata/", _ANY, MainState.DATALOADER_WAIT),
-    FramePattern("mosaic_streaming", r"streaming/base/", _ANY, MainState.DATALOADER_WAIT),
-    FramePattern("dali", r"nvidia/dali/", _ANY, MainState.DATALOADER_WAIT),
+    _Row("torch_dataloader", r"torch/utils/data/", _ANY, _S.DATALOADER_WAIT),
+    _Row("torchdata", r"torchdata/", _ANY, _S.DATALOADER_WAIT),
+    _Row("litdata", r"litdata/", _ANY, _S.DATALOADER_WAIT),
+    _Row("mosaic_streaming", r"streaming/base/", _ANY, _S.DATALOADER_WAIT),
+    _Row("dali", r"nvidia/dali/", _ANY, _S.DATALOADER_WAIT),
     # -- checkpoints
-    FramePattern("torch_save_load", r"torch/serialization\.py$", r"_?save|_legacy_save|_?load|_legacy_load", MainState.IN_CHECKPOINT),
-    FramePattern("distributed_checkpoint", r"torch/distributed/checkpoint/", _ANY, MainState.IN_CHECKPOINT),
-    FramePattern("safetensors", r"safetensors/", r"save\w*|load\w*|serialize\w*", MainState.IN_CHECKPOINT),
-    FramePattern("named_checkpoint_function", _ANY, r"_?save_(checkpoint|ckpt|model|state|pretrained)\w*|_?checkpoint_save\w*|_?(load|resume)_(from_)?checkpoint\w*", MainState.IN_CHECKPOINT),
+    _Row("torch_save_load", r"torch/serialization\.py$", _SAVE_LOAD, _S.IN_CHECKPOINT),
+    _Row("distributed_checkpoint", r"torch/distributed/checkpoint/", _ANY, _S.IN_CHECKPOINT),
+    _Row("safetensors", r"safetensors/", r"save\w*|load\w*|serialize\w*", _S.IN_CHECKPOINT),
+    _Row("named_checkpoint_function", _ANY, _CHECKPOINT_FUNCTIONS, _S.IN_CHECKPOINT),
     # -- backward: compute, or (when the process is idle) DDP waiting for the all-reduce
-    FramePattern("autograd_backward", r"torch/autograd/", r"_engine_run_backward|backward|grad", MainState.COMPUTE, MainState.IN_COLLECTIVE),
+    _Row(
+        "autograd_backward",
+        r"torch/autograd/",
+        r"_engine_run_backward|backward|grad",
+        _S.COMPUTE,
+        _S.IN_COLLECTIVE,
+    ),
 )
 
+_P = PhasePattern
 PHASE_PATTERNS: tuple[PhasePattern, ...] = (
-    PhasePattern("c10d_init", _C10D, _INIT_FUNCTIONS, Phase.INIT),
-    PhasePattern("rendezvous", r"torch/distributed/(rendezvous\.py|elastic/rendezvous/)", _ANY, Phase.INIT),
-    PhasePattern("deepspeed_init", r"deepspeed/comm/", r"init_distributed|init_deepspeed_backend", Phase.INIT),
-    PhasePattern("torch_save_load", r"torch/serialization\.py$", r"_?save|_legacy_save|_?load|_legacy_load", Phase.CHECKPOINT),
-    PhasePattern("distributed_checkpoint", r"torch/distributed/checkpoint/", _ANY, Phase.CHECKPOINT),
-    PhasePattern("safetensors", r"safetensors/", r"save\w*|load\w*", Phase.CHECKPOINT),
-    PhasePattern("named_checkpoint_function", _ANY, r"_?save_(checkpoint|ckpt|model|state|pretrained)\w*|_?checkpoint_save\w*|_?(load|resume)_(from_)?checkpoint\w*", Phase.CHECKPOINT),
-    PhasePattern("named_evaluation_function", _ANY, r"_?(evaluate|evaluation_loop|eval_loop|run_eval\w*|validate|validation_loop|validation_step|_run_validation\w*|_evaluation_loop\w*|prediction_loop|evaluation_step)", Phase.EVALUATION),
+    _P("c10d_init", _C10D, _INIT_FUNCTIONS, Phase.INIT),
+    _P("rendezvous", r"torch/distributed/(rendezvous\.py|elastic/rendezvous/)", _ANY, Phase.INIT),
+    _P("deepspeed_init", r"deepspeed/comm/", _DEEPSPEED_INIT, Phase.INIT),
+    _P("torch_save_load", r"torch/serialization\.py$", _SAVE_LOAD, Phase.CHECKPOINT),
+    _P("distributed_checkpoint", r"torch/distributed/checkpoint/", _ANY, Phase.CHECKPOINT),
+    _P("safetensors", r"safetensors/", r"save\w*|load\w*", Phase.CHECKPOINT),
+    _P("named_checkpoint_function", _ANY, _CHECKPOINT_FUNCTIONS, Phase.CHECKPOINT),
+    _P("named_evaluation_function", _ANY, _EVALUATION_FUNCTIONS, Phase.EVALUATION),
 )
 
 _WORKER_LOOP = FramePattern(
-    "dataloader_worker_loop", r"torch/utils/data/_utils/worker\.py$", r"_worker_loop", MainState.UNKNOWN
+    "dataloader_worker_loop", r"torch/utils/data/_utils/worker\.py$", r"_worker_loop", _S.UNKNOWN
 )
-_QUEUE_GET = FramePattern("queue_get", r"(multiprocessing/queues|queue)\.py$", r"get", MainState.UNKNOWN)
+_QUEUE_GET = FramePattern("queue_get", r"(multiprocessing/queues|queue)\.py$", r"get", _S.UNKNOWN)
 
 _STDLIB = frozenset(sys.stdlib_module_names)
 
@@ -333,8 +382,9 @@ def classify_worker(dump: Dump) -> WorkerClass:
     inner = frames if loop_at is None else frames[:loop_at]
     top = top_frames(frames)
     if loop_at is not None and inner and all(_is_stdlib(f) for f in inner):
-        if any(_QUEUE_GET.matches(f) for f in inner):
-            return WorkerClass(WorkerState.IDLE, next(f for f in inner if _QUEUE_GET.matches(f)), top)
+        waits = [f for f in inner if _QUEUE_GET.matches(f)]
+        if waits:
+            return WorkerClass(WorkerState.IDLE, waits[0], top)
     if loop_at is None:
         return WorkerClass(WorkerState.UNKNOWN, user_frame(frames) or frames[0], top)
     return WorkerClass(WorkerState.BUSY, user_frame(inner) or (inner[0] if inner else None), top)
@@ -370,10 +420,20 @@ class DumpResult(str, enum.Enum):
 
 # First match wins; searched in py-spy's stderr.
 ERROR_PATTERNS: tuple[tuple[str, DumpResult], ...] = (
-    (r"Permission Denied|Operation not permitted|os error 1\b|os error 13\b", DumpResult.PERMISSION_DENIED),
+    (
+        r"Permission Denied|Operation not permitted|os error 1\b|os error 13\b",
+        DumpResult.PERMISSION_DENIED,
+    ),
     (r"Can't get native stack traces with the --nonblocking", DumpResult.BAD_OPTIONS),
-    (r"Failed to find python version|doesn't appear to be a python|Failed to find a python interpreter", DumpResult.NOT_PYTHON),
-    (r"Failed to get process executable name|No such process|os error 3\b|process .* not found", DumpResult.GONE),
+    (
+        r"Failed to find python version|doesn't appear to be a python|"
+        r"Failed to find a python interpreter",
+        DumpResult.NOT_PYTHON,
+    ),
+    (
+        r"Failed to get process executable name|No such process|os error 3\b|process .* not found",
+        DumpResult.GONE,
+    ),
 )
 
 

@@ -18,6 +18,7 @@ runner reports `source_up{source="pyspy"} 0`; the cause is logged once with what
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -318,7 +319,11 @@ class PyspySampler:
                 start_new_session=True,  # a terminal's Ctrl-C must not reach py-spy mid-dump
             )
         except FileNotFoundError:
-            return DumpResult.MISSING, "", f"py-spy executable not found: {self.settings.executable}"
+            return (
+                DumpResult.MISSING,
+                "",
+                f"py-spy executable not found: {self.settings.executable}",
+            )
         except PermissionError as exc:
             return DumpResult.MISSING, "", f"py-spy executable not runnable: {exc}"
         try:
@@ -334,7 +339,10 @@ class PyspySampler:
     def _write_dump(self, target: Target, round_: _Round, text: str) -> str:
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(self._wall()))
         who = "worker" if target.role is ProcRole.WORKER else "rank"
-        name = f"{stamp}-round{round_.round_id}.{round_.done}-rank{target.rank}-{who}-{target.pid}.json"
+        name = (
+            f"{stamp}-round{round_.round_id}.{round_.done}"
+            f"-rank{target.rank}-{who}-{target.pid}.json"
+        )
         path = self.dump_dir / name
         try:
             self.dump_dir.mkdir(parents=True, exist_ok=True)
@@ -353,10 +361,8 @@ class PyspySampler:
             except OSError:
                 return
             for old in files[: max(0, len(files) - self.settings.max_dump_files)]:
-                try:
+                with contextlib.suppress(OSError):
                     old.unlink()
-                except OSError:
-                    pass
 
     # -- metrics -------------------------------------------------------------------------
     def metric_families(self) -> list[MetricFamilyData]:
@@ -366,7 +372,7 @@ class PyspySampler:
         families = [
             counter(
                 "pyspy_dumps",
-                "py-spy dumps taken, by result (ok, permission_denied, not_python, gone, timeout, ...).",
+                "py-spy dumps taken, by result (ok, permission_denied, not_python, gone, ...).",
                 ("result",),
                 [((result,), count) for result, count in dumps],
             ),
@@ -463,7 +469,9 @@ def read_proc(proc_root: Path, pid: int) -> ProcReading | None:
                 written = int(line.split()[1])
     except (OSError, ValueError):
         written = None
-    return ProcReading(state=state, wchan="" if wchan == "0" else wchan, cpu_seconds=cpu, written_bytes=written)
+    return ProcReading(
+        state=state, wchan="" if wchan == "0" else wchan, cpu_seconds=cpu, written_bytes=written
+    )
 
 
 def diagnose(
@@ -491,7 +499,9 @@ def diagnose(
             + " read it without CAP_SYS_PTRACE"
         )
     if euid == 0 and not has_cap:
-        reasons.append("rankwatch runs as root without CAP_SYS_PTRACE (a container needs --cap-add SYS_PTRACE)")
+        reasons.append(
+            "rankwatch runs as root without CAP_SYS_PTRACE (a container needs --cap-add SYS_PTRACE)"
+        )
     detail = "; ".join(reasons) or message
     return (
         f"py-spy cannot read the ranks' stacks: {detail}. Judging from /proc only "

@@ -164,7 +164,9 @@ def main(argv: list[str]) -> int:
     dist.init_process_group("gloo", rank=rank, world_size=world)
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    model = DistributedDataParallel(nn.Sequential(nn.Linear(FEATURES, 64), nn.ReLU(), nn.Linear(64, 1)))
+    model = DistributedDataParallel(
+        nn.Sequential(nn.Linear(FEATURES, 64), nn.ReLU(), nn.Linear(64, 1))
+    )
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     dataset = SyntheticDataset(args, rank)
     loader = DataLoader(

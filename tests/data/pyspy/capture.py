@@ -98,9 +98,9 @@ def read_pids(path: Path) -> list[dict[str, str]]:
 
 def find_pid(rows: list[dict[str, str]], role: str, rank: int, worker: int | None) -> int:
     for row in rows:
-        if row["role"] == role and int(row["rank"]) == rank:
-            if worker is None or int(row.get("worker", -1)) == worker:
-                return int(row["pid"])
+        same_process = row["role"] == role and int(row["rank"]) == rank
+        if same_process and (worker is None or int(row.get("worker", -1)) == worker):
+            return int(row["pid"])
     raise LookupError(f"no {role} rank={rank} worker={worker} in {rows}")
 
 
@@ -118,8 +118,16 @@ def run_scenario(name: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         pid_file = Path(tmp) / "pids.txt"
         argv = [
-            torchrun, "--standalone", "--nproc_per_node", "2", str(JOB),
-            *args, "--pid-file", str(pid_file), "--checkpoint-dir", tmp,
+            torchrun,
+            "--standalone",
+            "--nproc_per_node",
+            "2",
+            str(JOB),
+            *args,
+            "--pid-file",
+            str(pid_file),
+            "--checkpoint-dir",
+            tmp,
         ]
         job = subprocess.Popen(
             argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
@@ -147,7 +155,9 @@ def capture_errors() -> None:
     try:
         done = subprocess.run(
             ["py-spy", "dump", "--json", "--nonblocking", "--pid", str(sleeper.pid)],
-            capture_output=True, text=True, timeout=30,
+            capture_output=True,
+            text=True,
+            timeout=30,
         )
         (HERE / "error-not-python.txt").write_text(done.stderr)
     finally:
@@ -155,7 +165,9 @@ def capture_errors() -> None:
         sleeper.wait()
     done = subprocess.run(
         ["py-spy", "dump", "--json", "--nonblocking", "--pid", str(sleeper.pid)],
-        capture_output=True, text=True, timeout=30,
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     (HERE / "error-no-such-process.txt").write_text(re.sub(r"\d{3,}", "<pid>", done.stderr))
 
