@@ -457,15 +457,12 @@ class StackDetector:
             if key in self._firing:
                 return [self._resolve(key, f"rank {rank} writes its checkpoint again")]
             return []
-        since_candidates = [pair[0].at]
         if in_disk_sleep:
-            since_candidates = [proc.state_since]
+            since = proc.state_since
         else:
-            if proc.written_changed_at is not None:
-                since_candidates.append(proc.written_changed_at)
-            if proc.active_at is not None:
-                since_candidates.append(proc.active_at)
-        since = max(since_candidates) if not in_disk_sleep else since_candidates[0]
+            # Stalled since the later of its last write and its last CPU use.
+            changes = [t for t in (proc.written_changed_at, proc.active_at) if t is not None]
+            since = max(changes) if changes else pair[0].at
         stalled = now - since
         if stalled < self.settings.checkpoint_stall_seconds or key in self._firing:
             return []
@@ -650,30 +647,26 @@ class StackDetector:
 
     # PhaseHint --------------------------------------------------------------------------
     def _phase_hints(self, now: float, states: dict[int, tuple[str, str]]) -> list[DetectorOutput]:
-        out: list[DetectorOutput] = []
+        """Once per episode: ranks in a known long phase, and the local ranks waiting for them."""
         in_phase: dict[int, tuple[Phase, str]] = {}
         for rank, pid in sorted(self._rank_pid.items()):
             proc = self._procs.get(pid)
             last = proc.samples[-1] if proc is not None and proc.samples else None
-            phase = last.main.phase if last is not None and last.main is not None else None
-            if phase is None:
-                self._hinted.pop(rank, None)
-                continue
-            assert last is not None
-            in_phase[rank] = (phase, _main_frame(last))
-        for rank, (phase, frame) in in_phase.items():
-            if self._hinted.get(rank) is not phase:
-                self._hinted[rank] = phase
-                out.append(PhaseHint(now, rank, phase.value, self._hold(phase), f"stacks: {frame}"))
+            if last is not None and last.main is not None and last.main.phase is not None:
+                in_phase[rank] = (last.main.phase, f"stacks: {_main_frame(last)}")
         if in_phase:
-            holder, (phase, _frame) = min(in_phase.items())
-            for rank, (state, _f) in sorted(states.items()):
-                if rank in in_phase or state != MainState.IN_COLLECTIVE.value:
-                    continue
-                if self._hinted.get(rank) is not phase:
-                    self._hinted[rank] = phase
-                    origin = f"stacks: waiting for rank {holder} ({phase.value})"
-                    out.append(PhaseHint(now, rank, phase.value, self._hold(phase), origin))
+            holder, (phase, _origin) = min(in_phase.items())
+            for rank, (state, _frame) in sorted(states.items()):
+                if rank not in in_phase and state == MainState.IN_COLLECTIVE.value:
+                    in_phase[rank] = (phase, f"stacks: waiting for rank {holder} ({phase.value})")
+        out: list[DetectorOutput] = []
+        for rank in sorted(self._rank_pid):
+            wanted = in_phase.get(rank)
+            if wanted is None:
+                self._hinted.pop(rank, None)
+            elif self._hinted.get(rank) is not wanted[0]:
+                self._hinted[rank] = wanted[0]
+                out.append(PhaseHint(now, rank, wanted[0].value, self._hold(wanted[0]), wanted[1]))
         return out
 
     def _hold(self, phase: Phase) -> float:

@@ -298,7 +298,7 @@ _STDLIB = frozenset(sys.stdlib_module_names)
 
 def is_library_frame(frame: Frame) -> bool:
     """Standard library, torch itself, or native code: never the 'user frame' we report."""
-    if frame.is_native or frame.filename.startswith("<"):
+    if frame.is_native or frame.filename.startswith("<frozen"):
         return True
     top = frame.short_filename.split("/", 1)[0].removesuffix(".py")
     return top in _STDLIB or top == "torch"
