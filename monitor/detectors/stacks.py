@@ -332,7 +332,12 @@ class StackDetector:
         where = "the main process" if worker.pid == main_pid else f"DataLoader worker {worker.pid}"
         summary = f"rank {rank}: {where} stuck {stuck_seconds:.0f} s in {frame}"
         if victims:
-            summary += f"; rank {_ranks_text([v['rank'] for v in victims])} wait in a collective"
+            waiting = [v["rank"] for v in victims]
+            summary += (
+                f"; rank {waiting[0]} waits in a collective"
+                if len(waiting) == 1
+                else f"; ranks {_ranks_text(waiting)} wait in a collective"
+            )
         evidence: dict[str, EvidenceValue] = {
             "rank": rank,
             "worker_pid": worker.pid,
@@ -744,10 +749,11 @@ def _after(moment: float | None, since: float) -> bool:
 
 
 def _main_frame(sample: StackSample) -> str:
+    """The frame that decided the state; for plain user code, the innermost user frame."""
     main = sample.main
     if main is None:
         return ""
-    frame = main.user_frame if main.state is MainState.COMPUTE and main.user_frame else main.frame
+    frame = main.frame if main.rule else (main.user_frame or main.frame)
     return frame.location if frame is not None else ""
 
 

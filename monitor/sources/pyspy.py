@@ -23,6 +23,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -135,8 +136,7 @@ class PyspySampler:
 
     # -- wiring --------------------------------------------------------------------------
     def _build_argv(self) -> list[str]:
-        executable = shutil.which(self.settings.executable) or self.settings.executable
-        argv = [executable, "dump", "--json"]
+        argv = [find_executable(self.settings.executable), "dump", "--json"]
         if self.settings.native:
             # py-spy refuses --native with --nonblocking: a native dump pauses the process.
             argv.append("--native")
@@ -406,6 +406,17 @@ class PyspySampler:
 
 # ---------------------------------------------------------------------------------------
 # Helpers (module level so tests and the wrap-mode docs can use them directly)
+
+
+def find_executable(name: str) -> str:
+    """A bare name is looked up next to this interpreter first (py-spy is installed with
+    rankwatch, in the same environment), then on PATH; a path is used as given."""
+    if os.sep in name:
+        return name
+    sibling = Path(sys.executable).parent / name
+    if sibling.is_file() and os.access(sibling, os.X_OK):
+        return str(sibling)
+    return shutil.which(name) or name
 
 
 def select_targets(processes: Iterable[ProcessInfo]) -> list[Target]:

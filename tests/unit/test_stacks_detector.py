@@ -196,7 +196,7 @@ def test_stalled_worker_fires_dataloader_stalled_naming_worker_frame_and_victims
     assert alert.evidence["stack_evidence"] == "py-spy"
     assert alert.summary == (
         f"rank 1: DataLoader worker {WORKER10} stuck 13 s in "
-        "torch_job.py:91 SyntheticDataset.__getitem__; rank 0 wait in a collective"
+        "torch_job.py:91 SyntheticDataset.__getitem__; rank 0 waits in a collective"
     )
 
 
