@@ -332,11 +332,11 @@ class StackDetector:
         where = "the main process" if worker.pid == main_pid else f"DataLoader worker {worker.pid}"
         summary = f"rank {rank}: {where} stuck {stuck_seconds:.0f} s in {frame}"
         if victims:
-            waiting = [v["rank"] for v in victims]
+            victim_ranks = [v["rank"] for v in victims]
             summary += (
-                f"; rank {waiting[0]} waits in a collective"
-                if len(waiting) == 1
-                else f"; ranks {_ranks_text(waiting)} wait in a collective"
+                f"; rank {victim_ranks[0]} waits in a collective"
+                if len(victim_ranks) == 1
+                else f"; ranks {_ranks_text(victim_ranks)} wait in a collective"
             )
         evidence: dict[str, EvidenceValue] = {
             "rank": rank,

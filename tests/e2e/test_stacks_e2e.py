@@ -72,7 +72,11 @@ class WatchedJob:
     def worker_pid(self, rank: int, worker: int) -> int:
         for line in self.pid_file.read_text().splitlines():
             row = dict(part.split("=", 1) for part in line.split())
-            if row["role"] == "worker" and int(row["rank"]) == rank and int(row["worker"]) == worker:
+            if (
+                row["role"] == "worker"
+                and int(row["rank"]) == rank
+                and int(row["worker"]) == worker
+            ):
                 return int(row["pid"])
         raise LookupError(f"worker {worker} of rank {rank}")
 
@@ -183,9 +187,9 @@ def test_killed_rank_is_named_rank_dead_within_5_seconds(
     killed_at = time.time()
     os.kill(rank1, signal.SIGKILL)
     record = job.wait_for(
-        lambda r: r["status"] == "firing"
-        and r["category"] == "rank_dead"
-        and r["culprit_ranks"] == [1],
+        lambda r: (
+            r["status"] == "firing" and r["category"] == "rank_dead" and r["culprit_ranks"] == [1]
+        ),
         timeout=30,
     )
     assert record is not None, job.tail()
