@@ -62,7 +62,9 @@ class WatchedJob:
             if self.pid_file.exists():
                 for line in self.pid_file.read_text().splitlines():
                     rows.append(dict(part.split("=", 1) for part in line.split()))
-            found = [int(r["pid"]) for r in rows if r["role"] == role and int(r["rank"]) == rank]
+            found = [
+                int(r["pid"]) for r in rows if r.get("role") == role and int(r["rank"]) == rank
+            ]
             if len(found) >= count:
                 return found
             assert self.proc.poll() is None, self.tail()
@@ -73,7 +75,7 @@ class WatchedJob:
         for line in self.pid_file.read_text().splitlines():
             row = dict(part.split("=", 1) for part in line.split())
             if (
-                row["role"] == "worker"
+                row.get("role") == "worker"
                 and int(row["rank"]) == rank
                 and int(row["worker"]) == worker
             ):

@@ -1,8 +1,8 @@
 """A small but real distributed training job for end-to-end tests (torch CPU build, gloo).
 
 Run it under torchrun, e.g. `torchrun --standalone --nproc_per_node 2 torch_job.py --mode healthy`.
-Every rank trains a DDP-wrapped linear model on batches from a DataLoader with `--workers`
-worker processes, printing one progress line per step. Modes:
+Every rank trains a small DDP-wrapped MLP (`--hidden` wide) on batches from a DataLoader with
+`--workers` worker processes, printing one progress line per step. Modes:
 
 - healthy: train `--steps` steps and exit 0.
 - stall_worker: from step `--fault-step` on, the DataLoader worker 0 of rank `--fault-rank`
@@ -14,8 +14,9 @@ worker processes, printing one progress line per step. Modes:
 - busy_user: from step `--fault-step` on, rank `--fault-rank` spins forever in a user function
   before its forward pass, so the other ranks wait in the all-reduce.
 
-The script writes `ready` lines (`pid=... rank=... role=...`) to `--pid-file` when given, so a
-test can find ranks and workers without guessing.
+With `--pid-file`, every rank and worker appends a line `pid=... role=... rank=...` to it, so a
+test can find them without guessing; the stalling worker also appends `event=stall pid=...
+at=<unix time>` just before it blocks.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--hidden", type=int, default=64, help="width of the hidden layer")
     parser.add_argument("--item-seconds", type=float, default=0.005)
     parser.add_argument("--step-seconds", type=float, default=0.0, help="extra sleep per step")
     parser.add_argument("--fault-step", type=int, default=5)
@@ -88,6 +90,9 @@ class SyntheticDataset(Dataset[tuple[torch.Tensor, torch.Tensor]]):
             and worker.id == 0
             and index >= stall_from
         ):
+            announce(
+                self.args.pid_file, event="stall", pid=os.getpid(), rank=self.rank, at=time.time()
+            )
             threading.Event().wait()  # a read that never returns
         time.sleep(self.args.item_seconds)
         generator = torch.Generator().manual_seed(index)
@@ -165,7 +170,7 @@ def main(argv: list[str]) -> int:
     torch.set_num_threads(1)
     torch.manual_seed(0)
     model = DistributedDataParallel(
-        nn.Sequential(nn.Linear(FEATURES, 64), nn.ReLU(), nn.Linear(64, 1))
+        nn.Sequential(nn.Linear(FEATURES, args.hidden), nn.ReLU(), nn.Linear(args.hidden, 1))
     )
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     dataset = SyntheticDataset(args, rank)

@@ -98,7 +98,7 @@ def read_pids(path: Path) -> list[dict[str, str]]:
 
 def find_pid(rows: list[dict[str, str]], role: str, rank: int, worker: int | None) -> int:
     for row in rows:
-        same_process = row["role"] == role and int(row["rank"]) == rank
+        same_process = row.get("role") == role and int(row["rank"]) == rank
         if same_process and (worker is None or int(row.get("worker", -1)) == worker):
             return int(row["pid"])
     raise LookupError(f"no {role} rank={rank} worker={worker} in {rows}")
