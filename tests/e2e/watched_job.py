@@ -21,6 +21,7 @@ class WatchedJob:
     """rankwatch wrapping torchrun wrapping tests/e2e/torch_job.py."""
 
     def __init__(self, tmp_path: Path, *job_args: str, env: dict[str, str] | None = None) -> None:
+        tmp_path.mkdir(parents=True, exist_ok=True)
         self.alert_log = tmp_path / "alerts.jsonl"
         self.pid_file = tmp_path / "pids.txt"
         self.state_dir = tmp_path / "state"
