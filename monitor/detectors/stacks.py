@@ -119,6 +119,9 @@ class StackDetector:
         self._rank_pid: dict[int, int] = {}
         self._firing: dict[tuple[str, int], _Firing] = {}
         self._hinted: dict[int, Phase] = {}
+        # A verdict that needs one more look once enough time has passed: when, and why.
+        self._confirm_at: float | None = None
+        self._confirm_why = ""
         self._sampler_seen = False
         self._blind_reason = ""
 
@@ -227,8 +230,16 @@ class StackDetector:
                     detector=self.name,
                 )
             )
+        if self._confirm_at is not None and now >= self._confirm_at:
+            # Ranks that spin while they wait (NCCL) never look idle: look again explicitly.
+            out.append(Suspicion(now, tuple(sorted(self._rank_pid)), self._confirm_why, self.name))
+            self._confirm_at = None
         out.extend(self._resolve_on_activity())
         return out
+
+    def _confirm_later(self, at: float, why: str) -> None:
+        if self._confirm_at is None or at < self._confirm_at:
+            self._confirm_at, self._confirm_why = at, why
 
     def _resolve_on_activity(self) -> list[DetectorOutput]:
         """Alerts are over once the processes they describe run again, whatever the stacks say:
@@ -469,7 +480,13 @@ class StackDetector:
             changes = [t for t in (proc.written_changed_at, proc.active_at) if t is not None]
             since = max(changes) if changes else pair[0].at
         stalled = now - since
-        if stalled < self.settings.checkpoint_stall_seconds or key in self._firing:
+        if key in self._firing:
+            return []
+        if stalled < self.settings.checkpoint_stall_seconds:
+            self._confirm_later(
+                since + self.settings.checkpoint_stall_seconds,
+                f"confirm: rank {rank} checkpoint save not writing",
+            )
             return []
         sample = pair[1]
         frame = _main_frame(sample)
@@ -511,12 +528,19 @@ class StackDetector:
         self, now: float, states: dict[int, tuple[str, str]]
     ) -> list[DetectorOutput]:
         out: list[DetectorOutput] = []
-        victims = self._persistent_victims(now)
+        waiting_since = self._persistent_victims()
+        limit = self.settings.straggler_alert_seconds
+        victims = {r: now - t for r, t in waiting_since.items() if now - t >= limit}
         for rank in sorted(self._rank_pid):
             key = ("RankNotInCollective", rank)
-            culprit = self._culprit_state(rank) if victims else None
+            culprit = (
+                self._culprit_state(rank) if waiting_since and rank not in waiting_since else None
+            )
             explained = culprit is not None and self._explained(rank, culprit)
-            if culprit is None or explained or rank in victims:
+            if culprit is not None and not explained and not victims:
+                first = min(waiting_since.values())
+                self._confirm_later(first + limit, f"confirm: rank {rank} not in the collective")
+            if culprit is None or explained or not victims:
                 if key in self._firing:
                     out.append(
                         self._resolve(key, f"rank {rank} is no longer holding up a collective")
@@ -578,28 +602,25 @@ class StackDetector:
             )
         return out
 
-    def _persistent_victims(self, now: float) -> dict[int, float]:
-        """rank → seconds waited, for ranks in a collective in both of their last two samples."""
+    def _persistent_victims(self) -> dict[int, float]:
+        """rank → since when it waits, for ranks in a collective in their last two samples."""
         victims = {}
         for rank, pid in self._rank_pid.items():
             proc = self._procs.get(pid)
-            pair = self._last_two(pid)
-            if proc is None or pair is None or proc.state is ProcState.STOPPED:
+            if proc is None or proc.state is ProcState.STOPPED or len(proc.samples) < 2:
                 continue
-            first, second = pair
-            older = proc.samples[-3] if len(proc.samples) > 2 else None
-            in_collective = (
-                self._effective(first, older, proc) == MainState.IN_COLLECTIVE.value
-                and self._effective(second, first, proc) == MainState.IN_COLLECTIVE.value
-            )
-            if not in_collective:
-                continue
-            since = first.at
+            samples = list(proc.samples)
+            run_start: float | None = None
+            for index in range(len(samples) - 1, -1, -1):
+                prev = samples[index - 1] if index > 0 else None
+                if self._effective(samples[index], prev, proc) != MainState.IN_COLLECTIVE.value:
+                    break
+                run_start = samples[index].at
+            if run_start is None or run_start > samples[-2].at:
+                continue  # not in a collective in both of the last two samples
             if proc.active_at is not None:
-                since = min(since, proc.active_at)
-            waited = now - since
-            if waited >= self.settings.straggler_alert_seconds:
-                victims[rank] = waited
+                run_start = min(run_start, proc.active_at)
+            victims[rank] = run_start
         return victims
 
     def _culprit_state(self, rank: int) -> tuple[str, str] | None:

@@ -408,3 +408,27 @@ def test_metrics_show_states_collective_and_stall() -> None:
     assert states[("1", "dataloader_wait")] == 1.0
     assert sum(states.values()) == 2.0
     assert families["dataloader_stalled"].samples == ((("0",), 0.0), (("1",), 1.0))
+
+
+def test_spinning_victims_are_confirmed_by_a_later_look() -> None:
+    """Victims that burn CPU while they wait (as NCCL ranks do) never look idle: after one round
+    the detector asks for another look once straggler_alert_seconds have passed, and that look
+    names the culprit."""
+    job = Job()
+    del job.procs[WORKER10], job.procs[WORKER11]
+    job.procs[RANK0].dump = "checkpoint-rank1-barrier.json"  # in a barrier, by its stack
+    job.procs[RANK1].dump = "busy-rank1-user-loop.json"
+    suspicions: list[tuple[float, str]] = []
+    for second in range(0, 42):
+        job.at(1000.0 + second)
+        job.procs[RANK0].cpu += 1.0
+        job.procs[RANK1].cpu += 1.0
+        job.snapshot()
+        if second in (10, 13):
+            assert transitions(job.dump_pass()) == []
+        suspicions += [(s.at, s.reason) for s in job.tick() if isinstance(s, Suspicion)]
+    assert suspicions == [(1040.0, "confirm: rank 1 not in the collective")]
+    fired = transitions(job.at(1041.0).dump_pass())
+    assert [(t.alertname, t.culprit_ranks, t.evidence["waiting_seconds"]) for t in fired] == [
+        ("RankNotInCollective", (1,), 31.0)
+    ]
