@@ -43,11 +43,21 @@ examples:
 
 def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="FILE", help="TOML configuration file")
-    p.add_argument("--metrics-addr", metavar="HOST:PORT", help="Prometheus endpoint (default 127.0.0.1:9824; empty disables)")
+    p.add_argument(
+        "--metrics-addr",
+        metavar="HOST:PORT",
+        help="Prometheus endpoint (default 127.0.0.1:9824; empty disables)",
+    )
     p.add_argument("--alert-log", metavar="PATH", help="write alert records as JSON lines to PATH")
     p.add_argument("--state-dir", metavar="DIR", help="directory for dumps and the alert spool")
-    p.add_argument("--log-format", choices=("json", "console"), help="daemon log format (console on a TTY by default)")
-    p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), help="daemon log level")
+    p.add_argument(
+        "--log-format",
+        choices=("json", "console"),
+        help="daemon log format (console on a TTY by default)",
+    )
+    p.add_argument(
+        "--log-level", choices=("debug", "info", "warning", "error"), help="daemon log level"
+    )
     p.add_argument("--job-id", metavar="ID", help="job identifier on alerts and metrics")
     p.add_argument("--node-name", metavar="NAME", help="this node's name (default: host name)")
 
@@ -72,9 +82,24 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_common(run)
-    run.add_argument("--pid", type=int, action="append", default=[], metavar="PID", help="attach to this process (repeatable)")
-    run.add_argument("--stderr", action="append", default=[], metavar="PATH", help="follow this output file (repeatable)")
-    run.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD ARGS...: the command to run and watch")
+    run.add_argument(
+        "--pid",
+        type=int,
+        action="append",
+        default=[],
+        metavar="PID",
+        help="attach to this process (repeatable)",
+    )
+    run.add_argument(
+        "--stderr",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="follow this output file (repeatable)",
+    )
+    run.add_argument(
+        "cmd", nargs=argparse.REMAINDER, help="-- CMD ARGS...: the command to run and watch"
+    )
 
     check = sub.add_parser(
         "check-config",
@@ -90,8 +115,15 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=DEMO_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    demo.add_argument("--duration", type=float, default=45.0, help="seconds the simulated job runs (default 45)")
-    demo.add_argument("--metrics-addr", default="127.0.0.1:0", metavar="HOST:PORT", help="metrics endpoint (default: a free port)")
+    demo.add_argument(
+        "--duration", type=float, default=45.0, help="seconds the simulated job runs (default 45)"
+    )
+    demo.add_argument(
+        "--metrics-addr",
+        default="127.0.0.1:0",
+        metavar="HOST:PORT",
+        help="metrics endpoint (default: a free port)",
+    )
     demo.add_argument("--alert-log", metavar="PATH", help="also write alert records as JSON lines")
 
     sub.add_parser("version", help="print the version")
@@ -116,9 +148,13 @@ def overrides_from(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def _settings_or_exit(args: argparse.Namespace, extra: dict[str, Any] | None = None) -> Settings | int:
+def _settings_or_exit(
+    args: argparse.Namespace, extra: dict[str, Any] | None = None
+) -> Settings | int:
     try:
-        return load_settings(getattr(args, "config", None), overrides={**overrides_from(args), **(extra or {})})
+        return load_settings(
+            getattr(args, "config", None), overrides={**overrides_from(args), **(extra or {})}
+        )
     except SettingsError as exc:
         for problem in exc.problems:
             print(f"rankwatch: {problem}", file=sys.stderr)
@@ -153,7 +189,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if isinstance(settings, int):
         return settings
     configure_logging(settings.general.log_format, settings.general.log_level)
-    target: WrapTarget | AttachTarget = WrapTarget(command) if command else AttachTarget(args.pid, args.stderr)
+    target: WrapTarget | AttachTarget = (
+        WrapTarget(command) if command else AttachTarget(args.pid, args.stderr)
+    )
     session = Session(settings, target)
     try:
         result = asyncio.run(session.run())

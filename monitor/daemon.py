@@ -251,7 +251,11 @@ class Daemon:
                 "health",
                 "Health of each concern: 1 for its current state (ok, unknown, warning, critical).",
                 ("concern", "state"),
-                [((c.concern, h.value), 1.0 if c.health is h else 0.0) for c in concerns for h in Health],
+                [
+                    ((c.concern, h.value), 1.0 if c.health is h else 0.0)
+                    for c in concerns
+                    for h in Health
+                ],
             )
         )
         families.append(

@@ -43,7 +43,8 @@ def run_demo(args: argparse.Namespace) -> int:
     out.write(summary_line(result) + "\n")
     assert session.daemon is not None
     named = [
-        r for r in session.daemon.stats.records
+        r
+        for r in session.daemon.stats.records
         if r.status == "firing" and r.alertname == "ProgressStalled" and 1 in r.culprit_ranks
     ]
     if named:

@@ -67,11 +67,22 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.rank is not None:
         return rank_main(args.rank, args.stall_after, args.duration)
-    print(f"demo job: 2 ranks, rank 1's data worker stalls after {args.stall_after:.0f} s", flush=True)
+    print(
+        f"demo job: 2 ranks, rank 1's data worker stalls after {args.stall_after:.0f} s", flush=True
+    )
     ranks = [
         subprocess.Popen(
-            [sys.executable, "-m", "monitor.demo_job", "--rank", str(rank),
-             "--stall-after", str(args.stall_after), "--duration", str(args.duration)],
+            [
+                sys.executable,
+                "-m",
+                "monitor.demo_job",
+                "--rank",
+                str(rank),
+                "--stall-after",
+                str(args.stall_after),
+                "--duration",
+                str(args.duration),
+            ],
             env={**os.environ, "RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": "2"},
         )
         for rank in range(2)

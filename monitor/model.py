@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, NamedTuple, Union
 
 
 class Category(str, enum.Enum):
@@ -98,9 +98,11 @@ class Observation:
     at: float
 
 
-@dataclass(frozen=True, slots=True)
-class OutputLine:
-    """One line of the job's output, with the rank it is attributed to (None: unknown)."""
+class OutputLine(NamedTuple):
+    """One line of the job's output, with the rank it is attributed to (None: unknown).
+
+    A NamedTuple rather than a frozen dataclass: it is built once per line on the hot path,
+    where construction cost decides whether the stream keeps up with 300k lines/s."""
 
     rank: int | None
     text: str

@@ -180,7 +180,7 @@ class SourceRunner:
                 "source_up",
                 "1 when the source can see, 0 when it is blind (its concerns are UNKNOWN).",
                 ("source",),
-                [((n, ), 1.0 if s.up else 0.0) for n, s in stats if s.up is not None],
+                [((n,), 1.0 if s.up else 0.0) for n, s in stats if s.up is not None],
             ),
             gauge(
                 "source_poll_duration_seconds",

@@ -38,7 +38,14 @@ from monitor.sources.stream import Attribution, FollowedFile, PipeStream
 
 log = structlog.get_logger("rankwatch.session")
 
-FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
+FORWARDED_SIGNALS = (
+    signal.SIGINT,
+    signal.SIGTERM,
+    signal.SIGHUP,
+    signal.SIGQUIT,
+    signal.SIGUSR1,
+    signal.SIGUSR2,
+)
 
 
 # Python 3.11 has process_group; 3.10 (DGX OS 6) needs setpgid in the child.
@@ -217,15 +224,23 @@ class Session:
             roots = lambda: attach_pids  # noqa: E731
             mode = "attach"
         parts = build_components(
-            s, roots, self.clock, pipes,
+            s,
+            roots,
+            self.clock,
+            pipes,
             self.target.stderr_paths if isinstance(self.target, AttachTarget) else (),
             self.console,
         )
         identity = JobIdentity(s.general.job_id, node_name(s), mode)
         policy = AlertPolicy(identity.job, identity.node, s.general.runbook_base_url)
         self.daemon = daemon = Daemon(
-            identity=identity, clock=self.clock, bus=Bus(s.general.queue_size),
-            sources=parts.sources, detectors=parts.detectors, policy=policy, sinks=parts.sinks,
+            identity=identity,
+            clock=self.clock,
+            bus=Bus(s.general.queue_size),
+            sources=parts.sources,
+            detectors=parts.detectors,
+            policy=policy,
+            sinks=parts.sinks,
             tick_seconds=s.general.tick_seconds,
             shutdown_grace_seconds=s.general.shutdown_grace_seconds,
         )
@@ -259,8 +274,14 @@ class Session:
             if self.metrics is not None:
                 self.metrics.stop()
         dead = [d for d in _process_detector(daemon).dead]
-        sent = sum(c for (_, status), c in daemon.stats.alerts_by_name.items() if status == "firing")
-        critical = sum(1 for r in daemon.stats.records if r.status == "firing" and r.severity.value == "critical")
+        sent = sum(
+            c for (_, status), c in daemon.stats.alerts_by_name.items() if status == "firing"
+        )
+        critical = sum(
+            1
+            for r in daemon.stats.records
+            if r.status == "firing" and r.severity.value == "critical"
+        )
         exit_code = exit_code_of(self._child_status) if self._child_status is not None else 0
         return SessionResult(exit_code, self._child_status, dead, sent, critical, metrics_url)
 
@@ -274,7 +295,9 @@ class Session:
         except OSError as exc:
             # A busy port must not stop the job from running: carry on without the endpoint.
             log.warning("metrics_unavailable", addr=addr, error=str(exc))
-            self.announce.write(f"rankwatch: metrics endpoint {addr} unavailable: {exc.strerror or exc}\n")
+            self.announce.write(
+                f"rankwatch: metrics endpoint {addr} unavailable: {exc.strerror or exc}\n"
+            )
             self.metrics = None
             return None
         log.info("metrics_listening", url=url)
@@ -325,7 +348,11 @@ def summary_line(result: SessionResult) -> str:
     if result.dead_ranks:
         deaths = []
         for d in result.dead_ranks:
-            how = signal_name(d.signal) if d.signal else (f"code {d.exit_code}" if d.exit_code is not None else "status unknown")
+            how = (
+                signal_name(d.signal)
+                if d.signal
+                else (f"code {d.exit_code}" if d.exit_code is not None else "status unknown")
+            )
             deaths.append(f"rank {d.rank} ({how})")
         parts.append("failed ranks: " + ", ".join(deaths))
         if result.exit_code == 0:

@@ -56,19 +56,17 @@ class GeneralSettings:
     metrics_addr: str = setting(
         "127.0.0.1:9824", "HOST:PORT of the Prometheus endpoint; empty disables it."
     )
-    log_format: str = setting(
-        "auto", "Daemon log format.", choices=("auto", "json", "console")
-    )
+    log_format: str = setting("auto", "Daemon log format.", choices=("auto", "json", "console"))
     log_level: str = setting(
-        "warning", "Daemon log level (its own events; alerts always print).", choices=("debug", "info", "warning", "error")
+        "warning",
+        "Daemon log level (its own events; alerts always print).",
+        choices=("debug", "info", "warning", "error"),
     )
     runbook_base_url: str = setting(
         "https://github.com/rankwatch/rankwatch/blob/main/README.md#",
         "Alert runbook links are this prefix plus the runbook anchor.",
     )
-    tick_seconds: float = setting(
-        0.5, "How often detectors are ticked.", minimum=0.05, maximum=10
-    )
+    tick_seconds: float = setting(0.5, "How often detectors are ticked.", minimum=0.05, maximum=10)
     queue_size: int = setting(
         20000, "Bound of the observation queue; overflow is dropped and counted.", minimum=100
     )
@@ -79,9 +77,7 @@ class GeneralSettings:
 
 @dataclass(frozen=True)
 class ProcessSettings:
-    interval_seconds: float = setting(
-        1.0, "Process probe interval.", minimum=0.1, maximum=60
-    )
+    interval_seconds: float = setting(1.0, "Process probe interval.", minimum=0.1, maximum=60)
     stopped_alert_seconds: float = setting(
         10.0, "A rank stopped (SIGSTOP, traced) this long raises RankStopped.", minimum=0
     )
@@ -89,10 +85,15 @@ class ProcessSettings:
         120.0, "A rank in uninterruptible disk sleep this long raises RankDiskSleep.", minimum=1
     )
     oom_memory_fraction: float = setting(
-        0.5,
+        0.85,
         "A SIGKILL while node memory use was above this fraction says 'possible OOM kill'.",
         minimum=0,
         maximum=1,
+    )
+    teardown_window_seconds: float = setting(
+        30.0,
+        "A rank terminated (SIGTERM/SIGINT) this soon after another failed is job teardown.",
+        minimum=0,
     )
     exit_events: bool = setting(
         True, "Use the kernel's process-event connector (root) for exact exit statuses."
@@ -148,9 +149,7 @@ class StreamSettings:
     follow_poll_seconds: float = setting(
         0.25, "How often followed files are checked for new data.", minimum=0.01, maximum=10
     )
-    srun_label_prefix: bool = setting(
-        False, "Treat a leading 'N: ' as srun --label's task id."
-    )
+    srun_label_prefix: bool = setting(False, "Treat a leading 'N: ' as srun --label's task id.")
     host_prefix: bool = setting(False, "Strip a leading 'host: ' (pdsh, DeepSpeed runner).")
 
 
@@ -159,22 +158,54 @@ class RasSettings:
     enabled: bool = setting(True, "Poll NCCL's RAS port.")
     addr: str = setting("", "HOST:PORT of the RAS port; default NCCL_RAS_ADDR or localhost:28028.")
     interval_seconds: float = setting(10.0, "RAS poll interval.", minimum=5, maximum=3600)
+    max_interval_seconds: float = setting(
+        60.0, "The interval stretches up to this when replies are slow or time out.", minimum=5
+    )
+    slow_reply_factor: float = setting(
+        10.0, "The interval is at least this many times the last reply's duration.", minimum=1
+    )
     poll_nodes: int = setting(
         2, "How many nodes poll (node index 0 primary, 1 backup).", minimum=0
     )
-    connect_timeout_seconds: float = setting(2.0, "Connect deadline.", minimum=0.1)
-    reply_timeout_seconds: float = setting(
-        5.0, "Overall deadline for one STATUS exchange.", minimum=0.5
+    settle_seconds: float = setting(
+        30.0,
+        "Wait this long after the RAS port first answers before the first STATUS "
+        "(communicators are being created then).",
+        minimum=0,
     )
-    verbose: bool = setting(False, "Send VERBOSE STATUS.")
+    prefer_json: bool = setting(
+        True, "Ask for JSON (NCCL 2.28.7+); older servers fall back to text on their own."
+    )
+    connect_timeout_seconds: float = setting(2.0, "Connect deadline.", minimum=0.1)
+    handshake_timeout_seconds: float = setting(
+        1.0, "Deadline for the CLIENT PROTOCOL reply; one reconnect follows.", minimum=0.1
+    )
+    collection_timeout_seconds: int = setting(
+        5, "TIMEOUT sent to the server: its job-wide collection limit.", minimum=1, maximum=60
+    )
+    reply_timeout_seconds: float = setting(
+        12.0,
+        "Overall deadline for one STATUS exchange; a reply cut by it is kept, marked partial.",
+        minimum=0.5,
+    )
+    max_reply_bytes: int = setting(
+        268_435_456, "Replies are cut (and marked partial) beyond this size.", minimum=65536
+    )
+    verbose: bool = setting(False, "Send VERBOSE STATUS (only to NCCL 2.29.2+, see #1762).")
     skip_versions: tuple[str, ...] = setting(
-        (), "NCCL versions never polled (prefix match, e.g. '2.24')."
+        ("2.24", "2.25", "2.26"),
+        "NCCL versions never polled (prefix match, e.g. '2.26' or '2.28.9').",
     )
     stall_floor_seconds: float = setting(
         30.0, "Collective counts frozen at least this long are a stall.", minimum=5
     )
     stall_ceiling_seconds: float = setting(
         600.0, "Collective stall window never exceeds this.", minimum=5
+    )
+    stall_multiplier: float = setting(
+        3.0,
+        "Stall window: this many times the longest recent gap between count advances.",
+        minimum=1,
     )
     missing_hold_seconds: float = setting(
         60.0, "Missing ranks this long escalate to critical.", minimum=0
@@ -225,7 +256,9 @@ class PyspySettings:
 @dataclass(frozen=True)
 class ClockSettings:
     enabled: bool = setting(True, "Watch clock health.")
-    step_check_seconds: float = setting(1.0, "Cadence of the wall/monotonic comparison.", minimum=0.1)
+    step_check_seconds: float = setting(
+        1.0, "Cadence of the wall/monotonic comparison.", minimum=0.1
+    )
     step_threshold_seconds: float = setting(
         0.05, "A wall-vs-monotonic jump larger than this is a step.", minimum=0.001
     )
@@ -257,6 +290,38 @@ class DeliverySettings:
     webhook_url_file: str = setting("", "File holding a generic JSON webhook URL.")
     max_attempts_seconds: float = setting(
         3600.0, "Give up delivering an alert after this long.", minimum=1
+    )
+    alertmanager_resend_seconds: float = setting(
+        60.0,
+        "Re-send firing alerts to Alertmanager this often; keep well below its resolve_timeout.",
+        minimum=1,
+        maximum=3600,
+    )
+    generator_url: str = setting(
+        "", "Dashboard URL sent as Alertmanager's generatorURL; empty: the alert's runbook."
+    )
+    coalesce_seconds: float = setting(
+        30.0,
+        "At most one message per alert per sink in this interval (escalations do not wait).",
+        minimum=0,
+    )
+    queue_size: int = setting(
+        1000, "Alerts waiting per sink; beyond this new alerts are dropped and counted.", minimum=1
+    )
+    request_timeout_seconds: float = setting(
+        10.0, "Deadline of one HTTP request to a sink.", minimum=0.1, maximum=300
+    )
+    retry_initial_backoff_seconds: float = setting(
+        1.0, "First retry delay; doubles per attempt, with jitter.", minimum=0.01
+    )
+    retry_max_backoff_seconds: float = setting(
+        60.0, "Longest delay between two retries.", minimum=0.01
+    )
+    retry_after_max_seconds: float = setting(
+        600.0, "A sink's Retry-After is honoured up to this long.", minimum=0
+    )
+    slack_min_interval_seconds: float = setting(
+        1.0, "At least this long between two Slack messages (Slack allows ~1/s).", minimum=0
     )
 
 
@@ -448,7 +513,9 @@ def _check_limits(
     if meta.get("max") is not None and value > meta["max"]:
         problems.append(f"{origin}: {name} must be <= {meta['max']}, got {value!r}")
     if meta.get("choices") and value not in meta["choices"]:
-        problems.append(f"{origin}: {name} must be one of {', '.join(meta['choices'])}, got {value!r}")
+        problems.append(
+            f"{origin}: {name} must be one of {', '.join(meta['choices'])}, got {value!r}"
+        )
 
 
 def settings_reference() -> list[tuple[str, str, str]]:
@@ -456,6 +523,9 @@ def settings_reference() -> list[tuple[str, str, str]]:
     rows = []
     for section in _SECTION_TYPES:
         for key, (_hint, fld) in section_fields(section).items():
-            default = fld.default if fld.default is not dataclasses.MISSING else fld.default_factory()  # type: ignore[misc]
+            if fld.default is not dataclasses.MISSING:
+                default: Any = fld.default
+            else:
+                default = fld.default_factory()  # type: ignore[operator]
             rows.append((f"{section}.{key}", repr(default), fld.metadata["doc"]))
     return rows

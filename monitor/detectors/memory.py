@@ -141,12 +141,26 @@ class MemoryDetector:
         last = self.samples[-1]
         eta = self.seconds_to_exhaustion()
         fams = [
-            gauge("node_memory_available_bytes", "Available memory on this node.", (), last.available),
+            gauge(
+                "node_memory_available_bytes", "Available memory on this node.", (), last.available
+            ),
             gauge("node_memory_total_bytes", "Total memory on this node.", (), self.total),
-            gauge("ranks_rss_bytes", "Combined RSS of this node's ranks and their workers.", (), last.rank_rss),
+            gauge(
+                "ranks_rss_bytes",
+                "Combined RSS of this node's ranks and their workers.",
+                (),
+                last.rank_rss,
+            ),
         ]
         if eta is not None:
-            fams.append(gauge("node_memory_exhaustion_seconds", "Projected seconds until available memory reaches zero.", (), eta))
+            fams.append(
+                gauge(
+                    "node_memory_exhaustion_seconds",
+                    "Projected seconds until available memory reaches zero.",
+                    (),
+                    eta,
+                )
+            )
         return fams
 
     def health(self, now: float) -> ConcernHealth:

@@ -42,6 +42,7 @@ from monitor.model import (
 from monitor.settings import ProcessSettings
 
 NAME = "process"
+TEARDOWN_SIGNALS = (signal_module.SIGTERM, signal_module.SIGINT, signal_module.SIGHUP)
 
 
 def signal_name(number: int) -> str:
@@ -102,7 +103,9 @@ class ProcessDetector:
             state.info = info
             state.workers = workers.get(info.rank, 0)
             if info.state is ProcState.STOPPED:
-                state.stopped_since = state.stopped_since if state.stopped_since is not None else now
+                state.stopped_since = (
+                    state.stopped_since if state.stopped_since is not None else now
+                )
             else:
                 state.stopped_since = None
             if info.state is ProcState.DISK_SLEEP:
@@ -158,7 +161,11 @@ class ProcessDetector:
                 "The rank's process is in the stopped state (SIGSTOP, SIGTSTP, or a debugger). "
                 "Every collective waits for it; the other ranks will time out."
             ),
-            evidence={"pid": state.pid, "state": state.info.state.value, "stopped_seconds": round(held, 1)},
+            evidence={
+                "pid": state.pid,
+                "state": state.info.state.value,
+                "stopped_seconds": round(held, 1),
+            },
             culprit_ranks=(state.rank,),
         )
 
@@ -191,9 +198,19 @@ class ProcessDetector:
         state.exit = ex
         if ex.exit_code == 0 and ex.signal is None:
             return []  # edge -> EXITED
+        first = self.dead[0] if self.dead else None
         self.dead.append(ex)  # edge -> DEAD
+        # A rank terminated shortly after another one failed is collateral: the launcher (torchrun)
+        # tears the job down. It is reported, but blames the first failure and pages no one twice.
+        collateral = (
+            first is not None
+            and ex.signal in TEARDOWN_SIGNALS
+            and ex.at - first.at <= self.settings.teardown_window_seconds
+        )
         used = 1.0 - (ex.mem_available_bytes / ex.mem_total_bytes) if ex.mem_total_bytes else 0.0
-        possible_oom = ex.signal == signal_module.SIGKILL and used >= self.settings.oom_memory_fraction
+        possible_oom = (
+            ex.signal == signal_module.SIGKILL and used >= self.settings.oom_memory_fraction
+        )
         if ex.signal is not None:
             how = f"killed by {signal_name(ex.signal)}"
         elif ex.exit_code is not None:
@@ -203,7 +220,13 @@ class ProcessDetector:
         summary = f"rank {ex.rank} (pid {ex.pid}) {how}"
         if possible_oom:
             summary += f"; possible OOM kill (node memory {used:.0%} used)"
-        severity = Severity.CRITICAL if (ex.signal is not None or ex.exit_code) else Severity.WARNING
+        severity = (
+            Severity.CRITICAL if (ex.signal is not None or ex.exit_code) else Severity.WARNING
+        )
+        culprits: tuple[int, ...] = (ex.rank,)
+        if collateral and first is not None and first.rank is not None:
+            summary += f" after rank {first.rank} failed (job teardown)"
+            severity, culprits = Severity.WARNING, (first.rank,)
         return [
             Transition(
                 detector=self.name,
@@ -224,8 +247,9 @@ class ProcessDetector:
                     "status_source": ex.status_source,
                     "last_rss_bytes": ex.last_rss_bytes,
                     "node_memory_used_fraction": round(used, 3),
+                    "collateral": collateral,
                 },
-                culprit_ranks=(ex.rank,),
+                culprit_ranks=culprits,
             )
         ]
 
@@ -238,13 +262,48 @@ class ProcessDetector:
                 state_samples.append(((str(r.rank), s.value), 1.0 if s is current else 0.0))
         live = [r for r in ranks if r.exit is None]
         return [
-            gauge("rank_state", "Process state of each rank (1 for the current state).", ("rank", "state"), state_samples),
-            counter("rank_cpu_seconds", "CPU time used by each rank's main process.", ("rank",), [((str(r.rank),), r.info.cpu_seconds) for r in ranks]),
-            gauge("rank_rss_bytes", "Resident memory of each rank's main process.", ("rank",), [((str(r.rank),), r.info.rss_bytes) for r in live]),
-            gauge("rank_threads", "Threads of each rank's main process.", ("rank",), [((str(r.rank),), r.info.threads) for r in live]),
-            gauge("rank_workers", "Worker processes (DataLoader) of each rank.", ("rank",), [((str(r.rank),), r.workers) for r in live]),
-            gauge("rank_exited", "1 once the rank's process has ended.", ("rank",), [((str(r.rank),), 1.0 if r.exit else 0.0) for r in ranks]),
-            counter("rank_deaths", "Ranks that ended with a non-zero status or a signal.", (), len(self.dead)),
+            gauge(
+                "rank_state",
+                "Process state of each rank (1 for the current state).",
+                ("rank", "state"),
+                state_samples,
+            ),
+            counter(
+                "rank_cpu_seconds",
+                "CPU time used by each rank's main process.",
+                ("rank",),
+                [((str(r.rank),), r.info.cpu_seconds) for r in ranks],
+            ),
+            gauge(
+                "rank_rss_bytes",
+                "Resident memory of each rank's main process.",
+                ("rank",),
+                [((str(r.rank),), r.info.rss_bytes) for r in live],
+            ),
+            gauge(
+                "rank_threads",
+                "Threads of each rank's main process.",
+                ("rank",),
+                [((str(r.rank),), r.info.threads) for r in live],
+            ),
+            gauge(
+                "rank_workers",
+                "Worker processes (DataLoader) of each rank.",
+                ("rank",),
+                [((str(r.rank),), r.workers) for r in live],
+            ),
+            gauge(
+                "rank_exited",
+                "1 once the rank's process has ended.",
+                ("rank",),
+                [((str(r.rank),), 1.0 if r.exit else 0.0) for r in ranks],
+            ),
+            counter(
+                "rank_deaths",
+                "Ranks that ended with a non-zero status or a signal.",
+                (),
+                len(self.dead),
+            ),
         ]
 
     def health(self, now: float) -> ConcernHealth:

@@ -39,6 +39,7 @@ from monitor.model import (
     Category,
     ConcernHealth,
     DetectorOutput,
+    EvidenceValue,
     Health,
     JobEnded,
     MetricFamilyData,
@@ -238,7 +239,9 @@ class ProgressDetector:
             return []
         out: list[DetectorOutput] = []
         if self._firing is None:
-            ranks = tuple(sorted({c.rank for c in stalled if c.rank is not None} or self.known_ranks))
+            ranks = tuple(
+                sorted({c.rank for c in stalled if c.rank is not None} or self.known_ranks)
+            )
             out.append(Suspicion(now, ranks, "progress stalled", self.name))
         self._firing, self._firing_stalled = severity, keys
         out.append(self._transition(True, severity, stalled, now))
@@ -247,9 +250,15 @@ class ProgressDetector:
     def _transition(
         self, firing: bool, severity: Severity, stalled: list[_Clock], now: float
     ) -> Transition:
-        stalled_ranks = sorted({c.rank for c in self.clocks.values() if c.stalled and c.rank is not None})
+        stalled_ranks = sorted(
+            {c.rank for c in self.clocks.values() if c.stalled and c.rank is not None}
+        )
         advancing = sorted(
-            {c.rank for c in self.clocks.values() if not c.stalled and not c.done and c.rank is not None}
+            {
+                c.rank
+                for c in self.clocks.values()
+                if not c.stalled and not c.done and c.rank is not None
+            }
         )
         known = self.known_ranks | set(stalled_ranks) | set(advancing)
         culprits: tuple[int, ...] = ()
@@ -276,7 +285,7 @@ class ProgressDetector:
             summary += f" (last step {worst.step})"
         if advancing:
             summary += "; still advancing: " + ",".join(map(str, advancing))
-        evidence = {
+        evidence: dict[str, EvidenceValue] = {
             "stalled": [c.key for c in stalled],
             "stalled_ranks": stalled_ranks,
             "advancing_ranks": advancing,
@@ -306,17 +315,49 @@ class ProgressDetector:
         clocks = sorted(self.clocks.values(), key=lambda c: (c.rank is None, c.rank or 0, c.key))
         stepped = [c for c in clocks if c.last_step_at is not None]
         return [
-            gauge("rank_step", "Last step counter seen for each rank (`job`: unattributed lines).", ("rank",), [((c.key,), c.step or 0) for c in stepped if c.kind == "output"]),
-            gauge("rank_last_step_age_seconds", "Seconds since each rank's last step or activity.", ("rank", "signal"), [((c.key, c.kind), now - (c.last_step_at or now)) for c in stepped]),
-            gauge("rank_stall_window_seconds", "Current stall window of each rank's clock.", ("rank",), [((c.key,), self.window_of(c)) for c in clocks]),
-            gauge("rank_stalled", "1 when the rank's clock is past its stall window.", ("rank",), [((c.key,), 1.0 if c.stalled else 0.0) for c in clocks if not c.done]),
-            gauge("job_stalled", "1 when training progress on this node is stalled.", (), 1.0 if self._firing else 0.0),
-            gauge("long_phase", "1 while a known long phase (checkpoint, evaluation) holds the clocks.", ("phase",), [((self.phase,), 1.0)] if self.phase and self.phase_until > now else []),
+            gauge(
+                "rank_step",
+                "Last step counter seen for each rank (`job`: unattributed lines).",
+                ("rank",),
+                [((c.key,), c.step or 0) for c in stepped if c.kind == "output"],
+            ),
+            gauge(
+                "rank_last_step_age_seconds",
+                "Seconds since each rank's last step or activity.",
+                ("rank", "signal"),
+                [((c.key, c.kind), now - (c.last_step_at or now)) for c in stepped],
+            ),
+            gauge(
+                "rank_stall_window_seconds",
+                "Current stall window of each rank's clock.",
+                ("rank",),
+                [((c.key,), self.window_of(c)) for c in clocks],
+            ),
+            gauge(
+                "rank_stalled",
+                "1 when the rank's clock is past its stall window.",
+                ("rank",),
+                [((c.key,), 1.0 if c.stalled else 0.0) for c in clocks if not c.done],
+            ),
+            gauge(
+                "job_stalled",
+                "1 when training progress on this node is stalled.",
+                (),
+                1.0 if self._firing else 0.0,
+            ),
+            gauge(
+                "long_phase",
+                "1 while a known long phase (checkpoint, evaluation) holds the clocks.",
+                ("phase",),
+                [((self.phase,), 1.0)] if self.phase and self.phase_until > now else [],
+            ),
         ]
 
     def health(self, now: float) -> ConcernHealth:
         if not self.clocks:
-            return ConcernHealth(self.name, Health.UNKNOWN, "no progress lines or rank processes seen")
+            return ConcernHealth(
+                self.name, Health.UNKNOWN, "no progress lines or rank processes seen"
+            )
         if self._firing is Severity.CRITICAL:
             return ConcernHealth(self.name, Health.CRITICAL, "progress stalled")
         if self._firing is Severity.WARNING:

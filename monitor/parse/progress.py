@@ -88,8 +88,23 @@ _PATTERNS: tuple[_Pattern, ...] = (
 )
 
 
+# Every needle above contains one of these; a handful of C-speed `in` checks reject the
+# common line (NCCL noise, user prints) before any pattern is tried.
+_QUICK = ("tep", "TEP", "ter", "%|", "\u2501", "'loss'")
+assert all(any(q in n for q in _QUICK) for p in _PATTERNS for n in p.needles)
+
+
 def match_progress(line: str) -> ProgressMatch | None:
     """Return the progress step a line reports, or None when it is not a progress line."""
+    if not (
+        _QUICK[0] in line
+        or _QUICK[2] in line
+        or _QUICK[3] in line
+        or _QUICK[1] in line
+        or _QUICK[4] in line
+        or _QUICK[5] in line
+    ):
+        return None
     for pattern in _PATTERNS:
         for needle in pattern.needles:
             if needle in line:

@@ -135,7 +135,7 @@ class ExitEventsSource:
             while not self._stop.is_set():
                 try:
                     data = sock.recv(65536)
-                except socket.timeout:
+                except TimeoutError:
                     continue
                 except OSError:
                     return

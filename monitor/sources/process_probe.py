@@ -19,6 +19,7 @@ or nowhere ("unknown": never a guess).
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -35,6 +36,7 @@ from monitor.model import (
 )
 from monitor.sources.exit_events import ExitStatus, ExitStatusBook, decode_wait_status
 
+_TEARDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 RANK_VARIABLES = ("RANK", "SLURM_PROCID", "LOCAL_RANK")
 WORKER_TITLES = ("pt_data_worker",)
 
@@ -158,10 +160,16 @@ class ProcessProbe:
             return None
         rank_env = any(var in env for var in RANK_VARIABLES)
         local_rank = _int_or_none(env.get("LOCAL_RANK"))
-        candidates = (_int_or_none(env.get("RANK")), _int_or_none(env.get("SLURM_PROCID")), local_rank)
+        candidates = (
+            _int_or_none(env.get("RANK")),
+            _int_or_none(env.get("SLURM_PROCID")),
+            local_rank,
+        )
         rank = next((value for value in candidates if value is not None), None)
         kept = tuple((k, env[k]) for k in KEPT_VARIABLES if k in env)
-        static = _Static(create_time, cmdline, _is_python(proc), rank, local_rank, env_readable, rank_env, kept)
+        static = _Static(
+            create_time, cmdline, _is_python(proc), rank, local_rank, env_readable, rank_env, kept
+        )
         self._static[proc.pid] = static
         return static
 
@@ -222,7 +230,9 @@ class ProcessProbe:
         return {pid: i for i, pid in enumerate(members)}
 
     @staticmethod
-    def _owning_rank(pid: int, parents: dict[int, int], rank_of: dict[int, int | None]) -> int | None:
+    def _owning_rank(
+        pid: int, parents: dict[int, int], rank_of: dict[int, int | None]
+    ) -> int | None:
         seen = 0
         current = parents.get(pid)
         while current is not None and seen < 64:
@@ -273,6 +283,9 @@ class ProcessProbe:
         for pid, info in current.items():
             if info.state is not ProcState.ZOMBIE and pid not in self._deferred:
                 self._seen[pid] = _Seen(info, 0.0)
+        # Within one poll, report the rank that failed on its own before those its launcher
+        # terminated afterwards (SIGTERM/SIGINT), so the first cause is named first.
+        out.sort(key=lambda e: e.signal in _TEARDOWN_SIGNALS)
         return out
 
 
@@ -294,8 +307,19 @@ def _read_dynamic(
             name = proc.name()
     except psutil.ZombieProcess:
         return ProcessInfo(
-            proc.pid, ppid, role, rank, local_rank, rank_pid, "", ProcState.ZOMBIE,
-            0.0, 0, 0, static.is_python, static.env_readable,
+            proc.pid,
+            ppid,
+            role,
+            rank,
+            local_rank,
+            rank_pid,
+            "",
+            ProcState.ZOMBIE,
+            0.0,
+            0,
+            0,
+            static.is_python,
+            static.env_readable,
         )
     except psutil.Error:
         return None

@@ -135,6 +135,14 @@ class Attribution:
 
 def attribute(line: str, how: Attribution) -> OutputLine:
     """Find the rank a line belongs to from its launcher prefix; keep the text whole."""
+    if not how.host_prefix and not how.srun_label:
+        # Fast paths for the two commonest shapes: no prefix at all, and c10's "[rankN]:".
+        if not line.startswith("["):
+            return OutputLine(how.default_rank, line)
+        if line.startswith("[rank"):
+            end = line.find("]:", 5, 12)
+            if end > 5 and line[5:end].isdigit():
+                return OutputLine(int(line[5:end]), line)
     text = line
     if how.host_prefix:
         found = _HOST_PREFIX.match(text)
@@ -186,8 +194,12 @@ class _Reader:
     def metric_families(self) -> list[MetricFamilyData]:
         s, n = self.stats, (self.name,)
         return [
-            counter("output_lines", "Lines read from the job's output.", ("stream",), [(n, s.lines)]),
-            counter("output_bytes", "Bytes read from the job's output.", ("stream",), [(n, s.bytes)]),
+            counter(
+                "output_lines", "Lines read from the job's output.", ("stream",), [(n, s.lines)]
+            ),
+            counter(
+                "output_bytes", "Bytes read from the job's output.", ("stream",), [(n, s.bytes)]
+            ),
             counter(
                 "output_lines_truncated",
                 "Lines cut at stream.max_line_bytes.",
@@ -353,12 +365,13 @@ class FollowedFile(_Reader):
                 if opened is None:
                     self.stop_event.wait(self.poll_seconds)
                     continue
-                fd, st = opened
-                ident = (st.st_dev, st.st_ino)
+                fd, opened_stat = opened
+                ident = (opened_stat.st_dev, opened_stat.st_ino)
             got = self._drain(fd, emit)
             if got:
                 continue
             # No new data: has the file been truncated or replaced under us?
+            st: os.stat_result | None
             try:
                 st = os.stat(self.path)
             except OSError:

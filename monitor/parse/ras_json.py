@@ -1,0 +1,273 @@
+"""Parser for NCCL RAS JSON STATUS replies (`SET FORMAT json`, NCCL 2.28.7+).
+
+JSON is a raw dump: the server groups nothing, so this module derives what the text report states
+(each rank's status, MISMATCH, INCOMPLETE, ERROR, dead and unresponsive processes).
+
+Damage handled, never fatal:
+* the 2.28.7/2.28.9 missing comma after `"nvml_dev": N` in missing-rank objects (repaired,
+  fault `json_comma_repaired`);
+* acknowledgement lines (`OK`, `SERVER PROTOCOL 2`) left before the document (skipped);
+* a document cut short or otherwise invalid: the communicator objects that are whole are
+  salvaged one by one and the report is marked incomplete;
+* zero-filled communicator entries (NCCL issue #2346: hash 0x0, size 0) are dropped and counted.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from monitor.parse.ras_model import (
+    ERROR_TEXTS,
+    OPS,
+    CommProblem,
+    Communicator,
+    ErrorGroup,
+    MissingRank,
+    ProcessRef,
+    RankRef,
+    RankState,
+    RasReport,
+    ReportFormat,
+    is_error_code,
+    normalise_hash,
+    parse_version,
+    status_from_flags,
+)
+
+RE_MISSING_COMMA = re.compile(r'("nvml_dev": -?\d+)(\r?\n\s*"status")')
+RE_TOP_STRING = re.compile(r'^  "(nccl_version|timestamp)": "([^"\n]*)"', re.MULTILINE)
+RE_TOP_INT = re.compile(
+    r'^  "(cuda_runtime_version|cuda_driver_version|communicators_count)": (-?\d+)', re.MULTILINE
+)
+RE_COMMS_ARRAY = re.compile(r'"communicators": \[')
+
+_DECODER = json.JSONDecoder()
+
+
+class _Invalid(Exception):
+    """A JSON value of the wrong shape (counted as a fault, never raised to the caller)."""
+
+
+def _int(obj: Mapping[str, Any], key: str, default: int | None = None) -> int:
+    value = obj.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Invalid(f"{key} is not an integer")
+    return value
+
+
+def _rank_state(entry: Mapping[str, Any]) -> RankState:
+    status = entry.get("status") or {}
+    counts_obj = entry.get("collective_counts") or {}
+    counts = tuple(int(counts_obj.get(op, 0)) for op in OPS)
+    init_state = _int(status, "init_state", 0)
+    return RankState(
+        rank=_int(entry, "rank"),
+        host=str(entry.get("host", "unknown")),
+        pid=_int(entry, "pid", -1),
+        gpu=_int(entry, "cuda_dev", -1),
+        nvml_gpu=_int(entry, "nvml_dev", -1),
+        status=status_from_flags(
+            init_state,
+            bool(status.get("finalize_called")),
+            bool(status.get("destroy_flag")),
+            bool(status.get("abort_flag")),
+        ),
+        init_state=init_state,
+        async_error=_int(status, "async_error", 0),
+        counts=counts,
+    )
+
+
+def _missing_rank(entry: Mapping[str, Any]) -> MissingRank:
+    status = entry.get("status") or {}
+    host = str(entry.get("host", "unknown"))
+    pid = _int(entry, "pid", -1)
+    ref = RankRef(
+        _int(entry, "rank"),
+        None if host == "unknown" else host,
+        None if pid < 0 else pid,
+        _int(entry, "cuda_dev", -1),
+        _int(entry, "nvml_dev", -1),
+    )
+    return MissingRank(ref, bool(status.get("unresponsive")), bool(status.get("considered_dead")))
+
+
+def _error_groups(kind: str, codes: Iterable[tuple[int, RankRef]]) -> tuple[ErrorGroup, ...]:
+    by_code: dict[int, list[RankRef]] = {}
+    for code, ref in codes:
+        by_code.setdefault(code, []).append(ref)
+    ordered = sorted(by_code.items(), key=lambda item: (-len(item[1]), item[0]))
+    return tuple(
+        ErrorGroup(kind, code, ERROR_TEXTS.get(code, "Unexpected error"), len(refs), tuple(refs))
+        for code, refs in ordered
+    )
+
+
+def _communicator(obj: Mapping[str, Any]) -> Communicator:
+    ranks = tuple(_rank_state(e) for e in obj.get("ranks") or ())
+    missing = tuple(_missing_rank(e) for e in obj.get("missing_ranks") or ())
+    problems: set[CommProblem] = set()
+    if any(m.unresponsive for m in missing):
+        problems.add(CommProblem.INCOMPLETE)
+    if ranks:
+        first = ranks[0]
+        if any(r.counts != first.counts or r.status is not first.status for r in ranks):
+            problems.add(CommProblem.MISMATCH)
+    if any(not m.unresponsive for m in missing):
+        problems.add(CommProblem.MISMATCH)
+    init_errors = [(r.init_state, r.ref) for r in ranks if is_error_code(r.init_state)]
+    async_errors = [(r.async_error, r.ref) for r in ranks if is_error_code(r.async_error)]
+    if init_errors or async_errors:
+        problems.add(CommProblem.ERROR)
+    status = max((r.status for r in ranks), key=lambda s: s.order, default=None)
+    return Communicator(
+        hash=normalise_hash(str(obj.get("hash", "0x0"))),
+        secondary_hash=str(obj.get("secondary_hash", "")),
+        size=_int(obj, "size", 0),
+        status=status,
+        problems=frozenset(problems),
+        ranks=ranks,
+        missing=missing,
+        missing_count=sum(1 for m in missing if m.unresponsive),
+        init_error_ranks=len(init_errors),
+        async_error_ranks=len(async_errors),
+        errors=_error_groups("init", init_errors) + _error_groups("async", async_errors),
+    )
+
+
+def _processes(comms: Iterable[Communicator], *, dead: bool) -> tuple[ProcessRef, ...]:
+    """Group missing ranks into processes: the dead ones, or the unresponsive-but-alive ones."""
+    gpus: dict[tuple[str, int], list[int]] = {}
+    for comm in comms:
+        for missing in comm.missing:
+            if not missing.unresponsive and not missing.dead:
+                continue
+            if bool(missing.dead) is not dead:
+                continue
+            ref = missing.ref
+            key = (ref.host or "unknown", ref.pid if ref.pid is not None else -1)
+            devs = gpus.setdefault(key, [])
+            if ref.gpu is not None and ref.gpu not in devs:
+                devs.append(ref.gpu)
+    return tuple(
+        ProcessRef(host, pid, tuple(sorted(devs))) for (host, pid), devs in sorted(gpus.items())
+    )
+
+
+def _strip_preamble(text: str) -> tuple[str, int]:
+    """Drop acknowledgement lines before the document; return the rest and how many were dropped."""
+    start = text.find("{")
+    if start <= 0:
+        return text, 0
+    dropped = [line for line in text[:start].split("\n") if line.strip()]
+    return text[start:], len(dropped)
+
+
+def _salvage(text: str) -> tuple[dict[str, Any], list[Any], bool]:
+    """Read what survives of a damaged document: top-level scalars, then whole communicators."""
+    top: dict[str, Any] = {}
+    for match in RE_TOP_STRING.finditer(text):
+        top.setdefault(match.group(1), match.group(2))
+    for match in RE_TOP_INT.finditer(text):
+        top.setdefault(match.group(1), int(match.group(2)))
+    comms: list[Any] = []
+    array = RE_COMMS_ARRAY.search(text)
+    if array is None:
+        return top, comms, False
+    pos = array.end()
+    ended = False
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text):
+            break
+        if text[pos] == "]":
+            ended = True
+            break
+        try:
+            obj, pos = _DECODER.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            break
+        comms.append(obj)
+    return top, comms, ended
+
+
+def parse_json(data: str | bytes) -> RasReport:
+    """Parse a JSON STATUS reply. Never raises; damage is counted in `faults`."""
+    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+    faults: list[str] = []
+    text, preamble = _strip_preamble(text)
+    if preamble:
+        faults.append("preamble_lines_skipped")
+    repaired, fixes = RE_MISSING_COMMA.subn(r"\1,\2", text)
+    if fixes:
+        faults.append("json_comma_repaired")
+    complete = True
+    try:
+        doc = json.loads(repaired)
+        if not isinstance(doc, dict):
+            raise _Invalid("document is not an object")
+        top: Mapping[str, Any] = doc
+        raw_comms = doc.get("communicators") or []
+        if not isinstance(raw_comms, list):
+            raise _Invalid("communicators is not an array")
+        ras = doc.get("ras") if isinstance(doc.get("ras"), dict) else {}
+    except (json.JSONDecodeError, _Invalid) as exc:
+        complete = False
+        faults.append(f"invalid_json: {str(exc)[:80]}")
+        top, raw_comms, _ended = _salvage(repaired)
+        ras = {}
+    comms: list[Communicator] = []
+    bad = 0
+    dropped_zero = 0
+    for obj in raw_comms:
+        try:
+            if not isinstance(obj, dict):
+                raise _Invalid("communicator is not an object")
+            comm = _communicator(obj)
+        except (_Invalid, TypeError, ValueError, AttributeError):
+            bad += 1
+            continue
+        if not comm.size:  # #2346: zero-filled entry
+            dropped_zero += 1
+            continue
+        comms.append(comm)
+    if bad:
+        faults.append(f"bad_communicators: {bad}")
+    if dropped_zero:
+        faults.append(f"zero_size_communicators: {dropped_zero}")
+    version_text = top.get("nccl_version")
+    version_text = version_text if isinstance(version_text, str) else None
+    collection = ras.get("collection_time_sec") if ras else None
+    timeouts = ras.get("timeouts_count") if ras else 0
+    dead = _processes(comms, dead=True)
+    unresponsive = _processes(comms, dead=False)
+    recognised = version_text is not None or bool(comms)
+    return RasReport(
+        format=ReportFormat.JSON,
+        complete=complete and recognised,
+        nccl_version=version_text,
+        version=parse_version(version_text) if version_text else None,
+        cuda_runtime=_opt_int(top.get("cuda_runtime_version")),
+        cuda_driver=_opt_int(top.get("cuda_driver_version")),
+        timestamp=top.get("timestamp") if isinstance(top.get("timestamp"), str) else None,
+        collection_seconds=float(collection) if isinstance(collection, (int, float)) else None,
+        communicators=tuple(comms),
+        communicators_total=len(comms),
+        no_communicators=complete and not comms,
+        unresponsive_count=len(unresponsive),
+        unresponsive_processes=unresponsive,
+        dead_count=len(dead),
+        dead_processes=dead,
+        timeouts=timeouts if isinstance(timeouts, int) else 0,
+        unknown_lines=0 if recognised else text.count("\n") + 1,
+        unknown_samples=() if recognised else (text[:120],),
+        faults=tuple(faults),
+    )
+
+
+def _opt_int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -1,0 +1,149 @@
+"""Benchmark: time from a detector transition to the HTTP POST at the receiver.
+
+Direct sinks (Slack, PagerDuty, webhook, all built by build_sinks with default settings) and
+the path through a real Alertmanager (group_wait 1 s) to its webhook receiver, over 20 alerts
+spaced past Slack's pacing interval. The reference is a bare HTTP POST to the same kind of
+local receiver, measured in the same process; ratios are against its median.
+
+Run: python -m pytest tests/benchmarks/bench_delivery.py -m benchmark -s
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from exporters.factory import build_sinks, start_sinks
+from monitor.alerts import AlertPolicy
+from monitor.model import Category, Severity, Transition
+from monitor.settings import DeliverySettings, GeneralSettings, Settings
+from tests.delivery_support.alertmanager import Alertmanager
+from tests.delivery_support.receivers import PD_ACCEPTED, SLACK_OK, Received, Receiver, Response
+
+ALERTS = 20
+SPACING_SECONDS = 1.1  # above Slack's default pacing (slack_min_interval_seconds = 1.0)
+
+
+def transition(i: int) -> Transition:
+    return Transition(
+        detector="bench",
+        alertname=f"BenchAlert{i:02d}",
+        firing=True,
+        severity=Severity.CRITICAL,
+        category=Category.RANK_STOPPED,
+        identity={"rank": str(i)},
+        summary=f"rank {i} stopped",
+    )
+
+
+def arrival(rx: Receiver, sink: str, fingerprint: str) -> float | None:
+    for request in rx.snapshot():
+        if _names(request, sink, fingerprint):
+            return request.at
+    return None
+
+
+def _names(request: Received, sink: str, fingerprint: str) -> bool:
+    body = request.json
+    if sink == "slack":
+        return fingerprint[:12] in body["blocks"][-1]["elements"][0]["text"]
+    if sink == "pagerduty":
+        return bool(body["dedup_key"] == fingerprint)
+    if sink == "webhook":
+        return bool(body.get("fingerprint") == fingerprint)
+    return any(a["annotations"].get("fingerprint") == fingerprint for a in body["alerts"])
+
+
+def reference_post_seconds(rx: Receiver, samples: int = 20) -> list[float]:
+    """Bare httpx POSTs on one reused client to a local receiver: the floor for a sink."""
+
+    async def measure() -> list[float]:
+        times = []
+        async with httpx.AsyncClient() as client:
+            for i in range(samples):
+                started = time.monotonic()
+                await client.post(rx.url("/reference"), json={"i": i})
+                times.append(rx.snapshot()[-1].at - started)
+        return times
+
+    return asyncio.run(measure())
+
+
+def summary(name: str, latencies: list[float], reference: float) -> str:
+    med, worst = statistics.median(latencies), max(latencies)
+    return (
+        f"{name:<28} n={len(latencies):2d}  median {med * 1000:8.1f} ms  max {worst * 1000:8.1f} ms"
+        f"  median/ref {med / reference:7.1f}x"
+    )
+
+
+@pytest.mark.benchmark
+def test_bench_transition_to_receiver(tmp_path: Path) -> None:
+    """Prints median and max latency per sink from transition to receiver POST."""
+    with (
+        Receiver(default=SLACK_OK) as slack,
+        Receiver(default=PD_ACCEPTED) as pd,
+        Receiver(default=Response(200)) as hook,
+        Receiver(default=Response(200)) as am_rx,
+        Alertmanager(tmp_path / "am", am_rx.url("/alertmanager"), group_wait="1s") as am,
+    ):
+        reference = statistics.median(reference_post_seconds(hook))
+        for secret, value in (("slack", slack.url("/services/T/B/x")), ("pd", "k" * 32)):
+            (tmp_path / secret).write_text(value)
+        (tmp_path / "hook").write_text(hook.url("/hook"))
+        settings = Settings(
+            general=GeneralSettings(state_dir=str(tmp_path / "state"), node_name="bench01"),
+            delivery=DeliverySettings(
+                slack_webhook_url_file=str(tmp_path / "slack"),
+                pagerduty_routing_key_file=str(tmp_path / "pd"),
+                pagerduty_url=pd.url("/v2/enqueue"),
+                webhook_url_file=str(tmp_path / "hook"),
+                alertmanager_url=am.url,
+            ),
+        )
+        policy = AlertPolicy("4242", "bench01", "https://example.org/rankwatch#")
+        submitted: dict[str, float] = {}
+
+        async def scenario() -> None:
+            sinks = build_sinks(settings, node_is_reporting=True)
+            await start_sinks(sinks)
+            for i in range(ALERTS):
+                started = time.monotonic()
+                record = policy.apply(transition(i), time.time())
+                assert record is not None
+                for sink in sinks:
+                    sink.submit(record)
+                submitted[record.fingerprint] = started
+                await asyncio.sleep(SPACING_SECONDS)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and any(
+                arrival(am_rx, "alertmanager", fp) is None for fp in submitted
+            ):
+                await asyncio.sleep(0.1)
+            for sink in sinks:
+                await sink.aclose(2.0)
+
+        asyncio.run(scenario())
+        lines = [
+            f"delivery benchmark: {ALERTS} alerts, {SPACING_SECONDS} s apart; "
+            f"reference bare POST median {reference * 1000:.1f} ms",
+        ]
+        for name, rx in (
+            ("slack", slack),
+            ("pagerduty", pd),
+            ("webhook", hook),
+            ("alertmanager", am_rx),
+        ):
+            latencies = []
+            for fp, started in submitted.items():
+                at = arrival(rx, name, fp)
+                assert at is not None, f"{name} never received {fp}"
+                latencies.append(at - started)
+            label = "via Alertmanager (gw 1 s)" if name == "alertmanager" else f"direct {name}"
+            lines.append(summary(label, latencies, reference))
+        print("\n" + "\n".join(lines))

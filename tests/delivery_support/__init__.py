@@ -1,0 +1,1 @@
+"""Helpers for alert delivery tests: loopback HTTP receivers, sample records, golden files."""

@@ -1,0 +1,236 @@
+"""Pure detector state machines, driven with made-up time (no sleeps)."""
+
+from __future__ import annotations
+
+import signal
+
+from monitor.detectors.memory import MemoryDetector
+from monitor.detectors.process import ProcessDetector
+from monitor.detectors.progress import ProgressDetector
+from monitor.model import (
+    Category,
+    OutputChunk,
+    OutputLine,
+    PhaseHint,
+    ProcessExit,
+    ProcessInfo,
+    ProcessSnapshot,
+    ProcRole,
+    ProcState,
+    Severity,
+    Suspicion,
+    Transition,
+)
+from monitor.settings import MemorySettings, ProcessSettings, ProgressSettings
+
+GIB = 1024**3
+
+
+def rank_info(
+    rank: int, pid: int, state: ProcState = ProcState.RUNNING, cpu: float = 0.0, rss: int = GIB
+) -> ProcessInfo:
+    return ProcessInfo(
+        pid, 1, ProcRole.RANK, rank, rank, None, "python", state, cpu, rss, 4, True, True
+    )
+
+
+def snap(
+    at: float, *infos: ProcessInfo, total: int = 64 * GIB, avail: int = 32 * GIB
+) -> ProcessSnapshot:
+    return ProcessSnapshot(at, infos, total, avail)
+
+
+def transitions(outputs: object) -> list[Transition]:
+    return [o for o in outputs if isinstance(o, Transition)]  # type: ignore[attr-defined]
+
+
+def lines(at: float, *items: tuple[int | None, str]) -> OutputChunk:
+    return OutputChunk(at, "stderr", tuple(OutputLine(r, t) for r, t in items))
+
+
+# -- progress -------------------------------------------------------------------------------
+def test_subsecond_job_flagged_within_30s_and_names_the_stopped_rank() -> None:
+    """Ranks stepping every 0.3 s: when rank 1 stops, a stall fires within 30 s naming rank 1."""
+    det = ProgressDetector(ProgressSettings())
+    t = 0.0
+    step = 0
+    fired: list[Transition] = []
+    while t < 80:
+        t += 0.3
+        step += 1
+        items: list[tuple[int | None, str]] = [(0, f"[rank0]: step {step}")]
+        if t < 30:
+            items.append((1, f"[rank1]: step {step}"))
+        det.observe(lines(t, *items), t)
+        fired += transitions(det.tick(t))
+        if fired:
+            break
+    assert fired, "no stall detected"
+    alert = fired[0]
+    assert alert.alertname == "ProgressStalled" and alert.firing
+    assert t - 30 <= 30, f"took {t - 30:.1f} s"
+    assert alert.culprit_ranks == (1,)
+    assert alert.evidence["advancing_ranks"] == [0]
+
+
+def test_stall_emits_suspicion_then_escalates_then_resolves() -> None:
+    """Warning + suspicion at the window, critical at twice the window, resolved on the next step."""
+    s = ProgressSettings(stall_floor_seconds=10)
+    det = ProgressDetector(s)
+    for i in range(1, 20):
+        det.observe(lines(float(i), (0, f"step {i}")), float(i))
+    out = det.tick(19 + 11)
+    assert any(isinstance(o, Suspicion) for o in out)
+    assert transitions(out)[0].severity is Severity.WARNING
+    out = det.tick(19 + 21)
+    assert transitions(out)[0].severity is Severity.CRITICAL
+    det.observe(lines(41.0, (0, "step 20")), 41.0)
+    resolved = transitions(det.tick(41.0))
+    assert resolved and not resolved[0].firing
+
+
+def test_first_step_grace_and_long_intervals_do_not_false_alarm() -> None:
+    """Slow jobs (a step per 60 s) learn a long window instead of paging at the floor."""
+    det = ProgressDetector(ProgressSettings())
+    for i in range(6):
+        det.observe(lines(i * 60.0, (None, f"iteration {i}/100 |")), i * 60.0)
+        assert not transitions(det.tick(i * 60.0 + 59))
+    assert not transitions(det.tick(5 * 60.0 + 200))
+    assert transitions(det.tick(5 * 60.0 + 400))
+
+
+def test_checkpoint_phase_extends_the_window() -> None:
+    """A checkpoint save announced in the output holds the clocks for its grace."""
+    det = ProgressDetector(ProgressSettings(stall_floor_seconds=10, checkpoint_grace_seconds=120))
+    for i in range(1, 10):
+        det.observe(lines(float(i), (0, f"step {i}")), float(i))
+    det.observe(lines(9.5, (0, "Saving checkpoint to ckpt/step_9")), 9.5)
+    assert not transitions(det.tick(100.0))
+    assert transitions(det.tick(140.0))
+
+
+def test_phase_hint_from_another_detector_holds_clocks() -> None:
+    """A PhaseHint (e.g. the stack sampler saw torch.save) suppresses a false stall."""
+    det = ProgressDetector(ProgressSettings(stall_floor_seconds=10))
+    for i in range(1, 10):
+        det.observe(lines(float(i), (0, f"step {i}")), float(i))
+    det.observe(PhaseHint(12.0, 0, "checkpoint", 60.0, "stacks"), 12.0)
+    assert not transitions(det.tick(50.0))
+
+
+def test_cpu_clock_used_when_no_progress_lines() -> None:
+    """Without progress lines a rank whose CPU goes flat is a stall; busy ranks are not."""
+    det = ProgressDetector(ProgressSettings(stall_floor_seconds=10))
+    cpu0 = cpu1 = 0.0
+    fired: list[Transition] = []
+    for t in range(1, 60):
+        cpu0 += 0.9
+        if t < 20:
+            cpu1 += 0.9
+        det.observe(
+            snap(float(t), rank_info(0, 100, cpu=cpu0), rank_info(1, 101, cpu=cpu1)), float(t)
+        )
+        fired += transitions(det.tick(float(t)))
+    assert fired and fired[0].culprit_ranks == (1,)
+
+
+def test_job_end_resolves_and_exited_rank_is_not_a_stall() -> None:
+    """A rank that exited is the process detector's business, not a stall."""
+    det = ProgressDetector(ProgressSettings(stall_floor_seconds=5))
+    det.observe(snap(0.0, rank_info(0, 100)), 0.0)
+    for i in range(1, 6):
+        det.observe(lines(float(i), (0, f"step {i}")), float(i))
+    det.observe(ProcessExit(6.0, 100, ProcRole.RANK, 0, 0, None, 0, 1, 1, "wait"), 6.0)
+    assert not transitions(det.tick(60.0))
+
+
+# -- process ------------------------------------------------------------------------------
+def test_sigkill_is_rank_dead_and_high_memory_says_possible_oom() -> None:
+    """SIGKILL → RankDead naming the rank; with node memory nearly full it says possible OOM."""
+    det = ProcessDetector(ProcessSettings())
+    det.observe(snap(0.0, rank_info(0, 100), rank_info(1, 101)), 0.0)
+    out = transitions(
+        det.observe(
+            ProcessExit(
+                1.0,
+                101,
+                ProcRole.RANK,
+                1,
+                None,
+                signal.SIGKILL,
+                GIB,
+                64 * GIB,
+                30 * GIB,
+                "proc_connector",
+            ),
+            1.0,
+        )
+    )
+    assert out[0].alertname == "RankDead" and out[0].culprit_ranks == (1,)
+    assert out[0].category is Category.RANK_DEAD and "SIGKILL" in out[0].summary
+    det.observe(snap(2.0, rank_info(0, 100)), 2.0)
+    out = transitions(
+        det.observe(
+            ProcessExit(
+                3.0,
+                100,
+                ProcRole.RANK,
+                0,
+                None,
+                signal.SIGKILL,
+                50 * GIB,
+                64 * GIB,
+                2 * GIB,
+                "proc_connector",
+            ),
+            3.0,
+        )
+    )
+    assert out[0].category is Category.OOM and "possible OOM kill" in out[0].summary
+
+
+def test_clean_exit_is_quiet_and_nonzero_exit_fires() -> None:
+    """Exit 0 raises nothing; exit 3 raises RankDead with the code."""
+    det = ProcessDetector(ProcessSettings())
+    det.observe(snap(0.0, rank_info(0, 100), rank_info(1, 101)), 0.0)
+    assert not transitions(
+        det.observe(ProcessExit(1.0, 100, ProcRole.RANK, 0, 0, None, 0, 1, 1, "wait"), 1.0)
+    )
+    out = transitions(
+        det.observe(ProcessExit(1.0, 101, ProcRole.RANK, 1, 3, None, 0, 1, 1, "wait"), 1.0)
+    )
+    assert "exited with code 3" in out[0].summary
+
+
+def test_stopped_rank_fires_after_hold_and_resolves() -> None:
+    """A rank stopped for 10 s → RankStopped; running again → resolved."""
+    det = ProcessDetector(ProcessSettings(stopped_alert_seconds=10))
+    det.observe(snap(0.0, rank_info(0, 100, ProcState.STOPPED)), 0.0)
+    assert not transitions(det.tick(9.0))
+    out = transitions(det.tick(10.5))
+    assert out[0].alertname == "RankStopped" and out[0].culprit_ranks == (0,)
+    out = transitions(det.observe(snap(11.0, rank_info(0, 100)), 11.0))
+    assert out and not out[0].firing
+
+
+# -- memory -------------------------------------------------------------------------------
+def test_memory_racing_to_exhaustion_warns_before_oom() -> None:
+    """Eight ranks loading a cache at 2 GiB/s each: warn while memory is still available."""
+    det = MemoryDetector(MemorySettings())
+    fired: list[Transition] = []
+    avail = 200 * GIB
+    for t in range(10):
+        infos = [rank_info(r, 100 + r, rss=(t * 2 + 1) * GIB) for r in range(8)]
+        fired += transitions(
+            det.observe(snap(float(t), *infos, total=256 * GIB, avail=avail), float(t))
+        )
+        avail -= 16 * GIB
+    assert fired and fired[0].alertname == "MemoryPressure"
+    assert fired[0].evidence["available_bytes"] > 0  # type: ignore[operator]
+
+
+def test_memory_steady_is_quiet() -> None:
+    """Plenty of stable memory raises nothing."""
+    det = MemoryDetector(MemorySettings())
+    for t in range(20):
+        assert not transitions(det.observe(snap(float(t), rank_info(0, 1)), float(t)))
