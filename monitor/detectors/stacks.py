@@ -154,12 +154,21 @@ class StackDetector:
         return proc
 
     def _on_snapshot(self, snap: ProcessSnapshot) -> None:
+        present = set()
         for info in snap.processes:
             if info.role is ProcRole.LAUNCHER:
                 continue
+            present.add(info.pid)
             proc = self._proc(info.pid, info.role, info.rank, info.rank_pid)
             self._note_state(proc, info.state, snap.at)
             self._note_cpu(proc, snap.at, info.cpu_seconds)
+        # Forget processes that left the table (workers come and go), except those an alert
+        # still names: their ProcessExit resolves it.
+        named = {f.culprit_pid for f in self._firing.values()}
+        for pid in [p for p in self._procs if p not in present and p not in named]:
+            gone = self._procs.pop(pid)
+            if gone.role is ProcRole.RANK and self._rank_pid.get(gone.rank or -1) == pid:
+                self._rank_pid.pop(gone.rank or -1, None)
 
     def _on_sample(self, sample: StackSample) -> None:
         proc = self._proc(sample.pid, sample.role, sample.rank, sample.rank_pid)
@@ -246,9 +255,9 @@ class StackDetector:
         a stalled worker and its rank, a stalled save, or every rank that was waiting."""
         out: list[DetectorOutput] = []
         for key, firing in list(self._firing.items()):
-            if firing.waiting_pids:
+            if firing.alertname == "RankNotInCollective":
                 waiting = [self._procs.get(pid) for pid in firing.waiting_pids]
-                if all(p is None or _after(p.active_at, firing.since) for p in waiting):
+                if waiting and all(p is None or _after(p.active_at, firing.since) for p in waiting):
                     out.append(self._resolve(key, "the waiting ranks run again"))
                 continue
             culprit = self._procs.get(firing.culprit_pid)
@@ -268,6 +277,9 @@ class StackDetector:
             out.extend(self._dataloader_verdict(rank, now, states))
             out.extend(self._checkpoint_verdict(rank, now))
         out.extend(self._straggler_verdicts(now, states))
+        if self._firing:
+            # Keep the evidence of a firing alert fresh, so it resolves when the job recovers.
+            self._confirm_later(now + self.settings.recheck_seconds, "recheck: alert firing")
         return out
 
     def _rank_states(self) -> dict[int, tuple[str, str]]:
@@ -568,7 +580,7 @@ class StackDetector:
                 pid,
                 category,
                 severity,
-                waiting_pids=tuple(self._rank_pid[r] for r in victim_list if r in self._rank_pid),
+                waiting_pids=self._idle_pids(victim_list, now),
             )
             out.append(
                 Transition(
@@ -601,6 +613,19 @@ class StackDetector:
                 )
             )
         return out
+
+    def _idle_pids(self, ranks: Sequence[int], now: float) -> tuple[int, ...]:
+        """Pids of these ranks when all of them are idle now (their CPU use then means they run
+        again); empty when some spin while they wait, where only a new dump can tell."""
+        pids = [self._rank_pid[r] for r in ranks if r in self._rank_pid]
+        procs = [self._procs.get(pid) for pid in pids]
+        idle = all(
+            p is not None
+            and p.active_at is not None
+            and now - p.active_at >= self.settings.repeat_gap_seconds
+            for p in procs
+        )
+        return tuple(pids) if idle else ()
 
     def _persistent_victims(self) -> dict[int, float]:
         """rank → since when it waits, for ranks in a collective in their last two samples."""

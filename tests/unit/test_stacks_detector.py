@@ -432,3 +432,27 @@ def test_spinning_victims_are_confirmed_by_a_later_look() -> None:
     assert [(t.alertname, t.culprit_ranks, t.evidence["waiting_seconds"]) for t in fired] == [
         ("RankNotInCollective", (1,), 31.0)
     ]
+
+
+def test_straggler_alert_resolves_when_idle_victims_run_again_not_before() -> None:
+    """RankNotInCollective stays while the culprit spins; it resolves once the ranks that were
+    waiting (idle) use CPU again."""
+    job = Job()
+    del job.procs[WORKER10], job.procs[WORKER11]
+    job.procs[RANK0].dump = "busy-rank0-backward.json"
+    job.procs[RANK1].dump = "busy-rank1-user-loop.json"
+    for second in range(0, 41):
+        job.at(1000.0 + second)
+        job.procs[RANK1].cpu += 1.0
+        job.snapshot()
+        if second in (37, 40):
+            job.dump_pass()
+    assert [t.alertname for t in transitions(job.out)] == ["RankNotInCollective"]
+    job.procs[RANK1].cpu += 1.0
+    job.at(1042.0).snapshot()
+    assert transitions(job.tick()) == []
+    job.procs[RANK0].cpu += 1.0
+    job.at(1043.0).snapshot()
+    assert [(t.alertname, t.firing) for t in transitions(job.tick())] == [
+        ("RankNotInCollective", False)
+    ]
