@@ -355,7 +355,12 @@ def classify_main(dump: Dump) -> MainClass:
                     top=top_frames(frames),
                 )
     return MainClass(
-        MainState.COMPUTE, MainState.COMPUTE, phase, "", frames[0], user_frame(frames),
+        MainState.COMPUTE,
+        MainState.COMPUTE,
+        phase,
+        "",
+        frames[0],
+        user_frame(frames),
         top_frames(frames),
     )
 

@@ -43,6 +43,7 @@ def _stop(job: WatchedJob) -> None:
     job.stop()
 
 
+@pytest.mark.timeout(1800)
 def test_time_from_worker_stall_to_dataloader_stalled(tmp_path: Path) -> None:
     """Print median and max seconds from a worker blocking to the DataloaderStalled record."""
     latencies = []
@@ -73,7 +74,7 @@ def test_time_from_worker_stall_to_dataloader_stalled(tmp_path: Path) -> None:
 def _training_run(tmp_path: Path, env: dict[str, str]) -> tuple[float, float]:
     """(wall seconds of the training loop, median step compute time) of one healthy run."""
     job = WatchedJob(
-        tmp_path, "--mode", "healthy", "--steps", "1000" if QUICK else "3000",
+        tmp_path, "--mode", "healthy", "--steps", "1000" if QUICK else "2000",
         "--hidden", "1024", "--batch-size", "64", "--item-seconds", "0", env=env,
     )  # fmt: skip
     try:
@@ -87,6 +88,7 @@ def _training_run(tmp_path: Path, env: dict[str, str]) -> tuple[float, float]:
     return max(totals), statistics.median(steps)
 
 
+@pytest.mark.timeout(1800)
 def test_training_time_with_dumps_every_2_seconds(tmp_path: Path) -> None:
     """Print training wall time and median step time with the sampler dumping every 2 s
     versus with the sampler off (alternating runs), and their ratios."""

@@ -189,14 +189,14 @@ def test_stalled_worker_fires_dataloader_stalled_naming_worker_frame_and_victims
         {"rank": "1"},
     )
     assert alert.evidence["worker_pid"] == WORKER10
-    assert alert.evidence["frame"] == "torch_job.py:91 SyntheticDataset.__getitem__"
+    assert alert.evidence["frame"] == "tests/e2e/torch_job.py:96 SyntheticDataset.__getitem__"
     assert alert.evidence["stuck_seconds"] == 13.0  # CPU flat since 1002, now 1015
     assert alert.evidence["waiting_ranks"] == [0]
     assert alert.evidence["dump_path"] == f"/state/pyspy/{WORKER10}-2.json"
     assert alert.evidence["stack_evidence"] == "py-spy"
     assert alert.summary == (
         f"rank 1: DataLoader worker {WORKER10} stuck 13 s in "
-        "torch_job.py:91 SyntheticDataset.__getitem__; rank 0 waits in a collective"
+        "tests/e2e/torch_job.py:96 SyntheticDataset.__getitem__; rank 0 waits in a collective"
     )
 
 
@@ -274,7 +274,7 @@ def test_rank_in_user_code_while_peer_waits_is_named_culprit() -> None:
         ("RankNotInCollective", (1,), Category.COLLECTIVE_DESYNC)
     ]
     evidence = fired[0].evidence
-    assert evidence["frame"] == "torch_job.py:154 spin_in_user_code"
+    assert evidence["frame"] == "tests/e2e/torch_job.py:159 spin_in_user_code"
     assert evidence["waiting_ranks"] == [0]
     assert fired[0].summary.startswith(
         "rank 1 is not in the collective that rank 0 has waited in for 39 s: it is in user code"

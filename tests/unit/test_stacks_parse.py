@@ -87,7 +87,7 @@ def _pid_of(name: str) -> int:
             MainState.COMPUTE,
             MainState.COMPUTE,
             None,
-            "torch_job.py:154 spin_in_user_code",
+            "tests/e2e/torch_job.py:159 spin_in_user_code",
         ),
         (
             "busy-rank0-backward.json",
@@ -101,7 +101,7 @@ def _pid_of(name: str) -> int:
             MainState.COMPUTE,
             MainState.COMPUTE,
             None,
-            "torch/nn/parallel/distributed.py:1890 DistributedDataParallel.forward",
+            "torch/nn/parallel/distributed.py:1781 DistributedDataParallel._pre_forward",
         ),
         (
             "healthy-rank1-a.json",
@@ -137,7 +137,7 @@ def test_user_frame_of_a_rank_in_user_code() -> None:
     """The reported user frame is the innermost frame of the job's own code."""
     got = main_of("checkpoint-rank0-save.json")
     assert got.user_frame is not None
-    assert got.user_frame.location == "torch_job.py:129 ThrottledFile.write"
+    assert got.user_frame.location == "tests/e2e/torch_job.py:134 ThrottledFile.write"
 
 
 def test_busy_worker_names_the_getitem_frame() -> None:
@@ -147,7 +147,7 @@ def test_busy_worker_names_the_getitem_frame() -> None:
     )
     assert got.state is WorkerState.BUSY
     assert got.frame is not None
-    assert got.frame.location == "torch_job.py:91 SyntheticDataset.__getitem__"
+    assert got.frame.location == "tests/e2e/torch_job.py:96 SyntheticDataset.__getitem__"
 
 
 def test_idle_worker_waits_for_its_index_queue() -> None:

@@ -25,47 +25,44 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 JOB = HERE.parent.parent / "e2e" / "torch_job.py"
 
-# (scenario, torch_job arguments, seconds to wait, {output name: (role, rank, worker)})
-SCENARIOS: dict[str, tuple[list[str], float, dict[str, tuple[str, int, int | None]]]] = {
+# scenario → (torch_job arguments, {output name: (role, rank, worker, awaited function)}).
+# Each process is dumped once the awaited function shows in its main thread ("" = at once).
+Wanted = tuple[str, int, "int | None", str]
+SCENARIOS: dict[str, tuple[list[str], dict[str, Wanted]]] = {
     "stall": (
         ["--mode", "stall_worker", "--steps", "1000", "--fault-step", "5"],
-        25.0,
         {
-            "stall-rank0-main": ("rank", 0, None),
-            "stall-rank1-main": ("rank", 1, None),
-            "stall-rank1-worker0-busy": ("worker", 1, 0),
-            "stall-rank1-worker1-idle": ("worker", 1, 1),
+            "stall-rank1-worker0-busy": ("worker", 1, 0, "Event.wait"),
+            "stall-rank1-worker1-idle": ("worker", 1, 1, "_worker_loop"),
+            "stall-rank1-main": ("rank", 1, None, "_try_get_data"),
+            "stall-rank0-main": ("rank", 0, None, "_engine_run_backward"),
         },
     ),
     "checkpoint": (
         ["--mode", "checkpoint_40s", "--steps", "1000", "--fault-step", "5"],
-        20.0,
         {
-            "checkpoint-rank0-save": ("rank", 0, None),
-            "checkpoint-rank1-barrier": ("rank", 1, None),
+            "checkpoint-rank0-save": ("rank", 0, None, "ThrottledFile.write"),
+            "checkpoint-rank1-barrier": ("rank", 1, None, "barrier"),
         },
     ),
     "init": (
-        ["--mode", "init_wait", "--init-delay-seconds", "60"],
-        15.0,
-        {"init-rank0-rendezvous": ("rank", 0, None)},
+        ["--mode", "init_wait", "--init-delay-seconds", "120"],
+        {"init-rank0-rendezvous": ("rank", 0, None, "init_process_group")},
     ),
     "busy": (
         ["--mode", "busy_user", "--steps", "1000", "--fault-step", "5"],
-        25.0,
         {
-            "busy-rank1-user-loop": ("rank", 1, None),
-            "busy-rank0-backward": ("rank", 0, None),
+            "busy-rank1-user-loop": ("rank", 1, None, "spin_in_user_code"),
+            "busy-rank0-backward": ("rank", 0, None, "_engine_run_backward"),
         },
     ),
     "healthy": (
         ["--mode", "healthy", "--steps", "100000", "--item-seconds", "0.002"],
-        20.0,
         {
-            "healthy-rank0-a": ("rank", 0, None),
-            "healthy-rank1-a": ("rank", 1, None),
-            "healthy-rank0-b": ("rank", 0, None),
-            "healthy-rank1-b": ("rank", 1, None),
+            "healthy-rank0-a": ("rank", 0, None, "Tensor.backward"),
+            "healthy-rank1-a": ("rank", 1, None, "__next__"),
+            "healthy-rank0-b": ("rank", 0, None, "DistributedDataParallel.forward"),
+            "healthy-rank1-b": ("rank", 1, None, ""),
         },
     ),
 }
@@ -90,18 +87,21 @@ def rewrite(text: str) -> str:
 
 
 def read_pids(path: Path) -> list[dict[str, str]]:
-    rows = []
-    for line in path.read_text().splitlines():
-        rows.append(dict(part.split("=", 1) for part in line.split()))
-    return rows
+    if not path.exists():
+        return []
+    return [
+        dict(part.split("=", 1) for part in line.split()) for line in path.read_text().splitlines()
+    ]
 
 
-def find_pid(rows: list[dict[str, str]], role: str, rank: int, worker: int | None) -> int:
-    for row in rows:
-        same_process = row.get("role") == role and int(row["rank"]) == rank
-        if same_process and (worker is None or int(row.get("worker", -1)) == worker):
-            return int(row["pid"])
-    raise LookupError(f"no {role} rank={rank} worker={worker} in {rows}")
+def find_pid(path: Path, role: str, rank: int, worker: int | None, deadline: float) -> int:
+    while time.monotonic() < deadline:
+        for row in read_pids(path):
+            same_process = row.get("role") == role and int(row["rank"]) == rank
+            if same_process and (worker is None or int(row.get("worker", -1)) == worker):
+                return int(row["pid"])
+        time.sleep(0.5)
+    raise LookupError(f"no {role} rank={rank} worker={worker} in {path}")
 
 
 def dump(pid: int, native: bool = False) -> str:
@@ -112,37 +112,49 @@ def dump(pid: int, native: bool = False) -> str:
     return rewrite(done.stdout)
 
 
+def dump_when(pid: int, function: str, deadline: float) -> str:
+    """Dump `pid` once `function` is in its main thread's stack (nonblocking dumps can race
+    with the interpreter: retry those too)."""
+    while time.monotonic() < deadline:
+        try:
+            text = dump(pid)
+        except (subprocess.CalledProcessError, json.JSONDecodeError):
+            time.sleep(0.5)
+            continue
+        threads = json.loads(text)
+        main = next((t for t in threads if t["os_thread_id"] == pid), threads[0])
+        if not function or any(f["name"].endswith(function) for f in main["frames"]):
+            return text
+        time.sleep(0.3)
+    raise TimeoutError(f"{function} never showed in {pid}")
+
+
 def run_scenario(name: str) -> None:
-    args, wait_seconds, outputs = SCENARIOS[name]
+    args, outputs = SCENARIOS[name]
     torchrun = shutil.which("torchrun") or str(Path(sys.executable).parent / "torchrun")
     with tempfile.TemporaryDirectory() as tmp:
         pid_file = Path(tmp) / "pids.txt"
         argv = [
-            torchrun,
-            "--standalone",
-            "--nproc_per_node",
-            "2",
-            str(JOB),
-            *args,
-            "--pid-file",
-            str(pid_file),
-            "--checkpoint-dir",
-            tmp,
-        ]
+            torchrun, "--standalone", "--nproc_per_node", "2", str(JOB),
+            *args, "--pid-file", str(pid_file), "--checkpoint-dir", tmp,
+        ]  # fmt: skip
+        # A clean environment and a neutral working directory for the job.
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         job = subprocess.Popen(
-            argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+            argv,
+            cwd=tmp,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         try:
-            time.sleep(wait_seconds)
-            rows = read_pids(pid_file)
-            for out_name, (role, rank, worker) in outputs.items():
-                pid = find_pid(rows, role, rank, worker)
-                (HERE / f"{out_name}.json").write_text(dump(pid))
-                if out_name.endswith("-b"):
-                    continue
-                time.sleep(0.5)
+            deadline = time.monotonic() + 240
+            for out_name, (role, rank, worker, function) in outputs.items():
+                pid = find_pid(pid_file, role, rank, worker, deadline)
+                (HERE / f"{out_name}.json").write_text(dump_when(pid, function, deadline))
             if name == "stall":
-                pid = find_pid(rows, "rank", 0, None)
+                pid = find_pid(pid_file, "rank", 0, None, deadline)
                 (HERE / "stall-rank0-main-native.json").write_text(dump(pid, native=True))
         finally:
             os.killpg(job.pid, signal.SIGKILL)
