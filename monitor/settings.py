@@ -265,7 +265,40 @@ class ClockSettings:
     offset_interval_seconds: float = setting(60.0, "Offset measurement cadence.", minimum=1)
     offset_threshold_seconds: float = setting(0.1, "Offset beyond this raises an alert.", minimum=0)
     ntp_servers: tuple[str, ...] = setting((), "SNTP servers as host:port (port 123 default).")
-    chronyc: str = setting("chronyc", "chronyc executable.")
+    chronyc: str = setting("chronyc", "chronyc executable; empty disables asking chronyd.")
+    chronyc_host: str = setting(
+        "", "chronyc -h value (command socket path or host); empty uses chronyc's default."
+    )
+    chronyc_timeout_seconds: float = setting(
+        2.0, "Kill a chronyc call that takes longer.", minimum=0.1, maximum=60
+    )
+    sntp_samples: int = setting(
+        4, "SNTP exchanges per server per measurement; the least delayed one counts.",
+        minimum=1, maximum=16,
+    )
+    sntp_sample_gap_seconds: float = setting(
+        0.25, "Pause between the SNTP exchanges of one measurement.", minimum=0, maximum=10
+    )
+    sntp_timeout_seconds: float = setting(
+        1.0, "Wait this long for one SNTP reply.", minimum=0.01, maximum=30
+    )
+    kernel_status: bool = setting(True, "Read the kernel's synchronisation status (adjtimex).")
+    step_alert_hold_seconds: float = setting(
+        600.0, "ClockSteppedBackwards resolves after this long without another backwards step.",
+        minimum=1,
+    )
+    periodic_min_steps: int = setting(
+        3, "Backwards steps at a steady interval needed to call them periodic.", minimum=2
+    )
+    unsynchronised_grace_seconds: float = setting(
+        300.0, "ClockUnsynchronised fires after the clock is unsynchronised this long.", minimum=0
+    )
+    slew_window_seconds: float = setting(
+        60.0, "Window over which the kernel's frequency adjustment is measured.", minimum=1
+    )
+    slew_threshold_ppm: float = setting(
+        500.0, "A frequency adjustment beyond this (ppm) is an unusual slew.", minimum=1
+    )
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,9 @@ It follows the RAS client protocol as NCCL 2.24-2.32 implement it:
 * version-specific formats (UNKNOWN/NOCOMM, one counter or five, missing-rank formats, `%.2f` or
   `%.3f`, blank-line rules, the 2.28.7/2.28.9 JSON comma bug).
 
+Not emulated: lines pipelined after STATUS in the same write (NCCL still parses them), MONITOR
+events (only the `OK`), and the content of DIAGNOSTICS.
+
 Reports are rendered from a small model of a job (`JobState`: processes, communicators, counts),
 produced per query by a `Scenario`, so a scenario can change over time (healthy, then a rank goes
 DEAD after N queries). Misbehaviours emulate broken or hostile servers.

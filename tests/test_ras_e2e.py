@@ -11,8 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.parser import text_string_to_metric_families
 
 from exporters.jsonlog import JsonLogSink
+from exporters.prometheus import SnapshotCollector
 from monitor.alerts import AlertPolicy
 from monitor.clock import SystemClock
 from monitor.daemon import Daemon, JobIdentity
@@ -98,6 +101,19 @@ def test_dead_rank_reaches_the_alert_log_within_one_poll_interval(tmp_path: Path
     assert dead["category"] == "rank_dead" and dead["culprit_ranks"] == [5]
     assert dead["scope"] == "job" and dead["labels"]["ras_node"] == "10.0.0.11"  # type: ignore[index]
     assert "process 4105 on node 10.0.0.11 (GPU 5, rank 5) is DEAD" in str(dead["summary"])
+
+    daemon.rebuild_snapshot()
+    registry = CollectorRegistry()
+    registry.register(SnapshotCollector(daemon.snapshots))
+    exposed = {
+        sample.name: sample.value
+        for family in text_string_to_metric_families(generate_latest(registry).decode())
+        for sample in family.samples
+    }
+    assert exposed["rankwatch_ras_up"] == 1.0
+    assert exposed["rankwatch_ras_dead_processes"] == 1.0
+    assert exposed["rankwatch_ras_polls_total"] >= 2
+    assert "rankwatch_ras_collective_ops" in exposed
 
 
 @pytest.mark.e2e

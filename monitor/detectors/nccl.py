@@ -129,58 +129,82 @@ class _Located:
     local: dict[str, list[int]] = field(default_factory=dict)  # comm hash -> local ranks
 
 
-def _locate(report: RasReport, processes: Iterable[tuple[str, int]]) -> _Located:
-    """Where the given (host, pid) processes sit in the report's communicators."""
-    wanted = set(processes)
-    world_map = world_rank_map(report)
-    found = _Located()
-    for comm in report.communicators:
-        world = is_world(comm, report)
-        refs: list[RankRef] = [m.ref for m in comm.missing]
-        refs += [r.ref for r in comm.ranks]
-        for group in comm.count_groups:
-            refs += group.ranks
+class _View:
+    """One report with lookups built at most once: a 16k-rank report is walked once per poll,
+    not once per communicator or process."""
+
+    def __init__(self, report: RasReport) -> None:
+        self.report = report
+        comms = report.communicators
+        largest = max((c.size or 0 for c in comms), default=0)
+        self.world = {c.key for c in comms if is_world(c, report, largest)}
+        self._world_map: dict[tuple[str, int, int], int] | None = None
+
+    @property
+    def world_map(self) -> dict[tuple[str, int, int], int]:
+        if self._world_map is None:
+            self._world_map = world_rank_map(self.report)
+        return self._world_map
+
+    def global_ranks(self, comm: Communicator, refs: Iterable[RankRef]) -> set[int]:
+        if comm.key in self.world:
+            return {ref.rank for ref in refs}
+        out = set()
         for ref in refs:
-            if ref.host is None or ref.pid is None or (ref.host, ref.pid) not in wanted:
+            if ref.host is not None and ref.pid is not None and ref.gpu is not None:
+                rank = self.world_map.get((ref.host, ref.pid, ref.gpu))
+                if rank is not None:
+                    out.add(rank)
+        return out
+
+    def locate(self, processes: Iterable[tuple[str, int]]) -> _Located:
+        """Where the given (host, pid) processes sit among the missing or listed ranks (a dead
+        or silent process is never among the answering ones). World communicators come first:
+        their ranks are global, so the world map is built only for ranks they do not show."""
+        wanted = set(processes)
+        found = _Located()
+        placed: set[tuple[str, int, int | None]] = set()
+        comms = sorted(self.report.communicators, key=lambda c: c.key not in self.world)
+        for comm in comms:
+            refs: list[RankRef] = [m.ref for m in comm.missing]
+            for group in comm.count_groups:
+                refs += group.ranks
+            mine = [
+                ref for ref in refs
+                if ref.host is not None and ref.pid is not None and (ref.host, ref.pid) in wanted
+            ]
+            if not mine:
                 continue
-            found.local.setdefault(comm.hash, [])
-            if ref.rank not in found.local[comm.hash]:
-                found.local[comm.hash].append(ref.rank)
-            if world:
-                found.global_ranks.add(ref.rank)
-            elif ref.gpu is not None and (ref.host, ref.pid, ref.gpu) in world_map:
-                found.global_ranks.add(world_map[(ref.host, ref.pid, ref.gpu)])
-    return found
+            local = found.local.setdefault(comm.hash, [])
+            local += sorted({ref.rank for ref in mine} - set(local))
+            if comm.key in self.world:
+                found.global_ranks |= {ref.rank for ref in mine}
+                placed |= {(ref.host or "", ref.pid or 0, ref.gpu) for ref in mine}
+                continue
+            unplaced = [r for r in mine if (r.host or "", r.pid or 0, r.gpu) not in placed]
+            if unplaced:
+                found.global_ranks |= self.global_ranks(comm, unplaced)
+        return found
 
+    def world_missing(self) -> set[int]:
+        """Missing members of the world communicator: global ranks even when the report does not
+        say which process they belong to (2.24/2.25 list missing ranks by number only)."""
+        return {
+            m.ref.rank
+            for comm in self.report.communicators
+            if comm.key in self.world
+            for m in comm.missing
+            if m.unresponsive
+        }
 
-def _world_missing(report: RasReport) -> set[int]:
-    """Missing members of the world communicator: global ranks even when the report does not
-    say which process they belong to (2.24/2.25 list missing ranks by number only)."""
-    return {
-        m.ref.rank
-        for comm in report.communicators
-        if is_world(comm, report)
-        for m in comm.missing
-        if m.unresponsive
-    }
-
-
-def _answering(report: RasReport) -> set[tuple[str, int]]:
-    """(host, pid) of every process seen answering in some communicator (JSON only)."""
-    return {(r.host, r.pid) for comm in report.communicators for r in comm.ranks}
-
-
-def _global(report: RasReport, comm: Communicator, refs: Iterable[RankRef]) -> set[int]:
-    if is_world(comm, report):
-        return {ref.rank for ref in refs}
-    world_map = world_rank_map(report)
-    out = set()
-    for ref in refs:
-        if ref.host is not None and ref.pid is not None and ref.gpu is not None:
-            rank = world_map.get((ref.host, ref.pid, ref.gpu))
-            if rank is not None:
-                out.add(rank)
-    return out
+    def answering(self, wanted: set[tuple[str, int]]) -> set[tuple[str, int]]:
+        """Which of the `wanted` (host, pid) processes answer in some communicator (JSON)."""
+        found: set[tuple[str, int]] = set()
+        for comm in self.report.communicators:
+            for r in comm.ranks:
+                if (r.host, r.pid) in wanted:
+                    found.add((r.host, r.pid))
+        return found
 
 
 @dataclass
@@ -194,12 +218,13 @@ class _Lower:
     refs: tuple[RankRef, ...]  # listed members (text lists outliers only)
 
 
-def _count_signature(comm: Communicator) -> tuple[object, ...] | None:
-    """What must change for a communicator to count as advancing (None: nothing to compare)."""
+def _count_signature(comm: Communicator) -> int | None:
+    """What must change for a communicator to count as advancing (None: nothing to compare).
+    Kept as a hash so that the previous report's rank records can be freed."""
     if comm.ranks:
-        return tuple((r.rank, r.counts) for r in comm.ranks)
+        return hash(tuple((r.rank, r.counts) for r in comm.ranks))
     if comm.count_groups:
-        return tuple((g.op, g.value, g.size) for g in comm.count_groups)
+        return hash(tuple((g.op, g.value, g.size) for g in comm.count_groups))
     return None
 
 
@@ -207,6 +232,9 @@ def _lower_groups(comm: Communicator) -> list[_Lower]:
     """Per collective type with differing counts: the group with the lowest count."""
     lowers: list[_Lower] = []
     if comm.ranks:
+        first = comm.ranks[0].counts
+        if all(r.counts == first for r in comm.ranks):
+            return lowers
         for index, op in enumerate(OPS):
             values = [r.counts[index] for r in comm.ranks]
             low, high = min(values), max(values)
@@ -230,7 +258,7 @@ def _lower_groups(comm: Communicator) -> list[_Lower]:
 class _Track:
     """Count history of one communicator."""
 
-    signature: tuple[object, ...] | None
+    signature: int | None
     changed_at: float
     advanced_ever: bool = False
     gaps: deque[float] = field(default_factory=lambda: deque(maxlen=RECENT_GAPS))
@@ -372,12 +400,13 @@ class NcclRasDetector:
         for fault in report.faults:
             kind = fault.split(":", 1)[0]
             self._faults[kind] = self._faults.get(kind, 0) + 1
+        view = _View(report)
         out: list[DetectorOutput] = []
-        out += self._dead_processes(report, complete, now)
-        out += self._missing_processes(report, complete, snap.at, now)
-        out += self._comm_errors(report, complete, now)
+        out += self._dead_processes(view, complete, now)
+        out += self._missing_processes(view, complete, snap.at, now)
+        out += self._comm_errors(view, complete, now)
         if complete:
-            out += self._stalls(snap, now)
+            out += self._stalls(snap, view, now)
         return out
 
     def _emit(
@@ -390,17 +419,16 @@ class NcclRasDetector:
                           f"{transition.alertname}: {transition.summary}", DETECTOR)
             )
 
-    def _dead_processes(
-        self, report: RasReport, complete: bool, now: float
-    ) -> list[DetectorOutput]:
+    def _dead_processes(self, view: _View, complete: bool, now: float) -> list[DetectorOutput]:
+        report = view.report
         out: list[DetectorOutput] = []
         by_host: dict[str, list[ProcessRef]] = {}
         for proc in report.dead_processes:
             by_host.setdefault(proc.host, []).append(proc)
         for host, procs in sorted(by_host.items()):
-            located = _locate(report, ((p.host, p.pid) for p in procs))
+            located = view.locate((p.host, p.pid) for p in procs)
             if not located.global_ranks and report.unresponsive_count == 0:
-                located.global_ranks = _world_missing(report)
+                located.global_ranks = view.world_missing()
             previous = self._dead.get(host)
             known = previous.processes if previous is not None else {}
             merged = {**known, **{p.pid: p for p in procs}}
@@ -424,7 +452,7 @@ class NcclRasDetector:
                 evidence={"dead_processes": report.dead_count},
                 scope=Scope.JOB,
             ), now)
-        for host in self._returned_hosts(report, complete, set(by_host), unlisted):
+        for host in self._returned_hosts(view, complete, set(by_host), unlisted):
             firing = self._dead.pop(host)
             self._emit(out, Transition(
                 detector=DETECTOR, alertname="RankDead", firing=False,
@@ -436,14 +464,21 @@ class NcclRasDetector:
         return out
 
     def _returned_hosts(
-        self, report: RasReport, complete: bool, listed: set[str], unlisted: int
+        self, view: _View, complete: bool, listed: set[str], unlisted: int
     ) -> list[str]:
         """Nodes whose dead processes are positively back: DEAD is permanent in NCCL, so only a
         complete text report (its DEAD block is job-wide) or the processes answering again (a
         restarted job) resolve RankDead."""
         if not complete:
             return []
-        answering = _answering(report)
+        report = view.report
+        candidates = {
+            (host, pid)
+            for host, firing in self._dead.items()
+            if host != "unlisted" and host not in listed
+            for pid in firing.processes
+        }
+        answering = view.answering(candidates) if candidates else set()
         returned = []
         for host, firing in self._dead.items():
             if host == "unlisted":
@@ -493,8 +528,9 @@ class NcclRasDetector:
         )
 
     def _missing_processes(
-        self, report: RasReport, complete: bool, seen_at: float, now: float
+        self, view: _View, complete: bool, seen_at: float, now: float
     ) -> list[DetectorOutput]:
+        report = view.report
         out: list[DetectorOutput] = []
         count = report.unresponsive_count
         if count <= 0:
@@ -520,9 +556,9 @@ class NcclRasDetector:
             Severity.CRITICAL if held >= self._settings.missing_hold_seconds else Severity.WARNING
         )
         procs = report.unresponsive_processes
-        located = _locate(report, ((p.host, p.pid) for p in procs))
+        located = view.locate((p.host, p.pid) for p in procs)
         if not located.global_ranks and report.dead_count == 0:
-            located.global_ranks = _world_missing(report)
+            located.global_ranks = view.world_missing()
         culprits = tuple(sorted(located.global_ranks))
         if (
             self._missing is not None
@@ -565,14 +601,16 @@ class NcclRasDetector:
         ), now)
         return out
 
-    def _comm_errors(self, report: RasReport, complete: bool, now: float) -> list[DetectorOutput]:
+    def _comm_errors(self, view: _View, complete: bool, now: float) -> list[DetectorOutput]:
+        report = view.report
         out: list[DetectorOutput] = []
         current: dict[str, tuple[Communicator | None, str]] = {}
         blocked_groups = set()
         for comm in report.communicators:
+            # comm.status is the highest rank status: ABORT when any answering rank aborts.
             aborted = comm.status is CommStatus.ABORT or any(
-                r.status is CommStatus.ABORT for r in comm.ranks
-            ) or any(g.status is CommStatus.ABORT for g in comm.status_groups)
+                g.status is CommStatus.ABORT for g in comm.status_groups
+            )
             if CommProblem.ERROR in comm.problems or aborted:
                 current[comm.hash] = (comm, comm.text_id)
             if comm.text_id:
@@ -583,7 +621,7 @@ class NcclRasDetector:
         for key, (found, text_id) in current.items():
             if key in self._errors:
                 continue
-            transition = self._error_transition(report, key, found, text_id)
+            transition = self._error_transition(view, key, found, text_id)
             self._errors[key] = _Firing(Severity.CRITICAL, transition.culprit_ranks)
             self._emit(out, transition, now)
         if complete:
@@ -599,7 +637,7 @@ class NcclRasDetector:
         return out
 
     def _error_transition(
-        self, report: RasReport, key: str, comm: Communicator | None, text_id: str
+        self, view: _View, key: str, comm: Communicator | None, text_id: str
     ) -> Transition:
         parts: list[str] = []
         refs: list[RankRef] = []
@@ -619,7 +657,7 @@ class NcclRasDetector:
                 parts.append("ABORT")
         else:
             parts.append("ABORT")
-        culprits = tuple(sorted(_global(report, comm, refs))) if comm is not None else ()
+        culprits = tuple(sorted(view.global_ranks(comm, refs))) if comm is not None else ()
         category = _ERROR_CATEGORY.get(codes[0], Category.UNDETERMINED) if codes else (
             Category.UNDETERMINED
         )
@@ -668,7 +706,7 @@ class NcclRasDetector:
         window = min(max(learned, settings.stall_floor_seconds), settings.stall_ceiling_seconds)
         return max(window, 2.0 * max(interval, 0.0))
 
-    def _stalls(self, snap: RasSnapshot, now: float) -> list[DetectorOutput]:
+    def _stalls(self, snap: RasSnapshot, view: _View, now: float) -> list[DetectorOutput]:
         report = snap.report
         at = snap.at
         out: list[DetectorOutput] = []
@@ -716,14 +754,14 @@ class NcclRasDetector:
                 continue
             window = self._window(track.gaps, interval, cold=not track.text)
             frozen = at - track.changed_at
-            out += self._check_desync(report, comm, track, lowers, frozen, window, quiet, now)
+            out += self._check_desync(view, comm, track, lowers, frozen, window, quiet, now)
         if json_report and not self._desync:
             out += self._hang_check(report, at, interval, quiet, now)
         return out
 
     def _check_desync(
         self,
-        report: RasReport,
+        view: _View,
         comm: Communicator,
         track: _Track,
         lowers: list[_Lower],
@@ -734,7 +772,7 @@ class NcclRasDetector:
     ) -> list[DetectorOutput]:
         out: list[DetectorOutput] = []
         refs = [ref for low in lowers for ref in low.refs]
-        culprits = tuple(sorted(_global(report, comm, refs)))
+        culprits = tuple(sorted(view.global_ranks(comm, refs)))
         if frozen >= window / 2 and not track.suspected and not quiet:
             track.suspected = True
             out.append(Suspicion(now, culprits,

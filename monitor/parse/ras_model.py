@@ -349,14 +349,17 @@ def world_rank_map(report: RasReport) -> dict[tuple[str, int, int], int]:
     return mapping
 
 
-def is_world(comm: Communicator, report: RasReport) -> bool:
-    """Whether the communicator spans the whole job (so its local ranks are global ranks)."""
+def is_world(comm: Communicator, report: RasReport, largest: int | None = None) -> bool:
+    """Whether the communicator spans the whole job (so its local ranks are global ranks).
+
+    `largest` (the largest communicator size in the report) saves a walk when asked often."""
     if comm.size is None:
         return False
     if report.job is not None and report.job.gpus is not None:
         return comm.size >= report.job.gpus
-    largest = max((c.size or 0) for c in report.communicators)
-    return comm.size == largest and len(report.communicators) >= 1
+    if largest is None:
+        largest = max((c.size or 0) for c in report.communicators)
+    return comm.size == largest
 
 
 def iter_rank_refs(comm: Communicator) -> Iterable[RankRef]:

@@ -463,14 +463,17 @@ class NcclRasSource:
         rank_environments: EnvProvider | None = None,
         version_hint: Callable[[], str | None] | None = None,
         resolver: Resolver = getaddrinfo_resolver,
-        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
+        """`node_index`: this node's index in the job (None in wrap mode: one node, the
+        primary). `rank_environments`: the ranks' environments, or a callable returning them
+        (called before each query: ranks may start after the daemon).
+        `version_hint`: the job's NCCL version if known beforehand (e.g. from NCCL's log
+        banner), so a skipped version is never queried at all."""
         self._settings = settings
         self._plan = polling_plan(node_index, settings)
         self._environments = rank_environments
         self._version_hint = version_hint
         self._resolver = resolver
-        self._monotonic = monotonic
         self._stop = threading.Event()
         # Start-to-start delay until the next poll (stretched, offset, or long when off); the
         # runner reads it after each poll.
@@ -508,6 +511,7 @@ class NcclRasSource:
         self.interval_seconds = base
         skipped = self._skipped_version()
         if skipped is not None:
+            self.interval_seconds = max(base, self._settings.max_interval_seconds)
             self._record("version_skipped", up=False)
             raise SourceError("version_skipped", skipped)
         host, port = self._address()
