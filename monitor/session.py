@@ -27,11 +27,13 @@ from monitor.detectors.base import Detector
 from monitor.detectors.memory import MemoryDetector
 from monitor.detectors.process import ProcessDetector, signal_name
 from monitor.detectors.progress import ProgressDetector
+from monitor.detectors.stacks import StackDetector
 from monitor.model import JobEnded, Observation, ProcessExit
 from monitor.runner import Bus, PolledSource, StreamingSource
 from monitor.settings import Settings
 from monitor.sources.exit_events import ExitEventsSource, ExitStatus, ExitStatusBook
 from monitor.sources.process_probe import ProcessProbe
+from monitor.sources.pyspy import PyspySampler
 from monitor.sources.stream import Attribution, FollowedFile, PipeStream
 
 log = structlog.get_logger("rankwatch.session")
@@ -136,6 +138,16 @@ def build_components(
         ProgressDetector(settings.progress),
         MemoryDetector(settings.memory),
     ]
+    if settings.pyspy.enabled:
+        # The sampler dumps the ranks and workers of the probe's latest process table.
+        sources.append(
+            PyspySampler(
+                settings.pyspy,
+                state_dir=settings.general.state_dir,
+                process_table=lambda: probe.latest,
+            )
+        )
+        detectors.append(StackDetector(settings.pyspy, settings.progress))
     sinks: list[AlertSink] = [ConsoleSink(console)]
     if settings.general.alert_log:
         sinks.append(JsonLogSink(settings.general.alert_log))

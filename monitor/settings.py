@@ -227,6 +227,30 @@ class PyspySettings:
     min_round_gap_seconds: float = setting(
         15.0, "Rate limit: at least this long between dump rounds.", minimum=1
     )
+    max_parallel_dumps: int = setting(
+        4, "Dumps run at the same time within one pass.", minimum=1, maximum=64
+    )
+    max_dump_files: int = setting(
+        500, "Full dumps kept in <state_dir>/pyspy (oldest deleted first).", minimum=1
+    )
+    suspect_idle_seconds: float = setting(
+        10.0, "A rank using no CPU this long asks for stacks (suspicion).", minimum=1
+    )
+    recheck_seconds: float = setting(
+        60.0, "While a rank stays idle, ask for fresh stacks this often.", minimum=5
+    )
+    straggler_alert_seconds: float = setting(
+        30.0,
+        "Ranks waiting in a collective this long while a local rank is elsewhere: "
+        "RankNotInCollective.",
+        minimum=1,
+    )
+    checkpoint_stall_seconds: float = setting(
+        120.0,
+        "A rank in a checkpoint save writing nothing and using no CPU this long: "
+        "CheckpointStalled.",
+        minimum=5,
+    )
 
 
 @dataclass(frozen=True)
