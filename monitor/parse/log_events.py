@@ -28,12 +28,12 @@ from monitor.parse.log_patterns import (
     PATTERNS,
     PREFILTER_LITERALS,
     EventKind,
-    FieldValue,
     Fields,
+    FieldValue,
     Level,
     classify_payload,
-    first_match,
     fields_from,
+    first_match,
     is_candidate,
     net_details,
     pg_fields,
@@ -322,11 +322,16 @@ class EventExtractor:
         nccl: re.Match[str] | None,
     ) -> list[LogEvent]:
         found = classify_payload(payload)
+        if env.glued is not None:
+            bar = progress_fields(env.glued)
+            if bar is not None:
+                found.append((EventKind.PROGRESS, Level.INFO, bar))
         if not found:
             return []
         stamp = _line_stamp(env, payload)
         host = env.host
         events = []
+        line_pg = pg_fields(payload) if "Rank " in payload else {}
         for kind, level, fields in found:
             if nccl is not None:
                 fields = {**fields, "host": nccl["host"], "pid": int(nccl["pid"]),
@@ -336,7 +341,7 @@ class EventExtractor:
                     self._learn_pid(nccl, fields)
             if env.repeat > 1:
                 fields = {**fields, "repeat": env.repeat}
-            who, origin = self._attribute(env, rank, fields, nccl)
+            who, origin = self._attribute(env, rank, {**line_pg, **fields}, nccl)
             events.append(
                 LogEvent(kind, level, who, origin, fields, payload[:_MAX_TEXT], index, index,
                          host, stamp)
