@@ -139,6 +139,7 @@ def split_envelope(text: str, *, srun_label: bool = False, host_prefix: bool = F
         and "\x1b" not in text
         and not host_prefix
         and not (srun_label and first.isdigit())
+        and not (first in _MONTH_INITIALS and text[3:4] == " ")
     ):
         glued, payload = _cut_glued_bar(text)
         if glued is None:
@@ -149,6 +150,7 @@ def split_envelope(text: str, *, srun_label: bool = False, host_prefix: bool = F
 
 # Characters a recognised prefix can start with; anything else takes the fast path.
 _PREFIX_STARTS = frozenset("[( |0123456789\t") | {chr(0x1B)}
+_MONTH_INITIALS = frozenset("ADFJMNOS")  # journald's `Mar 18 17:38:50 host `
 
 
 def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
@@ -180,7 +182,7 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
             if m is None:
                 m = _BRACKET_DATE.match(text)
                 if m is not None:
-                    timestamp, kind = m.group(1), "date"
+                    timestamp, kind = m.group(1), "timestamp"
             if m is None:
                 m = _LINE_NUMBER.match(text)
                 if m is not None:
@@ -221,7 +223,7 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
                     m = _SRUN_LABEL.match(text)
                     if m is not None:
                         task, kind = int(m.group(1)), "srun"
-        elif first in "ADFJMNOS" and text[3:4] == " ":
+        elif first in _MONTH_INITIALS and text[3:4] == " ":
             m = _JOURNALD.match(text)
             if m is not None:
                 host, kind = m.group(1), "journald"

@@ -597,7 +597,8 @@ class EventExtractor:
     def _close(self, block: _Block) -> list[LogEvent]:
         self._blocks.pop(block.key, None)
         _annotate_last_error(block)
-        events = _merge_by_kind(block.events)
+        summary_block = block.state == "child_failed"
+        events = list(block.events) if summary_block else _merge_by_kind(block.events)
         rank, origin = block.rank, block.rank_origin
         if rank is None:
             for event in events:
@@ -616,7 +617,7 @@ class EventExtractor:
         if block.kind in ("exception", "traceback") and block.state == "child_failed":
             summary = self._child_failed_event(block)
             if summary is not None:
-                out = [_adopt_root_rank(e, summary) for e in out]
+                out = [_adopt_failure_rank(e, summary) for e in out]
                 out.append(summary)
         return out
 
@@ -701,17 +702,24 @@ class EventExtractor:
         )
 
 
-def _adopt_root_rank(event: LogEvent, summary: LogEvent) -> LogEvent:
-    """The `Signal 9 (SIGKILL) received by PID n` line of a failure summary is the root cause's."""
-    if (
-        event.kind is EventKind.SIGNAL_KILL
-        and event.rank is None
-        and summary.rank is not None
-        and event.fields.get("pid") == summary.fields.get("root_pid")
-    ):
-        return LogEvent(event.kind, event.level, summary.rank, summary.rank_origin, event.fields,
-                        event.text, event.line, event.end_line, event.host, event.stamp)
-    return event
+def _adopt_failure_rank(event: LogEvent, summary: LogEvent) -> LogEvent:
+    """The `Signal N (SIG…) received by PID p` lines of a failure summary belong to the rank
+    the summary lists with that pid."""
+    if event.kind is not EventKind.SIGNAL_KILL or event.rank is not None:
+        return event
+    pid = event.fields.get("pid")
+    rank: FieldValue = None
+    if pid is not None and pid == summary.fields.get("root_pid"):
+        rank = summary.fields.get("root_rank")
+    others = summary.fields.get("other_failures")
+    for entry in others if isinstance(others, tuple) else ():
+        values = dict(entry)
+        if pid is not None and values.get("pid") == pid:
+            rank = values.get("rank")
+    if not isinstance(rank, int):
+        return event
+    return LogEvent(event.kind, event.level, rank, "global", event.fields, event.text,
+                    event.line, event.end_line, event.host, event.stamp)
 
 
 _SUMMARY_KEYS = frozenset({"time", "host", "rank", "exitcode", "error_file", "traceback"})

@@ -132,7 +132,7 @@ _INT_FIELDS = frozenset(
         "retcode", "status", "vendor_err", "exitcode", "local_rank", "attempt", "max_attempts",
         "xid", "caused_by", "count", "joined", "expected", "port", "peer_port", "source_rank",
         "stuck_seconds", "pending_works", "worker", "signo", "code", "timeout_seconds",
-        "remaining", "peer_rank", "closed_by_local_rank", "rank_in_message", "line", "gpu",
+        "remaining", "peer_rank", "closed_by_local_rank", "status_alt", "rank_in_message", "line", "gpu",
     }
 )
 

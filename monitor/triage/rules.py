@@ -449,6 +449,30 @@ def init_timeout(ctx: Context) -> Finding | None:
     )
 
 
+def retries_exhausted(ctx: Context) -> Finding | None:
+    """Retries that ran out (attempt N of N, "Max retries exceeded"): recovering noise always
+    shows attempt 1 of N; exhaustion is a failure of what was being retried."""
+    exhausted = [e for e in ctx.of(EventKind.RETRY) if e.event.fields.get("exhausted")]
+    if not exhausted:
+        return None
+    first = exhausted[0]
+    context = first.event.fields.get("context")
+    category = {"storage": Category.STORAGE_IO, "network": Category.NETWORK}.get(
+        str(context), Category.UNDETERMINED)
+    ranks = ctx.global_ranks([first])
+    recovering = sum(1 for e in ctx.of(EventKind.RETRY)
+                     if not e.event.fields.get("exhausted") and e.event.int_field("attempt") == 1)
+    evidence = [f"{who(first)}: retries exhausted ({context}): {first.event.text.strip()[:160]} "
+                f"({first.where})"]
+    if recovering:
+        evidence.append(f"{recovering} earlier retry line(s) recovered at attempt 1 (noise)")
+    return Finding(
+        category, ranks, (who(first),) if ranks else (), tuple(evidence), first,
+        ("The retried operation failed for good: check the storage or endpoint it talks to "
+         "(throttling, credentials, a full or unreachable file system).",),
+    )
+
+
 def cuda_software(ctx: Context) -> Finding | None:
     errors = [e for e in ctx.of(EventKind.CUDA_ERROR) if e.event.fields.get("hardware") is not True]
     if not errors:
@@ -560,6 +584,7 @@ RULES: tuple[Rule, ...] = (
     scheduler,
     network,
     init_timeout,
+    retries_exhausted,
     cuda_software,
     own_exception,
     native_crash,
