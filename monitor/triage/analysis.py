@@ -148,7 +148,7 @@ def diagnose(
         finding = Finding(Category.UNDETERMINED if errors else Category.NONE)
 
     stuck = tuple(_stuck_summary(ctx, s) for s in picture.stuck)
-    seen = {i.rank for i in located if i.rank is not None}
+    seen = {i.rank for i in located if i.rank is not None and i.kind not in _NOISE}
     silent = tuple(r for r in range(world) if r not in seen) if world else ()
     context = _context_findings(ctx, stuck, silent, finding)
     findings = tuple(dict.fromkeys([*finding.evidence, *context]))
