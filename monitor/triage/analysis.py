@@ -408,11 +408,12 @@ def _causal_chain(
     for kind in _CHAIN_KINDS:
         add(next((e for e in located if e.kind is kind and e is not finding.cause), None))
     steps.sort(key=lambda step: step[0])
-    seen: set[tuple[str, int]] = set()
+    seen: set[tuple[str, int, str]] = set()
     out = []
     for _, step in steps:
-        if (step.file, step.line) not in seen:
-            seen.add((step.file, step.line))
+        key = (step.file, step.line, step.what)
+        if key not in seen:
+            seen.add(key)
             out.append(step)
     return tuple(out[:12])
 
