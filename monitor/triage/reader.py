@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import codecs
 import glob
-import gzip
 import os
 import stat
 import zlib
@@ -156,10 +155,7 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
     scan = FileScan(path=path, size_bytes=size)
     try:
         with raw:
-            stream: BinaryIO = raw
-            if path.endswith(".gz") or _is_gzip(raw):
-                stream = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
-            reader = _Reader(scan, stream, raw, on_bytes)
+            reader = _Reader(scan, raw, on_bytes, gzipped=_is_gzip(raw))
             problem = reader.run()
             if problem is not None:
                 return InputProblem(path, problem, True)
@@ -180,11 +176,11 @@ class _Reader:
     """Chunked scan of one stream into a FileScan."""
 
     def __init__(
-        self, scan: FileScan, stream: BinaryIO, raw: BinaryIO, on_bytes: ProgressCallback | None
+        self, scan: FileScan, raw: BinaryIO, on_bytes: ProgressCallback | None, *, gzipped: bool
     ) -> None:
         self.scan = scan
-        self.stream = stream
         self.raw = raw
+        self.gzipped = gzipped
         self.on_bytes = on_bytes
         self.extractor = EventExtractor()
         self.line_no = 1  # number of the line that starts at the current region's offset 0
@@ -200,7 +196,7 @@ class _Reader:
             first = next(chunks)
         except StopIteration:
             return None  # an empty file: read, nothing in it
-        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        except (EOFError, zlib.error) as exc:
             return f"unreadable gzip: {exc}"
         if _looks_binary(first[:BINARY_SNIFF_BYTES]):
             return "binary file (skipped)"
@@ -214,7 +210,7 @@ class _Reader:
                 chunk = next(pending)
             except StopIteration:
                 break
-            except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            except (EOFError, zlib.error) as exc:
                 self.scan.notes.append(
                     f"truncated or corrupt gzip after line {self.line_no - 1}: {exc}"
                 )
@@ -237,12 +233,51 @@ class _Reader:
         return None
 
     def _chunks(self) -> Iterator[bytes]:
+        if self.gzipped:
+            yield from self._gunzip()
+            return
         while True:
-            chunk = self.stream.read(CHUNK_BYTES)
+            chunk = self.raw.read(CHUNK_BYTES)
             if not chunk:
                 return
             self._progress()
             yield chunk
+
+    def _gunzip(self) -> Iterator[bytes]:
+        """Decompress incrementally so a truncated or damaged stream still yields what came
+        before the damage (gzip.GzipFile discards a whole read on error). Concatenated gzip
+        members are read one after the other; zero padding after the last is ignored."""
+        inflate = zlib.decompressobj(wbits=31)
+        member_open = False
+        produced = False
+        while True:
+            data = self.raw.read(CHUNK_BYTES // 4)
+            if not data:
+                break
+            self._progress()
+            while data:
+                if not member_open and not data.strip(b"\0"):
+                    data = b""
+                    break
+                member_open = True
+                try:
+                    out = inflate.decompress(data, CHUNK_BYTES)
+                except zlib.error as exc:
+                    what = "corrupt data" if produced else "not a valid gzip stream"
+                    raise EOFError(f"{what} ({exc})") from exc
+                if out:
+                    produced = True
+                    yield out
+                data = inflate.unconsumed_tail
+                if inflate.eof:
+                    data = inflate.unused_data + data
+                    inflate = zlib.decompressobj(wbits=31)
+                    member_open = False
+        if member_open:
+            tail = inflate.flush()
+            if tail:
+                yield tail
+            raise EOFError("the compressed stream ends before its end marker")
 
     def _progress(self) -> None:
         if self.on_bytes is None:
@@ -278,7 +313,7 @@ class _Reader:
             prev = None
             if start > 0:
                 prev_start = buf.rfind(b"\n", 0, start - 1) + 1
-                prev = self._decode(buf[prev_start : start - 1])
+                prev = _quiet_decode(buf[prev_start : start - 1])
             self._feed(buf[start:stop], line_no, prev)
             pos = stop + 1
             line_no += 1
@@ -378,7 +413,7 @@ class _Reader:
         out: list[TailLine] = []
         progress_lines = 0
         for offset, data in enumerate(lines):
-            text = self._decode(data[:SEGMENT_BYTES])
+            text = _quiet_decode(data[:SEGMENT_BYTES])
             for segment in reversed(text.split("\r")):
                 if not segment.strip():
                     continue
@@ -420,14 +455,23 @@ def _hit_segments(data: bytes) -> list[bytes]:
     return pieces
 
 
+def _quiet_decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
 def _looks_binary(head: bytes) -> bool:
-    if not head:
-        return False
+    """More than 5 % control bytes (NUL included) in the first 8 KiB. Leading NULs are
+    skipped: `copytruncate` log rotation leaves a hole of zeros at the start of a text log."""
     if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return False
-    nul = head.count(0)
-    controls = sum(1 for b in head if b < 32 and b not in _TEXT_CONTROLS)
-    return nul > len(head) // 100 or controls > len(head) // 10
+    sample = head.lstrip(b"\0")
+    if not sample:
+        return False
+    controls = sum(1 for b in sample if b < 32 and b not in _TEXT_CONTROLS) + sample.count(0)
+    return controls > len(sample) // 20
 
 
 def _chain_first(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
