@@ -96,6 +96,7 @@ LIVE_LITERALS: tuple[str, ...] = (
     "0 bytes",
     "terminate called",
     "Segmentation fault",
+    "- Init ",  # NCCL communicator init: a long phase (PhaseHint)
 )
 
 # Triage reads every line of every file once and wants every event, including kernel lines,
@@ -108,7 +109,6 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "process down",
     "CANCELLED",
     "NVRM",
-    "- Init ",
     "endezvous",
     "*** SIG",
     "failed to connect",
