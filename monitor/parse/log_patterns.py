@@ -99,23 +99,18 @@ LIVE_LITERALS: tuple[str, ...] = (
     "- Init ",  # NCCL communicator init: a long phase (PhaseHint)
 )
 
-# Triage reads every line of every file once and wants every event, including kernel lines,
-# init bookkeeping and counted-only noise.
+# Triage reads every line of every file once and also wants kernel lines, counted-only
+# noise and a few rare wordings; each extra literal is one more pass over the input.
 PREFILTER_LITERALS: tuple[str, ...] = (
     *LIVE_LITERALS,
     "kill",
     "onnection",
-    "ast enqueued",
-    "process down",
-    "CANCELLED",
     "NVRM",
     "endezvous",
     "*** SIG",
     "failed to connect",
-    "Aborted",
-    "dump debug info",
     "Stack trace of the failed",
-    "exitcode",
+    "process down",
 )
 
 
@@ -938,8 +933,7 @@ PROGRESS_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("hf_trainer", re.compile(r"\{'loss': [-\d.e]+|\{'eval_loss'|\{'train_runtime'")),
     ("epoch", re.compile(r"Train Epoch: (?P<epoch>\d+) \[(?P<step>\d+)/(?P<total>\d+)")),
     ("tqdm", re.compile(
-        r"(?:(?P<desc>[^|\[\]]*?):?\s*)?(?:(?P<pct>\d+)%\|[^|]*\|\s*)?(?P<step>\d+)/(?P<total>\d+|\?)"
-        r" \[(?P<elapsed>[\d:]+)<(?P<eta>[\d:?]+)"
+        r"(?P<step>\d+)/(?P<total>\d+|\?) \[(?P<elapsed>[\d:]+)<(?P<eta>[\d:?]+)"
     )),
     ("tracking", re.compile(r"accelerate\.tracking\]")),
 )
@@ -957,8 +951,25 @@ def progress_fields(payload: str) -> Fields | None:
                 if value is None or not value.strip():
                     continue
                 out[name] = int(value) if value.isdigit() else value.strip()
+            if framework == "tqdm":
+                _tqdm_head(payload[: m.start()], out)
             return out
     return None
+
+
+# What precedes a tqdm counter: `Description:  45%|█████     | `.
+_TQDM_HEAD = re.compile(r"(?:(?P<pct>\d+)%\|[^|]*\|\s*)?$")
+
+
+def _tqdm_head(head: str, out: Fields) -> None:
+    m = _TQDM_HEAD.search(head)
+    if m is None:
+        return
+    if m["pct"] is not None:
+        out["pct"] = int(m["pct"])
+    desc = head[: m.start()].strip().rstrip(":").strip()
+    if desc and "|" not in desc and "[" not in desc:
+        out["desc"] = desc
 
 
 _PROGRESS_MARKS = ("iteration", "step=", "{'", "Train Epoch", "/", "accelerate.tracking")

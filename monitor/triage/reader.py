@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from monitor.parse.envelope import split_envelope
+from monitor.parse.envelope import line_rank, split_envelope
 from monitor.parse.log_events import (
     PREFILTER_LITERALS,
     EventExtractor,
@@ -403,6 +403,8 @@ class _Reader:
             )
 
     def _parse_tail(self) -> None:
+        """The file's last lines: who wrote them and the last progress line (read backwards,
+        so a large tail costs only the lines up to the last progress line)."""
         tail = self.tail
         if len(tail) >= TAIL_BYTES:
             tail = tail[tail.find(b"\n") + 1 :]
@@ -411,24 +413,31 @@ class _Reader:
             lines.pop()
         first_no = self.scan.lines - len(lines) + 1
         out: list[TailLine] = []
+        found_progress = False
         progress_lines = 0
-        for offset, data in enumerate(lines):
-            text = _quiet_decode(data[:SEGMENT_BYTES])
-            for segment in reversed(text.split("\r")):
-                if not segment.strip():
-                    continue
-                env = split_envelope(segment)
-                self.scan.prefixes.update(env.prefixes)
-                if env.rank is not None:
-                    self.scan.ranks.add(env.rank)
-                progress = progress_fields(env.glued or env.payload)
-                out.append(TailLine(first_no + offset, env.rank, env.payload[:300], progress))
-                if progress is not None and env.glued is None:
+        for offset in range(len(lines) - 1, -1, -1):
+            text = _quiet_decode(lines[offset][:SEGMENT_BYTES])
+            segment = next((s for s in reversed(text.split("\r")) if s.strip()), "")
+            if not segment:
+                continue
+            rank = line_rank(segment)
+            if rank is not None:
+                self.scan.ranks.add(rank)
+            if len(out) >= TAIL_LINES and found_progress:
+                continue
+            env = split_envelope(segment)
+            self.scan.prefixes.update(env.prefixes)
+            progress = progress_fields(env.glued or env.payload) if not found_progress else None
+            if progress is not None:
+                found_progress = True
+                if env.glued is None:
                     progress_lines += 1  # glued bars were counted with their event line
-                break
+            if len(out) < TAIL_LINES or progress is not None:
+                out.append(TailLine(first_no + offset, env.rank, env.payload[:300], progress))
         if progress_lines:
             self.scan.counts["progress"] = self.scan.counts.get("progress", 0) + progress_lines
-        self.scan.tail = out[-TAIL_LINES:] if len(out) > TAIL_LINES else out
+        out.reverse()
+        self.scan.tail = out
 
 
 def _hit_segments(data: bytes) -> list[bytes]:
