@@ -230,13 +230,13 @@ class LogEventsDetector:
     def tick(self, now: float) -> Sequence[DetectorOutput]:
         out: list[DetectorOutput] = []
         for stream in self._streams.values():
-            if stream.extractor.open_blocks and now - stream.last_line_at >= self.block_idle_seconds:
+            idle = now - stream.last_line_at >= self.block_idle_seconds
+            if stream.extractor.open_blocks and idle:
                 out.extend(self._handle(stream.extractor.flush(), now))
         for name in list(self._incidents):
             incident = self._incidents[name]
-            if not incident.firing and now >= incident.fire_at:
-                out.extend(self._fire(incident, now))
-            elif incident.firing and incident.dirty:
+            due = now >= incident.fire_at if not incident.firing else incident.dirty
+            if due:
                 out.extend(self._fire(incident, now))
             elif incident.firing and now - incident.last_at >= self.resolve_after_seconds:
                 out.append(self._resolve(incident))
@@ -545,9 +545,9 @@ def _explain_communication(incident: _Incident, spec: AlertSpec) -> _Verdict:
         rank, event = causes[0]
         host = event.fields.get("host")
         evidence["local"] = f"{host} GPU {event.fields.get('cuda_dev')}" if host else None
+        local = host or (f"rank {rank}" if rank is not None else "this node")
         summary = (f"NCCL network error: {event.fields.get('error') or 'completion error'} "
-                   f"between {host or ('rank ' + str(rank)) if host or rank is not None else 'this node'}"
-                   f" and {event.fields.get('peer')}")
+                   f"between {local} and {event.fields.get('peer')}")
         culprits = (rank,) if rank is not None else ()
         return _Verdict(spec.severity, Category.NETWORK, summary[:300],
                         f"{incident.count} NCCL error line(s) from rank(s) "

@@ -23,8 +23,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from monitor.parse.log_patterns import EventKind
 from monitor.parse.log_events import LogEvent
+from monitor.parse.log_patterns import EventKind
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,8 @@ def collective_picture(items: Iterable[tuple[int, LogEvent]]) -> CollectivePictu
             initiators.add(rank)
         elif kind is EventKind.DESYNC_REPORT:
             ranks = fields.get("ranks")
-            if isinstance(ranks, tuple) and ("lagging" in event.text or "didn't join" in event.text):
+            names_culprits = "lagging" in event.text or "didn't join" in event.text
+            if isinstance(ranks, tuple) and names_culprits:
                 lagging.update(int(r) for r in ranks)
     groups = _groups(timeouts, statuses, order)
     stuck: list[StuckCollective] = []
@@ -183,7 +184,8 @@ def _groups(
             pg = _pg(status)
             group = groups.setdefault(pg, _Group(pg))
             kept = group.statuses.get(rank)
-            if kept is None or (kept.fields.get("seq") is None and status.fields.get("seq") is not None):
+            if kept is None or (kept.fields.get("seq") is None
+                                and status.fields.get("seq") is not None):
                 group.statuses[rank] = status
     _merge_unknown_pg(groups)
     return groups

@@ -268,9 +268,8 @@ def _cut_glued_bar(text: str) -> tuple[str | None, str]:
     """Split `<tqdm bar><log line>` into the bar and the log line (None when nothing is glued)."""
     if "<" not in text or ("it/s" not in text and "s/it" not in text):
         return None, text
-    last = None
-    for last in _TQDM_TAIL.finditer(text):
-        pass
+    matches = list(_TQDM_TAIL.finditer(text))
+    last = matches[-1] if matches else None
     if last is None or last.end() >= len(text.rstrip()):
         return None, text
     return text[: last.end()], text[last.end() :]

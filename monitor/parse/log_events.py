@@ -629,7 +629,7 @@ class EventExtractor:
             if not block.retcodes:
                 return None
             fields = {"retcode": block.retcodes[-1], "chain_length": len(block.retcodes),
-                      "host": block.key[1], "pid": int(str(block.key[2]))}
+                      "host": str(block.key[1]), "pid": int(str(block.key[2]))}
             return LogEvent(EventKind.NCCL_ERROR, Level.ERROR, rank, origin, fields,
                             block.text, block.line, block.end_line, block.host, block.stamp)
         if block.kind in ("traceback", "exception"):

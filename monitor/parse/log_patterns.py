@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Union
 
-FieldValue = Union[str, int, float, bool, None, tuple[Any, ...]]
+FieldValue = Union[str, int, float, bool, None, tuple[Any, ...]]  # noqa: UP007 - a runtime alias
 Fields = dict[str, FieldValue]
 
 
@@ -127,7 +127,8 @@ _INT_FIELDS = frozenset(
         "retcode", "status", "vendor_err", "exitcode", "local_rank", "attempt", "max_attempts",
         "xid", "caused_by", "count", "joined", "expected", "port", "peer_port", "source_rank",
         "stuck_seconds", "pending_works", "worker", "signo", "code", "timeout_seconds",
-        "remaining", "peer_rank", "closed_by_local_rank", "status_alt", "rank_in_message", "line", "gpu",
+        "remaining", "peer_rank", "closed_by_local_rank", "status_alt", "rank_in_message",
+        "line", "gpu",
     }
 )
 
@@ -205,7 +206,8 @@ def _post_signal(fields: Fields, _payload: str) -> tuple[EventKind, Level, Field
 
 
 _HW_CUDA = ("ECC", "uncorrectable", "fallen off the bus", "NVLink", "nvlink", "Xid")
-_SW_CUDA = ("device-side assert", "misaligned address", "invalid argument", "invalid device function",
+_SW_CUDA = ("device-side assert", "misaligned address", "invalid argument",
+            "invalid device function",
             "no kernel image", "out of bounds", "invalid configuration")
 
 
@@ -332,7 +334,8 @@ def _post_nccl_warn(fields: Fields, payload: str) -> tuple[EventKind, Level, Fie
 
 # IB completion status: 5 (work request flushed) is a consequence of another failure.
 _IB_CONSEQUENCE = frozenset({5})
-_SOCKET_CONSEQUENCE = ("Broken pipe", "Connection closed by remote peer", "Connection reset by peer",
+_SOCKET_CONSEQUENCE = ("Broken pipe", "Connection closed by remote peer",
+                       "Connection reset by peer",
                        "Socket recv failed")
 
 
@@ -515,7 +518,8 @@ PATTERNS: tuple[LinePattern, ...] = (
         EventKind.PG_STATUS, Level.ERROR,
         ("ast enqueued",),
         _rx(
-            r"(?:Timeout at NCCL work|detected by watchdog at work(?: sequence id)?): ?(?P<seq>-?\d+)",
+            r"(?:Timeout at NCCL work|detected by watchdog at work(?: sequence id)?): ?"
+            r"(?P<seq>-?\d+)",
             r"ast enqueued",
         ),
         post=_post_pg_status,
@@ -733,7 +737,8 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("CUDA out of memory", "OutOfMemoryError"),
         _rx(
             r"Tried to allocate (?P<requested>[\d.]+ ?[KMGTE]i?B)"
-            r"(?:.*?GPU (?P<gpu>\d+)(?:[;,]? ?has a total capacit?y of (?P<capacity>[\d.]+ ?[KMGT]i?B)"
+            r"(?:.*?GPU (?P<gpu>\d+)(?:[;,]? ?has a total capacit?y of "
+            r"(?P<capacity>[\d.]+ ?[KMGT]i?B)"
             r" of which (?P<free>[\d.]+ ?[KMGT]i?B) is free|; (?P<capacity_old>[\d.]+ ?[KMGT]i?B)"
             r" total capacity))?",
             r"(?P<message>CUDA out of memory.*|OutOfMemoryError.*)",
@@ -754,9 +759,11 @@ PATTERNS: tuple[LinePattern, ...] = (
         EventKind.XID, Level.FATAL,
         ("NVRM",),
         _rx(
-            r"Xid \((?P<pci>PCI:[0-9a-fA-F:.]+)\): (?P<xid>\d+)(?:, pid=(?P<pid>\d+|'?<unknown>'?))?"
+            r"Xid \((?P<pci>PCI:[0-9a-fA-F:.]+)\): (?P<xid>\d+)"
+            r"(?:, pid=(?P<pid>\d+|'?<unknown>'?))?"
             r"(?:, name=(?P<process>[^,]+))?,? ?(?P<message>.*)",
-            r"GPU (?P<pci>[0-9a-fA-F:.]+).*?(?P<message>has fallen off the bus.*|RmInitAdapter failed.*)",
+            r"GPU (?P<pci>[0-9a-fA-F:.]+).*?"
+            r"(?P<message>has fallen off the bus.*|RmInitAdapter failed.*)",
         ),
         post=_post_xid,
     ),
@@ -786,7 +793,8 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("CANCELLED AT",),
         _rx(
             r"\*\*\* (?P<what>JOB|STEP) (?P<job>[\w.]+) (?:ON (?P<node>\S+) )?CANCELLED AT "
-            r"(?P<time>\S+)(?: DUE TO (?P<reason>[A-Z ]+?)(?:,[^*]*?)?)?(?: on (?P<node_old>\S+))? \*\*\*"
+            r"(?P<time>\S+)(?: DUE TO (?P<reason>[A-Z ]+?)(?:,[^*]*?)?)?"
+            r"(?: on (?P<node_old>\S+))? \*\*\*"
         ),
         post=_post_slurm_cancel,
     ),
@@ -794,7 +802,8 @@ PATTERNS: tuple[LinePattern, ...] = (
         EventKind.SLURM_TASK_EXIT, Level.FATAL,
         ("srun: error:",),
         _rx(
-            r"srun: error: (?P<node>[\w.\-]+): tasks? (?P<task_list>[\d,\- ]+): (?P<status_text>.+)",
+            r"srun: error: (?P<node>[\w.\-]+): tasks? (?P<task_list>[\d,\- ]+): "
+            r"(?P<status_text>.+)",
             r"srun: error: (?P<status_text>Node failure) on (?P<node>\S+)",
         ),
         post=_post_task_exit,
@@ -823,11 +832,13 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("etry", "etries"),
         _rx(
             r"\[Retry (?P<attempt>\d+)/(?P<max_attempts>\d+)\]",
-            r"[Rr]etr(?:y|ying|ies)(?: attempt)?:? #?\(?(?P<attempt>\d+) ?(?:/|of) ?(?P<max_attempts>\d+)",
+            r"[Rr]etr(?:y|ying|ies)(?: attempt)?:? #?\(?(?P<attempt>\d+) ?(?:/|of) ?"
+            r"(?P<max_attempts>\d+)",
             r"[Aa]ttempt:? #?(?P<attempt>\d+) ?(?:/|of) ?(?P<max_attempts>\d+)",
             r"retrying \(try=(?P<attempt>\d+)",
             r"Retrying \(Retry\(total=(?P<remaining>\d+)",
-            r"(?P<what>Max retries exceeded|[Rr]etries exhausted|[Rr]etry limit|[Nn]o more retries)",
+            r"(?P<what>Max retries exceeded|[Rr]etries exhausted|[Rr]etry limit|"
+            r"[Nn]o more retries)",
         ),
         post=_post_retry,
     ),
@@ -991,9 +1002,9 @@ __all__ = [
     "CHECKPOINT_PHASE_WORDS",
     "DATA_FRAME_MARKS",
     "DATA_PHASE_WORDS",
+    "LIVE_LITERALS",
     "NCCL_LINE",
     "PATTERNS",
-    "LIVE_LITERALS",
     "PREFILTER_LITERALS",
     "EventKind",
     "FieldValue",

@@ -8,6 +8,7 @@ input could be read at all (the reasons are printed).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None,
     if jobs <= 0:
         jobs = min(os.cpu_count() or 1, 8) if total_guess >= PARALLEL_MIN_BYTES else 1
     progress.total = total_guess
-    scans, problems, total = read_inputs(args.paths, jobs=jobs, on_bytes=progress.add)
+    scans, problems, _total = read_inputs(args.paths, jobs=jobs, on_bytes=progress.add)
     progress.done()
     if not scans:
         err.write("rankwatch triage: no readable input\n")
@@ -115,10 +116,8 @@ def _total_size(paths: list[str]) -> int:
             if os.path.isdir(path):
                 for dirpath, _dirs, files in os.walk(path):
                     for name in files:
-                        try:
+                        with contextlib.suppress(OSError):
                             total += os.path.getsize(os.path.join(dirpath, name))
-                        except OSError:
-                            pass
             else:
                 total += os.path.getsize(path)
         except OSError:
@@ -151,7 +150,8 @@ class _Progress:
         self.shown = True
         pct = 100.0 * self.read / self.total if self.total else 0.0
         self.stream.write(f"rankwatch triage: read {self.read / 2**20:,.0f} of "
-                          f"{self.total / 2**20:,.0f} MiB ({pct:.0f}%), {now - self.started:.1f} s\n")
+                          f"{self.total / 2**20:,.0f} MiB ({pct:.0f}%), "
+                          f"{now - self.started:.1f} s\n")
         self.stream.flush()
 
     def done(self) -> None:

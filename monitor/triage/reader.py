@@ -15,6 +15,7 @@ they hold each writer's last activity (the progress bar it was showing when it s
 from __future__ import annotations
 
 import codecs
+import contextlib
 import glob
 import os
 import stat
@@ -32,6 +33,7 @@ from monitor.parse.log_events import (
     LogEvent,
     progress_fields,
 )
+from monitor.parse.log_patterns import FieldValue
 
 CHUNK_BYTES = 4 << 20
 MAX_LINE_BYTES = 1 << 20  # longer lines are read around their events only
@@ -60,7 +62,7 @@ class TailLine:
     line: int
     rank: int | None
     text: str
-    progress: dict[str, object] | None
+    progress: dict[str, FieldValue] | None
 
 
 @dataclass
@@ -218,10 +220,7 @@ class _Reader:
             buf = carry + chunk if carry else chunk
             end = buf.rfind(b"\n") + 1
             if end == 0:
-                if len(buf) >= MAX_LINE_BYTES:
-                    carry = self._overlong(buf)
-                else:
-                    carry = buf
+                carry = self._overlong(buf) if len(buf) >= MAX_LINE_BYTES else buf
                 continue
             self._region(buf, end)
             carry = buf[end:]
@@ -399,7 +398,8 @@ class _Reader:
         if self.overlong:
             scan.notes.append(
                 f"{self.overlong} overlong line(s) (over {MAX_LINE_BYTES >> 20} MiB or "
-                f"{SEGMENT_BYTES >> 10} KiB around an event): only the parts around events were read"
+                f"{SEGMENT_BYTES >> 10} KiB around an event): only the parts around events "
+                "were read"
             )
 
     def _parse_tail(self) -> None:
@@ -511,10 +511,8 @@ def read_inputs(
     files, problems = expand_inputs(paths)
     total = 0
     for path in files:
-        try:
+        with contextlib.suppress(OSError):
             total += os.path.getsize(path)
-        except OSError:
-            pass
     scans: list[FileScan] = []
     results: Iterator[FileScan | InputProblem]
     if jobs > 1 and len(files) > 1:
@@ -543,10 +541,8 @@ def _parallel(
             except Exception as exc:  # noqa: BLE001 - a worker crash must not lose the report
                 result = InputProblem(path, f"cannot read: {type(exc).__name__}: {exc}", True)
             if on_bytes is not None:
-                try:
+                with contextlib.suppress(OSError):
                     on_bytes(os.path.getsize(path))
-                except OSError:
-                    pass
             yield result
 
 

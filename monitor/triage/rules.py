@@ -57,7 +57,7 @@ class Context:
         """Ranks of items that are global ranks. Before torch 2.2 lines carry no `[rankN]:`
         prefix; then the `[Rank N]` of ProcessGroupNCCL messages is the only rank there is
         (the default group's rank is the global rank) and counts too."""
-        allowed = ("global", "file", "stream", "nccl")
+        allowed: tuple[str, ...] = ("global", "file", "stream", "nccl")
         if not any(scan.ranks for scan in self.scans):
             allowed = (*allowed, "pg")
         return tuple(sorted({i.rank for i in items if i.rank is not None
@@ -105,8 +105,8 @@ def gpu_hardware(ctx: Context) -> Finding | None:
                         f"({first.where})")
     devices: dict[str, set[int]] = defaultdict(set)
     for x in hw_xids:
-        cause = x.event.int_field("caused_by") or x.event.int_field("xid") or 0
-        devices[str(x.event.fields.get("pci"))].add(cause)
+        xid = x.event.int_field("caused_by") or x.event.int_field("xid") or 0
+        devices[str(x.event.fields.get("pci"))].add(xid)
     for pci, causes in sorted(devices.items()):
         culprits.append(f"GPU {pci} (Xid {', '.join(str(c) for c in sorted(causes))})")
     if hw_xids:

@@ -39,8 +39,14 @@ def test_subcommand_is_registered_with_examples() -> None:
     args = parser.parse_args(["triage", "logs/"])
     assert (args.command, args.paths, args.format, args.handler) == ("triage", ["logs/"], "text",
                                                                       run)
-    help_text = parser._subparsers._group_actions[0].choices["triage"].format_help()  # type: ignore[union-attr]
-    assert "examples:" in help_text and "--format" in help_text
+    assert "examples:" in _help(parser) and "--format" in _help(parser)
+
+
+def _help(parser: argparse.ArgumentParser) -> str:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return str(action.choices["triage"].format_help())
+    raise AssertionError("no subparsers")
 
 
 def test_json_report_has_the_contract_keys() -> None:
@@ -48,7 +54,7 @@ def test_json_report_has_the_contract_keys() -> None:
     code, out, _ = _run(str(MISMATCH), "--format", "json")
     report = json.loads(out)
     assert code == 0
-    assert CONTRACT_KEYS <= set(report)
+    assert set(report) >= CONTRACT_KEYS
     assert (report["category"], report["culprit_ranks"]) == ("software", [2])
     assert report["first_error"]["file"].endswith(MISMATCH.name)
     rank2 = next(r for r in report["ranks"] if r["rank"] == 2)

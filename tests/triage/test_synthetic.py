@@ -34,7 +34,7 @@ def _triage(*paths: Path, offsets: dict[str, float] | None = None) -> Diagnosis:
 
 
 def _waiting_rank(rank: int, at: dt.datetime) -> list[str]:
-    lines = [nccl_info("node%d" % (rank // 8), 4000 + rank, rank % 8, "Channel 00/0 : ok")]
+    lines = [nccl_info(f"node{rank // 8}", 4000 + rank, rank % 8, "Channel 00/0 : ok")]
     lines += [megatron_iteration(i) for i in range(1, 4)]
     lines.append(watchdog_timeout(rank, SEQ, at))
     lines.append(failure_detected(rank, SEQ, SEQ + 2, SEQ - 1, at + dt.timedelta(microseconds=90)))
@@ -73,7 +73,8 @@ def test_sixty_four_ranks_one_never_entered_the_collective(tmp_path: Path) -> No
     assert d.initiator_ranks == tuple(r for r in range(64) if r != 37)
     assert d.observer_ranks == (37,)
     stuck = d.stuck[0]
-    assert (stuck.seq, stuck.pg, stuck.stragglers, len(stuck.waiting_ranks)) == (SEQ, "0", (37,), 63)
+    assert (stuck.seq, stuck.pg, stuck.stragglers, len(stuck.waiting_ranks)) == (
+        SEQ, "0", (37,), 63)
     # started = timeout time minus how long the watchdog says the work ran (600.071 s)
     assert (stuck.timed_out_at, stuck.started_at) == ("03-04 10:10:00.000000",
                                                      "03-04 09:59:59.929000")
@@ -126,12 +127,12 @@ def test_interleaving_the_last_line_is_not_the_first_cause(tmp_path: Path) -> No
     cause is the OOM, found by time, not by position."""
     t = BASE
     lines = [
-        f"2025-03-04 10:00:01 [rank2]: step 10 loss 1.0",
-        f"2025-03-04 10:00:09 [rank3]: step 11 loss 1.0",
+        "2025-03-04 10:00:01 [rank2]: step 10 loss 1.0",
+        "2025-03-04 10:00:09 [rank3]: step 11 loss 1.0",
         f"2025-03-04 10:00:05 [rank5]: {cuda_oom(5)}",
-        f"2025-03-04 10:00:05 [rank5]: Traceback (most recent call last):",
-        f'2025-03-04 10:00:05 [rank5]:   File "/app/train.py", line 9, in <module>',
-        f"2025-03-04 10:00:05 [rank5]: torch.OutOfMemoryError: CUDA out of memory.",
+        "2025-03-04 10:00:05 [rank5]: Traceback (most recent call last):",
+        '2025-03-04 10:00:05 [rank5]:   File "/app/train.py", line 9, in <module>',
+        "2025-03-04 10:00:05 [rank5]: torch.OutOfMemoryError: CUDA out of memory.",
         watchdog_timeout(3, 77, t + dt.timedelta(minutes=10, seconds=1)),
         watchdog_timeout(2, 77, t + dt.timedelta(minutes=10, seconds=2)),
     ]
@@ -139,8 +140,8 @@ def test_interleaving_the_last_line_is_not_the_first_cause(tmp_path: Path) -> No
     d = _triage(path)
     assert (d.category, d.culprit_ranks) == (Category.OOM, (5,))
     assert d.first_error is not None and d.first_error.line == 3
-    lines = [e.line for e in d.timeline]
-    assert lines[0] == 3 and lines[-2:] == [7, 8]
+    order = [e.line for e in d.timeline]
+    assert order[0] == 3 and order[-2:] == [7, 8]
     chain = [step.what for step in d.causal_chain]
     oom = next(i for i, what in enumerate(chain) if "out of memory" in what)
     timeout = next(i for i, what in enumerate(chain) if "watchdog timed out" in what)
@@ -182,7 +183,7 @@ def test_retry_exhaustion_is_a_storage_failure_noise_is_not(tmp_path: Path) -> N
     """Four recovering 1/5 retries are noise; a 5/5 exhaustion on rank 3 is the cause."""
     noise = [f"[rank{r}]: requesting GET https://huggingface.co/x. Retrying in 1s [Retry 1/5]."
              for r in range(4)]
-    out = noise + ["[rank3]: requesting GET https://huggingface.co/x. Retrying in 16s "
+    out = [*noise, "[rank3]: requesting GET https://huggingface.co/x. Retrying in 16s "
                    "[Retry 5/5]."]
     d = _triage(write_lines(tmp_path / "job.log", out))
     assert (d.category, d.culprit_ranks) == (Category.STORAGE_IO, (3,))
