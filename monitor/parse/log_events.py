@@ -774,16 +774,17 @@ def _merge_by_kind(events: list[LogEvent]) -> list[LogEvent]:
 
 
 def _line_stamp(env: Envelope, payload: str) -> Stamp | None:
-    if env.timestamp is not None:
-        stamp = parse_stamp(env.timestamp)
-        if stamp is not None:
-            return stamp
+    """The writer's own stamp (glog header, microseconds) wins over a shipper's (seconds);
+    the shipper's gives the year the glog header lacks."""
+    shipper = parse_stamp(env.timestamp) if env.timestamp is not None else None
     first = payload[:1]
     if first == "[" or first in "IWEFVC":
         m = _GLOG.match(payload)
         if m is not None:
-            return Stamp(None, int(m["mo"]), int(m["d"]), _seconds(m))
-    return None
+            month, day = int(m["mo"]), int(m["d"])
+            year = shipper.year if shipper is not None and shipper.month == month else None
+            return Stamp(year, month, day, _seconds(m))
+    return shipper
 
 
 def _annotate_last_error(block: _Block) -> None:

@@ -15,7 +15,15 @@ from dataclasses import dataclass, field, replace
 from monitor.model import Category
 from monitor.parse.collectives import CollectivePicture, StuckCollective, collective_picture
 from monitor.parse.log_events import EventKind, Level, LogEvent
-from monitor.triage.evidence import Located, compress_ranks, describe, locate, shift, who
+from monitor.triage.evidence import (
+    Located,
+    compress_ranks,
+    default_year,
+    describe,
+    locate,
+    shift,
+    who,
+)
 from monitor.triage.reader import FileScan, InputProblem
 from monitor.triage.rules import RULES, Context, Finding
 
@@ -129,7 +137,7 @@ def diagnose(
     seconds: float = 0.0,
 ) -> Diagnosis:
     located = locate(scans, clock_offsets)
-    located.extend(_last_progress(scans))
+    located.extend(_last_progress(scans, default_year(scans)))
     located.sort(key=Located.order)
     by_kind: dict[EventKind, list[Located]] = defaultdict(list)
     for item in located:
@@ -196,7 +204,7 @@ def _world_size(located: Sequence[Located]) -> int | None:
     return max(known) if known else None
 
 
-def _last_progress(scans: Sequence[FileScan]) -> list[Located]:
+def _last_progress(scans: Sequence[FileScan], year: int) -> list[Located]:
     """The last progress line of each file: where each writer stopped advancing."""
     out: list[Located] = []
     for index, scan in enumerate(scans):
@@ -207,11 +215,12 @@ def _last_progress(scans: Sequence[FileScan]) -> list[Located]:
             if rank is None and len(scan.ranks) == 1:
                 rank, origin = next(iter(scan.ranks)), "file"
             fields = {k: v for k, v in tail.progress.items() if isinstance(v, (str, int))}
-            event = LogEvent(EventKind.PROGRESS, Level.INFO, rank, origin,
-                             {**fields, "last": True}, tail.text, tail.line, tail.line)
             before = [e for e in scan.events if e.line <= tail.line and e.stamp is not None]
             stamp = before[-1].stamp if before else None
-            time = stamp.sort_key(stamp.year or 2000) if stamp is not None else None
+            time = stamp.sort_key(year) if stamp is not None else None
+            event = LogEvent(EventKind.PROGRESS, Level.INFO, rank, origin,
+                             {**fields, "last": True}, tail.text, tail.line, tail.line,
+                             stamp=stamp)
             out.append(Located(event, scan.path, index, rank, origin, time, time is not None))
             break
     return out

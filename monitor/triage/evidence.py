@@ -136,8 +136,10 @@ def describe(item: Located) -> str:
     name = who(item)
     kind = item.kind
     if kind is EventKind.WATCHDOG_TIMEOUT:
-        return (f"{name}: watchdog timed out collective #{f.get('seq')} {f.get('op')} after "
-                f"{(item.event.int_field('ran_ms') or 0) / 1000:.1f} s")
+        ran = item.event.int_field("ran_ms")
+        span = (f"after {ran / 1000:.1f} s" if ran is not None else
+                f"(timeout {(item.event.int_field('timeout_ms') or 0) / 1000:.0f} s)")
+        return f"{name}: watchdog timed out collective #{f.get('seq')} {f.get('op')} {span}"
     if kind is EventKind.PG_STATUS:
         return (f"{name}: PG {f.get('pg')} last enqueued {f.get('last_enqueued')}, last "
                 f"completed {f.get('last_completed')}")

@@ -433,7 +433,8 @@ class _Reader:
                 if env.glued is None:
                     progress_lines += 1  # glued bars were counted with their event line
             if len(out) < TAIL_LINES or progress is not None:
-                out.append(TailLine(first_no + offset, env.rank, env.payload[:300], progress))
+                shown = env.glued if progress is not None and env.glued else env.payload
+                out.append(TailLine(first_no + offset, env.rank, shown[:300], progress))
         if progress_lines:
             self.scan.counts["progress"] = self.scan.counts.get("progress", 0) + progress_lines
         out.reverse()
