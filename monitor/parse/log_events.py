@@ -401,9 +401,6 @@ class EventExtractor:
         rank: int | None,
     ) -> _Block:
         who, origin = self._attribute(env, rank, {}, None)
-        old = self._blocks.pop(key, None)
-        if old is not None:  # cannot happen through feed(); keep the invariant anyway
-            self._blocks[key] = old
         return _Block(
             kind=kind, key=key, line=index, end_line=index, rank=who, rank_origin=origin,
             host=env.host, stamp=_line_stamp(env, payload), text=payload[:_MAX_TEXT],
