@@ -1,0 +1,642 @@
+"""Log-event detector: the job's output lines → alerts with the analysis attached.
+
+Input: `OutputChunk` observations (lines already attributed to ranks where the stream knows).
+Each chunk is pre-filtered as a whole (plain substring searches over the joined text); only
+candidate lines, and the lines of an open multi-line block, reach the event extractor.
+
+Alerts are coalesced by name: one alert per alert name however many ranks report (an error
+storm from 512 ranks is one alert listing them), its analysis updated as more lines arrive.
+
+States and edges, per alert name:
+  quiet   → pending   first event (the settle window gathers the rest of the storm)
+  pending → firing    tick after `settle_seconds`: Transition(firing) with the analysis
+  firing  → firing    analysis changed (culprits, category, severity): Transition again
+  firing  → quiet     no new event for `resolve_after_seconds`: Transition(resolved)
+Health: UNKNOWN until output was seen or while a stream source is down (blind); CRITICAL or
+WARNING while alerts of that severity fire; OK otherwise.
+
+Derived observations: `Suspicion` for implicated ranks (stragglers, observers, crashed ranks)
+so the stack sampler takes evidence now; `PhaseHint` while a rank initialises NCCL.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections import Counter, deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from monitor.model import (
+    Category,
+    ConcernHealth,
+    DetectorOutput,
+    EvidenceValue,
+    Health,
+    MetricFamilyData,
+    Observation,
+    OutputChunk,
+    PhaseHint,
+    Scope,
+    Severity,
+    SourceState,
+    Suspicion,
+    Transition,
+    counter,
+)
+from monitor.parse.collectives import collective_picture
+from monitor.parse.log_events import EventExtractor, EventKind, LogEvent
+from monitor.parse.log_patterns import LIVE_LITERALS
+
+NAME = "log_events"
+_MAX_INCIDENT_EVENTS = 4000
+_MAX_EVIDENCE_RANKS = 64
+_COLLATERAL_EXCEPTIONS = ("DistBackendError", "ChildFailedError", "SignalException",
+                          "KeyboardInterrupt", "DistNetworkError", "DistStoreError",
+                          "RendezvousConnectionError")
+_IO_EXCEPTIONS = frozenset({"OSError", "IOError", "FileNotFoundError", "PermissionError",
+                            "BlockingIOError", "ConnectionResetError", "TimeoutError"})
+_HW_XID_CAUSES = frozenset({48, 63, 64, 74, 79, 92, 94, 95, 109, 119, 120, 137, 145, 149, 154})
+
+
+@dataclass(frozen=True)
+class AlertSpec:
+    alertname: str
+    severity: Severity
+    scope: Scope
+    title: str
+
+
+ALERTS: dict[str, AlertSpec] = {spec.alertname: spec for spec in (
+    AlertSpec("NcclCollectiveTimeout", Severity.CRITICAL, Scope.JOB,
+              "NCCL collective timed out"),
+    AlertSpec("NcclWatchdogHang", Severity.CRITICAL, Scope.NODE,
+              "NCCL watchdog thread stuck"),
+    AlertSpec("NcclCommunicationError", Severity.CRITICAL, Scope.JOB,
+              "NCCL communication error"),
+    AlertSpec("GpuHardwareError", Severity.CRITICAL, Scope.NODE, "GPU hardware error"),
+    AlertSpec("CudaError", Severity.CRITICAL, Scope.NODE, "CUDA error"),
+    AlertSpec("GpuOutOfMemory", Severity.CRITICAL, Scope.NODE, "CUDA out of memory"),
+    AlertSpec("HostOutOfMemory", Severity.CRITICAL, Scope.NODE, "host out of memory"),
+    AlertSpec("DataloaderWorkerDied", Severity.CRITICAL, Scope.NODE, "DataLoader worker died"),
+    AlertSpec("DataloaderTimeout", Severity.CRITICAL, Scope.NODE, "DataLoader timed out"),
+    AlertSpec("RankCrashed", Severity.CRITICAL, Scope.NODE, "rank crashed"),
+    AlertSpec("RankException", Severity.WARNING, Scope.NODE, "uncaught exception"),
+    AlertSpec("StoreTimeout", Severity.CRITICAL, Scope.JOB,
+              "c10d store or rendezvous failure"),
+    AlertSpec("JobTerminatedByScheduler", Severity.CRITICAL, Scope.JOB,
+              "job terminated from outside"),
+    AlertSpec("RetriesExhausted", Severity.CRITICAL, Scope.JOB, "retries exhausted"),
+    AlertSpec("RetriesEscalating", Severity.WARNING, Scope.JOB, "retries escalating"),
+)}
+
+
+def route(event: LogEvent) -> str | None:
+    """Which alert an event belongs to (None: counted only)."""
+    kind = event.kind
+    fields = event.fields
+    if kind in (EventKind.WATCHDOG_TIMEOUT, EventKind.PG_STATUS, EventKind.FR_DUMP,
+                EventKind.DESYNC_REPORT, EventKind.NCCL_TEARDOWN):
+        if kind is EventKind.FR_DUMP and fields.get("role") == "dump":
+            return None
+        if kind is EventKind.PG_STATUS and fields.get("source") == "periodic":
+            return None
+        return "NcclCollectiveTimeout"
+    if kind is EventKind.WATCHDOG_TERMINATED:
+        cause = str(fields.get("cause", ""))
+        return "NcclCollectiveTimeout" if "Watchdog caught" in cause else None
+    if kind is EventKind.HEARTBEAT_HANG:
+        return "NcclWatchdogHang"
+    if kind in (EventKind.NCCL_WARN_NET, EventKind.NCCL_ERROR, EventKind.REMOTE_ERROR):
+        return "NcclCommunicationError"
+    if kind is EventKind.CUDA_ERROR:
+        return "GpuHardwareError" if fields.get("hardware") is True else "CudaError"
+    if kind is EventKind.XID:
+        hardware = fields.get("role") == "hardware" or (
+            fields.get("role") == "secondary" and fields.get("caused_by") in _HW_XID_CAUSES)
+        return "GpuHardwareError" if hardware else "CudaError"
+    if kind is EventKind.CUDA_OOM:
+        return "GpuOutOfMemory" if not fields.get("bad_size") else "CudaError"
+    if kind in (EventKind.HOST_OOM, EventKind.SLURM_OOM):
+        return "HostOutOfMemory"
+    if kind is EventKind.DATALOADER_WORKER_DIED:
+        return "HostOutOfMemory" if fields.get("cause") == "killed" else "DataloaderWorkerDied"
+    if kind is EventKind.DATALOADER_TIMEOUT:
+        return "DataloaderTimeout"
+    if kind in (EventKind.FAULTHANDLER, EventKind.NATIVE_CRASH, EventKind.SIGNAL_KILL,
+                EventKind.CHILD_FAILED_SUMMARY, EventKind.AGENT_WORKER_FAILED):
+        return "RankCrashed"
+    if kind is EventKind.CPP_EXCEPTION:
+        return "RankCrashed" if fields.get("exc_type") else None
+    if kind is EventKind.SLURM_TASK_EXIT:
+        return "HostOutOfMemory" if fields.get("oom") else "RankCrashed"
+    if kind is EventKind.PYTHON_TRACEBACK:
+        exc = str(fields.get("exc_type") or "")
+        if not exc or any(word in exc for word in _COLLATERAL_EXCEPTIONS):
+            return None
+        return "RankException"
+    if kind in (EventKind.STORE_TIMEOUT, EventKind.STORE_CONNECTION_LOST,
+                EventKind.RENDEZVOUS_ERROR):
+        return "StoreTimeout"
+    if kind in (EventKind.SLURM_CANCEL, EventKind.AGENT_DEATH_SIGNAL):
+        return "JobTerminatedByScheduler"
+    if kind is EventKind.RETRY:
+        if fields.get("exhausted"):
+            return "RetriesExhausted"
+        return None
+    return None
+
+
+@dataclass
+class _Incident:
+    alertname: str
+    first_at: float
+    last_at: float
+    fire_at: float
+    events: list[tuple[int | None, LogEvent]] = field(default_factory=list)
+    count: int = 0
+    ranks: set[int] = field(default_factory=set)
+    firing: bool = False
+    dirty: bool = True
+    suspected: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    severity: Severity
+    category: Category
+    summary: str
+    description: str
+    culprits: tuple[int, ...]
+    evidence: dict[str, EvidenceValue]
+    suspects: tuple[int, ...]
+
+
+@dataclass
+class _Stream:
+    extractor: EventExtractor
+    last_text: str | None = None
+    last_line_at: float = 0.0
+
+
+class LogEventsDetector:
+    """Turns the job's output into alerts. See the module docstring for states and edges."""
+
+    name = NAME
+
+    def __init__(
+        self,
+        *,
+        settle_seconds: float = 2.0,
+        resolve_after_seconds: float = 900.0,
+        block_idle_seconds: float = 1.0,
+        nccl_init_hold_seconds: float = 600.0,
+        escalating_retries: int = 3,
+        escalating_window_seconds: float = 300.0,
+        stream_sources: Sequence[str] = ("stream",),
+        srun_label: bool = False,
+        host_prefix: bool = False,
+    ) -> None:
+        self.settle_seconds = settle_seconds
+        self.resolve_after_seconds = resolve_after_seconds
+        self.block_idle_seconds = block_idle_seconds
+        self.nccl_init_hold_seconds = nccl_init_hold_seconds
+        self.escalating_retries = escalating_retries
+        self.escalating_window_seconds = escalating_window_seconds
+        self._stream_sources = frozenset(stream_sources)
+        self._extractor_factory: Callable[[], EventExtractor] = lambda: EventExtractor(
+            srun_label=srun_label, host_prefix=host_prefix)
+        self._streams: dict[str, _Stream] = {}
+        self._incidents: dict[str, _Incident] = {}
+        self._lines = 0
+        self._event_counts: Counter[str] = Counter()
+        self._retries: Counter[str] = Counter()
+        self._escalating: deque[float] = deque()
+        self._seen_output = False
+        self._blind: dict[str, str] = {}
+
+    # -- Detector protocol -----------------------------------------------------------------
+    def observe(self, obs: Observation, now: float) -> Sequence[DetectorOutput]:
+        if isinstance(obs, OutputChunk):
+            self._seen_output = True
+            return self._chunk(obs, now)
+        if isinstance(obs, SourceState) and obs.source in self._stream_sources:
+            if obs.up:
+                self._blind.pop(obs.source, None)
+            else:
+                self._blind[obs.source] = obs.reason or "stream source down"
+        return ()
+
+    def tick(self, now: float) -> Sequence[DetectorOutput]:
+        out: list[DetectorOutput] = []
+        for stream in self._streams.values():
+            idle = now - stream.last_line_at >= self.block_idle_seconds
+            if stream.extractor.open_blocks and idle:
+                out.extend(self._handle(stream.extractor.flush(), now))
+        for name in list(self._incidents):
+            incident = self._incidents[name]
+            due = now >= incident.fire_at if not incident.firing else incident.dirty
+            if due:
+                out.extend(self._fire(incident, now))
+            elif incident.firing and now - incident.last_at >= self.resolve_after_seconds:
+                out.append(self._resolve(incident))
+                del self._incidents[name]
+        return out
+
+    def metric_families(self, now: float) -> Sequence[MetricFamilyData]:
+        return [
+            counter("log_lines", "Output lines read by the log-event detector.", (),
+                    self._lines),
+            counter("log_events", "Log events recognised in the job's output, by kind.",
+                    ("kind",), [((k,), v) for k, v in sorted(self._event_counts.items())]),
+            counter("log_retries", "Retry lines in the output: recovering (attempt 1 of N), "
+                    "escalating (attempt 2 and later) or exhausted.", ("outcome",),
+                    [((k,), self._retries[k]) for k in ("recovering", "escalating",
+                                                        "exhausted")]),
+        ]
+
+    def health(self, now: float) -> ConcernHealth:
+        if self._blind:
+            source, reason = next(iter(sorted(self._blind.items())))
+            return ConcernHealth(self.name, Health.UNKNOWN, f"{source}: {reason}")
+        if not self._seen_output:
+            return ConcernHealth(self.name, Health.UNKNOWN, "no output seen yet")
+        firing = [i for i in self._incidents.values() if i.firing]
+        if any(ALERTS[i.alertname].severity is Severity.CRITICAL for i in firing):
+            return ConcernHealth(self.name, Health.CRITICAL,
+                                 ", ".join(sorted(i.alertname for i in firing)))
+        if firing:
+            return ConcernHealth(self.name, Health.WARNING,
+                                 ", ".join(sorted(i.alertname for i in firing)))
+        return ConcernHealth(self.name, Health.OK)
+
+    # -- lines -------------------------------------------------------------------------------
+    def _chunk(self, chunk: OutputChunk, now: float) -> list[DetectorOutput]:
+        lines = chunk.lines
+        if not lines:
+            return []
+        self._lines += len(lines)
+        stream = self._streams.get(chunk.stream)
+        if stream is None:
+            stream = self._streams[chunk.stream] = _Stream(self._extractor_factory())
+        stream.last_line_at = now
+        extractor = stream.extractor
+        texts = [line.text for line in lines]
+        candidates = _candidate_lines(texts)
+        prev_text = stream.last_text
+        stream.last_text = texts[-1]
+        if not candidates and not extractor.open_blocks:
+            return []
+        events: list[LogEvent] = []
+        feed = extractor.feed
+        i = 0 if extractor.open_blocks else candidates[0]
+        n = len(lines)
+        ci = 0
+        while i < n:
+            line = lines[i]
+            prev = texts[i - 1] if i > 0 else prev_text
+            events.extend(feed(line.text, i, rank=line.rank, prev=prev))
+            i += 1
+            if extractor.open_blocks:
+                continue
+            while ci < len(candidates) and candidates[ci] < i:
+                ci += 1
+            if ci >= len(candidates):
+                break
+            i = candidates[ci]
+        return self._handle(events, now)
+
+    def _handle(self, events: Sequence[LogEvent], now: float) -> list[DetectorOutput]:
+        out: list[DetectorOutput] = []
+        for event in events:
+            self._event_counts[event.kind.value] += 1
+            if event.kind is EventKind.RETRY:
+                self._count_retry(event, now, out)
+            elif event.kind is EventKind.NCCL_INIT:
+                hint = self._phase_hint(event, now)
+                if hint is not None:
+                    out.append(hint)
+            name = route(event)
+            if name is None:
+                continue
+            incident = self._incidents.get(name)
+            if incident is None:
+                incident = self._incidents[name] = _Incident(
+                    name, now, now, now + self.settle_seconds)
+            incident.last_at = now
+            incident.count += 1
+            incident.dirty = True
+            if event.rank is not None:
+                incident.ranks.add(event.rank)
+            if len(incident.events) < _MAX_INCIDENT_EVENTS:
+                incident.events.append((event.rank, event))
+        return out
+
+    def _count_retry(self, event: LogEvent, now: float, out: list[DetectorOutput]) -> None:
+        attempt = event.int_field("attempt")
+        if event.fields.get("exhausted"):
+            self._retries["exhausted"] += 1
+            return
+        if attempt is None or attempt <= 1:
+            self._retries["recovering"] += 1
+            return
+        self._retries["escalating"] += 1
+        self._escalating.append(now)
+        while self._escalating and now - self._escalating[0] > self.escalating_window_seconds:
+            self._escalating.popleft()
+        if len(self._escalating) >= self.escalating_retries:
+            incident = self._incidents.get("RetriesEscalating")
+            if incident is None:
+                incident = self._incidents["RetriesEscalating"] = _Incident(
+                    "RetriesEscalating", now, now, now + self.settle_seconds)
+            incident.last_at = now
+            incident.count += 1
+            incident.dirty = True
+            if len(incident.events) < _MAX_INCIDENT_EVENTS:
+                incident.events.append((event.rank, event))
+
+    def _phase_hint(self, event: LogEvent, now: float) -> PhaseHint | None:
+        phase = event.fields.get("phase")
+        if phase == "START":
+            return PhaseHint(now, event.rank, "nccl_init", self.nccl_init_hold_seconds, NAME)
+        if phase == "COMPLETE":
+            return PhaseHint(now, event.rank, "nccl_init", 0.0, NAME)
+        return None
+
+    # -- alerts ------------------------------------------------------------------------------
+    def _fire(self, incident: _Incident, now: float) -> list[DetectorOutput]:
+        spec = ALERTS[incident.alertname]
+        verdict = _EXPLAIN.get(incident.alertname, _explain_generic)(incident, spec)
+        incident.firing = True
+        incident.dirty = False
+        out: list[DetectorOutput] = [Transition(
+            detector=NAME,
+            alertname=spec.alertname,
+            firing=True,
+            severity=verdict.severity,
+            category=verdict.category,
+            identity={},
+            summary=verdict.summary,
+            description=verdict.description,
+            evidence=verdict.evidence,
+            culprit_ranks=verdict.culprits,
+            scope=spec.scope,
+        )]
+        suspects = frozenset(verdict.suspects) - incident.suspected
+        if suspects:
+            incident.suspected |= suspects
+            out.append(Suspicion(now, tuple(sorted(suspects)),
+                                 f"{spec.alertname}: {verdict.summary}"[:300], NAME))
+        return out
+
+    def _resolve(self, incident: _Incident) -> Transition:
+        spec = ALERTS[incident.alertname]
+        return Transition(
+            detector=NAME, alertname=spec.alertname, firing=False, severity=spec.severity,
+            category=Category.NONE, identity={}, scope=spec.scope,
+            summary=f"{spec.title}: no new event for {self.resolve_after_seconds:.0f} s",
+        )
+
+
+def _candidate_lines(texts: list[str]) -> list[int]:
+    """Indexes of lines holding a live pre-filter literal.
+
+    The literals are searched over joined text, one C-speed pass each. Lines with non-ASCII
+    characters (tqdm bars) are joined apart: one such character would otherwise widen the
+    whole joined string to two or four bytes per character and slow every pass."""
+    ascii_flags = [text.isascii() for text in texts]
+    if all(ascii_flags):
+        groups = [list(range(len(texts)))]
+    else:
+        groups = [[i for i, a in enumerate(ascii_flags) if a],
+                  [i for i, a in enumerate(ascii_flags) if not a]]
+    found: set[int] = set()
+    for group in groups:
+        if not group:
+            continue
+        parts = texts if len(group) == len(texts) else [texts[i] for i in group]
+        hits = _hits("\n".join(parts))
+        if hits:
+            starts = list(itertools.accumulate((len(t) + 1 for t in parts[:-1]), initial=0))
+            found.update(group[bisect.bisect_right(starts, p) - 1] for p in hits)
+    return sorted(found)
+
+
+def _hits(joined: str) -> list[int]:
+    positions: list[int] = []
+    find = joined.find
+    for literal in LIVE_LITERALS:
+        pos = find(literal)
+        while pos >= 0:
+            positions.append(pos)
+            end = find("\n", pos)
+            if end < 0:
+                break
+            pos = find(literal, end)
+    return positions
+
+
+# --- explanations ---------------------------------------------------------------------------
+
+
+def _ranks_text(ranks: Sequence[int]) -> str:
+    ordered = sorted(set(ranks))
+    parts: list[str] = []
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
+            j += 1
+        parts.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
+        i = j + 1
+    return ", ".join(parts) or "-"
+
+
+def _bounded(ranks: Sequence[int]) -> list[int]:
+    return sorted(set(ranks))[:_MAX_EVIDENCE_RANKS]
+
+
+def _first(incident: _Incident) -> LogEvent:
+    return incident.events[0][1]
+
+
+def _base_evidence(incident: _Incident) -> dict[str, EvidenceValue]:
+    first = _first(incident)
+    return {
+        "events": incident.count,
+        "ranks": _bounded(list(incident.ranks)),
+        "rank_count": len(incident.ranks),
+        "first_line": first.text[:300],
+        "first_kind": first.kind.value,
+    }
+
+
+def _explain_timeout(incident: _Incident, spec: AlertSpec) -> _Verdict:
+    picture = collective_picture((r, e) for r, e in incident.events if r is not None)
+    evidence = _base_evidence(incident)
+    evidence.update({
+        "initiator_ranks": _bounded(picture.initiators),
+        "observer_ranks": _bounded(picture.observers),
+        "first_detector_ranks": _bounded(picture.first_detectors),
+    })
+    category = Category.UNDETERMINED
+    culprits: tuple[int, ...] = ()
+    detail = ""
+    stuck = picture.primary
+    if stuck is not None:
+        evidence.update({
+            "seq": stuck.seq, "op_type": stuck.op_type, "pg": stuck.pg,
+            "timeout_ms": stuck.timeout_ms, "ran_ms": stuck.ran_ms,
+            "waiting_ranks": _bounded(stuck.waiting),
+            "straggler_ranks": _bounded(stuck.stragglers),
+            "ahead_ranks": _bounded(stuck.ahead),
+            "watchdog_late_seconds": stuck.watchdog_late_seconds,
+            "counters": {
+                str(rank): {"last_enqueued": status.fields.get("last_enqueued"),
+                            "last_completed": status.fields.get("last_completed")}
+                for rank, status in sorted(picture.statuses.items())[:_MAX_EVIDENCE_RANKS]
+            },
+        })
+    if picture.lagging:
+        category, culprits = Category.COLLECTIVE_DESYNC, picture.lagging
+        detail = f"the desync report names rank(s) {_ranks_text(culprits)} as lagging"
+    elif picture.mismatches and picture.mismatches[0].culprits:
+        m = picture.mismatches[0]
+        category, culprits = Category.SOFTWARE, m.culprits
+        detail = (f"collective #{m.seq} was called differently across ranks; rank(s) "
+                  f"{_ranks_text(culprits)}: {m.reason}")
+    elif picture.mismatches:
+        category = Category.SOFTWARE
+        detail = f"collective #{picture.mismatches[0].seq} was called differently across ranks"
+    elif stuck is not None and stuck.stragglers and stuck.waiting:
+        category, culprits = Category.COLLECTIVE_DESYNC, stuck.stragglers
+        status = stuck.straggler_status[stuck.stragglers[0]]
+        detail = (f"rank(s) {_ranks_text(culprits)} never entered it (last enqueued "
+                  f"{status.fields.get('last_enqueued')} == completed "
+                  f"{status.fields.get('last_completed')}) while "
+                  f"{len(stuck.waiting)} rank(s) wait inside it")
+    where = ""
+    if stuck is not None:
+        where = (f" #{stuck.seq} ({stuck.op_type}, PG {stuck.pg if stuck.pg is not None else '?'})"
+                 f" on rank(s) {_ranks_text(stuck.waiting)}")
+    summary = f"NCCL collective{where} timed out" + (f"; {detail}" if detail else "")
+    description = (
+        f"Initiators (own watchdog fired): {_ranks_text(picture.initiators)}. Observers "
+        f"(notified by another rank): {_ranks_text(picture.observers)}. "
+        + (f"Culprit: rank(s) {_ranks_text(culprits)} ({category.value})." if culprits else
+           "The ranks that printed are all waiting inside the collective: the culprit is a "
+           "rank that did not print (check every node's output and stacks).")
+    )
+    suspects = culprits or tuple(sorted(set(picture.observers) | (
+        set(stuck.stragglers) if stuck else set())))
+    if not suspects:
+        suspects = tuple(sorted(incident.ranks))[:_MAX_EVIDENCE_RANKS]
+    return _Verdict(spec.severity, category, summary[:300], description, tuple(culprits),
+                    evidence, suspects)
+
+
+def _explain_communication(incident: _Incident, spec: AlertSpec) -> _Verdict:
+    evidence = _base_evidence(incident)
+    causes = [(r, e) for r, e in incident.events if e.fields.get("peer")
+              and not e.fields.get("consequence")]
+    peers = sorted({str(e.fields.get("peer")) for _, e in incident.events if e.fields.get("peer")})
+    evidence["peers"] = peers[:_MAX_EVIDENCE_RANKS]
+    if causes:
+        rank, event = causes[0]
+        host = event.fields.get("host")
+        evidence["local"] = f"{host} GPU {event.fields.get('cuda_dev')}" if host else None
+        local = host or (f"rank {rank}" if rank is not None else "this node")
+        summary = (f"NCCL network error: {event.fields.get('error') or 'completion error'} "
+                   f"between {local} and {event.fields.get('peer')}")
+        culprits = (rank,) if rank is not None else ()
+        return _Verdict(spec.severity, Category.NETWORK, summary[:300],
+                        f"{incident.count} NCCL error line(s) from rank(s) "
+                        f"{_ranks_text(list(incident.ranks))}.", culprits, evidence, culprits)
+    summary = (f"NCCL communication errors on rank(s) {_ranks_text(list(incident.ranks))}: "
+               "a peer closed the connection or failed (often a crashed peer)")
+    return _Verdict(Severity.WARNING, Category.UNDETERMINED, summary[:300],
+                    f"First: {_first(incident).text[:200]}", (), evidence,
+                    tuple(sorted(incident.ranks))[:_MAX_EVIDENCE_RANKS])
+
+
+def _explain_generic(incident: _Incident, spec: AlertSpec) -> _Verdict:
+    evidence = _base_evidence(incident)
+    first_rank, first = incident.events[0]
+    category = _category_of(incident)
+    culprits = (first_rank,) if first_rank is not None else ()
+    who = f"rank {first_rank}" if first_rank is not None else "an unlabelled process"
+    others = sorted(incident.ranks - set(culprits))
+    summary = f"{who}: {spec.title}: {_detail(first)}"
+    description = (f"{incident.count} event(s)" + (
+        f"; also on rank(s) {_ranks_text(others)}" if others else "") + f". First line: "
+        f"{first.text[:200]}")
+    for key in ("message", "signal", "cause", "exc_type", "exc_message", "xid", "pci",
+                "requested", "gpu", "reason", "context", "attempt", "max_attempts", "peer"):
+        value = first.fields.get(key)
+        if isinstance(value, (str, int, float, bool)):
+            evidence[key] = value
+    if spec.alertname in ("JobTerminatedByScheduler", "StoreTimeout", "RetriesExhausted",
+                          "RetriesEscalating"):
+        culprits = ()
+    return _Verdict(spec.severity, category, summary[:300], description, culprits, evidence,
+                    culprits or tuple(sorted(incident.ranks))[:_MAX_EVIDENCE_RANKS])
+
+
+def _detail(event: LogEvent) -> str:
+    f = event.fields
+    for key in ("message", "exc_message", "what", "error", "cause"):
+        value = f.get(key)
+        if value:
+            return str(value)[:160]
+    if f.get("signal"):
+        return f"killed by {f['signal']}"
+    return event.text.strip()[:160]
+
+
+def _category_of(incident: _Incident) -> Category:
+    name = incident.alertname
+    first = _first(incident)
+    f = first.fields
+    if name in ("GpuHardwareError", "CudaError"):
+        return Category.GPU_CUDA if not f.get("bad_size") else Category.SOFTWARE
+    if name in ("GpuOutOfMemory", "HostOutOfMemory"):
+        return Category.OOM
+    if name == "DataloaderTimeout":
+        return Category.DATALOADER_STALL
+    if name == "DataloaderWorkerDied":
+        cause = f.get("cause")
+        if cause == "bus_error" or f.get("shm"):
+            return Category.INFRASTRUCTURE
+        if cause == "exception":
+            return Category.STORAGE_IO if f.get("exc") in _IO_EXCEPTIONS else Category.DATA
+        return Category.SOFTWARE if cause == "segfault" else Category.UNDETERMINED
+    if name == "RankCrashed":
+        return Category.RANK_DEAD
+    if name == "RankException":
+        exc = str(f.get("exc_type", "")).rsplit(".", 1)[-1]
+        if exc in _IO_EXCEPTIONS:
+            return Category.STORAGE_IO
+        return Category.DATA if f.get("in_data_code") else Category.SOFTWARE
+    if name == "StoreTimeout":
+        if f.get("phase") == "connect" or "Connection" in str(f.get("exc", "")):
+            return Category.NETWORK
+        return Category.INIT_TIMEOUT if first.kind is EventKind.STORE_TIMEOUT else (
+            Category.UNDETERMINED)
+    if name == "JobTerminatedByScheduler":
+        if first.kind is EventKind.AGENT_DEATH_SIGNAL or f.get("reason") in (
+                "time_limit", "preemption", "node_failure"):
+            return Category.INFRASTRUCTURE
+        return Category.UNDETERMINED
+    if name in ("RetriesExhausted", "RetriesEscalating"):
+        context = f.get("context")
+        return {"storage": Category.STORAGE_IO, "network": Category.NETWORK}.get(
+            str(context), Category.UNDETERMINED)
+    if name == "NcclWatchdogHang":
+        return Category.UNDETERMINED
+    return Category.UNDETERMINED
+
+
+_EXPLAIN: dict[str, Callable[[_Incident, AlertSpec], _Verdict]] = {
+    "NcclCollectiveTimeout": _explain_timeout,
+    "NcclCommunicationError": _explain_communication,
+}

@@ -1,0 +1,275 @@
+"""The line envelope: what wraps a training job's log line before its payload.
+
+One physical line can carry, outermost first: a log shipper's timestamp, a launcher's tag
+(pdsh host, `mpirun --tag-output`, torchrun `--tee`, Ray actor, `srun --label`), the c10 rank
+prefix `[rankN]:` and finally the payload. tqdm bars written with `\\r` and no newline end up
+glued in front of the next log line, so the rank anchor is searched anywhere in the line, not
+only at column 0.
+
+Two entry points:
+
+* `line_rank(text) -> int | None`: the global rank a line is attributed to, for every line of
+  the live stream. Cheap substring pre-checks come before any regular expression, so a line
+  without a prefix costs two substring searches.
+* `split_envelope(text, ...) -> Envelope`: everything the envelope says (global rank, local rank,
+  srun task, host, the prefixes seen, a shipper timestamp, a glued progress bar) and the payload.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# `[rank3]:` (c10 logging, 2.2+) and `[rank3]: ` (Python excepthook, 2.3+).
+_RANK_AT = re.compile(r"\[rank(\d+)\]: ?")
+# `[1,0]<stderr>:` from OpenMPI's --tag-output; the second number is the MPI world rank.
+_MPIRUN = re.compile(r"\[(\d+),(\d+)\]<(?:stdout|stderr|stddiag)>: ?")
+# torchrun --tee / --redirects: `[default3]:` (role name + local rank).
+_TORCHRUN = re.compile(r"\[([A-Za-z_]+?)(\d+)\]: ?")
+# accelerate multi-node: `[alphagpu12:5]:` (host + local rank).
+_HOST_LOCAL = re.compile(r"\[([\w.\-]+):(\d+)\]: ?")
+# A reporter's viewer numbered the lines: `[1784] `.
+_LINE_NUMBER = re.compile(r"\[\d{1,9}\] ")
+# Bracketed date-time: NCCL >= 2.26 WARN lines, srun-forwarded slurmstepd lines, torch 2.1-2.2
+# Python logging (`[2024-03-18 17:38:50,208] torch.distributed...`).
+_BRACKET_DATE = re.compile(
+    r"\[(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)\] "
+)
+# dmesg uptime stamp: `[  1843.308145] `.
+_DMESG = re.compile(r"\[\s*\d+\.\d+\] ")
+# Shipper date prefix: `2026-09-18 19:29:24 ` or ISO `2024-08-23T22:22:51.871Z `.
+_DATE = re.compile(
+    r"(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?) "
+)
+# CloudWatch export: `  | 2024-08-23T22:22:51.871Z | `.
+_CLOUDWATCH = re.compile(r"\s*\|\s*(\d{4}-\d\d-\d\dT[\d:.]+Z?)\s*\|\s?")
+# journald: `Mar 18 17:38:50 gpu017 kernel: `.
+_JOURNALD = re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d ([\w.\-]+) ")
+# pdsh / DeepSpeed multi-node runner with an IPv4 host: `202.197.0.170: `.
+_IPV4_HOST = re.compile(r"(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}): ")
+# pdsh with a host name (only when the job is known to use it: ambiguous with `srun: error:`).
+_NAME_HOST = re.compile(r"([\w.\-]+): ")
+# srun --label (only when enabled: ambiguous with payloads starting with a number).
+_SRUN_LABEL = re.compile(r"\s*(\d+): ")
+# Ray actor prefix: `(WorkerDict pid=231421, ip=10.0.0.3) `.
+_RAY = re.compile(r"\((\w+) pid=(\d+)(?:, ip=([\d.]+))?\) ")
+_RAY_REPEAT = re.compile(r"\s*\[repeated (\d+)x across cluster\]\s*$")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# The bracket that closes a tqdm bar: `[2:22:47<01:34,  2.79it/s]` or with postfix fields.
+_TQDM_TAIL = re.compile(r"\[[\d:]+<[\d:?]+(?:,[^\]\[]*)?\]")
+
+_MAX_PREFIXES = 8  # a line never carries more; bounds the loop on hostile input
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """A line split into its envelope and payload.
+
+    `rank` is the global rank (`[rankN]:` or the MPI world rank); `local_rank` comes from a
+    torchrun/accelerate tag, `task` from `srun --label`. None means the envelope does not say.
+    `prefixes` names what was stripped, outermost first (e.g. `("pdsh", "rank")`).
+    """
+
+    payload: str
+    rank: int | None = None
+    local_rank: int | None = None
+    task: int | None = None
+    host: str | None = None
+    prefixes: tuple[str, ...] = ()
+    timestamp: str | None = None
+    glued: str | None = None  # text cut from before a glued anchor (usually a tqdm bar)
+    repeat: int = 1  # Ray's "[repeated Nx across cluster]"
+
+    @property
+    def attributed(self) -> tuple[int | None, str | None]:
+        """The best rank the envelope gives and what kind it is: global, local or task."""
+        if self.rank is not None:
+            return self.rank, "global"
+        if self.local_rank is not None:
+            return self.local_rank, "local"
+        if self.task is not None:
+            return self.task, "task"
+        return None, None
+
+
+def line_rank(text: str) -> int | None:
+    """Global rank of a line from `[rankN]:` (anywhere, tqdm-safe) or an mpirun tag; else None."""
+    i = text.find("[rank")
+    if i >= 0:
+        m = _RANK_AT.match(text, i)
+        if m is not None:
+            return int(m.group(1))
+        m = _RANK_AT.search(text, i + 5)
+        if m is not None:
+            return int(m.group(1))
+    if text[:1] == "[" and "]<std" in text[:40]:
+        m = _MPIRUN.match(text)
+        if m is not None:
+            return int(m.group(2))
+    return None
+
+
+def visible_segment(text: str) -> str:
+    """The part of a line a terminal shows last: the text after the final carriage return.
+
+    tqdm redraws with `\\r`; the log line written next is glued to the last bar, so the last
+    non-empty segment holds both. A trailing `\\r` (CRLF files) is dropped first.
+    """
+    text = text.rstrip("\r\n")
+    if "\r" not in text:
+        return text
+    for segment in reversed(text.split("\r")):
+        if segment.strip():
+            return segment
+    return ""
+
+
+def split_envelope(text: str, *, srun_label: bool = False, host_prefix: bool = False) -> Envelope:
+    """Strip every envelope layer from `text` and say what they were.
+
+    `srun_label` strips a leading `N: ` as an srun task id; `host_prefix` strips a leading
+    `hostname: ` (pdsh). Both are off by default because they are ambiguous with payloads.
+    """
+    if "\r" in text or text.endswith("\n"):
+        text = visible_segment(text)
+    first = text[:1]
+    if (
+        first not in _PREFIX_STARTS
+        and "[rank" not in text
+        and "\x1b" not in text
+        and not host_prefix
+        and not (srun_label and first.isdigit())
+        and not (first in _MONTH_INITIALS and text[3:4] == " ")
+    ):
+        glued, payload = _cut_glued_bar(text)
+        if glued is None:
+            return Envelope(payload=text)
+        return Envelope(payload=payload, glued=glued, prefixes=("glued",))
+    return _split_slow(text, srun_label, host_prefix)
+
+
+# Characters a recognised prefix can start with; anything else takes the fast path.
+_PREFIX_STARTS = frozenset("[( |0123456789\t") | {chr(0x1B)}
+_MONTH_INITIALS = frozenset("ADFJMNOS")  # journald's `Mar 18 17:38:50 host `
+
+
+def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
+    prefixes: list[str] = []
+    rank = local_rank = task = None
+    host = timestamp = glued = None
+    repeat = 1
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if text.endswith("cluster]"):
+        m = _RAY_REPEAT.search(text)
+        if m is not None:
+            repeat = int(m.group(1))
+            text = text[: m.start()]
+            prefixes.append("ray_repeat")
+    for _ in range(_MAX_PREFIXES):
+        first = text[:1]
+        m = None
+        kind = ""
+        if first == "[":
+            if text.startswith("[rank"):
+                m = _RANK_AT.match(text)
+                if m is not None:
+                    rank, kind = int(m.group(1)), "rank"
+            if m is None and "]<std" in text[:40]:
+                m = _MPIRUN.match(text)
+                if m is not None:
+                    rank, kind = int(m.group(2)), "mpirun"
+            if m is None:
+                m = _BRACKET_DATE.match(text)
+                if m is not None:
+                    timestamp, kind = m.group(1), "timestamp"
+            if m is None:
+                m = _LINE_NUMBER.match(text)
+                if m is not None:
+                    kind = "line_number"
+            if m is None:
+                m = _DMESG.match(text)
+                if m is not None:
+                    kind = "dmesg"
+            if m is None:
+                m = _TORCHRUN.match(text)
+                if m is not None:
+                    local_rank, kind = int(m.group(2)), "torchrun"
+            if m is None:
+                m = _HOST_LOCAL.match(text)
+                if m is not None:
+                    host, local_rank, kind = m.group(1), int(m.group(2)), "accelerate"
+        elif first == "(":
+            m = _RAY.match(text)
+            if m is not None:
+                host, kind = m.group(3), "ray"
+        elif first in " |\t":
+            m = _CLOUDWATCH.match(text)
+            if m is not None:
+                timestamp, kind = m.group(1), "cloudwatch"
+            elif srun_label:
+                m = _SRUN_LABEL.match(text)
+                if m is not None:
+                    task, kind = int(m.group(1)), "srun"
+        elif first.isdigit():
+            m = _DATE.match(text)
+            if m is not None:
+                timestamp, kind = m.group(1), "date"
+            else:
+                m = _IPV4_HOST.match(text)
+                if m is not None:
+                    host, kind = m.group(1), "pdsh"
+                elif srun_label:
+                    m = _SRUN_LABEL.match(text)
+                    if m is not None:
+                        task, kind = int(m.group(1)), "srun"
+        elif first in _MONTH_INITIALS and text[3:4] == " ":
+            m = _JOURNALD.match(text)
+            if m is not None:
+                host, kind = m.group(1), "journald"
+        if m is None and host_prefix and host is None:
+            m = _NAME_HOST.match(text)
+            if m is not None:
+                host, kind = m.group(1), "pdsh"
+        if m is None:
+            break
+        prefixes.append(kind)
+        text = text[m.end() :]
+    if rank is None:
+        i = text.find("[rank")
+        if i > 0:
+            m = _RANK_AT.search(text, i)
+            if m is not None:
+                rank = int(m.group(1))
+                glued = text[: m.start()] or None
+                text = text[m.end() :]
+                prefixes.append("glued" if glued and glued.strip() else "rank")
+                if glued is not None and not glued.strip():
+                    glued = None
+    if glued is None:
+        cut, text = _cut_glued_bar(text)
+        if cut is not None:
+            glued = cut
+            prefixes.append("glued")
+    return Envelope(
+        payload=text,
+        rank=rank,
+        local_rank=local_rank,
+        task=task,
+        host=host,
+        prefixes=tuple(prefixes),
+        timestamp=timestamp,
+        glued=glued,
+        repeat=repeat,
+    )
+
+
+def _cut_glued_bar(text: str) -> tuple[str | None, str]:
+    """Split `<tqdm bar><log line>` into the bar and the log line (None when nothing is glued)."""
+    if "<" not in text or ("it/s" not in text and "s/it" not in text):
+        return None, text
+    matches = list(_TQDM_TAIL.finditer(text))
+    last = matches[-1] if matches else None
+    if last is None or last.end() >= len(text.rstrip()):
+        return None, text
+    return text[: last.end()], text[last.end() :]

@@ -1,0 +1,813 @@
+"""Log events: typed, frozen findings extracted from a training job's output lines.
+
+`EventExtractor` is fed lines in order (with the index the caller wants reported back, e.g.
+a file's line number) and returns `LogEvent`s. It is stateful only to group multi-line blocks
+into one event each — Python tracebacks (with their chains and multi-line messages),
+faulthandler dumps, C++ `terminate`/`Exception raised from` blocks, the torchrun failure
+summary, NCCL return-code chains — and to map NCCL process ids to ranks. It does no I/O and
+reads no clock; a live caller closes idle blocks with `flush()`.
+
+Cost: a line that is not a candidate (`is_candidate`, plain substring checks) and arrives while
+no block is open costs the pre-filter and nothing else. Readers that pre-filter many lines at
+once (a regex-free scan of a whole chunk) only feed candidate lines, plus every line while
+`open_blocks` is non-zero.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from monitor.parse.envelope import Envelope, split_envelope
+from monitor.parse.log_patterns import (
+    CHECKPOINT_FRAME_MARKS,
+    DATA_FRAME_MARKS,
+    NCCL_LINE,
+    PATTERNS,
+    PREFILTER_LITERALS,
+    EventKind,
+    Fields,
+    FieldValue,
+    Level,
+    classify_payload,
+    fields_from,
+    first_match,
+    is_candidate,
+    net_details,
+    pg_fields,
+    progress_fields,
+    signal_name,
+)
+
+__all__ = [
+    "PREFILTER_LITERALS",
+    "EventExtractor",
+    "EventKind",
+    "Level",
+    "LogEvent",
+    "Stamp",
+    "is_candidate",
+    "parse_stamp",
+    "progress_fields",
+]
+
+_MAX_TEXT = 500  # characters of a line kept on an event
+_MAX_BLOCK_LINES = 400  # a block longer than this is closed (a runaway or hostile input)
+_MAX_FRAMES = 12
+
+
+class Stamp(NamedTuple):
+    """A wall-clock time read from a log line. `year` is None for year-less glog stamps."""
+
+    year: int | None
+    month: int
+    day: int
+    seconds: float  # seconds since midnight
+
+    def sort_key(self, default_year: int) -> float:
+        """Seconds on a common scale (days are approximated as 31 per month; only ordering and
+        differences within a few days matter)."""
+        year = self.year if self.year is not None else default_year
+        return ((year * 12 + self.month) * 31 + self.day) * 86400.0 + self.seconds
+
+    def text(self) -> str:
+        hours, rest = divmod(self.seconds, 3600)
+        minutes, seconds = divmod(rest, 60)
+        clock = f"{int(hours):02d}:{int(minutes):02d}:{seconds:09.6f}"
+        if self.year is None:
+            return f"{self.month:02d}-{self.day:02d} {clock}"
+        return f"{self.year:04d}-{self.month:02d}-{self.day:02d} {clock}"
+
+
+_ISO = re.compile(
+    r"(?P<y>\d{4})-(?P<mo>\d\d)-(?P<d>\d\d)[ T_](?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d(?:[.,]\d+)?)"
+)
+# `[E1016 03:31:38.928019586 ProcessGroupNCCL.cpp:607] ` (c10, 2.4+) and
+# `E0325 20:57:27.620000 2606 site-packages/torch/....py:869] ` (torch Python logging 2.3+).
+_GLOG = re.compile(
+    r"\[?(?P<sev>[IWEFVC])(?P<mo>\d{1,2})(?P<d>\d\d) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d\.\d+)[ \]]"
+)
+_GLOG_NO_TIME = re.compile(r"\[(?P<sev>[IWEF]) [\w.]+:\d+\] ")
+
+
+def parse_stamp(text: str) -> Stamp | None:
+    """Parse `2026-09-18 19:29:24`, ISO 8601, `2025-05-21_15:43:03` or a glog `MMDD hh:mm:ss`."""
+    m = _ISO.search(text)
+    if m is not None:
+        return Stamp(int(m["y"]), int(m["mo"]), int(m["d"]), _seconds(m))
+    m = _GLOG.match(text)
+    if m is not None:
+        return Stamp(None, int(m["mo"]), int(m["d"]), _seconds(m))
+    return None
+
+
+def _seconds(m: re.Match[str]) -> float:
+    return int(m["h"]) * 3600 + int(m["mi"]) * 60 + float(m["s"].replace(",", "."))
+
+
+@dataclass(frozen=True, slots=True)
+class LogEvent:
+    """One finding in the output.
+
+    `rank` is the global rank the event is attributed to and `rank_origin` how it was known:
+    `global` (`[rankN]:`, mpirun tag), `stream` (the caller knew the writer), `local`
+    (torchrun/accelerate local rank), `task` (srun label), `pg` (the `[Rank N]` inside a
+    ProcessGroupNCCL message: the rank within that process group), `nccl` (an NCCL pid whose
+    init line named its rank). `line`/`end_line` are the caller's indexes of the block.
+    """
+
+    kind: EventKind
+    level: Level
+    rank: int | None
+    rank_origin: str | None
+    fields: Mapping[str, FieldValue]
+    text: str
+    line: int
+    end_line: int
+    host: str | None = None
+    stamp: Stamp | None = None
+
+    def int_field(self, name: str) -> int | None:
+        value = self.fields.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    def str_field(self, name: str) -> str | None:
+        value = self.fields.get(name)
+        return None if value is None else str(value)
+
+
+# --- line shapes used by the block grouper ---------------------------------------------
+
+_TRACEBACK = "Traceback (most recent call last):"
+_EXC_STRICT = re.compile(
+    r"^(?P<exc>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Timeout|Failure|"
+    r"Fault|Warning)|KeyboardInterrupt|StopIteration|SystemExit)(?::\s?(?P<msg>.*))?$"
+)
+_EXC_LENIENT = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*)(?::\s(?P<msg>.*)|:?\s*$)")
+_NOT_EXCEPTIONS = frozenset({"srun", "slurmstepd", "kernel", "NVRM", "INFO", "WARNING", "ERROR",
+                             "DEBUG", "CRITICAL", "Note", "Warning", "Epoch", "Train", "Step"})
+_FRAME = re.compile(r'^\s+File "(?P<file>[^"]*)", line (?P<line>\d+),? in (?P<func>.+?)\s*$')
+_CHAIN = ("The above exception was the direct cause", "During handling of the above exception")
+_MSG_CONT = re.compile(
+    r"^(?:ncc[lL]\w*:|Last error:|CUDA kernel errors might|For debugging consider|Compile with|"
+    r"Search for|Device-side assertion|=+\s*$|-+\s*$|\S.* FAILED\s*$|Failures:|Root Cause|"
+    r"\[\d+\]:|\s+<NO_OTHER_FAILURES>|Original Traceback|Exception raised from|frame #\d+|"
+    r"This may indicate|If reserved but unallocated|See documentation|To enable traceback|"
+    r"Please |HINT|Hint|\s+what\(\):)"
+)
+_FAULT_LINE = re.compile(
+    r"^(?:(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):|"
+    r"Stack \(most recent call first\):|\s+File \"[^\"]*\", line \d+ in \S+|\s+<no Python frame>|"
+    r"Python runtime state:|Garbage-collecting|\s+\.\.\.|\s*$)"
+)
+_FAULT_FRAME = re.compile(r'^\s+File "(?P<file>[^"]*)", line (?P<line>\d+) in (?P<func>\S+)')
+_CPP_START = re.compile(
+    r"terminate called after throwing an instance of '(?P<exc>[^']+)'|"
+    r"^Exception raised from (?P<func>\S+) at (?P<where>\S+) \(most recent call first\)"
+)
+_RAISED_FROM = re.compile(r"^Exception raised from (?P<func>\S+) at (?P<where>\S+)")
+_CPP_FRAME = re.compile(r"^(?:frame #\d+: |#\d+ |C\+\+ CapturedTraceback:)")
+_RETCODE = re.compile(r" NCCL INFO (?P<file>[\w/.\-]+):(?P<line>\d+) -> (?P<retcode>\d+)")
+_ANCHOR = re.compile(r"^\[[IWEF]\d{0,4}[ \]]|^[IWEFV]\d{4} \d\d:|^[\w.\-]+:\d+:\d+ \[\d+\] ")
+
+
+class _Verdict:
+    TAKE = 1  # the line belongs to the block
+    TAKE_END = 2  # the line belongs to the block and closes it
+    REJECT = 3  # the block is over; the line is something else
+
+
+@dataclass
+class _Block:
+    kind: str  # traceback | exception | faulthandler | cpp | chain
+    key: tuple[object, ...]
+    line: int
+    end_line: int
+    rank: int | None
+    rank_origin: str | None
+    host: str | None
+    stamp: Stamp | None
+    text: str
+    fed_at: int  # extractor line counter when the block last took a line
+    state: str = "frames"
+    exc_type: str | None = None
+    exc_message: str | None = None
+    chain: list[str] = field(default_factory=list)
+    frames: list[str] = field(default_factory=list)
+    frame_files: list[str] = field(default_factory=list)
+    message: list[str] = field(default_factory=list)
+    events: list[LogEvent] = field(default_factory=list)
+    headless: bool = False
+    lines: int = 1
+    after_last_error: bool = False
+    summary: dict[str, object] = field(default_factory=dict)
+    section: str = ""
+    entry: dict[str, object] | None = None
+    retcodes: list[int] = field(default_factory=list)
+
+
+class EventExtractor:
+    """Turns lines into `LogEvent`s, grouping multi-line blocks. Feed lines in order.
+
+    `srun_label`/`host_prefix` enable the ambiguous envelope prefixes (see `split_envelope`).
+    `stale_lines`: a block that took no line for this many fed lines is closed (so a crashed
+    writer cannot hold a block open forever).
+    """
+
+    def __init__(
+        self,
+        *,
+        srun_label: bool = False,
+        host_prefix: bool = False,
+        stale_lines: int = 200,
+    ) -> None:
+        self._srun_label = srun_label
+        self._host_prefix = host_prefix
+        self._stale_lines = stale_lines
+        self._blocks: dict[tuple[object, ...], _Block] = {}
+        self._fed = 0
+        self.pid_ranks: dict[tuple[str, int], tuple[int, int]] = {}  # (host,pid) → (nranks, rank)
+        self.prefixes_seen: set[str] = set()
+        self.progress_lines = 0
+
+    @property
+    def open_blocks(self) -> int:
+        return len(self._blocks)
+
+    def feed(
+        self, text: str, index: int, *, rank: int | None = None, prev: str | None = None
+    ) -> list[LogEvent]:
+        """Process one line. `rank`: the writer's rank when the caller knows it; `prev`: the
+        preceding line, which lets an exception line close a traceback whose head was cut."""
+        self._fed += 1
+        env = split_envelope(text, srun_label=self._srun_label, host_prefix=self._host_prefix)
+        if env.prefixes:
+            self.prefixes_seen.update(env.prefixes)
+        payload = env.payload
+        out: list[LogEvent] = []
+        nccl = NCCL_LINE.match(payload) if " NCCL " in payload else None
+        key = self._key(env, rank)
+        if self._blocks:
+            block_key = ("nccl", nccl["host"], nccl["pid"], nccl["tid"]) if nccl else key
+            block = self._blocks.get(block_key)
+            if block is not None:
+                verdict = self._accept(block, payload, env, index, rank)
+                if verdict != _Verdict.REJECT:
+                    block.fed_at = self._fed
+                    if verdict == _Verdict.TAKE_END:
+                        out.extend(self._close(block))
+                    return out
+                out.extend(self._close(block))
+            if len(self._blocks) and self._fed % 16 == 0:
+                out.extend(self._close_stale())
+        if not payload or not is_candidate(payload):
+            return out
+        events = self._line_events(env, payload, index, rank, nccl)
+        start = self._start_block(env, payload, index, rank, key, nccl, prev)
+        if start is not None:
+            start.events.extend(e for e in events if e.kind is not EventKind.NCCL_WARN_NET)
+            out.extend(e for e in events if e.kind is EventKind.NCCL_WARN_NET)
+            self._blocks[start.key] = start
+            if start.kind == "chain":
+                out.extend(start.events)
+                start.events.clear()
+        else:
+            out.extend(events)
+        return out
+
+    def flush(self) -> list[LogEvent]:
+        """Close every open block (end of input, or the writer went quiet)."""
+        out: list[LogEvent] = []
+        for block in list(self._blocks.values()):
+            out.extend(self._close(block))
+        return out
+
+    # -- single lines ----------------------------------------------------------------------
+    def _key(self, env: Envelope, rank: int | None) -> tuple[object, ...]:
+        if env.rank is not None:
+            return ("g", env.rank)
+        if rank is not None:
+            return ("g", rank)
+        if env.local_rank is not None:
+            return ("l", env.host, env.local_rank)
+        if env.task is not None:
+            return ("t", env.task)
+        return ("u", env.host)
+
+    def _attribute(
+        self, env: Envelope, rank: int | None, fields: Mapping[str, FieldValue],
+        nccl: re.Match[str] | None,
+    ) -> tuple[int | None, str | None]:
+        if env.rank is not None:
+            return env.rank, "global"
+        if rank is not None:
+            return rank, "stream"
+        if env.local_rank is not None:
+            return env.local_rank, "local"
+        if env.task is not None:
+            return env.task, "task"
+        pg_rank = fields.get("pg_rank")
+        if isinstance(pg_rank, int):
+            return pg_rank, "pg"
+        if nccl is not None:
+            known = self.pid_ranks.get((nccl["host"], int(nccl["pid"])))
+            if known is not None:
+                return known[1], "nccl"
+        return None, None
+
+    def _line_events(
+        self, env: Envelope, payload: str, index: int, rank: int | None,
+        nccl: re.Match[str] | None,
+    ) -> list[LogEvent]:
+        found = classify_payload(payload)
+        if env.glued is not None:
+            bar = progress_fields(env.glued)
+            if bar is not None:
+                found.append((EventKind.PROGRESS, Level.INFO, bar))
+        if not found:
+            return []
+        stamp = _line_stamp(env, payload)
+        host = env.host
+        events = []
+        line_pg = pg_fields(payload) if "Rank " in payload else {}
+        for kind, level, fields in found:
+            if nccl is not None:
+                fields = {**fields, "host": nccl["host"], "pid": int(nccl["pid"]),
+                          "cuda_dev": int(nccl["cuda_dev"])}
+                host = host or nccl["host"]
+                if kind is EventKind.NCCL_INIT:
+                    self._learn_pid(nccl, fields)
+            if env.repeat > 1:
+                fields = {**fields, "repeat": env.repeat}
+            who, origin = self._attribute(env, rank, {**line_pg, **fields}, nccl)
+            events.append(
+                LogEvent(kind, level, who, origin, fields, payload[:_MAX_TEXT], index, index,
+                         host, stamp)
+            )
+        return events
+
+    def _learn_pid(self, nccl: re.Match[str], fields: Fields) -> None:
+        nranks, nccl_rank = fields.get("nranks"), fields.get("nccl_rank")
+        if isinstance(nranks, int) and isinstance(nccl_rank, int):
+            pid_key = (nccl["host"], int(nccl["pid"]))
+            known = self.pid_ranks.get(pid_key)
+            if known is None or nranks > known[0]:
+                self.pid_ranks[pid_key] = (nranks, nccl_rank)
+
+    # -- blocks ----------------------------------------------------------------------------
+    def _start_block(
+        self, env: Envelope, payload: str, index: int, rank: int | None,
+        key: tuple[object, ...], nccl: re.Match[str] | None, prev: str | None,
+    ) -> _Block | None:
+        if nccl is not None:
+            if " NCCL WARN " in payload:
+                chain_key = ("nccl", nccl["host"], nccl["pid"], nccl["tid"])
+                return self._new_block("chain", chain_key, env, payload, index, rank)
+            return None
+        at = payload.find(_TRACEBACK)
+        if at >= 0 and not payload.startswith("Original"):
+            block = self._new_block("traceback", key, env, payload[at:], index, rank)
+            return block
+        if payload.startswith("Fatal Python error:"):
+            block = self._new_block("faulthandler", key, env, payload, index, rank)
+            block.exc_type = payload.partition(":")[2].strip()
+            return block
+        m = _CPP_START.search(payload)
+        if m is not None:
+            block = self._new_block("cpp", key, env, payload, index, rank)
+            block.exc_type = m["exc"]
+            if m["func"]:
+                block.summary["raised_from"] = m["func"]
+                block.summary["raised_at"] = m["where"]
+                block.state = "frames"
+            else:
+                block.state = "what"
+            return block
+        m = _EXC_STRICT.match(payload)
+        if m is not None and m["exc"].split(".")[-1] not in _NOT_EXCEPTIONS:
+            block = self._new_block("exception", key, env, payload, index, rank)
+            self._set_exception(block, m)
+            if prev is not None:
+                before = split_envelope(prev).payload
+                if before[:1] in (" ", "\t") and before.strip():
+                    block.headless = True
+            return block
+        return None
+
+    def _new_block(
+        self, kind: str, key: tuple[object, ...], env: Envelope, payload: str, index: int,
+        rank: int | None,
+    ) -> _Block:
+        who, origin = self._attribute(env, rank, {}, None)
+        return _Block(
+            kind=kind, key=key, line=index, end_line=index, rank=who, rank_origin=origin,
+            host=env.host, stamp=_line_stamp(env, payload), text=payload[:_MAX_TEXT],
+            fed_at=self._fed,
+        )
+
+    def _set_exception(self, block: _Block, m: re.Match[str]) -> None:
+        exc = m["exc"]
+        block.exc_type = exc
+        block.exc_message = (m["msg"] or "").strip()
+        block.chain.append(exc)
+        block.state = "message"
+        if exc.endswith("ChildFailedError"):
+            block.state = "child_failed"
+
+    def _accept(
+        self, block: _Block, payload: str, env: Envelope, index: int, rank: int | None
+    ) -> int:
+        if block.lines >= _MAX_BLOCK_LINES:
+            return _Verdict.REJECT
+        handler = _ACCEPTORS[block.kind]
+        verdict = handler(self, block, payload)
+        if verdict != _Verdict.REJECT:
+            block.lines += 1
+            block.end_line = index
+            if block.kind != "chain" and is_candidate(payload):
+                block.events.extend(self._line_events(env, payload, index, rank, None))
+        return verdict
+
+    def _accept_traceback(self, block: _Block, payload: str) -> int:
+        state = block.state
+        stripped = payload.strip()
+        if state == "frames":
+            if payload[:1] in (" ", "\t"):
+                m = _FRAME.match(payload)
+                if m is not None:
+                    block.frames.append(f"{m['file']}:{m['line']} {m['func']}")
+                    block.frame_files.append(m["file"])
+                    del block.frames[:-_MAX_FRAMES]
+                    del block.frame_files[:-_MAX_FRAMES]
+                return _Verdict.TAKE
+            if not stripped:
+                return _Verdict.TAKE
+            if _ANCHOR.match(payload):
+                return _Verdict.REJECT
+            m = _EXC_STRICT.match(payload) or _EXC_LENIENT.match(payload)
+            if m is None:
+                return _Verdict.REJECT
+            self._set_exception(block, m)
+            return _Verdict.TAKE
+        return self._accept_message(block, payload)
+
+    def _accept_message(self, block: _Block, payload: str) -> int:
+        stripped = payload.strip()
+        if block.state == "child_failed":
+            return self._accept_child_failed(block, payload)
+        if block.state == "after_blank":
+            if any(payload.startswith(c) for c in _CHAIN):
+                block.state = "chain"
+                return _Verdict.TAKE
+            if payload.startswith(_TRACEBACK):
+                block.state = "frames"
+                return _Verdict.TAKE
+            return _Verdict.REJECT
+        if block.state == "chain":
+            if not stripped:
+                return _Verdict.TAKE
+            if payload.startswith(_TRACEBACK):
+                block.state = "frames"
+                return _Verdict.TAKE
+            return _Verdict.REJECT
+        # state "message": the exception line's message may continue on known lines
+        if not stripped:
+            block.state = "after_blank"
+            return _Verdict.TAKE
+        if any(payload.startswith(c) for c in _CHAIN):
+            block.state = "chain"
+            return _Verdict.TAKE
+        if payload.startswith(_TRACEBACK) and block.kind == "traceback":
+            block.state = "frames"
+            return _Verdict.TAKE
+        if block.after_last_error:
+            block.after_last_error = False
+            block.summary["last_error"] = stripped
+            return _Verdict.TAKE
+        if _MSG_CONT.match(payload):
+            if payload.startswith("Last error:"):
+                tail = payload[len("Last error:"):].strip()
+                if tail:
+                    block.summary["last_error"] = tail
+                else:
+                    block.after_last_error = True
+            elif payload.startswith("Original Traceback"):
+                block.state = "nested"
+            block.message.append(stripped)
+            del block.message[40:]
+            return _Verdict.TAKE
+        if block.state == "nested":
+            if not payload[:1].isspace():
+                block.state = "message"  # the worker's own exception line ends its traceback
+            return _Verdict.TAKE
+        return _Verdict.REJECT
+
+    def _accept_child_failed(self, block: _Block, payload: str) -> int:
+        stripped = payload.strip()
+        if stripped.startswith("Root Cause"):
+            block.section = "root"
+            return _Verdict.TAKE
+        if stripped.startswith("Failures:"):
+            block.section = "failures"
+            return _Verdict.TAKE
+        m = re.match(r"\[(\d+)\]:$", stripped)
+        if m is not None:
+            block.entry = {}
+            failures = block.summary.setdefault("failures", [])
+            if block.section == "root":
+                block.summary["root"] = block.entry
+            elif isinstance(failures, list):
+                failures.append(block.entry)
+            return _Verdict.TAKE
+        m = re.match(r"(\w+)\s*: ?(.*)$", stripped)
+        if m is not None and block.entry is not None and m[1] in _SUMMARY_KEYS:
+            block.entry[m[1]] = m[2].strip()
+            return _Verdict.TAKE
+        if stripped.startswith("=") and block.section == "root" and "root" in block.summary:
+            return _Verdict.TAKE_END
+        if stripped.endswith("FAILED") and "entrypoint" not in block.summary:
+            block.summary["entrypoint"] = stripped[: -len("FAILED")].strip()
+        if _ANCHOR.match(payload):
+            return _Verdict.REJECT
+        return _Verdict.TAKE
+
+    def _accept_faulthandler(self, block: _Block, payload: str) -> int:
+        if payload.startswith("Extension modules:"):
+            return _Verdict.TAKE_END
+        if not _FAULT_LINE.match(payload):
+            return _Verdict.REJECT
+        if payload.startswith("Current thread"):
+            block.state = "current"
+        elif payload.startswith("Thread "):
+            block.state = "other"
+            block.summary["threads"] = int(str(block.summary.get("threads", 0))) + 1
+        m = _FAULT_FRAME.match(payload)
+        if m is not None and block.state == "current":
+            block.frames.append(f"{m['file']}:{m['line']} {m['func']}")
+            block.frame_files.append(m["file"])
+        return _Verdict.TAKE
+
+    def _accept_cpp(self, block: _Block, payload: str) -> int:
+        stripped = payload.strip()
+        if stripped.startswith("what():"):
+            what = stripped[len("what():"):].strip()
+            while what.startswith("what():"):
+                what = what[len("what():"):].strip()
+            block.summary.setdefault("what", what[:_MAX_TEXT])
+            block.state = "what"
+            return _Verdict.TAKE
+        m = _RAISED_FROM.match(payload)
+        if m is not None:
+            block.summary.setdefault("raised_from", m["func"])
+            block.summary.setdefault("raised_at", m["where"])
+            block.state = "frames"
+            return _Verdict.TAKE
+        if _CPP_FRAME.match(payload):
+            block.state = "frames"
+            if len(block.frames) < _MAX_FRAMES:
+                block.frames.append(stripped[:200])
+            return _Verdict.TAKE
+        if payload.startswith("terminate called"):
+            return _Verdict.TAKE
+        if not stripped:
+            return _Verdict.TAKE_END if block.state == "frames" else _Verdict.TAKE
+        if block.state == "what" and not _ANCHOR.match(payload):
+            return _Verdict.TAKE
+        return _Verdict.REJECT
+
+    def _accept_chain(self, block: _Block, payload: str) -> int:
+        m = _RETCODE.search(payload)
+        if m is None:
+            return _Verdict.REJECT
+        block.retcodes.append(int(m["retcode"]))
+        return _Verdict.TAKE
+
+    def _close_stale(self) -> list[LogEvent]:
+        limit = self._fed - self._stale_lines
+        out: list[LogEvent] = []
+        for block in [b for b in self._blocks.values() if b.fed_at < limit]:
+            out.extend(self._close(block))
+        return out
+
+    def _close(self, block: _Block) -> list[LogEvent]:
+        self._blocks.pop(block.key, None)
+        _annotate_last_error(block)
+        summary_block = block.state == "child_failed"
+        events = list(block.events) if summary_block else _merge_by_kind(block.events)
+        rank, origin = block.rank, block.rank_origin
+        if rank is None:
+            for event in events:
+                if event.rank is not None:
+                    rank, origin = event.rank, event.rank_origin
+                    break
+        out: list[LogEvent] = []
+        head = self._block_event(block, rank, origin, events)
+        if head is not None:
+            out.append(head)
+        for event in events:
+            if event.rank is None and rank is not None:
+                event = LogEvent(event.kind, event.level, rank, origin, event.fields, event.text,
+                                 event.line, event.end_line, event.host, event.stamp)
+            out.append(event)
+        if block.kind in ("exception", "traceback") and block.state == "child_failed":
+            summary = self._child_failed_event(block)
+            if summary is not None:
+                out = [_adopt_failure_rank(e, summary) for e in out]
+                out.append(summary)
+        return out
+
+    def _block_event(
+        self, block: _Block, rank: int | None, origin: str | None, events: list[LogEvent]
+    ) -> LogEvent | None:
+        fields: Fields = {}
+        if block.kind == "chain":
+            if not block.retcodes:
+                return None
+            fields = {"retcode": block.retcodes[-1], "chain_length": len(block.retcodes),
+                      "host": str(block.key[1]), "pid": int(str(block.key[2]))}
+            return LogEvent(EventKind.NCCL_ERROR, Level.ERROR, rank, origin, fields,
+                            block.text, block.line, block.end_line, block.host, block.stamp)
+        if block.kind in ("traceback", "exception"):
+            if block.kind == "exception" and not block.headless:
+                return None  # a bare exception line: its own events say what it was
+            fields = {
+                "exc_type": block.exc_type,
+                "exc_message": (block.exc_message or "")[:_MAX_TEXT],
+                "chain": tuple(block.chain),
+                "frames": tuple(block.frames),
+                "headless": block.headless or block.kind == "exception",
+                "in_data_code": _frames_match(block.frame_files + block.frames,
+                                              DATA_FRAME_MARKS),
+                "in_checkpoint_code": _frames_match(block.frames, CHECKPOINT_FRAME_MARKS),
+                "in_collective": _frames_match(block.frames, ("distributed_c10d",)),
+            }
+            if "last_error" in block.summary:
+                fields["last_error"] = str(block.summary["last_error"])
+            level = Level.ERROR if block.exc_type else Level.WARNING
+            return LogEvent(EventKind.PYTHON_TRACEBACK, level, rank, origin, fields,
+                            block.text, block.line, block.end_line, block.host, block.stamp)
+        if block.kind == "faulthandler":
+            fields = {
+                "signal": signal_name(block.exc_type) or block.exc_type,
+                "fatal_error": block.exc_type,
+                "frames": tuple(block.frames[:_MAX_FRAMES]),
+                "threads": int(str(block.summary.get("threads", 0))) + (
+                    1 if block.frames else 0
+                ),
+                "in_collective": _frames_match(block.frames, ("distributed_c10d", "all_reduce")),
+                "in_data_code": _frames_match(block.frame_files, DATA_FRAME_MARKS),
+            }
+            return LogEvent(EventKind.FAULTHANDLER, Level.FATAL, rank, origin, fields,
+                            block.text, block.line, block.end_line, block.host, block.stamp)
+        # cpp
+        fields = {
+            "exc_type": block.exc_type,
+            "what": str(block.summary.get("what", "")),
+            "raised_from": str(block.summary.get("raised_from", "")),
+            "raised_at": str(block.summary.get("raised_at", "")),
+            "frames": tuple(block.frames),
+        }
+        if rank is None:
+            pg = pg_fields(str(block.summary.get("what", "")))
+            if isinstance(pg.get("pg_rank"), int):
+                rank, origin = int(str(pg["pg_rank"])), "pg"
+        level = Level.FATAL if block.exc_type else Level.ERROR
+        return LogEvent(EventKind.CPP_EXCEPTION, level, rank, origin, fields,
+                        block.text, block.line, block.end_line, block.host, block.stamp)
+
+    def _child_failed_event(self, block: _Block) -> LogEvent | None:
+        root = block.summary.get("root")
+        if not isinstance(root, dict):
+            return None
+        fields: Fields = {"entrypoint": str(block.summary.get("entrypoint", ""))}
+        fields.update(_failure_entry(root, "root_"))
+        failures = block.summary.get("failures")
+        if isinstance(failures, list):
+            fields["other_failures"] = tuple(
+                tuple(sorted(_failure_entry(f, "").items())) for f in failures
+                if isinstance(f, dict)
+            )
+        rank = fields.get("root_rank")
+        return LogEvent(
+            EventKind.CHILD_FAILED_SUMMARY, Level.FATAL,
+            rank if isinstance(rank, int) else None,
+            "global" if isinstance(rank, int) else None,
+            fields, block.text, block.line, block.end_line, block.host,
+            parse_stamp(str(root.get("time", ""))),
+        )
+
+
+def _adopt_failure_rank(event: LogEvent, summary: LogEvent) -> LogEvent:
+    """The `Signal N (SIG…) received by PID p` lines of a failure summary belong to the rank
+    the summary lists with that pid."""
+    if event.kind is not EventKind.SIGNAL_KILL or event.rank is not None:
+        return event
+    pid = event.fields.get("pid")
+    rank: FieldValue = None
+    if pid is not None and pid == summary.fields.get("root_pid"):
+        rank = summary.fields.get("root_rank")
+    others = summary.fields.get("other_failures")
+    for entry in others if isinstance(others, tuple) else ():
+        values = dict(entry)
+        if pid is not None and values.get("pid") == pid:
+            rank = values.get("rank")
+    if not isinstance(rank, int):
+        return event
+    return LogEvent(event.kind, event.level, rank, "global", event.fields, event.text,
+                    event.line, event.end_line, event.host, event.stamp)
+
+
+_SUMMARY_KEYS = frozenset({"time", "host", "rank", "exitcode", "error_file", "traceback"})
+
+
+def _failure_entry(entry: Mapping[str, object], prefix: str) -> Fields:
+    out: Fields = {}
+    rank = re.match(r"(-?\d+)(?: \(local_rank: (\d+)\))?", str(entry.get("rank", "")))
+    if rank:
+        out[prefix + "rank"] = int(rank[1])
+        if rank[2] is not None:
+            out[prefix + "local_rank"] = int(rank[2])
+    code = re.match(r"(-?\d+)(?: \(pid: (\d+)\))?", str(entry.get("exitcode", "")))
+    if code:
+        out[prefix + "exitcode"] = int(code[1])
+        if code[2] is not None:
+            out[prefix + "pid"] = int(code[2])
+        if int(code[1]) < 0:
+            out[prefix + "signal"] = signal_name(int(code[1]))
+    for key in ("time", "host"):
+        if entry.get(key):
+            out[prefix + key] = str(entry[key])
+    trace = str(entry.get("traceback", ""))
+    sig = re.search(r"Signal \d+ \((SIG\w+)\)", trace)
+    if sig:
+        out[prefix + "signal"] = sig[1]
+    return out
+
+
+def _frames_match(frames: Iterable[str], marks: tuple[str, ...]) -> bool:
+    return any(mark in frame for frame in frames for mark in marks)
+
+
+def _merge_by_kind(events: list[LogEvent]) -> list[LogEvent]:
+    """Events of one block describe one failure: keep one per kind, fields merged."""
+    merged: dict[EventKind, LogEvent] = {}
+    for event in events:
+        kept = merged.get(event.kind)
+        if kept is None:
+            merged[event.kind] = event
+            continue
+        fields = {**event.fields, **kept.fields}
+        merged[event.kind] = LogEvent(kept.kind, max(kept.level, event.level), kept.rank,
+                                      kept.rank_origin, fields, kept.text, kept.line,
+                                      event.end_line, kept.host, kept.stamp)
+    out = list(merged.values())
+    nccl_error = merged.get(EventKind.NCCL_ERROR)
+    connection = merged.get(EventKind.CONNECTION_ERROR)
+    if nccl_error is not None and connection is not None:
+        out.remove(connection)  # a socket error quoted in an NCCL error is that error's detail
+    return out
+
+
+def _line_stamp(env: Envelope, payload: str) -> Stamp | None:
+    """The writer's own stamp (glog header, microseconds) wins over a shipper's (seconds);
+    the shipper's gives the year the glog header lacks."""
+    shipper = parse_stamp(env.timestamp) if env.timestamp is not None else None
+    first = payload[:1]
+    if first == "[" or first in "IWEFVC":
+        m = _GLOG.match(payload)
+        if m is not None:
+            month, day = int(m["mo"]), int(m["d"])
+            year = shipper.year if shipper is not None and shipper.month == month else None
+            return Stamp(year, month, day, _seconds(m))
+    return shipper
+
+
+def _annotate_last_error(block: _Block) -> None:
+    """Fold the `Last error:` text of an NCCL error into its event's fields."""
+    last = block.summary.get("last_error")
+    if not isinstance(last, str):
+        return
+    for pattern in PATTERNS:
+        if pattern.kind is EventKind.NCCL_WARN_NET:
+            m = first_match(pattern, last)
+            if m is not None:
+                detail = net_details(fields_from(m), last)
+                for i, event in enumerate(block.events):
+                    if event.kind is EventKind.NCCL_ERROR:
+                        block.events[i] = LogEvent(
+                            event.kind, event.level, event.rank, event.rank_origin,
+                            {**detail, **event.fields, "last_error": last}, event.text,
+                            event.line, event.end_line, event.host, event.stamp,
+                        )
+            break
+
+
+_ACCEPTORS = {
+    "traceback": EventExtractor._accept_traceback,
+    "exception": EventExtractor._accept_message,
+    "faulthandler": EventExtractor._accept_faulthandler,
+    "cpp": EventExtractor._accept_cpp,
+    "chain": EventExtractor._accept_chain,
+}

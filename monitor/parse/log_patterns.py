@@ -1,0 +1,1019 @@
+"""The pattern table: which log lines are events, and the fields each one carries.
+
+Pure data plus small field converters. `monitor.parse.log_events` applies the table to a line
+after the cheap pre-filter (`PREFILTER_LITERALS`) said it may hold an event; each row then
+checks its own needles (plain substrings) before running its regular expressions, so a line
+costs a regex only when it almost certainly matches.
+
+Message templates are documented per torch / NCCL / SLURM version in the project's log-pattern
+reference; the regexes accept every era listed there.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Union
+
+FieldValue = Union[str, int, float, bool, None, tuple[Any, ...]]  # noqa: UP007 - a runtime alias
+Fields = dict[str, FieldValue]
+
+
+class EventKind(str, enum.Enum):
+    """Kinds of log event: a closed set (the `kind` label of `rankwatch_log_events_total`)."""
+
+    WATCHDOG_TIMEOUT = "watchdog_timeout"
+    PG_STATUS = "pg_status"
+    NCCL_TEARDOWN = "nccl_teardown"
+    WATCHDOG_TERMINATED = "watchdog_terminated"
+    HEARTBEAT_HANG = "heartbeat_hang"
+    FR_DUMP = "fr_dump"
+    REMOTE_ERROR = "remote_error"
+    DESYNC_REPORT = "desync_report"
+    NCCL_INIT = "nccl_init"
+    NCCL_WARN = "nccl_warn"
+    NCCL_WARN_NET = "nccl_warn_net"
+    NCCL_ERROR = "nccl_error"
+    NCCL_PEER_CLOSED = "nccl_peer_closed"
+    STORE_TIMEOUT = "store_timeout"
+    STORE_CONNECTION_LOST = "store_connection_lost"
+    RENDEZVOUS_ERROR = "rendezvous_error"
+    AGENT_WORKER_FAILED = "agent_worker_failed"
+    AGENT_SIGTERM = "agent_sigterm"
+    AGENT_DEATH_SIGNAL = "agent_death_signal"
+    CHILD_FAILED_SUMMARY = "child_failed_summary"
+    SIGNAL_KILL = "signal_kill"
+    CUDA_ERROR = "cuda_error"
+    CUDA_OOM = "cuda_oom"
+    XID = "xid"
+    HOST_OOM = "host_oom"
+    DATALOADER_WORKER_DIED = "dataloader_worker_died"
+    DATALOADER_TIMEOUT = "dataloader_timeout"
+    PYTHON_TRACEBACK = "python_traceback"
+    FAULTHANDLER = "faulthandler"
+    NATIVE_CRASH = "native_crash"
+    CPP_EXCEPTION = "cpp_exception"
+    SLURM_CANCEL = "slurm_cancel"
+    SLURM_OOM = "slurm_oom"
+    SLURM_TASK_EXIT = "slurm_task_exit"
+    RETRY = "retry"
+    CONNECTION_ERROR = "connection_error"
+    PROGRESS = "progress"
+
+
+class Level(enum.IntEnum):
+    """How bad an event is on its own (severity-ish; the diagnosis decides what matters)."""
+
+    INFO = 0
+    WARNING = 1
+    ERROR = 2
+    FATAL = 3
+
+
+# Substrings at least one of which every event line contains (case-sensitive on purpose:
+# str.find is far cheaper than any case-folding). Block continuation lines (traceback frames,
+# C++ frames, NCCL return-code chains) need no literal: readers feed every line while a
+# block is open.
+# The live pre-filter: every literal costs one pass over each chunk of output (about a
+# nanosecond per byte), so the live path keeps only what alerts need and what an exception
+# line's "rror"/"xception" or a timeout's "imeout" does not already catch.
+LIVE_LITERALS: tuple[str, ...] = (
+    "rror",
+    "xception",
+    "Traceback",
+    "WARN",
+    "ignal",
+    "illed",
+    "imeout",
+    "imed out",
+    "etry",
+    "atchdog",
+    "collective #",
+    "] failed",
+    "core dumped",
+    "0 bytes",
+    "terminate called",
+    "Segmentation fault",
+    "- Init ",  # NCCL communicator init: a long phase (PhaseHint)
+)
+
+# Triage reads every line of every file once and also wants kernel lines, counted-only
+# noise and a few rare wordings; each extra literal is one more pass over the input.
+PREFILTER_LITERALS: tuple[str, ...] = (
+    *LIVE_LITERALS,
+    "kill",
+    "onnection",
+    "NVRM",
+    "endezvous",
+    "*** SIG",
+    "failed to connect",
+    "Stack trace of the failed",
+    "process down",
+)
+
+
+def is_candidate(text: str) -> bool:
+    """True when a line may hold an event (the per-line form of the pre-filter)."""
+    return any(literal in text for literal in PREFILTER_LITERALS)
+
+
+# Field names converted to int when a regex captures them.
+_INT_FIELDS = frozenset(
+    {
+        "seq", "last_enqueued", "last_completed", "last_started", "numel_in", "numel_out",
+        "timeout_ms", "ran_ms", "pg_rank", "pid", "tid", "cuda_dev", "nranks", "nccl_rank",
+        "retcode", "status", "vendor_err", "exitcode", "local_rank", "attempt", "max_attempts",
+        "xid", "caused_by", "count", "joined", "expected", "port", "peer_port", "source_rank",
+        "stuck_seconds", "pending_works", "worker", "signo", "code", "timeout_seconds",
+        "remaining", "peer_rank", "closed_by_local_rank", "status_alt", "rank_in_message",
+        "line", "gpu",
+    }
+)
+
+PostProcess = Callable[[Fields, str], "tuple[EventKind, Level, Fields] | None"]
+
+
+@dataclass(frozen=True)
+class LinePattern:
+    """One row: a line whose payload contains any of `needles` and matches one of `regexes`.
+
+    Named groups become fields (ints where the name says so). `post` may refine the fields,
+    change kind or level, or drop the match (return None). `all_matches` collects every
+    match of the first matching regex into tuples (e.g. several `what():` on one line).
+    """
+
+    kind: EventKind
+    level: Level
+    needles: tuple[str, ...]
+    regexes: tuple[re.Pattern[str], ...]
+    post: PostProcess | None = None
+
+
+def _rx(*patterns: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p) for p in patterns)
+
+
+def fields_from(match: re.Match[str]) -> Fields:
+    out: Fields = {}
+    for name, value in match.groupdict().items():
+        if value is None:
+            continue
+        if name in _INT_FIELDS:
+            try:
+                out[name] = int(value)
+            except ValueError:
+                out[name] = value
+        else:
+            out[name] = value.strip()
+    return out
+
+
+# --- post-processors ------------------------------------------------------------------------
+
+_SIGNALS = {1: "SIGHUP", 2: "SIGINT", 6: "SIGABRT", 7: "SIGBUS", 9: "SIGKILL", 11: "SIGSEGV",
+            13: "SIGPIPE", 15: "SIGTERM", 8: "SIGFPE", 4: "SIGILL"}
+_SIGNAL_WORDS = {
+    "killed": "SIGKILL", "terminated": "SIGTERM", "aborted": "SIGABRT",
+    "segmentation fault": "SIGSEGV", "bus error": "SIGBUS", "floating point exception": "SIGFPE",
+    "floating-point exception": "SIGFPE", "illegal instruction": "SIGILL", "hangup": "SIGHUP",
+    "interrupt": "SIGINT",
+}
+
+
+def signal_name(value: FieldValue) -> str | None:
+    """`9`, `-9`, `Signals.SIGKILL`, `SIGKILL`, `Killed` → `SIGKILL` (None when unknown)."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    if text.startswith("Signals."):
+        text = text[len("Signals."):]
+    if text.lstrip("-").isdigit():
+        return _SIGNALS.get(abs(int(text)), f"signal {abs(int(text))}")
+    if text.upper().startswith("SIG"):
+        return text.upper()
+    return _SIGNAL_WORDS.get(text.lower())
+
+
+def _post_signal(fields: Fields, _payload: str) -> tuple[EventKind, Level, Fields]:
+    for key in ("signal", "signo", "what"):
+        name = signal_name(fields.get(key))
+        if name:
+            fields["signal"] = name
+            break
+    return EventKind.SIGNAL_KILL, Level.FATAL, fields
+
+
+_HW_CUDA = ("ECC", "uncorrectable", "fallen off the bus", "NVLink", "nvlink", "Xid")
+_SW_CUDA = ("device-side assert", "misaligned address", "invalid argument",
+            "invalid device function",
+            "no kernel image", "out of bounds", "invalid configuration")
+
+
+def _post_cuda(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] | None:
+    message = str(fields.get("message", ""))
+    if "out of memory" in message.lower():
+        return EventKind.CUDA_OOM, Level.FATAL, fields
+    if any(word in message for word in _HW_CUDA):
+        fields["hardware"] = True
+    elif any(word in message for word in _SW_CUDA):
+        fields["hardware"] = False
+    return EventKind.CUDA_ERROR, Level.ERROR, fields
+
+
+def _post_oom(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
+    if "more than 1EB" in payload:
+        fields["bad_size"] = True
+    return EventKind.CUDA_OOM, Level.FATAL, fields
+
+
+_XID_SOFTWARE = frozenset({13, 31, 43})
+_XID_SECONDARY = frozenset({45})
+
+
+def _post_xid(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
+    xid = fields.get("xid")
+    pci = str(fields.get("pci", ""))
+    fields["pci"] = pci.removeprefix("PCI:").rstrip(":")
+    cause = re.search(r"caused by previous Xid (\d+)", payload)
+    if cause:
+        fields["caused_by"] = int(cause.group(1))
+    if "fallen off the bus" in payload:
+        fields.setdefault("xid", 79)
+        xid = 79
+    if isinstance(xid, int):
+        if xid in _XID_SECONDARY:
+            fields["role"] = "secondary"
+        elif xid in _XID_SOFTWARE:
+            fields["role"] = "software"
+        else:
+            fields["role"] = "hardware"
+    return EventKind.XID, Level.FATAL, fields
+
+
+_CANCEL_REASONS = {"TIME LIMIT": "time_limit", "PREEMPTION": "preemption",
+                   "NODE FAILURE": "node_failure"}
+
+
+def _post_slurm_cancel(fields: Fields, _payload: str) -> tuple[EventKind, Level, Fields]:
+    reason = str(fields.get("reason") or "").strip()
+    fields["reason"] = _CANCEL_REASONS.get(reason, reason.lower().replace(" ", "_") or "cancelled")
+    if fields.get("node") is None and fields.get("node_old"):
+        fields["node"] = fields.pop("node_old")
+    return EventKind.SLURM_CANCEL, Level.FATAL, fields
+
+
+def _post_slurm_oom(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
+    node = re.search(r"slurmstepd-([\w.\-]+):", payload)
+    if node:
+        fields["node"] = node.group(1)
+    return EventKind.SLURM_OOM, Level.FATAL, fields
+
+
+def expand_task_list(spec: str) -> tuple[int, ...]:
+    """srun task lists: `0-1,3,6` → (0, 1, 3, 6)."""
+    out: list[int] = []
+    for part in spec.replace(" ", "").split(","):
+        if "-" in part:
+            lo, _, hi = part.partition("-")
+            if lo.isdigit() and hi.isdigit() and int(hi) - int(lo) < 100_000:
+                out.extend(range(int(lo), int(hi) + 1))
+        elif part.isdigit():
+            out.append(int(part))
+    return tuple(out)
+
+
+def _post_task_exit(fields: Fields, _payload: str) -> tuple[EventKind, Level, Fields]:
+    fields["tasks"] = expand_task_list(str(fields.pop("task_list", "")))
+    status = str(fields.get("status_text", ""))
+    m = re.search(r"exit code (\d+)", status)
+    if m:
+        fields["exitcode"] = int(m.group(1))
+    elif status:
+        lowered = status.lower()
+        if "out of memory" in lowered:
+            fields["oom"] = True
+        name = signal_name(status)
+        if name:
+            fields["signal"] = name
+    return EventKind.SLURM_TASK_EXIT, Level.FATAL, fields
+
+
+_NCCL_CODES = (
+    ("ncclUnhandledCudaError", "unhandled_cuda"), ("unhandled cuda error", "unhandled_cuda"),
+    ("ncclSystemError", "system"), ("unhandled system error", "system"),
+    ("ncclInternalError", "internal"), ("internal error - please report", "internal"),
+    ("ncclInvalidArgument", "invalid_argument"), ("ncclInvalidUsage", "invalid_usage"),
+    ("ncclRemoteError", "remote"), ("remote process exited or there was a network error", "remote"),
+)
+
+
+def _post_nccl_error(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
+    for needle, code in _NCCL_CODES:
+        if needle in payload:
+            fields["nccl_code"] = code
+            break
+    version = re.search(r"NCCL version ([\d.]+)", payload)
+    if version:
+        fields["nccl_version"] = version.group(1)
+    return EventKind.NCCL_ERROR, Level.ERROR, fields
+
+
+_BENIGN_NCCL_WARNS = ("Failed to open libibverbs", "NET/Plugin", "Could not find: libnccl-net",
+                      "No device found")
+
+
+def _post_nccl_warn(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
+    if any(word in payload for word in _BENIGN_NCCL_WARNS):
+        return EventKind.NCCL_WARN, Level.INFO, fields
+    if "out of memory" in payload:
+        return EventKind.CUDA_OOM, Level.FATAL, fields
+    return EventKind.NCCL_WARN, Level.WARNING, fields
+
+
+# IB completion status: 5 (work request flushed) is a consequence of another failure.
+_IB_CONSEQUENCE = frozenset({5})
+_SOCKET_CONSEQUENCE = ("Broken pipe", "Connection closed by remote peer",
+                       "Connection reset by peer",
+                       "Socket recv failed")
+
+
+def net_details(fields: Fields, payload: str) -> Fields:
+    """Normalise an NCCL network failure's fields (status, transport, consequence flag)."""
+    status = fields.get("status")
+    if status is None and isinstance(fields.get("status_alt"), int):
+        status = fields["status"] = fields.pop("status_alt")
+    fields.pop("status_alt", None)
+    if (isinstance(status, int) and status in _IB_CONSEQUENCE) or any(
+        word in payload for word in _SOCKET_CONSEQUENCE
+    ):
+        fields["consequence"] = True
+    fields["transport"] = "ib" if "NET/IB" in payload else "socket"
+    return fields
+
+
+def _post_net(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] | None:
+    if " NCCL WARN " not in payload:
+        return None  # the same text as a `Last error:` line belongs to its nccl_error
+    return EventKind.NCCL_WARN_NET, Level.ERROR, net_details(fields, payload)
+
+
+def _post_retry(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
+    attempt, most = fields.get("attempt"), fields.get("max_attempts")
+    exhausted = bool(re.search(r"Max retries exceeded|[Rr]etries exhausted|[Gg]iving up|"
+                               r"[Rr]etry limit|[Nn]o more retries", payload))
+    if isinstance(attempt, int) and isinstance(most, int) and most > 0 and attempt >= most:
+        exhausted = True
+    if fields.get("remaining") == 0:
+        exhausted = True
+    fields["exhausted"] = exhausted
+    fields["context"] = retry_context(payload)
+    return EventKind.RETRY, Level.ERROR if exhausted else Level.INFO, fields
+
+
+_STORAGE_WORDS = ("s3", "S3", "boto", "gcs", "GCS", "blob", "http://", "https://", "huggingface",
+                  "urllib3", "HTTP", "nfs", "NFS", "lustre", "Lustre", "hdfs", "fsspec", "storage",
+                  "checkpoint", "Read timed out", "bucket", "object store", "Stale file handle",
+                  "Input/output error", "dataset", "Dataset")
+_NETWORK_WORDS = ("NCCL", "c10d", "TCPStore", "store", "socket", "Socket", "rendezvous", "gloo")
+
+
+def retry_context(payload: str) -> str:
+    """Is a retry or connection error about storage, the job's network, or unknown?"""
+    if any(word in payload for word in _STORAGE_WORDS):
+        return "storage"
+    if any(word in payload for word in _NETWORK_WORDS):
+        return "network"
+    return "unknown"
+
+
+def _post_connection(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] | None:
+    if " NCCL " in payload:
+        return None  # NCCL's own lines are nccl_warn_net
+    fields["context"] = retry_context(payload)
+    return EventKind.CONNECTION_ERROR, Level.WARNING, fields
+
+
+def _post_store(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
+    timeout = fields.pop("timeout_text", None)
+    if isinstance(timeout, str):
+        m = re.match(r"(\d+)(ms|s)", timeout)
+        if m:
+            fields["timeout_ms"] = int(m.group(1)) * (1 if m.group(2) == "ms" else 1000)
+    if "timeout_seconds" in fields and isinstance(fields["timeout_seconds"], int):
+        fields["timeout_ms"] = fields["timeout_seconds"] * 1000
+    if "while trying to connect" in payload or "failed to connect" in payload:
+        fields["phase"] = "connect"
+    else:
+        fields["phase"] = "wait"
+    return EventKind.STORE_TIMEOUT, Level.ERROR, fields
+
+
+def _post_pg_status(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
+    if "Timeout at NCCL work" in payload:
+        fields["source"] = "timeout_at"
+    elif "failure detected by watchdog" in payload or "detected by watchdog" in payload:
+        fields["source"] = "watchdog"
+    elif "signal" in payload:
+        fields["source"] = "dump_signal"
+    else:
+        fields["source"] = "periodic"
+    return EventKind.PG_STATUS, Level.ERROR, fields
+
+
+def _post_fr(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
+    if "Stack trace of the failed collective" in payload:
+        fields["role"] = "dump"
+        fields["stack_recorded"] = "not found" not in payload
+    if "role" not in fields:
+        if any(word in payload for word in _FR_INITIATOR):
+            fields["role"] = "initiator"
+        elif any(word in payload for word in _FR_OBSERVER) or "source_rank" in fields:
+            fields["role"] = "observer"
+        else:
+            fields["role"] = "dump"
+    return EventKind.FR_DUMP, Level.ERROR if fields["role"] != "dump" else Level.INFO, fields
+
+
+_FR_INITIATOR = ("First PG on this rank to signal dumping", "First watchdog to set the dump signal",
+                 "dump signal to other processes via TCPStore", "from this local rank")
+_FR_OBSERVER = ("Observed flight recorder dump signal from another rank",
+                "Received a global timeout from another rank", "Received a global dump signal",
+                "detecting the dump signal through tcpstore", "collective timeout from  rank",
+                "collective timeout from rank")
+
+
+def _post_dataloader(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
+    text = str(fields.get("cause_text", "")).lower() + " " + payload.lower()
+    if "bus error" in text:
+        cause = "bus_error"
+    elif "killed" in text:
+        cause = "killed"
+    elif "segmentation fault" in text:
+        cause = "segfault"
+    elif "caught" in text:
+        cause = "exception"
+    elif "floating-point" in text or "floating point" in text:
+        cause = "fpe"
+    elif "aborted" in text:
+        cause = "aborted"
+    else:
+        cause = "exited"
+    fields.pop("cause_text", None)
+    fields["cause"] = cause
+    if "shared memory" in payload or "shm" in payload:
+        fields["shm"] = True
+    return EventKind.DATALOADER_WORKER_DIED, Level.FATAL, fields
+
+
+def _post_desync(fields: Fields, _payload: str) -> tuple[EventKind, Level, Fields]:
+    ranks = fields.pop("rank_list", None)
+    if isinstance(ranks, str):
+        fields["ranks"] = tuple(int(r) for r in re.findall(r"\d+", ranks))
+    return EventKind.DESYNC_REPORT, Level.ERROR, fields
+
+
+def _post_agent_failed(fields: Fields, _payload: str) -> tuple[EventKind, Level, Fields]:
+    code = fields.get("exitcode")
+    if isinstance(code, int) and code < 0:
+        fields["signal"] = signal_name(code)
+    return EventKind.AGENT_WORKER_FAILED, Level.FATAL, fields
+
+
+def _post_heartbeat(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
+    if "Terminating the process" in payload or "will finally kill" in payload:
+        fields["terminating"] = True
+    return EventKind.HEARTBEAT_HANG, Level.FATAL, fields
+
+
+# --- the table --------------------------------------------------------------------------
+
+_INT = r"(-?\d+)"
+PG_PREFIX = re.compile(
+    r"\[PG (?:ID (?P<pg_id>\d+) PG GUID (?P<pg_guid>[^ (\]]*)|(?P<pg_name>[^ (\]\[]+))"
+    r"(?: ?\((?P<pg_desc>[^)]*)\))? Rank (?P<pg_rank>\d+)\]"
+)
+WORK_RANK = re.compile(r"\[Rank (?P<pg_rank>\d+)\]")
+NCCL_LINE = re.compile(
+    r"(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<cuda_dev>\d+)\] "
+)
+
+PATTERNS: tuple[LinePattern, ...] = (
+    LinePattern(
+        EventKind.WATCHDOG_TIMEOUT, Level.ERROR,
+        ("Watchdog caught collective operation timeout", "timed out in blocking wait"),
+        _rx(
+            r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)"
+            r"(?:, TensorShape=\[[^\]]*\])?"
+            r"(?:, NumelIn=(?P<numel_in>\d+), NumelOut=(?P<numel_out>\d+))?"
+            r", Timeout\(ms\)=(?P<timeout_ms>\d+)\)?(?: ran for (?P<ran_ms>\d+) milliseconds)?"
+        ),
+        post=lambda f, p: (
+            EventKind.WATCHDOG_TIMEOUT, Level.ERROR,
+            {**f, "blocking_wait": "blocking wait" in p},
+        ),
+    ),
+    LinePattern(
+        EventKind.PG_STATUS, Level.ERROR,
+        ("ast enqueued",),
+        _rx(
+            r"(?:Timeout at NCCL work|detected by watchdog at work(?: sequence id)?): ?"
+            r"(?P<seq>-?\d+)",
+            r"ast enqueued",
+        ),
+        post=_post_pg_status,
+    ),
+    LinePattern(
+        EventKind.NCCL_TEARDOWN, Level.FATAL,
+        ("Some NCCL operations have failed", "taking the entire process down"),
+        _rx(r"(?P<part>Some NCCL operations have failed|taking the entire process down)"),
+    ),
+    LinePattern(
+        EventKind.WATCHDOG_TERMINATED, Level.FATAL,
+        ("watchdog thread terminated with exception",),
+        _rx(r"(?:NCCL|Process group) watchdog thread terminated with exception: ?(?P<cause>.*)"),
+    ),
+    LinePattern(
+        EventKind.HEARTBEAT_HANG, Level.FATAL,
+        ("Heartbeat monitor timed out", "watchdog got stuck for", "monitor thread timeout",
+         "detects no heartbeat", "due to ProcessGroupNCCL watchdog hang",
+         "detected no heartbeat of its watchdog", "would have killed this job",
+         "would have terminated the process"),
+        _rx(
+            r"got stuck for (?P<stuck_seconds>\d+) seconds",
+            r"workMetaList_\.size\(\) ?= ?(?P<pending_works>\d+)",
+            r"(?P<what>Heartbeat monitor timed out|monitor thread timeout|detects no heartbeat|"
+            r"watchdog hang|no heartbeat of its watchdog|would have (?:killed|terminated))",
+        ),
+        post=_post_heartbeat,
+    ),
+    LinePattern(
+        EventKind.FR_DUMP, Level.ERROR,
+        ("dump signal", "signal dumping", "timeout signal from this local rank",
+         "Stack trace of the failed collective", "global timeout from another rank",
+         "First watchdog to set the dump signal", "flight recorder dump signal",
+         "flight-recorder dump signal", "preparing to dump debug info", "dumping nccl trace",
+         "Finished flight recorder", "debug info to", "Flight Recorder trace",
+         "flight recorder dumps to finish"),
+        _rx(
+            r"collective timeout from\s+rank (?P<source_rank>\d+)",
+            r"global dump signal from rank (?P<source_rank>\d+)",
+            r"(?:dumping nccl trace to|debug info to) (?P<path>\S+)",
+            r"(?:)",
+        ),
+        post=_post_fr,
+    ),
+    LinePattern(
+        EventKind.REMOTE_ERROR, Level.ERROR,
+        ("remote error detected from rank",),
+        _rx(r"remote error detected from rank: ?(?P<source_rank>\d+)"),
+    ),
+    LinePattern(
+        EventKind.DESYNC_REPORT, Level.ERROR,
+        ("lagging ranks", "joined but didn't finish", "didn't join collective",
+         "Timeout at collective:"),
+        _rx(
+            r"ranks \[(?P<rank_list>[\d, ]*)\] are the lagging ranks",
+            r"\[(?P<rank_list>[\d, ]*)\] joined but didn't finish collective #(?P<seq>\d+)",
+            r"\[(?P<rank_list>[\d, ]*)\] finished collective #\d+, but didn't join collective "
+            r"#(?P<seq>\d+)",
+            r"\[(?P<rank_list>\d+)\] Timeout at collective: (?P<op>\w+), #(?P<seq>\d+)",
+        ),
+        post=_post_desync,
+    ),
+    LinePattern(
+        EventKind.NCCL_INIT, Level.INFO,
+        ("- Init START", "- Init COMPLETE"),
+        _rx(
+            r"comm (?P<comm>0x[0-9a-fA-F]+) rank (?P<nccl_rank>\d+) nranks (?P<nranks>\d+)"
+            r" cudaDev (?P<cuda_dev>\d+)(?: nvmlDev \d+)?(?: busId (?P<bus_id>[0-9a-fA-F]+))?"
+            r"(?: commId (?P<comm_id>0x[0-9a-fA-F]+))?.*- Init (?P<phase>START|COMPLETE)"
+        ),
+    ),
+    LinePattern(
+        EventKind.NCCL_WARN_NET, Level.ERROR,
+        ("NET/IB", "Call to ", "socketStartConnect", "Connection closed by remote peer",
+         "Failed to execute operation", "Socket recv failed", "socketProgress"),
+        _rx(
+            r"Got completion from peer (?P<peer>[\w.:\-]+)<(?P<peer_port>\d+)> with "
+            r"(?:error (?P<status>\d+)|status=(?:\w+\()?(?P<status_alt>\d+)\)?)"
+            r"(?:.*?vendor[ _]err[ =](?P<vendor_err>\d+))?(?:.*?\((?P<direction>Send|Recv)\b)?",
+            r"Got completion with error (?P<status>\d+).*?vendor err (?P<vendor_err>\d+)",
+            r"Call to (?P<op>recv|send|connect|accept) (?:from|to) (?P<peer>[\w.:\-]+)"
+            r"<(?P<peer_port>\d+)> failed ?: ?(?P<error>.+)",
+            r"socketStartConnect: Connect to (?P<peer>[\w.:\-]+)<(?P<peer_port>\d+)> "
+            r"failed ?: ?(?P<error>.+)",
+            r"(?P<error>Connection closed by remote peer) (?P<peer>[\w.:\-]+)<(?P<peer_port>\d+)>",
+            r"Failed to execute operation (?P<op>\w+) from rank (?P<peer_rank>\d+), "
+            r"retcode (?P<retcode>\d+)",
+            r"(?P<error>Socket recv failed.*)",
+            r"socketProgress\w*: (?P<error>.*)",
+        ),
+        post=_post_net,
+    ),
+    LinePattern(
+        EventKind.NCCL_PEER_CLOSED, Level.INFO,
+        ("Connection closed by localRank",),
+        _rx(r"Connection closed by localRank (?P<closed_by_local_rank>\d+)"),
+    ),
+    LinePattern(
+        EventKind.NCCL_ERROR, Level.ERROR,
+        ("NCCL error", "ncclSystemError", "ncclRemoteError", "ncclInternalError",
+         "ncclUnhandledCudaError", "ncclInvalidUsage", "ncclInvalidArgument",
+         "raised the following async exception", "found async exception",
+         "NCCL communicator encountered error", "NCCL communicator was aborted",
+         "remote process exited or there was a network error"),
+        _rx(
+            r"NCCL error in: (?P<location>[^,]+), (?P<message>.*)",
+            r"NCCL communicator was aborted on rank (?P<rank_in_message>\d+)\."
+            r"(?: Original reason for failure was: (?P<message>.*))?",
+            r"(?:raised the following async exception|found async exception when checking for "
+            r"NCCL errors|encountered error set by ProcessGroupNCCL): ?(?P<message>.*)",
+            r"(?P<message>ncc[lL]\w+Error: .*)",
+            r"(?P<message>.*)",
+        ),
+        post=_post_nccl_error,
+    ),
+    LinePattern(
+        EventKind.NCCL_WARN, Level.WARNING,
+        (" NCCL WARN ",),
+        _rx(r" NCCL WARN (?P<message>.*)"),
+        post=_post_nccl_warn,
+    ),
+    LinePattern(
+        EventKind.STORE_TIMEOUT, Level.ERROR,
+        ("wait timeout after", "Socket Timeout", "client socket has timed out",
+         "failed to connect to", "waiting for clients", "store based barrier",
+         "ncclUniqueId", "Timeout waiting for key", "timed out (try=",
+         "operation to complete", "server socket on"),
+        _rx(
+            r"wait timeout after (?P<timeout_ms>\d+)ms(?:, keys: (?P<keys>.*))?",
+            r"client socket has timed out after (?P<timeout_text>\d+(?:ms|s)) while trying to "
+            r"connect to \((?P<host>[^,]+), (?P<port>\d+)\)",
+            r"client socket has failed to connect to any network address of "
+            r"\((?P<host>[^,()\s]+), (?P<port>\d+)",
+            r"client socket has failed to connect to \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)",
+            r"Timed out after (?P<timeout_seconds>\d+) seconds waiting for clients\. "
+            r"(?P<joined>\d+)/(?P<expected>\d+) clients joined",
+            r"store based barrier on rank:? (?P<rank_in_message>\d+).*?world_size=(?P<expected>\d+)"
+            r", worker_count=(?P<joined>\d+)",
+            r"\[(?P<rank_in_message>\d+)\] is setting up NCCL communicator and retr\w+ "
+            r"ncclUniqueId from \[0\].*?got error: (?P<error>.*)",
+            r"TCP client failed to connect/validate to host (?P<host>[^\s:]+):(?P<port>\d+) - "
+            r"timed out \(try=(?P<attempt>\d+), timeout=(?P<timeout_ms>\d+)ms",
+            r"Timed out waiting (?P<timeout_ms>\d+)ms for (?P<op>recv|send) operation",
+            r"(?P<error>Socket Timeout|Timeout waiting for key.*|server socket on .*timed out.*)",
+        ),
+        post=_post_store,
+    ),
+    LinePattern(
+        EventKind.STORE_CONNECTION_LOST, Level.ERROR,
+        ("got 0 bytes", "Connection was likely closed"),
+        _rx(r"(?P<error>[Ff]ailed to recv, got 0 bytes.*)"),
+    ),
+    LinePattern(
+        EventKind.RENDEZVOUS_ERROR, Level.ERROR,
+        ("Rendezvous", "keep-alive heartbeat to the rendezvous", "removed from the rendezvous"),
+        _rx(
+            r"(?P<exc>Rendezvous\w*Error|RendezvousClosedError)(?::? (?P<message>.*))?",
+            r"(?P<message>has failed to send a keep-alive heartbeat to the rendezvous.*)",
+            r"(?P<message>have been removed from the rendezvous.*)",
+        ),
+    ),
+    LinePattern(
+        EventKind.AGENT_WORKER_FAILED, Level.FATAL,
+        ("failed (exitcode", "[ERROR] failed"),
+        _rx(
+            r"\bfailed \(exitcode: (?P<exitcode>-?\d+)\)(?: local_rank: (?P<local_rank>\d+))?"
+            r"(?: \(pid: (?P<pid>\d+)\))?(?: of binary: (?P<binary>\S+))?",
+            r"multiprocessing\.api:? \[ERROR\] failed\b",
+        ),
+        post=_post_agent_failed,
+    ),
+    LinePattern(
+        EventKind.AGENT_SIGTERM, Level.WARNING,
+        ("closing signal", "Unable to shutdown process"),
+        _rx(
+            r"Sending process (?P<pid>\d+) closing signal (?P<signal>\w+)",
+            r"Unable to shutdown process (?P<pid>\d+) via (?P<signal>\S+?),",
+        ),
+    ),
+    LinePattern(
+        EventKind.AGENT_DEATH_SIGNAL, Level.FATAL,
+        ("death signal, shutting down workers", "SignalException: Process"),
+        _rx(
+            r"Received (?:Signals\.)?(?P<signal>\w+) death signal",
+            r"Process (?P<pid>\d+) got signal: (?P<signal>\w+)",
+        ),
+        post=lambda f, p: (
+            EventKind.AGENT_DEATH_SIGNAL, Level.FATAL,
+            {**f, "signal": signal_name(f.get("signal")) or f.get("signal")},
+        ),
+    ),
+    LinePattern(
+        EventKind.SIGNAL_KILL, Level.FATAL,
+        ("received by PID", "Killed", "Segmentation fault", "Bus error", "Aborted",
+         "Illegal instruction", "Floating point exception"),
+        _rx(
+            r"Signal (?P<signo>\d+) \((?P<signal>SIG\w+)\) received by PID (?P<pid>\d+)",
+            r"^\s*(?P<what>Killed|Segmentation fault|Bus error|Aborted|Illegal instruction|"
+            r"Floating point exception)(?: \(core dumped\))?\s*$",
+            r"line \d+: +(?P<pid>\d+) (?P<what>Killed|Segmentation fault|Bus error|Aborted|"
+            r"Illegal instruction|Floating point exception)\b",
+        ),
+        post=_post_signal,
+    ),
+    LinePattern(
+        EventKind.NATIVE_CRASH, Level.FATAL,
+        ("Caught signal", "*** SIG"),
+        _rx(
+            r"Caught signal (?P<signo>\d+) \((?P<signal>[^:)]+)",
+            r"\*\*\* (?P<signal>SIG\w+) received at time",
+        ),
+    ),
+    LinePattern(
+        EventKind.CUDA_OOM, Level.FATAL,
+        ("CUDA out of memory", "OutOfMemoryError"),
+        _rx(
+            r"Tried to allocate (?P<requested>[\d.]+ ?[KMGTE]i?B)"
+            r"(?:.*?GPU (?P<gpu>\d+)(?:[;,]? ?has a total capacit?y of "
+            r"(?P<capacity>[\d.]+ ?[KMGT]i?B)"
+            r" of which (?P<free>[\d.]+ ?[KMGT]i?B) is free|; (?P<capacity_old>[\d.]+ ?[KMGT]i?B)"
+            r" total capacity))?",
+            r"(?P<message>CUDA out of memory.*|OutOfMemoryError.*)",
+        ),
+        post=_post_oom,
+    ),
+    LinePattern(
+        EventKind.CUDA_ERROR, Level.ERROR,
+        ("CUDA error", "cuda runtime error", "Cuda failure", "CUDA driver error"),
+        _rx(
+            r"CUDA (?:driver )?error: (?P<message>.*)",
+            r"cuda runtime error \((?P<code>\d+)\) : (?P<message>.*?)(?: at \S+)?$",
+            r"Cuda failure '?(?P<message>[^']*)'?",
+        ),
+        post=_post_cuda,
+    ),
+    LinePattern(
+        EventKind.XID, Level.FATAL,
+        ("NVRM",),
+        _rx(
+            r"Xid \((?P<pci>PCI:[0-9a-fA-F:.]+)\): (?P<xid>\d+)"
+            r"(?:, pid=(?P<pid>\d+|'?<unknown>'?))?"
+            r"(?:, name=(?P<process>[^,]+))?,? ?(?P<message>.*)",
+            r"GPU (?P<pci>[0-9a-fA-F:.]+).*?"
+            r"(?P<message>has fallen off the bus.*|RmInitAdapter failed.*)",
+        ),
+        post=_post_xid,
+    ),
+    LinePattern(
+        EventKind.HOST_OOM, Level.FATAL,
+        ("Out of memory: Killed process", "oom-kill:", "Memory cgroup out of memory",
+         "invoked oom-killer"),
+        _rx(
+            r"Killed process (?P<pid>\d+) \((?P<process>[^)]*)\)",
+            r"oom-kill:.*?task=(?P<process>[^,]+),pid=(?P<pid>\d+)",
+            r"(?P<process>\S+) invoked oom-killer",
+        ),
+    ),
+    LinePattern(
+        EventKind.SLURM_OOM, Level.FATAL,
+        ("oom-kill event", "oom_kill event", "exceeded memory limit"),
+        _rx(
+            r"Detected (?P<count>\d+) oom[-_]kill event(?:s|\(s\))? in (?:StepId=|step )?"
+            r"(?P<step>[\w.]+?)\.?(?: |$)",
+            r"StepId=(?P<step>[\w.]+) exceeded memory limit",
+            r"[Ss]tep (?P<step>[\w.]+) exceeded memory limit",
+        ),
+        post=_post_slurm_oom,
+    ),
+    LinePattern(
+        EventKind.SLURM_CANCEL, Level.FATAL,
+        ("CANCELLED AT",),
+        _rx(
+            r"\*\*\* (?P<what>JOB|STEP) (?P<job>[\w.]+) (?:ON (?P<node>\S+) )?CANCELLED AT "
+            r"(?P<time>\S+)(?: DUE TO (?P<reason>[A-Z ]+?)(?:,[^*]*?)?)?"
+            r"(?: on (?P<node_old>\S+))? \*\*\*"
+        ),
+        post=_post_slurm_cancel,
+    ),
+    LinePattern(
+        EventKind.SLURM_TASK_EXIT, Level.FATAL,
+        ("srun: error:",),
+        _rx(
+            r"srun: error: (?P<node>[\w.\-]+): tasks? (?P<task_list>[\d,\- ]+): "
+            r"(?P<status_text>.+)",
+            r"srun: error: (?P<status_text>Node failure) on (?P<node>\S+)",
+        ),
+        post=_post_task_exit,
+    ),
+    LinePattern(
+        EventKind.DATALOADER_WORKER_DIED, Level.FATAL,
+        ("DataLoader worker", "encountered in worker", "Pin memory thread exited"),
+        _rx(
+            r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: (?P<cause_text>[^.]+)",
+            r"DataLoader worker \(pid\(?s?\)? ?(?P<pids>[^)]*)\) exited unexpectedly"
+            r"(?: with exit code (?P<exitcode>-?\d+))?",
+            r"Unexpected (?P<cause_text>bus error|segmentation fault|floating-point exception) "
+            r"encountered in worker",
+            r"Caught (?P<exc>\w+) in DataLoader worker process (?P<worker>\d+)",
+            r"(?P<cause_text>Pin memory thread exited unexpectedly)",
+        ),
+        post=_post_dataloader,
+    ),
+    LinePattern(
+        EventKind.DATALOADER_TIMEOUT, Level.ERROR,
+        ("DataLoader timed out",),
+        _rx(r"DataLoader timed out after (?P<timeout_seconds>\d+) seconds"),
+    ),
+    LinePattern(
+        EventKind.RETRY, Level.INFO,
+        ("etry", "etries"),
+        _rx(
+            r"\[Retry (?P<attempt>\d+)/(?P<max_attempts>\d+)\]",
+            r"[Rr]etr(?:y|ying|ies)(?: attempt)?:? #?\(?(?P<attempt>\d+) ?(?:/|of) ?"
+            r"(?P<max_attempts>\d+)",
+            r"[Aa]ttempt:? #?(?P<attempt>\d+) ?(?:/|of) ?(?P<max_attempts>\d+)",
+            r"retrying \(try=(?P<attempt>\d+)",
+            r"Retrying \(Retry\(total=(?P<remaining>\d+)",
+            r"(?P<what>Max retries exceeded|[Rr]etries exhausted|[Rr]etry limit|"
+            r"[Nn]o more retries)",
+        ),
+        post=_post_retry,
+    ),
+    LinePattern(
+        EventKind.CONNECTION_ERROR, Level.WARNING,
+        ("Connection reset by peer", "ConnectionResetError", "Broken pipe", "BrokenPipeError",
+         "Connection refused", "ConnectionRefusedError", "Connection timed out",
+         "No route to host", "Network is unreachable", "Connection aborted"),
+        _rx(
+            r"(?P<error>Connection reset by peer|ConnectionResetError|Broken pipe|BrokenPipeError|"
+            r"Connection refused|ConnectionRefusedError|Connection timed out|No route to host|"
+            r"Network is unreachable|Connection aborted)"
+            r"(?:.*?(?P<peer>\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}))?",
+        ),
+        post=_post_connection,
+    ),
+)
+
+
+def first_match(pattern: LinePattern, payload: str) -> re.Match[str] | None:
+    for regex in pattern.regexes:
+        m = regex.search(payload)
+        if m is not None:
+            return m
+    return None
+
+
+# Per-process-group counters: every era's wording (`last enqueued NCCL work: 5`,
+# `last enqueued work: 5`, `Last enqueued NCCL work: 5`).
+COUNTER = re.compile(r"[Ll]ast (enqueued|started|completed)(?: NCCL)? work: (-?\d+)")
+
+
+def pg_fields(payload: str) -> Fields:
+    """The `[PG … Rank N]` / `[Rank N]` prefix fields of a ProcessGroupNCCL message."""
+    if "Rank " not in payload:
+        return {}
+    m = PG_PREFIX.search(payload)
+    if m is not None:
+        out = fields_from(m)
+        if "pg_guid" in out or "pg_id" in out:
+            guid = str(out.get("pg_guid", ""))
+            out["pg"] = guid if guid else f"id{out.get('pg_id')}"
+        elif "pg_name" in out:
+            out["pg"] = str(out["pg_name"])
+        return out
+    m = WORK_RANK.search(payload)
+    return fields_from(m) if m is not None else {}
+
+
+def counter_fields(payload: str) -> Fields:
+    out: Fields = {}
+    for name, value in COUNTER.findall(payload):
+        out[f"last_{name}"] = int(value)
+    return out
+
+
+def classify_payload(payload: str) -> list[tuple[EventKind, Level, Fields]]:
+    """Every event one payload line holds (no state; blocks are the extractor's business)."""
+    found: list[tuple[EventKind, Level, Fields]] = []
+    kinds: set[EventKind] = set()
+    for pattern in PATTERNS:
+        for needle in pattern.needles:
+            if needle in payload:
+                break
+        else:
+            continue
+        m = first_match(pattern, payload)
+        if m is None:
+            continue
+        fields = fields_from(m)
+        if pattern.post is not None:
+            refined = pattern.post(fields, payload)
+            if refined is None:
+                continue
+            kind, level, fields = refined
+        else:
+            kind, level = pattern.kind, pattern.level
+        if kind in _PG_KINDS:
+            fields = {**pg_fields(payload), **fields}
+        if kind is EventKind.PG_STATUS or (kind is EventKind.FR_DUMP and "ast enqueued" in payload):
+            counters = counter_fields(payload)
+            if kind is EventKind.PG_STATUS and not counters:
+                continue
+            fields.update(counters)
+        if kind in kinds or (kind is EventKind.NCCL_WARN and EventKind.NCCL_WARN_NET in kinds):
+            continue  # one event per kind per line; a network WARN is not also a plain WARN
+        kinds.add(kind)
+        found.append((kind, level, fields))
+    return found
+
+
+_PG_KINDS = frozenset(
+    {EventKind.WATCHDOG_TIMEOUT, EventKind.PG_STATUS, EventKind.NCCL_TEARDOWN,
+     EventKind.WATCHDOG_TERMINATED, EventKind.HEARTBEAT_HANG, EventKind.FR_DUMP,
+     EventKind.REMOTE_ERROR, EventKind.NCCL_ERROR}
+)
+
+# Megatron, DeepSpeed, HF Trainer, Lightning/NeMo tqdm, plain tqdm and other step counters.
+PROGRESS_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("megatron", re.compile(r"iteration\s+(?P<step>\d+)/\s*(?P<total>\d+)\s*\|")),
+    ("nemo", re.compile(r"Training epoch \d+, iteration (?P<step>\d+)/(?P<total>\d+)")),
+    ("deepspeed", re.compile(r"\bstep=(?P<step>\d+), skipped=\d+")),
+    ("hf_trainer", re.compile(r"\{'loss': [-\d.e]+|\{'eval_loss'|\{'train_runtime'")),
+    ("epoch", re.compile(r"Train Epoch: (?P<epoch>\d+) \[(?P<step>\d+)/(?P<total>\d+)")),
+    ("tqdm", re.compile(
+        r"(?P<step>\d+)/(?P<total>\d+|\?) \[(?P<elapsed>[\d:]+)<(?P<eta>[\d:?]+)"
+    )),
+    ("tracking", re.compile(r"accelerate\.tracking\]")),
+)
+
+
+def progress_fields(payload: str) -> Fields | None:
+    """A progress line's fields (framework, step, total, description), or None."""
+    if not any(mark in payload for mark in _PROGRESS_MARKS):
+        return None
+    for framework, regex in PROGRESS_PATTERNS:
+        m = regex.search(payload)
+        if m is not None:
+            out: Fields = {"framework": framework}
+            for name, value in m.groupdict().items():
+                if value is None or not value.strip():
+                    continue
+                out[name] = int(value) if value.isdigit() else value.strip()
+            if framework == "tqdm":
+                _tqdm_head(payload[: m.start()], out)
+            return out
+    return None
+
+
+# What precedes a tqdm counter: `Description:  45%|█████     | `.
+_TQDM_HEAD = re.compile(r"(?:(?P<pct>\d+)%\|[^|]*\|\s*)?$")
+
+
+def _tqdm_head(head: str, out: Fields) -> None:
+    m = _TQDM_HEAD.search(head)
+    if m is None:
+        return
+    if m["pct"] is not None:
+        out["pct"] = int(m["pct"])
+    desc = head[: m.start()].strip().rstrip(":").strip()
+    if desc and "|" not in desc and "[" not in desc:
+        out["desc"] = desc
+
+
+_PROGRESS_MARKS = ("iteration", "step=", "{'", "Train Epoch", "/", "accelerate.tracking")
+
+# Where a Python frame lives tells what the process was doing.
+DATA_FRAME_MARKS = ("dataset", "Dataset", "dataloader", "DataLoader", "data_utils", "/data/",
+                    "__getitem__", "torch/utils/data", "tokeniz", "preprocess", "datasets/",
+                    "torch.load", "load_dataset", "_next_data", "collate")
+CHECKPOINT_FRAME_MARKS = ("checkpoint", "save_model", "save_pretrained", "torch.save", "save(",
+                          "_save", "consolidat", "safetensors", "distributed/checkpoint")
+DATA_PHASE_WORDS = ("dataset", "Dataset", "data split", "tokeniz", "Tokeniz", "preprocess",
+                    "Preprocess", "Map", "Filter", "Loading data", "Generating", "Creating",
+                    "shards", "Downloading", "Resolving data files")
+CHECKPOINT_PHASE_WORDS = ("checkpoint", "Checkpoint", "Saving", "saving model", "save_model",
+                          "Consolidat")
+
+__all__ = [
+    "CHECKPOINT_FRAME_MARKS",
+    "CHECKPOINT_PHASE_WORDS",
+    "DATA_FRAME_MARKS",
+    "DATA_PHASE_WORDS",
+    "LIVE_LITERALS",
+    "NCCL_LINE",
+    "PATTERNS",
+    "PREFILTER_LITERALS",
+    "EventKind",
+    "FieldValue",
+    "Fields",
+    "Level",
+    "LinePattern",
+    "Mapping",
+    "classify_payload",
+    "is_candidate",
+    "progress_fields",
+    "signal_name",
+]

@@ -1,0 +1,480 @@
+"""The post-mortem diagnosis: from every file's events to a category and culprit ranks.
+
+Pure: `diagnose(scans, problems)` reads what the reader found and decides. Every conclusion
+carries the lines it rests on; when the logs do not show the cause the category is
+`undetermined` and suspects are listed as suspects, never as culprits. The rules and their
+order live in `monitor.triage.rules`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from monitor.model import Category
+from monitor.parse.collectives import CollectivePicture, StuckCollective, collective_picture
+from monitor.parse.log_events import EventKind, Level, LogEvent
+from monitor.triage.evidence import (
+    Located,
+    compress_ranks,
+    default_year,
+    describe,
+    locate,
+    shift,
+    who,
+)
+from monitor.triage.reader import FileScan, InputProblem
+from monitor.triage.rules import RULES, Context, Finding
+
+
+@dataclass(frozen=True)
+class FileLine:
+    file: str
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class RankRow:
+    rank: int
+    rank_origin: str
+    pg: str | None = None
+    seq: int | None = None
+    op_type: str | None = None
+    numel_in: int | None = None
+    numel_out: int | None = None
+    timeout_ms: int | None = None
+    ran_ms: int | None = None
+    last_enqueued: int | None = None
+    last_started: int | None = None
+    last_completed: int | None = None
+    role: str = ""  # initiator | observer | ""
+    state: str = ""  # waiting | not_entered | ahead | idle | crashed | ""
+    first_error: FileLine | None = None
+    events: int = 0
+    files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class StuckSummary:
+    pg: str | None
+    seq: int
+    op_type: str | None
+    timeout_ms: int | None
+    ran_ms: int | None
+    timed_out_at: str | None
+    started_at: str | None  # the timeout time minus how long the collective ran
+    waiting_ranks: tuple[int, ...]
+    stragglers: tuple[int, ...]
+    ahead_ranks: tuple[int, ...]
+    watchdog_late_seconds: float | None
+
+
+@dataclass(frozen=True)
+class TimelineEntry:
+    time: str | None
+    file: str
+    line: int
+    rank: int | None
+    kind: str
+    level: str
+    text: str
+    repeat: int = 1
+
+
+@dataclass(frozen=True)
+class ChainStep:
+    time: str | None
+    what: str
+    file: str
+    line: int
+
+
+@dataclass(frozen=True)
+class InputStats:
+    files: int
+    lines: int
+    bytes: int
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    category: Category
+    culprit_ranks: tuple[int, ...]
+    culprits: tuple[str, ...]
+    initiator_ranks: tuple[int, ...]
+    observer_ranks: tuple[int, ...]
+    first_detectors: tuple[int, ...]
+    ranks: tuple[RankRow, ...]
+    stuck: tuple[StuckSummary, ...]
+    first_error: FileLine | None
+    timeline: tuple[TimelineEntry, ...]
+    timeline_total: int
+    events: Mapping[str, int]
+    findings: tuple[str, ...]
+    summary: str
+    causal_chain: tuple[ChainStep, ...]
+    key_files: tuple[str, ...]
+    recommendations: tuple[str, ...]
+    inputs: InputStats
+    problems: tuple[InputProblem, ...]
+    silent_ranks: tuple[int, ...] = ()
+    world_size: int | None = None
+    retries: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+
+
+_NOISE = frozenset({EventKind.PROGRESS, EventKind.NCCL_INIT})
+
+
+def diagnose(
+    scans: Sequence[FileScan],
+    problems: Sequence[InputProblem] = (),
+    *,
+    clock_offsets: Mapping[str, float] | None = None,
+    timeline_limit: int = 200,
+    seconds: float = 0.0,
+) -> Diagnosis:
+    located = locate(scans, clock_offsets)
+    located.extend(_last_progress(scans, default_year(scans)))
+    located.sort(key=Located.order)
+    by_kind: dict[EventKind, list[Located]] = defaultdict(list)
+    for item in located:
+        by_kind[item.kind].append(item)
+    picture = collective_picture((i.rank, i.event) for i in located if i.rank is not None)
+    world = _world_size(located)
+    ctx = Context(located, by_kind, picture, {id(i.event): i for i in located}, scans, world)
+
+    finding: Finding | None = None
+    for rule in RULES:
+        finding = rule(ctx)
+        if finding is not None:
+            break
+    errors = [e for e in located if e.event.level >= Level.ERROR and e.kind not in _NOISE]
+    if finding is None:
+        finding = Finding(Category.UNDETERMINED if errors else Category.NONE)
+
+    stuck = tuple(_stuck_summary(ctx, s) for s in picture.stuck)
+    seen = {i.rank for i in located if i.rank is not None and i.kind not in _NOISE}
+    silent = tuple(r for r in range(world) if r not in seen) if world else ()
+    context = _context_findings(ctx, stuck, silent, finding)
+    findings = tuple(dict.fromkeys([*finding.evidence, *context]))
+    counts: Counter[str] = Counter()
+    for scan in scans:
+        counts.update(scan.counts)
+    first_error = errors[0] if errors else None
+    timeline, timeline_total = _timeline(located, timeline_limit)
+    recommendations = [*finding.recommendations,
+                       *_context_recommendations(ctx, stuck, finding, silent)]
+    return Diagnosis(
+        category=finding.category,
+        culprit_ranks=finding.culprit_ranks,
+        culprits=finding.culprits,
+        initiator_ranks=picture.initiators,
+        observer_ranks=picture.observers,
+        first_detectors=picture.first_detectors,
+        ranks=_rows(located, picture),
+        stuck=stuck,
+        first_error=_file_line(first_error),
+        timeline=timeline,
+        timeline_total=timeline_total,
+        events=dict(sorted(counts.items())),
+        findings=findings,
+        summary=_summary(finding, [c for c in context if c not in finding.evidence]),
+        causal_chain=_causal_chain(finding, located, stuck, ctx),
+        key_files=_key_files(finding, located, first_error),
+        recommendations=tuple(dict.fromkeys(recommendations)),
+        inputs=InputStats(len(scans), sum(s.lines for s in scans),
+                          sum(s.size_bytes for s in scans), seconds),
+        problems=tuple(problems),
+        silent_ranks=silent,
+        world_size=world,
+        retries=_retry_summary(scans),
+    )
+
+
+def _file_line(item: Located | None) -> FileLine | None:
+    return FileLine(item.file, item.event.line, item.event.text) if item is not None else None
+
+
+def _world_size(located: Sequence[Located]) -> int | None:
+    sizes = [e.event.int_field("nranks") for e in located if e.kind is EventKind.NCCL_INIT]
+    known = [s for s in sizes if s is not None]
+    return max(known) if known else None
+
+
+def _last_progress(scans: Sequence[FileScan], year: int) -> list[Located]:
+    """The last progress line of each file: where each writer stopped advancing."""
+    out: list[Located] = []
+    for index, scan in enumerate(scans):
+        for tail in reversed(scan.tail):
+            if tail.progress is None:
+                continue
+            rank, origin = tail.rank, ("global" if tail.rank is not None else None)
+            if rank is None and len(scan.ranks) == 1:
+                rank, origin = next(iter(scan.ranks)), "file"
+            fields = {k: v for k, v in tail.progress.items() if isinstance(v, (str, int))}
+            before = [e for e in scan.events if e.line <= tail.line and e.stamp is not None]
+            stamp = before[-1].stamp if before else None
+            time = stamp.sort_key(year) if stamp is not None else None
+            event = LogEvent(EventKind.PROGRESS, Level.INFO, rank, origin,
+                             {**fields, "last": True}, tail.text, tail.line, tail.line,
+                             stamp=stamp)
+            out.append(Located(event, scan.path, index, rank, origin, time, time is not None))
+            break
+    return out
+
+
+def _stuck_summary(ctx: Context, s: StuckCollective) -> StuckSummary:
+    timed_out = started = None
+    if s.first_timeout is not None and s.first_timeout.stamp is not None:
+        stamp = s.first_timeout.stamp
+        timed_out = stamp.text()
+        span = s.ran_ms if s.ran_ms is not None else s.timeout_ms
+        if span is not None:
+            started = shift(stamp, -span / 1000.0).text()
+    return StuckSummary(s.pg, s.seq, s.op_type, s.timeout_ms, s.ran_ms, timed_out, started,
+                        s.waiting, s.stragglers, s.ahead, s.watchdog_late_seconds)
+
+
+def _rows(located: Sequence[Located], picture: CollectivePicture) -> tuple[RankRow, ...]:
+    primary = picture.primary
+    first_error: dict[int, Located] = {}
+    files: dict[int, set[str]] = defaultdict(set)
+    counts: Counter[int] = Counter()
+    origins: dict[int, str] = {}
+    crashed: set[int] = set()
+    for item in located:
+        if item.rank is None:
+            continue
+        counts[item.rank] += 1
+        files[item.rank].add(item.file)
+        if item.rank not in origins or item.rank_origin == "global":
+            origins[item.rank] = item.rank_origin or ""
+        if item.event.level >= Level.ERROR and item.kind not in _NOISE:
+            first_error.setdefault(item.rank, item)
+        if item.kind in (EventKind.FAULTHANDLER, EventKind.NATIVE_CRASH, EventKind.SIGNAL_KILL):
+            crashed.add(item.rank)
+    rows = []
+    for rank in sorted(counts):
+        row = RankRow(rank=rank, rank_origin=origins.get(rank, ""), events=counts[rank],
+                      files=tuple(sorted(files[rank])),
+                      role="initiator" if rank in picture.initiators else (
+                          "observer" if rank in picture.observers else ""))
+        timeout = picture.timeouts.get(rank)
+        status = picture.statuses.get(rank)
+        if primary is not None:
+            if rank in primary.stragglers:
+                row = replace(row, state="not_entered")
+            elif rank in primary.waiting:
+                row = replace(row, state="waiting")
+            elif rank in primary.ahead:
+                row = replace(row, state="ahead")
+        if timeout is not None:
+            row = replace(row, seq=timeout.int_field("seq"), op_type=timeout.str_field("op"),
+                          numel_in=timeout.int_field("numel_in"),
+                          numel_out=timeout.int_field("numel_out"),
+                          timeout_ms=timeout.int_field("timeout_ms"),
+                          ran_ms=timeout.int_field("ran_ms"), pg=timeout.str_field("pg"))
+        if status is not None:
+            row = replace(
+                row,
+                pg=row.pg or status.str_field("pg"),
+                seq=row.seq if row.seq is not None else status.int_field("seq"),
+                last_enqueued=status.int_field("last_enqueued"),
+                last_started=status.int_field("last_started"),
+                last_completed=status.int_field("last_completed"),
+            )
+            if not row.state and row.last_enqueued is not None \
+                    and row.last_enqueued == row.last_completed:
+                row = replace(row, state="idle")
+        if not row.state and rank in crashed:
+            row = replace(row, state="crashed")
+        if rank in first_error:
+            row = replace(row, first_error=_file_line(first_error[rank]))
+        rows.append(row)
+    return tuple(rows)
+
+
+def _context_findings(
+    ctx: Context, stuck: Sequence[StuckSummary], silent: Sequence[int], finding: Finding,
+) -> list[str]:
+    out: list[str] = []
+    for s in stuck:
+        if s.watchdog_late_seconds:
+            out.append(
+                f"the watchdog reported collective #{s.seq} {s.watchdog_late_seconds / 3600:.1f} h "
+                f"after its {(s.timeout_ms or 0) / 1000:.0f} s timeout: the watchdog thread itself "
+                "was blocked (a CUDA/NCCL call hung)"
+            )
+    for s in stuck:
+        where = f"PG {s.pg}" if s.pg is not None else "process group not shown"
+        line = (f"collective #{s.seq} ({s.op_type or 'op unknown'}, {where}): rank(s) "
+                f"{compress_ranks(s.waiting_ranks) or '-'} waiting inside it")
+        if s.started_at:
+            line += (f"; it started at {s.started_at} (timed out {s.timed_out_at} after "
+                     f"{(s.ran_ms or s.timeout_ms or 0) / 1000:.1f} s)")
+        out.append(line)
+        if s.seq == 1:
+            out.append("the very first collective never completed: rendezvous, network set-up "
+                       "or a rank that never reached it")
+    detectors = ctx.picture.first_detectors
+    if detectors:
+        out.append(f"flight recorder: first detector rank(s) {compress_ranks(detectors)} (a "
+                   "victim that noticed first, not necessarily the culprit)")
+    if silent and ctx.timed_out_ranks:
+        out.append(f"rank(s) {compress_ranks(silent)} of {ctx.world_size} printed nothing here: "
+                   "suspects, since the culprit is often the rank that stays silent")
+    hangs = ctx.of(EventKind.HEARTBEAT_HANG)
+    if hangs:
+        out.append(f"{who(hangs[0])}: the NCCL heartbeat monitor found the watchdog stuck "
+                   f"({hangs[0].where})")
+    if finding.category is Category.UNDETERMINED:
+        consequences = [e for e in ctx.of(EventKind.NCCL_WARN_NET)
+                        if e.event.fields.get("consequence")]
+        if consequences:
+            out.append("the network errors are consequences (peer closed, broken pipe, reset): "
+                       f"a peer process probably died first ({consequences[0].where})")
+        for item in ctx.of(EventKind.CHILD_FAILED_SUMMARY)[:1]:
+            out.append(f"torchrun: first observed failure rank {item.event.fields.get('root_rank')}"
+                       f" exit code {item.event.fields.get('root_exitcode')} ({item.where})")
+    return out
+
+
+def _context_recommendations(
+    ctx: Context, stuck: Sequence[StuckSummary], finding: Finding, silent: Sequence[int]
+) -> list[str]:
+    recs: list[str] = []
+    if ctx.timed_out_ranks and finding.category in (Category.UNDETERMINED,
+                                                    Category.COLLECTIVE_HANG):
+        recs.append("Collect the logs of every rank: the culprit is usually the rank whose "
+                    "last enqueued == last completed (it never entered the collective) or that "
+                    "printed nothing.")
+        if not ctx.of(EventKind.DESYNC_REPORT):
+            recs.append("Set TORCH_NCCL_DESYNC_DEBUG=1 (with TORCH_NCCL_TRACE_BUFFER_SIZE=2000 "
+                        "and TORCH_NCCL_DUMP_ON_TIMEOUT=1): the next timeout then names the "
+                        "lagging ranks and leaves a flight record per rank.")
+    if any(e.event.fields.get("stack_recorded") is False for e in ctx.of(EventKind.FR_DUMP)):
+        recs.append("The flight recorder was off ('Stack trace of the failed collective not "
+                    "found'): set TORCH_NCCL_TRACE_BUFFER_SIZE to a non-zero value.")
+    if any(s.watchdog_late_seconds for s in stuck) or ctx.of(EventKind.HEARTBEAT_HANG):
+        recs.append("The watchdog thread was blocked: check the node's kernel log for Xid "
+                    "errors or a GPU that fell off the bus.")
+    if any(s.seq == 1 for s in stuck):
+        recs.append("The first collective never completed: check NCCL_SOCKET_IFNAME/NCCL_IB_HCA "
+                    "and that every rank reached init_process_group.")
+    if silent:
+        recs.append(f"Get the output of rank(s) {compress_ranks(silent)}: it is missing here.")
+    if finding.category is Category.NONE:
+        recs.append("No failure found in these logs.")
+    return recs
+
+
+def _retry_summary(scans: Sequence[FileScan]) -> dict[str, dict[str, int]]:
+    """Retries by context: recovering (always attempt 1/N), escalating (2..N-1), exhausted."""
+    out: dict[str, dict[str, int]] = {}
+    for scan in scans:
+        for context, attempts in scan.retry_attempts.items():
+            entry = out.setdefault(context, {"recovering": 0, "escalating": 0, "exhausted": 0})
+            for attempt in attempts:
+                entry["recovering" if attempt <= 1 else "escalating"] += 1
+        for context, count in scan.retry_exhausted.items():
+            entry = out.setdefault(context, {"recovering": 0, "escalating": 0, "exhausted": 0})
+            entry["exhausted"] += count
+    return out
+
+
+_CHAIN_KINDS = (EventKind.WATCHDOG_TIMEOUT, EventKind.HEARTBEAT_HANG, EventKind.FR_DUMP,
+                EventKind.NCCL_TEARDOWN, EventKind.WATCHDOG_TERMINATED, EventKind.CPP_EXCEPTION,
+                EventKind.SIGNAL_KILL, EventKind.AGENT_WORKER_FAILED,
+                EventKind.CHILD_FAILED_SUMMARY, EventKind.SLURM_TASK_EXIT,
+                EventKind.SLURM_CANCEL)
+
+
+def _causal_chain(
+    finding: Finding, located: Sequence[Located], stuck: Sequence[StuckSummary], ctx: Context
+) -> tuple[ChainStep, ...]:
+    """From the first trigger to the final crash: the cause, then the first of each symptom."""
+    steps: list[tuple[tuple[float, int, int], ChainStep]] = []
+
+    def add(item: Located | None, what: str | None = None) -> None:
+        if item is not None:
+            stamp = item.event.stamp
+            steps.append((item.order(), ChainStep(stamp.text() if stamp else None,
+                                                  what or describe(item), item.file,
+                                                  item.event.line)))
+
+    if stuck and stuck[0].started_at:
+        s = stuck[0]
+        first = ctx.at(ctx.picture.stuck[0].first_timeout)
+        if first is not None and first.time is not None:
+            span = (s.ran_ms or s.timeout_ms or 0) / 1000.0
+            steps.append(((first.time - span, -1, 0), ChainStep(
+                s.started_at, f"collective #{s.seq} ({s.op_type}) started and never completed",
+                first.file, first.event.line)))
+    add(finding.cause, finding.evidence[0] if finding.evidence else None)
+    for kind in _CHAIN_KINDS:
+        add(next((e for e in located if e.kind is kind and e is not finding.cause), None))
+    steps.sort(key=lambda step: step[0])
+    seen: set[tuple[str, int, str]] = set()
+    out = []
+    for _, step in steps:
+        key = (step.file, step.line, step.what)
+        if key not in seen:
+            seen.add(key)
+            out.append(step)
+    return tuple(out[:12])
+
+
+_TIMELINE_INFO = frozenset({EventKind.FR_DUMP, EventKind.NCCL_INIT, EventKind.NCCL_PEER_CLOSED})
+
+
+def _timeline(located: Sequence[Located], limit: int) -> tuple[tuple[TimelineEntry, ...], int]:
+    """Time-ordered entries; a run of the same low-level event from one writer is one entry."""
+    entries: list[TimelineEntry] = []
+    last_key: tuple[str, int | None, str] | None = None
+    for item in located:
+        wanted = (item.event.level >= Level.WARNING or item.kind in _TIMELINE_INFO
+                  or (item.kind is EventKind.PROGRESS and item.event.fields.get("last")))
+        if not wanted:
+            continue
+        key = (item.kind.value, item.rank, item.file)
+        if key == last_key and item.event.level <= Level.WARNING and entries:
+            entries[-1] = replace(entries[-1], repeat=entries[-1].repeat + 1)
+            continue
+        last_key = key
+        stamp = item.event.stamp
+        entries.append(TimelineEntry(stamp.text() if stamp else None, item.file, item.event.line,
+                                     item.rank, item.kind.value, item.event.level.name.lower(),
+                                     describe(item)))
+    return tuple(entries[:limit]), len(entries)
+
+
+def _key_files(
+    finding: Finding, located: Sequence[Located], first_error: Located | None
+) -> tuple[str, ...]:
+    files: list[str] = []
+    if finding.cause is not None:
+        files.append(finding.cause.file)
+    for rank in finding.culprit_ranks:
+        files.extend(e.file for e in located if e.rank == rank and e.event.level >= Level.ERROR)
+    if first_error is not None:
+        files.append(first_error.file)
+    first_timeout = next((e for e in located if e.kind is EventKind.WATCHDOG_TIMEOUT), None)
+    if first_timeout is not None:
+        files.append(first_timeout.file)
+    errors = Counter(e.file for e in located if e.event.level >= Level.ERROR)
+    files.extend(f for f, _ in errors.most_common(5))
+    return tuple(dict.fromkeys(files))[:10]
+
+
+def _summary(finding: Finding, context: Sequence[str]) -> str:
+    if finding.category is Category.NONE:
+        return "No failure found: no error, timeout or crash in these logs."
+    if finding.culprits:
+        lead = f"{finding.category.value}: culprit {', '.join(finding.culprits)}."
+    else:
+        lead = f"{finding.category.value}: the logs do not show the culprit."
+    detail = finding.evidence[0] if finding.evidence else (context[0] if context else "")
+    return f"{lead} {detail}".strip()

@@ -1,0 +1,166 @@
+"""Evidence for triage: every event with its file:line, its rank and its place in time.
+
+`locate()` attributes and orders the events of all files:
+
+* a file whose lines name exactly one global rank belongs to that rank, so its unprefixed
+  lines (tracebacks, faulthandler dumps, OOM messages) are that rank's;
+* NCCL lines are attributed through the pid → rank map of NCCL's init lines;
+* wall times come from each line's own stamp (log shipper date, glog header); a line without
+  one takes the previous stamped line's time in the same file (files are in order within
+  themselves); `clock_offsets` (seconds per host or file) is the hook for clock-skew
+  correction, added before ordering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from monitor.parse.log_events import EventKind, LogEvent, Stamp
+from monitor.triage.reader import FileScan
+
+_INF = float("inf")
+
+
+@dataclass(frozen=True)
+class Located:
+    """An event with its file, its (possibly re-attributed) rank and its place in time."""
+
+    event: LogEvent
+    file: str
+    file_index: int
+    rank: int | None
+    rank_origin: str | None
+    time: float | None  # seconds on a common scale, clock offsets applied
+    time_inferred: bool  # the line had no stamp: the previous stamped line's time
+
+    @property
+    def kind(self) -> EventKind:
+        return self.event.kind
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.event.line}"
+
+    def order(self) -> tuple[float, int, int]:
+        return (self.time if self.time is not None else _INF, self.file_index, self.event.line)
+
+
+def locate(
+    scans: Sequence[FileScan], clock_offsets: Mapping[str, float] | None = None
+) -> list[Located]:
+    offsets = dict(clock_offsets or {})
+    pid_ranks: dict[tuple[str, int], tuple[int, int]] = {}
+    for scan in scans:
+        for key, value in scan.pid_ranks.items():
+            known = pid_ranks.get(key)
+            if known is None or value[0] > known[0]:
+                pid_ranks[key] = value
+    year = default_year(scans)
+    out: list[Located] = []
+    for index, scan in enumerate(scans):
+        file_rank = next(iter(scan.ranks)) if len(scan.ranks) == 1 else None
+        last_time: float | None = None
+        for event in scan.events:
+            rank, origin = event.rank, event.rank_origin
+            if file_rank is not None and (rank is None or origin in ("pg", "nccl")):
+                rank, origin = file_rank, "file"
+            elif rank is None and event.host is not None:
+                pid = event.fields.get("pid")
+                if isinstance(pid, int) and (event.host, pid) in pid_ranks:
+                    rank, origin = pid_ranks[(event.host, pid)][1], "nccl"
+            offset = offsets.get(scan.path, offsets.get(event.host or "", 0.0))
+            time: float | None
+            inferred = False
+            if event.stamp is not None:
+                time = event.stamp.sort_key(year) + offset
+                last_time = time
+            else:
+                time, inferred = last_time, last_time is not None
+            out.append(Located(event, scan.path, index, rank, origin, time, inferred))
+    out.sort(key=Located.order)
+    return out
+
+
+def default_year(scans: Iterable[FileScan]) -> int:
+    """Year-less glog stamps take the latest year any line shows (2000 when none does)."""
+    years = [e.stamp.year for s in scans for e in s.events if e.stamp and e.stamp.year]
+    return max(years) if years else 2000
+
+
+def shift(stamp: Stamp, seconds: float) -> Stamp:
+    """A stamp moved by `seconds` (within a few days; month ends are not crossed)."""
+    total = stamp.seconds + seconds
+    day = stamp.day
+    while total < 0:
+        total += 86400
+        day -= 1
+    while total >= 86400:
+        total -= 86400
+        day += 1
+    return Stamp(stamp.year, stamp.month, max(day, 1), total)
+
+
+def compress_ranks(ranks: Sequence[int]) -> str:
+    """[0, 1, 2, 5, 7, 8] → "0-2, 5, 7-8"."""
+    ordered = sorted(set(ranks))
+    parts: list[str] = []
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
+            j += 1
+        parts.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
+        i = j + 1
+    return ", ".join(parts)
+
+
+def who(item: Located) -> str:
+    """How a sentence names the writer of an event."""
+    if item.rank is None:
+        return "an unlabelled process"
+    if item.rank_origin == "file":
+        return f"rank {item.rank} (the only rank in {item.file.rsplit('/', 1)[-1]})"
+    if item.rank_origin == "pg":
+        return f"rank {item.rank} (rank in its process group)"
+    if item.rank_origin == "local":
+        return f"local rank {item.rank}"
+    if item.rank_origin == "task":
+        return f"task {item.rank}"
+    return f"rank {item.rank}"
+
+
+def describe(item: Located) -> str:
+    """One short sentence for a timeline or causal-chain entry."""
+    f = item.event.fields
+    name = who(item)
+    kind = item.kind
+    if kind is EventKind.WATCHDOG_TIMEOUT:
+        ran = item.event.int_field("ran_ms")
+        span = (f"after {ran / 1000:.1f} s" if ran is not None else
+                f"(timeout {(item.event.int_field('timeout_ms') or 0) / 1000:.0f} s)")
+        return f"{name}: watchdog timed out collective #{f.get('seq')} {f.get('op')} {span}"
+    if kind is EventKind.PG_STATUS:
+        return (f"{name}: PG {f.get('pg')} last enqueued {f.get('last_enqueued')}, last "
+                f"completed {f.get('last_completed')}")
+    if kind is EventKind.FR_DUMP:
+        role = f.get("role")
+        if role == "initiator":
+            return f"{name}: signalled the flight-recorder dump (its own watchdog fired)"
+        if role == "observer":
+            src = f.get("source_rank")
+            return f"{name}: received the dump signal" + (
+                f" from rank {src}" if src is not None else " from another rank")
+        return f"{name}: flight recorder dump"
+    if kind is EventKind.NCCL_TEARDOWN:
+        return f"{name}: NCCL teardown (taking the process down)"
+    if kind is EventKind.WATCHDOG_TERMINATED:
+        return f"{name}: watchdog thread terminated: {str(f.get('cause', ''))[:80]}"
+    if kind is EventKind.PYTHON_TRACEBACK:
+        return f"{name}: traceback {f.get('exc_type') or '(exception line not shown)'}"
+    if kind is EventKind.CHILD_FAILED_SUMMARY:
+        return (f"torchrun: rank {f.get('root_rank')} failed first, exit code "
+                f"{f.get('root_exitcode')} {f.get('root_signal') or ''}").strip()
+    if kind is EventKind.PROGRESS and f.get("last"):
+        return f"{name}: last progress {item.event.text.strip()[:80]}"
+    return f"{name}: {kind.value}: {item.event.text.strip()[:100]}"

@@ -1,0 +1,550 @@
+"""Reading log inputs for triage: every file, every line, none sampled.
+
+Paths may be files, directories (walked recursively), glob patterns and `.gz` files. Bad
+inputs are reported once each and skipped: missing or unreadable paths, non-regular files,
+empty directories, binary files; truncated gzip streams, mixed encodings and overlong lines
+are read as far as possible and noted.
+
+Speed comes from pre-filtering whole chunks: each `PREFILTER_LITERALS` substring is searched
+over a multi-megabyte buffer with `bytes.find` (C speed), and only the lines containing a hit
+are decoded and fed to the event extractor — plus every line while a multi-line block
+(traceback, C++ frames) is open. The last 64 KiB of each file are always parsed line by line:
+they hold each writer's last activity (the progress bar it was showing when it stopped).
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import glob
+import os
+import stat
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from monitor.parse.envelope import line_rank, split_envelope
+from monitor.parse.log_events import (
+    PREFILTER_LITERALS,
+    EventExtractor,
+    EventKind,
+    Level,
+    LogEvent,
+    progress_fields,
+)
+from monitor.parse.log_patterns import FieldValue
+
+CHUNK_BYTES = 4 << 20
+MAX_LINE_BYTES = 1 << 20  # longer lines are read around their events only
+SEGMENT_BYTES = 64 << 10  # at most this much of one line is handed to the extractor
+TAIL_BYTES = 64 << 10
+TAIL_LINES = 40
+BINARY_SNIFF_BYTES = 8192
+MAX_EVENTS_PER_KIND = 4000  # per file; counts stay exact beyond it
+
+_LITERALS = tuple(literal.encode() for literal in PREFILTER_LITERALS)
+_GLOB_CHARS = frozenset("*?[")
+_TEXT_CONTROLS = frozenset(b"\t\n\r\f\b\x1b\x07\x00")
+
+
+@dataclass(frozen=True)
+class InputProblem:
+    """Something about one input that the report must mention once."""
+
+    path: str
+    problem: str
+    skipped: bool  # True: nothing was read from it
+
+
+@dataclass(frozen=True)
+class TailLine:
+    line: int
+    rank: int | None
+    text: str
+    progress: dict[str, FieldValue] | None
+
+
+@dataclass
+class FileScan:
+    """What one file said."""
+
+    path: str
+    size_bytes: int
+    lines: int = 0
+    events: list[LogEvent] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    ranks: set[int] = field(default_factory=set)
+    prefixes: set[str] = field(default_factory=set)
+    tail: list[TailLine] = field(default_factory=list)
+    retry_attempts: dict[str, list[int]] = field(default_factory=dict)  # context → attempts
+    retry_exhausted: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    pid_ranks: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
+
+
+ProgressCallback = Callable[[int], None]
+
+
+def expand_inputs(paths: Sequence[str]) -> tuple[list[str], list[InputProblem]]:
+    """Files to read, in a stable order, and the problems found while expanding."""
+    files: list[str] = []
+    problems: list[InputProblem] = []
+    seen: set[str] = set()
+
+    def add(path: str) -> None:
+        real = os.path.realpath(path)
+        if real not in seen:
+            seen.add(real)
+            files.append(path)
+
+    for raw in paths:
+        if os.path.isdir(raw):
+            found = _walk(raw, add, problems)
+            if not found:
+                problems.append(InputProblem(raw, "empty directory: no files in it", True))
+            continue
+        if os.path.lexists(raw):
+            _add_file(raw, add, problems)
+            continue
+        if _GLOB_CHARS & set(raw):
+            matches = sorted(glob.glob(raw, recursive=True))
+            if not matches:
+                problems.append(InputProblem(raw, "no file matches this pattern", True))
+            for match in matches:
+                if os.path.isdir(match):
+                    _walk(match, add, problems)
+                else:
+                    _add_file(match, add, problems)
+            continue
+        problems.append(InputProblem(raw, "cannot read: no such file or directory", True))
+    return files, problems
+
+
+def _walk(root: str, add: Callable[[str], None], problems: list[InputProblem]) -> int:
+    found = 0
+    for dirpath, dirnames, filenames in os.walk(root, onerror=None):
+        dirnames.sort()
+        for name in sorted(filenames):
+            found += 1
+            _add_file(os.path.join(dirpath, name), add, problems)
+    return found
+
+
+def _add_file(path: str, add: Callable[[str], None], problems: list[InputProblem]) -> None:
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        problems.append(InputProblem(path, f"cannot read: {_reason(exc)}", True))
+        return
+    if not stat.S_ISREG(info.st_mode):
+        problems.append(InputProblem(path, "not a regular file (skipped)", True))
+        return
+    add(path)
+
+
+def _reason(exc: OSError) -> str:
+    return (exc.strerror or str(exc)).lower()
+
+
+def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan | InputProblem:
+    """Read one file completely. Returns an InputProblem when nothing could be read."""
+    try:
+        size = os.path.getsize(path)
+        raw: BinaryIO = open(path, "rb")  # noqa: SIM115 - closed below, also on every error path
+    except OSError as exc:
+        return InputProblem(path, f"cannot read: {_reason(exc)}", True)
+    scan = FileScan(path=path, size_bytes=size)
+    try:
+        with raw:
+            reader = _Reader(scan, raw, on_bytes, gzipped=_is_gzip(raw))
+            problem = reader.run()
+            if problem is not None:
+                return InputProblem(path, problem, True)
+    except OSError as exc:
+        if scan.lines == 0:
+            return InputProblem(path, f"cannot read: {_reason(exc)}", True)
+        scan.notes.append(f"read error after line {scan.lines}: {_reason(exc)}")
+    return scan
+
+
+def _is_gzip(raw: BinaryIO) -> bool:
+    head = raw.read(2)
+    raw.seek(0)
+    return head == b"\x1f\x8b"
+
+
+class _Reader:
+    """Chunked scan of one stream into a FileScan."""
+
+    def __init__(
+        self, scan: FileScan, raw: BinaryIO, on_bytes: ProgressCallback | None, *, gzipped: bool
+    ) -> None:
+        self.scan = scan
+        self.raw = raw
+        self.gzipped = gzipped
+        self.on_bytes = on_bytes
+        self.extractor = EventExtractor()
+        self.line_no = 1  # number of the line that starts at the current region's offset 0
+        self.tail = b""
+        self.reported_raw = 0
+        self.decode_fallbacks = 0
+        self.overlong = 0
+        self.kept: dict[EventKind, int] = {}
+
+    def run(self) -> str | None:
+        chunks = self._chunks()
+        try:
+            first = next(chunks)
+        except StopIteration:
+            return None  # an empty file: read, nothing in it
+        except (EOFError, zlib.error) as exc:
+            return f"unreadable gzip: {exc}"
+        if _looks_binary(first[:BINARY_SNIFF_BYTES]):
+            return "binary file (skipped)"
+        if first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            chunks = _utf16_chunks(first, chunks)
+            first = next(chunks, b"")
+        carry = b""
+        pending: Iterator[bytes] = _chain_first(first, chunks)
+        while True:
+            try:
+                chunk = next(pending)
+            except StopIteration:
+                break
+            except (EOFError, zlib.error) as exc:
+                self.scan.notes.append(
+                    f"truncated or corrupt gzip after line {self.line_no - 1}: {exc}"
+                )
+                break
+            buf = carry + chunk if carry else chunk
+            end = buf.rfind(b"\n") + 1
+            if end == 0:
+                carry = self._overlong(buf) if len(buf) >= MAX_LINE_BYTES else buf
+                continue
+            self._region(buf, end)
+            carry = buf[end:]
+            if len(carry) >= MAX_LINE_BYTES:
+                carry = self._overlong(carry)
+        if carry:
+            self._region(carry + b"\n", len(carry) + 1)
+        self._finish()
+        return None
+
+    def _chunks(self) -> Iterator[bytes]:
+        if self.gzipped:
+            yield from self._gunzip()
+            return
+        while True:
+            chunk = self.raw.read(CHUNK_BYTES)
+            if not chunk:
+                return
+            self._progress()
+            yield chunk
+
+    def _gunzip(self) -> Iterator[bytes]:
+        """Decompress incrementally so a truncated or damaged stream still yields what came
+        before the damage (gzip.GzipFile discards a whole read on error). Concatenated gzip
+        members are read one after the other; zero padding after the last is ignored."""
+        inflate = zlib.decompressobj(wbits=31)
+        member_open = False
+        produced = False
+        while True:
+            data = self.raw.read(CHUNK_BYTES // 4)
+            if not data:
+                break
+            self._progress()
+            while data:
+                if not member_open and not data.strip(b"\0"):
+                    data = b""
+                    break
+                member_open = True
+                try:
+                    out = inflate.decompress(data, CHUNK_BYTES)
+                except zlib.error as exc:
+                    what = "corrupt data" if produced else "not a valid gzip stream"
+                    raise EOFError(f"{what} ({exc})") from exc
+                if out:
+                    produced = True
+                    yield out
+                data = inflate.unconsumed_tail
+                if inflate.eof:
+                    data = inflate.unused_data + data
+                    inflate = zlib.decompressobj(wbits=31)
+                    member_open = False
+        if member_open:
+            tail = inflate.flush()
+            if tail:
+                yield tail
+            raise EOFError("the compressed stream ends before its end marker")
+
+    def _progress(self) -> None:
+        if self.on_bytes is None:
+            return
+        try:
+            position = self.raw.tell()
+        except (OSError, ValueError):
+            return
+        if position > self.reported_raw:
+            self.on_bytes(position - self.reported_raw)
+            self.reported_raw = position
+
+    def _region(self, buf: bytes, end: int) -> None:
+        """Scan buf[:end] (complete lines) for events; update line count and tail."""
+        starts = self._candidate_starts(buf, end)
+        pos = 0
+        line_no = self.line_no
+        ci = 0
+        n = len(starts)
+        extractor = self.extractor
+        while pos < end:
+            if extractor.open_blocks:
+                start = pos
+            else:
+                while ci < n and starts[ci] < pos:
+                    ci += 1
+                if ci >= n:
+                    break
+                start = starts[ci]
+            if start > pos:
+                line_no += buf.count(b"\n", pos, start)
+            stop = buf.find(b"\n", start, end)
+            prev = None
+            if start > 0:
+                prev_start = buf.rfind(b"\n", 0, start - 1) + 1
+                prev = _quiet_decode(buf[prev_start : start - 1])
+            self._feed(buf[start:stop], line_no, prev)
+            pos = stop + 1
+            line_no += 1
+        self.line_no += buf.count(b"\n", 0, end)
+        self.scan.lines = self.line_no - 1
+        self.tail = (self.tail + buf[:end])[-TAIL_BYTES:]
+
+    def _candidate_starts(self, buf: bytes, end: int) -> list[int]:
+        starts: set[int] = set()
+        find = buf.find
+        rfind = buf.rfind
+        for literal in _LITERALS:
+            pos = find(literal, 0, end)
+            while pos >= 0:
+                line_start = rfind(b"\n", 0, pos) + 1
+                starts.add(line_start)
+                line_end = find(b"\n", pos, end)
+                pos = find(literal, line_end, end)
+        return sorted(starts)
+
+    def _overlong(self, buf: bytes) -> bytes:
+        """A line longer than MAX_LINE_BYTES: read the events in it, keep a short carry."""
+        self.overlong += 1
+        cut = buf.rfind(b"\r")
+        if cut < len(buf) - SEGMENT_BYTES:
+            cut = len(buf) - SEGMENT_BYTES
+        for piece in _hit_segments(buf[:cut]):
+            self._feed(piece, self.line_no, None)
+        return buf[cut:]
+
+    def _decode(self, data: bytes) -> str:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            self.decode_fallbacks += 1
+            return data.decode("latin-1")
+
+    def _feed(self, data: bytes, line_no: int, prev: str | None) -> None:
+        if len(data) > SEGMENT_BYTES:
+            self.overlong += 1
+            for piece in _hit_segments(data):
+                self._feed(piece, line_no, None)
+            return
+        text = self._decode(data)
+        segments = text.split("\r") if "\r" in text else (text,)
+        for segment in segments:
+            if segment.strip() or self.extractor.open_blocks:
+                for event in self.extractor.feed(segment, line_no, prev=prev):
+                    self._keep(event)
+
+    def _keep(self, event: LogEvent) -> None:
+        scan = self.scan
+        kind = event.kind
+        scan.counts[kind.value] = scan.counts.get(kind.value, 0) + 1
+        if event.rank is not None and event.rank_origin == "global":
+            scan.ranks.add(event.rank)
+        if kind is EventKind.RETRY:
+            context = str(event.fields.get("context", "unknown"))
+            attempt = event.int_field("attempt")
+            if event.fields.get("exhausted"):
+                scan.retry_exhausted[context] = scan.retry_exhausted.get(context, 0) + 1
+            elif attempt is not None:
+                attempts = scan.retry_attempts.setdefault(context, [])
+                if len(attempts) < MAX_EVENTS_PER_KIND:
+                    attempts.append(attempt)
+        kept = self.kept.get(kind, 0)
+        if kept < MAX_EVENTS_PER_KIND or event.level >= Level.FATAL:
+            self.kept[kind] = kept + 1
+            scan.events.append(event)
+
+    def _finish(self) -> None:
+        for event in self.extractor.flush():
+            self._keep(event)
+        scan = self.scan
+        scan.prefixes |= self.extractor.prefixes_seen
+        scan.pid_ranks = dict(self.extractor.pid_ranks)
+        scan.events.sort(key=lambda e: (e.line, e.kind.value))
+        self._parse_tail()
+        if self.decode_fallbacks:
+            scan.notes.append(
+                f"mixed encoding: {self.decode_fallbacks} line(s) were not UTF-8 (read as Latin-1)"
+            )
+        if self.overlong:
+            scan.notes.append(
+                f"{self.overlong} overlong line(s) (over {MAX_LINE_BYTES >> 20} MiB or "
+                f"{SEGMENT_BYTES >> 10} KiB around an event): only the parts around events "
+                "were read"
+            )
+
+    def _parse_tail(self) -> None:
+        """The file's last lines: who wrote them and the last progress line (read backwards,
+        so a large tail costs only the lines up to the last progress line)."""
+        tail = self.tail
+        if len(tail) >= TAIL_BYTES:
+            tail = tail[tail.find(b"\n") + 1 :]
+        lines = tail.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()
+        first_no = self.scan.lines - len(lines) + 1
+        out: list[TailLine] = []
+        found_progress = False
+        progress_lines = 0
+        for offset in range(len(lines) - 1, -1, -1):
+            text = _quiet_decode(lines[offset][:SEGMENT_BYTES])
+            segment = next((s for s in reversed(text.split("\r")) if s.strip()), "")
+            if not segment:
+                continue
+            rank = line_rank(segment)
+            if rank is not None:
+                self.scan.ranks.add(rank)
+            if len(out) >= TAIL_LINES and found_progress:
+                continue
+            env = split_envelope(segment)
+            self.scan.prefixes.update(env.prefixes)
+            progress = progress_fields(env.glued or env.payload) if not found_progress else None
+            if progress is not None:
+                found_progress = True
+                if env.glued is None:
+                    progress_lines += 1  # glued bars were counted with their event line
+            if len(out) < TAIL_LINES or progress is not None:
+                shown = env.glued if progress is not None and env.glued else env.payload
+                out.append(TailLine(first_no + offset, env.rank, shown[:300], progress))
+        if progress_lines:
+            self.scan.counts["progress"] = self.scan.counts.get("progress", 0) + progress_lines
+        out.reverse()
+        self.scan.tail = out
+
+
+def _hit_segments(data: bytes) -> list[bytes]:
+    """From an overlong line, the carriage-return segments around literal hits (bounded)."""
+    hits: set[int] = set()
+    for literal in _LITERALS:
+        pos = data.find(literal)
+        while pos >= 0 and len(hits) < 10_000:
+            hits.add(pos)
+            pos = data.find(literal, pos + len(literal))
+    pieces: list[bytes] = []
+    covered = -1
+    for pos in sorted(hits):
+        if pos < covered:
+            continue
+        start = data.rfind(b"\r", 0, pos) + 1
+        end = data.find(b"\r", pos)
+        end = len(data) if end < 0 else end
+        if end - start > SEGMENT_BYTES:
+            start = max(start, pos - 4096)
+            end = min(end, start + SEGMENT_BYTES)
+        pieces.append(data[start:end])
+        covered = end
+    return pieces
+
+
+def _quiet_decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _looks_binary(head: bytes) -> bool:
+    """More than 5 % control bytes (NUL included) in the first 8 KiB. Leading NULs are
+    skipped: `copytruncate` log rotation leaves a hole of zeros at the start of a text log."""
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return False
+    sample = head.lstrip(b"\0")
+    if not sample:
+        return False
+    controls = sum(1 for b in sample if b < 32 and b not in _TEXT_CONTROLS) + sample.count(0)
+    return controls > len(sample) // 20
+
+
+def _chain_first(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    if first:
+        yield first
+    yield from rest
+
+
+def _utf16_chunks(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    """Re-encode a UTF-16 stream (it has a BOM) as UTF-8 chunks."""
+    decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
+    for chunk in _chain_first(first, rest):
+        text = decoder.decode(chunk)
+        if text:
+            yield text.encode("utf-8")
+    tail = decoder.decode(b"", final=True)
+    if tail:
+        yield tail.encode("utf-8")
+
+
+def read_inputs(
+    paths: Sequence[str],
+    *,
+    jobs: int = 1,
+    on_bytes: ProgressCallback | None = None,
+) -> tuple[list[FileScan], list[InputProblem], int]:
+    """Read every input; returns the scans, the problems and the total input size in bytes."""
+    files, problems = expand_inputs(paths)
+    total = 0
+    for path in files:
+        with contextlib.suppress(OSError):
+            total += os.path.getsize(path)
+    scans: list[FileScan] = []
+    results: Iterator[FileScan | InputProblem]
+    if jobs > 1 and len(files) > 1:
+        results = _parallel(files, jobs, on_bytes)
+    else:
+        results = (scan_file(path, on_bytes) for path in files)
+    for result in results:
+        if isinstance(result, InputProblem):
+            problems.append(result)
+        else:
+            scans.append(result)
+            problems.extend(InputProblem(result.path, note, False) for note in result.notes)
+    return scans, problems, total
+
+
+def _parallel(
+    files: list[str], jobs: int, on_bytes: ProgressCallback | None
+) -> Iterator[FileScan | InputProblem]:
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(scan_file, path) for path in files]
+        for path, future in zip(files, futures, strict=True):
+            try:
+                result = future.result()
+            except Exception as exc:  # noqa: BLE001 - a worker crash must not lose the report
+                result = InputProblem(path, f"cannot read: {type(exc).__name__}: {exc}", True)
+            if on_bytes is not None:
+                with contextlib.suppress(OSError):
+                    on_bytes(os.path.getsize(path))
+            yield result
+
+
+__all__ = ["FileScan", "InputProblem", "TailLine", "expand_inputs", "read_inputs", "scan_file"]

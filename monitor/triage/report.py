@@ -1,0 +1,303 @@
+"""Rendering a Diagnosis: text for a terminal, Markdown for a ticket, JSON for tools.
+
+The JSON's top-level keys are the triage contract: `category`, `culprit_ranks`,
+`initiator_ranks`, `observer_ranks`, `ranks`, `first_error`, `timeline`, `events`, `summary`,
+`recommendations`; the others are additions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from monitor.triage.analysis import Diagnosis, FileLine, RankRow, StuckSummary, TimelineEntry
+from monitor.triage.evidence import compress_ranks
+
+TEXT_TIMELINE_LINES = 40
+
+
+def to_json_dict(d: Diagnosis) -> dict[str, Any]:
+    return {
+        "category": d.category.value,
+        "culprit_ranks": list(d.culprit_ranks),
+        "initiator_ranks": list(d.initiator_ranks),
+        "observer_ranks": list(d.observer_ranks),
+        "ranks": [_row_dict(r) for r in d.ranks],
+        "first_error": _file_line(d.first_error),
+        "timeline": [_timeline_dict(t) for t in d.timeline],
+        "events": dict(d.events),
+        "summary": d.summary,
+        "recommendations": list(d.recommendations),
+        "culprits": list(d.culprits),
+        "findings": list(d.findings),
+        "first_detector_ranks": list(d.first_detectors),
+        "stuck_collectives": [_stuck_dict(s) for s in d.stuck],
+        "causal_chain": [
+            {"time": c.time, "what": c.what, "file": c.file, "line": c.line,
+             "location": f"{c.file}:{c.line}"} for c in d.causal_chain
+        ],
+        "key_files": list(d.key_files),
+        "silent_ranks": list(d.silent_ranks),
+        "world_size": d.world_size,
+        "retries": {k: dict(v) for k, v in d.retries.items()},
+        "timeline_total": d.timeline_total,
+        "inputs": {"files": d.inputs.files, "lines": d.inputs.lines, "bytes": d.inputs.bytes,
+                   "seconds": round(d.inputs.seconds, 3)},
+        "problems": [{"path": p.path, "problem": p.problem, "skipped": p.skipped}
+                     for p in d.problems],
+    }
+
+
+def render_json(d: Diagnosis) -> str:
+    return json.dumps(to_json_dict(d), indent=2, ensure_ascii=False) + "\n"
+
+
+def _file_line(value: FileLine | None) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    return {"file": value.file, "line": value.line, "text": value.text}
+
+
+def _row_dict(row: RankRow) -> dict[str, Any]:
+    return {
+        "rank": row.rank,
+        "rank_source": row.rank_origin,
+        "pg": row.pg,
+        "seq": row.seq,
+        "op_type": row.op_type,
+        "numel_in": row.numel_in,
+        "numel_out": row.numel_out,
+        "timeout_ms": row.timeout_ms,
+        "ran_ms": row.ran_ms,
+        "last_enqueued": row.last_enqueued,
+        "last_started": row.last_started,
+        "last_completed": row.last_completed,
+        "role": row.role or None,
+        "state": row.state or None,
+        "first_error": _file_line(row.first_error),
+        "events": row.events,
+        "files": list(row.files),
+    }
+
+
+def _stuck_dict(s: StuckSummary) -> dict[str, Any]:
+    return {
+        "pg": s.pg, "seq": s.seq, "op_type": s.op_type, "timeout_ms": s.timeout_ms,
+        "ran_ms": s.ran_ms, "started_at": s.started_at, "timed_out_at": s.timed_out_at,
+        "waiting_ranks": list(s.waiting_ranks), "straggler_ranks": list(s.stragglers),
+        "ahead_ranks": list(s.ahead_ranks), "watchdog_late_seconds": s.watchdog_late_seconds,
+    }
+
+
+def _timeline_dict(t: TimelineEntry) -> dict[str, Any]:
+    return {"time": t.time, "file": t.file, "line": t.line, "location": f"{t.file}:{t.line}",
+            "rank": t.rank, "kind": t.kind, "level": t.level, "text": t.text, "repeat": t.repeat}
+
+
+# --- text -------------------------------------------------------------------------------
+
+
+def _ranks(ranks: Sequence[int]) -> str:
+    return compress_ranks(list(ranks)) if ranks else "-"
+
+
+def _value(value: object) -> str:
+    return "-" if value is None or value == "" else str(value)
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [len(h) for h in header]
+    for row in rows:
+        for i, cell in enumerate(row):
+            widths[i] = min(max(widths[i], len(cell)), 60)
+    def fmt(cells: Sequence[str]) -> str:
+        return "  ".join(c[:60].ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+    return [fmt(header), fmt(["-" * w for w in widths]), *(fmt(r) for r in rows)]
+
+
+def _rank_rows(d: Diagnosis) -> list[list[str]]:
+    out = []
+    for r in d.ranks:
+        first = f"{r.first_error.file.rsplit('/', 1)[-1]}:{r.first_error.line}" \
+            if r.first_error else "-"
+        out.append([str(r.rank), _value(r.pg), _value(r.seq), _value(r.op_type),
+                    _value(r.numel_in), _value(r.last_enqueued), _value(r.last_started),
+                    _value(r.last_completed), _value(r.role), _value(r.state), first])
+    return out
+
+
+_RANK_HEADER = ["rank", "pg", "seq", "op", "numel_in", "enqueued", "started", "completed",
+                "role", "state", "first error"]
+
+
+def render_text(d: Diagnosis, timeline_lines: int = TEXT_TIMELINE_LINES) -> str:
+    lines: list[str] = []
+    add = lines.append
+    stats = d.inputs
+    add(f"rankwatch triage: {stats.files} file(s), {stats.lines:,} lines, "
+        f"{_size(stats.bytes)} in {stats.seconds:.2f} s")
+    add("")
+    culprit = ", ".join(d.culprits) if d.culprits else "undetermined"
+    add(f"CATEGORY   {d.category.value}")
+    add(f"CULPRIT    {culprit}")
+    if d.culprit_ranks:
+        add(f"RANKS      {_ranks(d.culprit_ranks)}")
+    add("")
+    add(d.summary)
+    if d.findings:
+        add("")
+        add("FINDINGS")
+        lines.extend(f"  - {f}" for f in d.findings)
+    if d.stuck:
+        add("")
+        add("STUCK COLLECTIVES")
+        for s in d.stuck:
+            add(f"  #{s.seq} {s.op_type or '?'} PG {_value(s.pg)}: started {_value(s.started_at)}, "
+                f"timed out {_value(s.timed_out_at)} (timeout {_ms(s.timeout_ms)}, ran "
+                f"{_ms(s.ran_ms)}); waiting {_ranks(s.waiting_ranks)}; stragglers "
+                f"{_ranks(s.stragglers)}" + (f"; ahead {_ranks(s.ahead_ranks)}"
+                                             if s.ahead_ranks else ""))
+    add("")
+    add(f"INITIATORS {_ranks(d.initiator_ranks)}   (their own watchdog fired)")
+    add(f"OBSERVERS  {_ranks(d.observer_ranks)}   (notified by another rank)")
+    if d.first_detectors:
+        add(f"FIRST DETECTOR (flight recorder) {_ranks(d.first_detectors)}")
+    if d.ranks:
+        add("")
+        add("RANKS")
+        lines.extend("  " + line for line in _table(_RANK_HEADER, _rank_rows(d)))
+    if d.causal_chain:
+        add("")
+        add("CAUSAL CHAIN")
+        for i, step in enumerate(d.causal_chain, 1):
+            add(f"  {i}. {_value(step.time)}  {step.what}  [{step.file}:{step.line}]")
+    if d.first_error is not None:
+        add("")
+        add(f"FIRST ERROR  {d.first_error.file}:{d.first_error.line}")
+        add(f"  {d.first_error.text.strip()[:200]}")
+    if d.timeline:
+        add("")
+        shown = d.timeline[:timeline_lines]
+        add(f"TIMELINE ({len(shown)} of {d.timeline_total} entries; --format json has "
+            f"{len(d.timeline)})")
+        for t in shown:
+            repeat = f" (x{t.repeat})" if t.repeat > 1 else ""
+            add(f"  {_value(t.time):<26} {t.file}:{t.line}  {t.text}{repeat}")
+    if d.key_files:
+        add("")
+        add("KEY FILES")
+        lines.extend(f"  {f}" for f in d.key_files)
+    if d.retries:
+        add("")
+        add("RETRIES")
+        for context, c in sorted(d.retries.items()):
+            add(f"  {context}: {c['recovering']} recovering (1/N), {c['escalating']} escalating, "
+                f"{c['exhausted']} exhausted")
+    if d.events:
+        add("")
+        add("EVENTS  " + ", ".join(f"{k} {v}" for k, v in d.events.items()))
+    if d.problems:
+        add("")
+        add("INPUT PROBLEMS")
+        for p in d.problems:
+            add(f"  {p.path}: {p.problem}")
+    if d.recommendations:
+        add("")
+        add("RECOMMENDATIONS")
+        lines.extend(f"  - {r}" for r in d.recommendations)
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(d: Diagnosis, timeline_lines: int = 100) -> str:
+    lines: list[str] = []
+    add = lines.append
+    add("# rankwatch triage")
+    add("")
+    add(f"**Category:** `{d.category.value}`  ")
+    add(f"**Culprit:** {', '.join(d.culprits) if d.culprits else 'undetermined'}  ")
+    add(f"**Culprit ranks:** {_ranks(d.culprit_ranks)}")
+    add("")
+    add(d.summary)
+    if d.findings:
+        add("")
+        add("## Findings")
+        add("")
+        lines.extend(f"- {f}" for f in d.findings)
+    if d.stuck:
+        add("")
+        add("## Stuck collectives")
+        add("")
+        add("| SeqNum | op | PG | started | timed out | waiting | stragglers |")
+        add("|---|---|---|---|---|---|---|")
+        for s in d.stuck:
+            add(f"| {s.seq} | {_value(s.op_type)} | {_value(s.pg)} | {_value(s.started_at)} | "
+                f"{_value(s.timed_out_at)} | {_ranks(s.waiting_ranks)} | {_ranks(s.stragglers)} |")
+    add("")
+    add(f"**Initiators** (own watchdog fired): {_ranks(d.initiator_ranks)}  ")
+    add(f"**Observers** (notified by another rank): {_ranks(d.observer_ranks)}")
+    if d.ranks:
+        add("")
+        add("## Ranks")
+        add("")
+        add("| " + " | ".join(_RANK_HEADER) + " |")
+        add("|" + "---|" * len(_RANK_HEADER))
+        for row in _rank_rows(d):
+            add("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |")
+    if d.causal_chain:
+        add("")
+        add("## Causal chain")
+        add("")
+        for i, step in enumerate(d.causal_chain, 1):
+            add(f"{i}. {_value(step.time)} — {step.what} (`{step.file}:{step.line}`)")
+    if d.first_error is not None:
+        add("")
+        add(f"**First error:** `{d.first_error.file}:{d.first_error.line}`")
+        add("")
+        add("```")
+        add(d.first_error.text.strip()[:300])
+        add("```")
+    if d.timeline:
+        add("")
+        add(f"## Timeline ({min(len(d.timeline), timeline_lines)} of {d.timeline_total})")
+        add("")
+        add("| time | where | rank | event |")
+        add("|---|---|---|---|")
+        for t in d.timeline[:timeline_lines]:
+            add(f"| {_value(t.time)} | `{t.file}:{t.line}` | {_value(t.rank)} | "
+                f"{t.text.replace('|', '/')}{f' (x{t.repeat})' if t.repeat > 1 else ''} |")
+    if d.key_files:
+        add("")
+        add("## Key files")
+        add("")
+        lines.extend(f"- `{f}`" for f in d.key_files)
+    if d.problems:
+        add("")
+        add("## Input problems")
+        add("")
+        lines.extend(f"- `{p.path}`: {p.problem}" for p in d.problems)
+    if d.recommendations:
+        add("")
+        add("## Recommendations")
+        add("")
+        lines.extend(f"- {r}" for r in d.recommendations)
+    add("")
+    add(f"*{d.inputs.files} file(s), {d.inputs.lines:,} lines, {_size(d.inputs.bytes)}; events: "
+        + ", ".join(f"{k} {v}" for k, v in d.events.items()) + "*")
+    return "\n".join(lines) + "\n"
+
+
+def _ms(value: int | None) -> str:
+    return "-" if value is None else f"{value / 1000:.1f} s"
+
+
+def _size(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_json}

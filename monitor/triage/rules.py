@@ -1,0 +1,593 @@
+"""Diagnosis rules: each reads the evidence and either concludes (a Finding) or passes.
+
+The first rule that concludes wins (see RULES for the order: direct evidence of a cause before
+the symptoms it produces). A Finding names a category from the closed set, the culprit ranks
+(global ranks only), human-readable culprits (which may be a GPU, a host pair or an
+unlabelled process), the evidence sentences with file:line, the cause event and advice.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from monitor.model import Category
+from monitor.parse.collectives import CollectivePicture
+from monitor.parse.log_events import EventKind, Level
+from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS
+from monitor.triage.evidence import Located, compress_ranks, who
+from monitor.triage.reader import FileScan, TailLine
+
+
+@dataclass(frozen=True)
+class Finding:
+    category: Category
+    culprit_ranks: tuple[int, ...] = ()
+    culprits: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()
+    cause: Located | None = None
+    recommendations: tuple[str, ...] = ()
+
+
+@dataclass
+class Context:
+    located: list[Located]
+    by_kind: dict[EventKind, list[Located]]
+    picture: CollectivePicture
+    by_event: dict[int, Located]  # id(event) → its Located
+    scans: Sequence[FileScan]
+    world_size: int | None
+
+    def of(self, *kinds: EventKind) -> list[Located]:
+        out: list[Located] = []
+        for kind in kinds:
+            out.extend(self.by_kind.get(kind, ()))
+        out.sort(key=Located.order)
+        return out
+
+    def at(self, event: object) -> Located | None:
+        return self.by_event.get(id(event))
+
+    @property
+    def timed_out_ranks(self) -> set[int]:
+        return set(self.picture.timeouts)
+
+    def global_ranks(self, items: Sequence[Located]) -> tuple[int, ...]:
+        """Ranks of items that are global ranks. Before torch 2.2 lines carry no `[rankN]:`
+        prefix; then the `[Rank N]` of ProcessGroupNCCL messages is the only rank there is
+        (the default group's rank is the global rank) and counts too."""
+        allowed: tuple[str, ...] = ("global", "file", "stream", "nccl")
+        if not any(scan.ranks for scan in self.scans):
+            allowed = (*allowed, "pg")
+        return tuple(sorted({i.rank for i in items if i.rank is not None
+                             and i.rank_origin in allowed}))
+
+
+Rule = Callable[[Context], "Finding | None"]
+
+
+def desync_report(ctx: Context) -> Finding | None:
+    lagging = ctx.picture.lagging
+    if not lagging:
+        return None
+    first = ctx.of(EventKind.DESYNC_REPORT)[0]
+    return Finding(
+        Category.COLLECTIVE_DESYNC, lagging, tuple(f"rank {r}" for r in lagging),
+        (f"the desync report names rank(s) {compress_ranks(lagging)} as lagging "
+         f"({first.where})",), first,
+        ("Look at what the lagging ranks were doing (their last lines and stacks); "
+         "`rankwatch run` takes py-spy dumps of a straggler before the watchdog fires.",),
+    )
+
+
+_HW_XID_CAUSES = frozenset({48, 63, 64, 74, 79, 92, 94, 95, 109, 119, 120, 137, 145, 149, 154})
+
+
+def gpu_hardware(ctx: Context) -> Finding | None:
+    cuda = [e for e in ctx.of(EventKind.CUDA_ERROR) if e.event.fields.get("hardware") is True]
+    hw_xids = [x for x in ctx.of(EventKind.XID) if x.event.fields.get("role") == "hardware" or (
+        x.event.fields.get("role") == "secondary"
+        and x.event.int_field("caused_by") in _HW_XID_CAUSES)]
+    if not cuda and not hw_xids:
+        return None
+    culprits: list[str] = []
+    evidence: list[str] = []
+    ranks = ctx.global_ranks(cuda)
+    for rank in ranks:
+        first = next(e for e in cuda if e.rank == rank)
+        culprits.append(f"rank {rank}")
+        evidence.append(f"rank {rank}: CUDA error: {first.event.fields.get('message')} "
+                        f"({first.where})")
+    if cuda and not ranks:
+        first = cuda[0]
+        evidence.append(f"{who(first)}: CUDA error: {first.event.fields.get('message')} "
+                        f"({first.where})")
+    devices: dict[str, set[int]] = defaultdict(set)
+    for x in hw_xids:
+        xid = x.event.int_field("caused_by") or x.event.int_field("xid") or 0
+        devices[str(x.event.fields.get("pci"))].add(xid)
+    for pci, causes in sorted(devices.items()):
+        culprits.append(f"GPU {pci} (Xid {', '.join(str(c) for c in sorted(causes))})")
+    if hw_xids:
+        pids = sorted({str(x.event.fields["pid"]) for x in hw_xids if x.event.fields.get("pid")})
+        evidence.append(
+            f"kernel Xid errors on {len(devices)} GPU(s): "
+            + "; ".join(f"{p} Xid {', '.join(str(c) for c in sorted(v))}"
+                        for p, v in sorted(devices.items()))
+            + (f" (processes {', '.join(pids)})" if pids else "")
+            + f" ({hw_xids[0].where})"
+        )
+    cause = min([*cuda, *hw_xids], key=Located.order)
+    return Finding(
+        Category.GPU_CUDA, ranks, tuple(culprits), tuple(evidence), cause,
+        ("Drain the node(s) and check the GPUs (`nvidia-smi -q -d ECC,ROW_REMAPPER`, "
+         "`dmesg | grep -i xid`); replace or reset the failing GPU before resubmitting.",),
+    )
+
+
+def out_of_memory(ctx: Context) -> Finding | None:
+    gpu = [e for e in ctx.of(EventKind.CUDA_OOM) if not e.event.fields.get("bad_size")]
+    host = ctx.of(EventKind.HOST_OOM, EventKind.SLURM_OOM)
+    tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT) if e.event.fields.get("oom")]
+    workers = [e for e in ctx.of(EventKind.DATALOADER_WORKER_DIED)
+               if e.event.fields.get("cause") == "killed"]
+    if not (gpu or host or tasks or workers):
+        return None
+    culprits: list[str] = []
+    evidence: list[str] = []
+    ranks = ctx.global_ranks([*gpu, *workers])
+    culprits.extend(f"rank {r}" for r in ranks)
+    for item in gpu:
+        index = item.event.fields.get("gpu")
+        evidence.append(f"{who(item)}: CUDA out of memory (tried to allocate "
+                        f"{item.event.fields.get('requested')}"
+                        + (f" on GPU {index}" if index is not None else "") + f") ({item.where})")
+        if item.rank is None:
+            culprits.append(f"the process that ran out of memory on GPU {index} (rank not shown)")
+    for item in tasks:
+        task_ids = [t for t in item.event.fields.get("tasks") or () if isinstance(t, int)]  # type: ignore[union-attr]
+        node = item.event.fields.get("node")
+        culprits.extend(f"task {t} on {node}" for t in task_ids)
+        evidence.append(f"srun: task {compress_ranks(task_ids)} on {node} ran out of memory "
+                        f"({item.where})")
+    for item in host:
+        evidence.append(f"{item.kind.value}: {item.event.text.strip()[:160]} ({item.where})")
+    for item in workers:
+        evidence.append(f"{who(item)}: a DataLoader worker was killed (host memory) ({item.where})")
+    recs = []
+    if gpu:
+        recs.append("GPU memory: lower the micro-batch or sequence length, enable activation "
+                    "checkpointing, or set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+                    "against fragmentation.")
+    if host or tasks or workers:
+        recs.append("Host memory: raise the job's memory limit (--mem) or lower DataLoader "
+                    "workers/prefetch; `sacct -j JOB -o MaxRSS` shows the peak.")
+    cause = min([*gpu, *host, *tasks, *workers], key=Located.order)
+    return Finding(Category.OOM, ranks, tuple(dict.fromkeys(culprits)), tuple(evidence), cause,
+                   tuple(recs))
+
+
+_IO_EXCEPTIONS = frozenset({"OSError", "IOError", "FileNotFoundError", "PermissionError",
+                            "BlockingIOError", "ConnectionResetError", "TimeoutError",
+                            "ConnectionError", "ReadTimeoutError", "ReadTimeout"})
+
+
+def dataloader(ctx: Context) -> Finding | None:
+    died = [e for e in ctx.of(EventKind.DATALOADER_WORKER_DIED)
+            if e.event.fields.get("cause") != "killed"]
+    timeouts = ctx.of(EventKind.DATALOADER_TIMEOUT)
+    if died:
+        first = died[0]
+        cause = first.event.fields.get("cause")
+        ranks = ctx.global_ranks([first])
+        culprits = (who(first),) if first.rank is not None else ()
+        if cause == "bus_error" or first.event.fields.get("shm"):
+            return Finding(
+                Category.INFRASTRUCTURE, ranks, culprits,
+                (f"{who(first)}: a DataLoader worker hit a bus error: shared memory (/dev/shm) "
+                 f"is too small ({first.where})",), first,
+                ("Give the container more shared memory (`--shm-size`, `--ipc=host`, or a "
+                 "bigger /dev/shm), or lower num_workers.",),
+            )
+        if cause == "exception":
+            exc = str(first.event.fields.get("exc", ""))
+            category = Category.STORAGE_IO if exc in _IO_EXCEPTIONS else Category.DATA
+            return Finding(
+                category, ranks, culprits,
+                (f"{who(first)}: {exc} in a DataLoader worker ({first.where})",), first,
+                ("Fix the sample or the data path the worker failed on (the 'Original "
+                 "Traceback' shows the frame).",),
+            )
+        return Finding(
+            Category.SOFTWARE if cause == "segfault" else Category.UNDETERMINED, ranks, culprits,
+            (f"{who(first)}: a DataLoader worker died ({cause}) ({first.where})",), first,
+            ("Rerun with num_workers=0 to see the worker's own error.",),
+        )
+    if timeouts:
+        first = timeouts[0]
+        return Finding(
+            Category.DATALOADER_STALL, ctx.global_ranks([first]),
+            (who(first),) if first.rank is not None else (),
+            (f"{who(first)}: DataLoader timed out after "
+             f"{first.event.fields.get('timeout_seconds')} s ({first.where})",), first,
+            ("Find the slow sample or storage behind the stalled worker (py-spy dump of the "
+             "worker).",),
+        )
+    return None
+
+
+def mismatch(ctx: Context) -> Finding | None:
+    if not ctx.picture.mismatches:
+        return None
+    m = ctx.picture.mismatches[0]
+    parts = [f"{op} NumelIn={numel} on rank(s) {compress_ranks(ranks)}"
+             for (op, numel), ranks in sorted(m.variants.items(), key=lambda kv: kv[1])]
+    evidence = [f"collective #{m.seq} differs across ranks: " + "; ".join(parts)]
+    if m.culprits:
+        evidence.append(f"rank(s) {compress_ranks(m.culprits)}: {m.reason}")
+    else:
+        evidence.append(m.reason)
+    return Finding(
+        Category.SOFTWARE, m.culprits, tuple(f"rank {r}" for r in m.culprits), tuple(evidence),
+        ctx.at(m.first_timeout),
+        ("The ranks called different collectives (or different sizes) at the same point: make "
+         "every rank issue the same collectives in the same order with the same shapes; "
+         "TORCH_DISTRIBUTED_DEBUG=DETAIL checks this at run time.",),
+    )
+
+
+def straggler(ctx: Context) -> Finding | None:
+    for stuck in ctx.picture.stuck:
+        if not stuck.stragglers or not stuck.waiting:
+            continue
+        evidence = []
+        for rank in stuck.stragglers:
+            status = stuck.straggler_status[rank]
+            where = ctx.at(status)
+            evidence.append(
+                f"rank {rank} never entered collective #{stuck.seq} "
+                f"({stuck.op_type or 'op unknown'}, PG {stuck.pg}): last enqueued "
+                f"{status.fields.get('last_enqueued')}, last completed "
+                f"{status.fields.get('last_completed')}" + (f" ({where.where})" if where else "")
+            )
+        evidence.append(f"{len(stuck.waiting)} rank(s) wait inside it: "
+                        f"{compress_ranks(stuck.waiting)}")
+        category, doing = _straggler_activity(ctx, stuck.stragglers)
+        if doing:
+            evidence.append(doing)
+        return Finding(
+            category, stuck.stragglers, tuple(f"rank {r}" for r in stuck.stragglers),
+            tuple(evidence), ctx.at(stuck.straggler_status[stuck.stragglers[0]]),
+            ("Find what the straggler was doing instead of joining the collective (its last "
+             "lines, a py-spy dump); `rankwatch run` names it live, before the watchdog fires.",),
+        )
+    return None
+
+
+def _straggler_activity(ctx: Context, ranks: Sequence[int]) -> tuple[Category, str]:
+    """Refine collective_desync with what the straggler's own lines show it doing."""
+    wanted = set(ranks)
+    for item in ctx.located:
+        if item.rank not in wanted or item.kind is not EventKind.PYTHON_TRACEBACK:
+            continue
+        if item.event.fields.get("in_data_code"):
+            return Category.DATA, f"rank {item.rank} was in data-loading code ({item.where})"
+        if item.event.fields.get("in_checkpoint_code"):
+            return Category.STORAGE_IO, f"rank {item.rank} was saving a checkpoint ({item.where})"
+    for scan in ctx.scans:
+        if not scan.ranks or not scan.ranks <= wanted:
+            continue
+        for tail in reversed(scan.tail):
+            phase = _phase(tail)
+            if phase == "data":
+                return Category.DATA, (f"its last output is data preparation: "
+                                       f"{tail.text.strip()[:100]!r} ({scan.path}:{tail.line})")
+            if phase == "checkpoint":
+                return Category.STORAGE_IO, (f"its last output is a checkpoint save: "
+                                             f"{tail.text.strip()[:100]!r} "
+                                             f"({scan.path}:{tail.line})")
+            if tail.progress is not None or "DataLoader" in tail.text:
+                break
+    return Category.COLLECTIVE_DESYNC, ""
+
+
+def _phase(tail: TailLine) -> str:
+    text = tail.text
+    if any(word in text for word in CHECKPOINT_PHASE_WORDS):
+        return "checkpoint"
+    desc = str((tail.progress or {}).get("desc", ""))
+    if any(word in desc for word in DATA_PHASE_WORDS) or "DataLoader" in text:
+        return "data"
+    return ""
+
+
+def data_phase(ctx: Context) -> Finding | None:
+    """A process that did not time out was still preparing data for about the timeout."""
+    timeouts = ctx.of(EventKind.WATCHDOG_TIMEOUT)
+    if not timeouts:
+        return None
+    timed_out = ctx.timed_out_ranks
+    longest = max((t.event.int_field("timeout_ms") or 0) for t in timeouts) / 1000.0
+    for item in ctx.of(EventKind.PROGRESS):
+        desc = str(item.event.fields.get("desc", ""))
+        if not any(word in desc for word in DATA_PHASE_WORDS):
+            continue
+        labelled = item.rank is not None and item.rank_origin != "pg"
+        if labelled and item.rank in timed_out:
+            continue
+        elapsed = elapsed_seconds(str(item.event.fields.get("elapsed", "")))
+        if longest and elapsed is not None and elapsed < 0.5 * longest:
+            continue
+        ranks = ctx.global_ranks([item]) if labelled else ()
+        culprits = ((f"rank {ranks[0]}",) if ranks else
+                    (f"the process printing {desc!r} (its rank is not shown in the log)",))
+        first = timeouts[0].event.fields
+        evidence = [
+            f"{who(item) if labelled else 'an unlabelled process'} was still in {desc!r} "
+            f"({item.event.fields.get('step')}/{item.event.fields.get('total')}, "
+            f"{item.event.fields.get('elapsed')} elapsed) when the collective timed out after "
+            f"{longest:.0f} s ({item.where})",
+            f"the timed-out collective (#{first.get('seq')} {first.get('op')} "
+            f"NumelIn={first.get('numel_in')}) waited for it ({timeouts[0].where})",
+        ]
+        in_data = [t for t in ctx.of(EventKind.PYTHON_TRACEBACK)
+                   if t.event.fields.get("in_data_code")]
+        if in_data:
+            evidence.append(f"a traceback in data-loading code follows ({in_data[0].where})")
+        return Finding(
+            Category.DATA, ranks, culprits, tuple(evidence), item,
+            ("Do the data preparation before init_process_group, on every rank, or cache it; "
+             "or raise the process-group timeout above the preparation time.",),
+        )
+    return None
+
+
+def elapsed_seconds(text: str) -> float | None:
+    """tqdm's `29:56` or `2:22:47` → seconds."""
+    parts = text.split(":")
+    if not text or not all(p.isdigit() for p in parts):
+        return None
+    total = 0.0
+    for part in parts:
+        total = total * 60 + int(part)
+    return total
+
+
+_SCHEDULER_NOISE = frozenset({EventKind.RETRY, EventKind.CONNECTION_ERROR, EventKind.NCCL_WARN})
+
+
+def scheduler(ctx: Context) -> Finding | None:
+    cancels = [e for e in ctx.of(EventKind.SLURM_CANCEL)
+               if e.event.fields.get("reason") in ("time_limit", "preemption", "node_failure")]
+    nodes = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
+             if str(e.event.fields.get("status_text", "")).startswith("Node failure")]
+    items = [*cancels, *nodes, *ctx.of(EventKind.AGENT_DEATH_SIGNAL)]
+    if not items:
+        return None
+    first = min(items, key=Located.order)
+    earlier = [e for e in ctx.located if e.order() < first.order()
+               and e.event.level >= Level.ERROR and e.kind not in _SCHEDULER_NOISE]
+    if earlier and first.time is not None:
+        return None  # the job was already failing when the scheduler stepped in
+    fields = first.event.fields
+    if first.kind is EventKind.SLURM_CANCEL:
+        text = (f"SLURM cancelled {str(fields.get('what', '')).lower()} {fields.get('job')} due "
+                f"to {str(fields.get('reason')).replace('_', ' ')} ({first.where})")
+    elif first.kind is EventKind.AGENT_DEATH_SIGNAL:
+        text = (f"the launcher received {fields.get('signal')} from outside the job (scheduler "
+                f"cancel, preemption or a user) ({first.where})")
+    else:
+        text = f"srun: node failure on {fields.get('node')} ({first.where})"
+    return Finding(
+        Category.INFRASTRUCTURE, (), (), (text,), first,
+        ("Time limit: raise --time or checkpoint more often; preemption or node failure: "
+         "resubmit and have the node checked.",),
+    )
+
+
+def network(ctx: Context) -> Finding | None:
+    warns = [e for e in ctx.of(EventKind.NCCL_WARN_NET)
+             if not e.event.fields.get("consequence") and e.event.fields.get("peer")]
+    errors = [e for e in ctx.of(EventKind.NCCL_ERROR)
+              if e.event.fields.get("peer") and not e.event.fields.get("consequence")]
+    connects = [e for e in ctx.of(EventKind.STORE_TIMEOUT)
+                if e.event.fields.get("phase") == "connect"]
+    rendezvous = [e for e in ctx.of(EventKind.RENDEZVOUS_ERROR)
+                  if "Connection" in str(e.event.fields.get("exc", ""))]
+    items = [*warns, *errors, *connects, *rendezvous]
+    if not items:
+        return None
+    first = min(items, key=Located.order)
+    fields = first.event.fields
+    evidence: list[str] = []
+    if first.kind in (EventKind.NCCL_WARN_NET, EventKind.NCCL_ERROR):
+        host = fields.get("host")
+        if host:
+            local = f"{host} GPU {fields.get('cuda_dev')} (pid {fields.get('pid')})"
+        elif first.rank is not None:
+            local = who(first)
+        else:
+            local = f"the process writing {first.file.rsplit('/', 1)[-1]}"
+        detail = fields.get("error") or (
+            f"completion error {fields.get('status')}, vendor err {fields.get('vendor_err')}"
+            if fields.get("status") is not None else "network error")
+        culprit = f"{local} <-> {fields.get('peer')}"
+        evidence.append(f"{local}: {detail} talking to {fields.get('peer')}"
+                        f"<{fields.get('peer_port')}> ({first.where})")
+    else:
+        culprit = f"the rendezvous endpoint {fields.get('host')}:{fields.get('port')}"
+        evidence.append(f"{who(first)} could not reach the rendezvous/store endpoint "
+                        f"{fields.get('host')}:{fields.get('port')} ({first.where})")
+        evidence.extend(f"{item.event.fields.get('exc')} ({item.where})" for item in rendezvous[:1])
+    return Finding(
+        Category.NETWORK, ctx.global_ranks([first]) if first.rank_origin != "nccl" else (),
+        (culprit,), tuple(evidence), first,
+        ("Check the link between these hosts (`ibstat`, `ibv_devinfo`, switch counters) and "
+         "that NCCL uses the right interfaces (NCCL_SOCKET_IFNAME, NCCL_IB_HCA); for the "
+         "rendezvous, a reachable MASTER_ADDR and port.",),
+    )
+
+
+def init_timeout(ctx: Context) -> Finding | None:
+    waits = [e for e in ctx.of(EventKind.STORE_TIMEOUT) if e.event.fields.get("phase") == "wait"]
+    if not waits:
+        return None
+    first = waits[0]
+    fields = first.event.fields
+    detail = ""
+    if fields.get("joined") is not None:
+        detail = f": {fields.get('joined')} of {fields.get('expected')} joined"
+    elif fields.get("keys"):
+        detail = f": keys {fields.get('keys')}"
+    return Finding(
+        Category.INIT_TIMEOUT, (), (),
+        (f"{who(first)}: store/rendezvous wait timed out{detail} ({first.where}); a rank "
+         "never arrived",), first,
+        ("Check that every rank started (scheduler, container pull, a crash before "
+         "init_process_group) and that they all use the same MASTER_ADDR and port.",),
+    )
+
+
+def retries_exhausted(ctx: Context) -> Finding | None:
+    """Retries that ran out (attempt N of N, "Max retries exceeded"): recovering noise always
+    shows attempt 1 of N; exhaustion is a failure of what was being retried."""
+    exhausted = [e for e in ctx.of(EventKind.RETRY) if e.event.fields.get("exhausted")]
+    if not exhausted:
+        return None
+    first = exhausted[0]
+    context = first.event.fields.get("context")
+    category = {"storage": Category.STORAGE_IO, "network": Category.NETWORK}.get(
+        str(context), Category.UNDETERMINED)
+    ranks = ctx.global_ranks([first])
+    recovering = sum(1 for e in ctx.of(EventKind.RETRY)
+                     if not e.event.fields.get("exhausted") and e.event.int_field("attempt") == 1)
+    evidence = [f"{who(first)}: retries exhausted ({context}): {first.event.text.strip()[:160]} "
+                f"({first.where})"]
+    if recovering:
+        evidence.append(f"{recovering} earlier retry line(s) recovered at attempt 1 (noise)")
+    return Finding(
+        category, ranks, (who(first),) if ranks else (), tuple(evidence), first,
+        ("The retried operation failed for good: check the storage or endpoint it talks to "
+         "(throttling, credentials, a full or unreachable file system).",),
+    )
+
+
+def cuda_software(ctx: Context) -> Finding | None:
+    errors = [e for e in ctx.of(EventKind.CUDA_ERROR) if e.event.fields.get("hardware") is not True]
+    if not errors:
+        return None
+    first = errors[0]
+    ranks = ctx.global_ranks(errors)
+    return Finding(
+        Category.GPU_CUDA, ranks, tuple(f"rank {r}" for r in ranks),
+        (f"{who(first)}: CUDA error: {first.event.fields.get('message')} ({first.where})",),
+        first,
+        ("Rerun with CUDA_LAUNCH_BLOCKING=1 to find the failing kernel; 'device-side assert' "
+         "usually means a bad index or label.",),
+    )
+
+
+_COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "KeyboardInterrupt",
+               "DistNetworkError", "DistStoreError", "RendezvousConnectionError", "NCCL")
+
+
+def own_exception(ctx: Context) -> Finding | None:
+    own = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
+           if item.event.fields.get("exc_type")
+           and not any(w in str(item.event.fields["exc_type"]) for w in _COLLATERAL)
+           and "CUDA" not in str(item.event.fields.get("exc_message", ""))]
+    if not own:
+        return None
+    first = own[0]
+    exc = str(first.event.fields.get("exc_type"))
+    message = str(first.event.fields.get("exc_message", ""))
+    if exc.rsplit(".", 1)[-1] in _IO_EXCEPTIONS or any(
+            w in message for w in ("Input/output error", "Stale file handle",
+                                   "No space left on device")):
+        category = Category.STORAGE_IO
+    elif first.event.fields.get("in_data_code"):
+        category = Category.DATA
+    else:
+        category = Category.SOFTWARE
+    ranks = ctx.global_ranks([first])
+    return Finding(
+        category, ranks, (who(first),) if ranks else (),
+        (f"{who(first)} raised {exc}: {message[:160]} ({first.where})",), first,
+        ("Fix the exception on the first failing rank; the errors on the other ranks are "
+         "its consequences.",),
+    )
+
+
+def native_crash(ctx: Context) -> Finding | None:
+    crashes = ctx.of(EventKind.FAULTHANDLER, EventKind.NATIVE_CRASH)
+    if not crashes:
+        return None
+    first = crashes[0]
+    ranks = ctx.global_ranks([first])
+    where = " inside a collective (all_reduce)" if first.event.fields.get("in_collective") else ""
+    return Finding(
+        Category.UNDETERMINED, ranks, (who(first),) if ranks else (),
+        (f"{who(first)} crashed with {first.event.fields.get('signal')}{where} "
+         f"({first.where})",), first,
+        ("A native crash: get a core dump, or run the failing rank with NCCL_DEBUG=INFO; "
+         "check the node's kernel log for GPU or NIC errors.",),
+    )
+
+
+def signal_kill(ctx: Context) -> Finding | None:
+    aborted_by_watchdog = bool(ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN))
+    for item in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
+        signal = item.event.fields.get("root_signal")
+        rank = item.event.fields.get("root_rank")
+        if not signal or not isinstance(rank, int):
+            continue
+        if signal == "SIGABRT" and aborted_by_watchdog:
+            continue  # the NCCL watchdog aborted it: a consequence of the timeout
+        pid = item.event.fields.get("root_pid")
+        return Finding(
+            Category.UNDETERMINED, (rank,), (f"rank {rank} (pid {pid})",),
+            (f"rank {rank} (local_rank {item.event.fields.get('root_local_rank')}, pid {pid}) "
+             f"was the first to fail: killed by {signal} ({item.where}); nothing in the logs "
+             "says who sent it",), item,
+            ("A SIGKILL is usually the host OOM killer or the scheduler: check `dmesg -T | grep "
+             "-i 'killed process'` on that host and `sacct -j JOB -o MaxRSS,State`.",),
+        )
+    return None
+
+
+def collective_hang(ctx: Context) -> Finding | None:
+    world = ctx.world_size
+    if world is None:
+        return None
+    for stuck in ctx.picture.stuck:
+        if stuck.stragglers or len(stuck.waiting) < world:
+            continue
+        return Finding(
+            Category.COLLECTIVE_HANG, (), (),
+            (f"all {world} ranks entered collective #{stuck.seq} ({stuck.op_type}) and none "
+             "completed it: the GPU or network side is stuck",), ctx.at(stuck.first_timeout),
+            ("Check NCCL's own view (NCCL_DEBUG=INFO, the RAS port), the GPUs (Xid) and the "
+             "network links of the job's nodes.",),
+        )
+    return None
+
+
+RULES: tuple[Rule, ...] = (
+    desync_report,
+    gpu_hardware,
+    out_of_memory,
+    dataloader,
+    mismatch,
+    straggler,
+    data_phase,
+    scheduler,
+    network,
+    init_timeout,
+    retries_exhausted,
+    cuda_software,
+    own_exception,
+    native_crash,
+    signal_kill,
+    collective_hang,
+)

@@ -1,0 +1,233 @@
+"""The live log-event detector: output lines in, coalesced alerts with their analysis out."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from monitor.alerts import AlertPolicy
+from monitor.detectors.log_events import LogEventsDetector
+from monitor.model import (
+    Category,
+    DetectorOutput,
+    Health,
+    OutputChunk,
+    OutputLine,
+    PhaseHint,
+    Scope,
+    Severity,
+    SourceState,
+    Suspicion,
+    Transition,
+)
+from monitor.parse.envelope import line_rank
+from monitor.parse.log_events import EventExtractor
+from tests.logformats import (
+    BASE,
+    dump_signal_observed,
+    failure_detected,
+    megatron_iteration,
+    nccl_info,
+    nccl_init,
+    watchdog_timeout,
+)
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "logs"
+SEQ = 5000
+AT = BASE + dt.timedelta(minutes=10)
+
+
+def _chunk(lines: Sequence[str], at: float = 0.0, stream: str = "stderr",
+           rank: int | None = None) -> OutputChunk:
+    return OutputChunk(at, stream, tuple(
+        OutputLine(rank if rank is not None else line_rank(t), t) for t in lines))
+
+
+def _transitions(outputs: Sequence[DetectorOutput]) -> list[Transition]:
+    return [o for o in outputs if isinstance(o, Transition)]
+
+
+def _storm(ranks: int, straggler: int) -> list[str]:
+    lines: list[str] = []
+    for rank in range(ranks):
+        at = AT + dt.timedelta(milliseconds=rank)
+        if rank == straggler:
+            lines += dump_signal_observed(rank, 0, SEQ - 1, SEQ - 1, at)
+        else:
+            lines += [watchdog_timeout(rank, SEQ, at),
+                      failure_detected(rank, SEQ, SEQ, SEQ - 1, at)]
+    return lines
+
+
+def test_storm_from_512_ranks_is_one_alert_naming_the_straggler() -> None:
+    """511 ranks report the same timeout; rank 300 never entered the collective. After the
+    settle window exactly one alert fires, job-scoped, naming rank 300 with the analysis."""
+    detector = LogEventsDetector(settle_seconds=2.0)
+    lines = _storm(512, straggler=300)
+    outputs: list[DetectorOutput] = []
+    for i in range(0, len(lines), 1000):
+        outputs += detector.observe(_chunk(lines[i:i + 1000]), 10.0)
+    assert _transitions(outputs) == []
+    outputs += detector.tick(11.0)
+    assert _transitions(outputs) == []
+    outputs += detector.tick(12.5)
+    fired = _transitions(outputs)
+    assert len(fired) == 1
+    alert = fired[0]
+    assert (alert.alertname, alert.severity, alert.category, alert.scope, alert.culprit_ranks) == (
+        "NcclCollectiveTimeout", Severity.CRITICAL, Category.COLLECTIVE_DESYNC, Scope.JOB, (300,))
+    assert alert.evidence["straggler_ranks"] == [300]
+    assert alert.evidence["observer_ranks"] == [300]
+    assert alert.evidence["rank_count"] == 512
+    assert (alert.evidence["seq"], alert.evidence["op_type"], alert.evidence["pg"]) == (
+        SEQ, "ALLREDUCE", "0")
+    assert "rank(s) 300 never entered it" in alert.summary
+    suspicions = [o for o in outputs if isinstance(o, Suspicion)]
+    assert [s.ranks for s in suspicions] == [(300,)]
+    policy = AlertPolicy("4242", "gpu017", "https://example.invalid/README.md#")
+    records = [r for t in fired if (r := policy.apply(t, 1_700_000_000.0)) is not None]
+    assert len(records) == 1 and records[0].culprit_ranks == (300,)
+
+
+def test_more_evidence_after_firing_updates_the_same_alert() -> None:
+    """The alert first fires without a culprit; when the straggler's line arrives the same
+    alert identity is updated (the policy re-sends it because the culprits changed)."""
+    detector = LogEventsDetector(settle_seconds=0.0)
+    first = _storm(4, straggler=3)[:6]  # ranks 0-2 only
+    detector.observe(_chunk(first), 1.0)
+    fired = _transitions(detector.tick(1.0))
+    assert [(t.culprit_ranks, t.category) for t in fired] == [((), Category.UNDETERMINED)]
+    detector.observe(_chunk(dump_signal_observed(3, 0, SEQ - 1, SEQ - 1, AT)), 2.0)
+    updated = _transitions(detector.tick(2.0))
+    assert [(t.alertname, t.culprit_ranks, t.category) for t in updated] == [
+        ("NcclCollectiveTimeout", (3,), Category.COLLECTIVE_DESYNC)]
+    assert _transitions(detector.tick(3.0)) == []
+    policy = AlertPolicy("4242", "gpu017", "https://example.invalid/README.md#")
+    sent = [policy.apply(t, 1.0) for t in [*fired, *updated]]
+    assert all(r is not None for r in sent)
+    assert sent[0].fingerprint == sent[1].fingerprint  # type: ignore[union-attr]
+
+
+def test_quiet_alert_resolves() -> None:
+    """No new event for `resolve_after_seconds` resolves the alert."""
+    detector = LogEventsDetector(settle_seconds=0.0, resolve_after_seconds=60.0)
+    detector.observe(_chunk(["RuntimeError: CUDA error: device-side assert triggered",
+                             "step 7"], 0.0, rank=2), 0.0)
+    fired = _transitions(detector.tick(0.0))
+    assert [(t.alertname, t.firing, t.culprit_ranks) for t in fired] == [("CudaError", True, (2,))]
+    assert detector.health(0.0).health is Health.CRITICAL
+    assert _transitions(detector.tick(59.0)) == []
+    resolved = _transitions(detector.tick(61.0))
+    assert [(t.alertname, t.firing) for t in resolved] == [("CudaError", False)]
+    assert detector.health(61.0).health is Health.OK
+
+
+def test_healthy_output_fires_nothing_and_is_ok() -> None:
+    """Progress, NCCL chatter and recovering retries: no alert; health OK once output flows."""
+    detector = LogEventsDetector(settle_seconds=0.0)
+    assert detector.health(0.0).health is Health.UNKNOWN
+    lines = [nccl_info("gpu1", 10, 0, "Channel 00/0 : 0[0] -> 1[1] via P2P/IPC")] * 50
+    lines += [megatron_iteration(i) for i in range(100)]
+    lines += ["requesting https://huggingface.co/x. Retrying in 1s [Retry 1/5]."] * 3
+    outputs = list(detector.observe(_chunk(lines), 1.0)) + list(detector.tick(100.0))
+    assert _transitions(outputs) == []
+    assert detector.health(100.0).health is Health.OK
+    families = {f.name: f for f in detector.metric_families(100.0)}
+    assert families["log_lines"].samples == (((), 153.0),)
+    assert dict(families["log_retries"].samples)[("recovering",)] == 3.0
+
+
+def test_stream_source_down_makes_the_detector_blind() -> None:
+    """A down stream source means UNKNOWN (blind), never OK."""
+    detector = LogEventsDetector(stream_sources=("stream",))
+    detector.observe(_chunk(["hello"]), 0.0)
+    detector.observe(SourceState(1.0, "stream", False, "pipe closed"), 1.0)
+    health = detector.health(1.0)
+    assert (health.health, health.reason) == (Health.UNKNOWN, "stream: pipe closed")
+    detector.observe(SourceState(2.0, "stream", True, ""), 2.0)
+    assert detector.health(2.0).health is Health.OK
+
+
+def test_metrics_count_events_by_kind() -> None:
+    """`log_events{kind}` counts every recognised event with a bounded label."""
+    detector = LogEventsDetector()
+    detector.observe(_chunk(_storm(3, straggler=9)), 0.0)
+    samples = dict(next(f for f in detector.metric_families(0.0)
+                        if f.name == "log_events").samples)
+    assert samples == {("watchdog_timeout",): 3.0, ("pg_status",): 3.0}
+
+
+def test_gpu_oom_from_a_real_excerpt_names_rank_0() -> None:
+    """Excerpt 38 streamed from rank 0's pipe: GpuOutOfMemory, culprit rank 0, category oom."""
+    detector = LogEventsDetector(settle_seconds=0.0)
+    text = (DATA / "38-cuda-oom-fsdp-rank0-prefixed-traceback.log").read_text().splitlines()
+    detector.observe(_chunk(text, rank=0), 0.0)
+    fired = {t.alertname: t for t in _transitions(detector.tick(5.0))}
+    assert (fired["GpuOutOfMemory"].category, fired["GpuOutOfMemory"].culprit_ranks) == (
+        Category.OOM, (0,))
+
+
+def test_traceback_left_open_is_flushed_after_the_writer_goes_quiet() -> None:
+    """A rank's traceback whose last line has not come yet is closed after
+    `block_idle_seconds` of silence; its exception is then alerted."""
+    detector = LogEventsDetector(settle_seconds=0.0, block_idle_seconds=1.0)
+    detector.observe(_chunk(["[rank4]: Traceback (most recent call last):",
+                             '[rank4]:   File "/app/train.py", line 3, in <module>',
+                             "[rank4]: ValueError: bad shape"]), 0.0)
+    assert _transitions(detector.tick(0.5)) == []
+    fired = _transitions(detector.tick(1.5)) + _transitions(detector.tick(1.6))
+    assert [(t.alertname, t.culprit_ranks, t.category) for t in fired] == [
+        ("RankException", (4,), Category.SOFTWARE)]
+
+
+def test_retry_exhaustion_alerts_and_escalation_warns() -> None:
+    """Retries at 1/N are noise; 2/N..N-1/N repeated escalate (warning); N/N is exhausted."""
+    detector = LogEventsDetector(settle_seconds=0.0, escalating_retries=3)
+    line = "requesting GET https://s3.amazonaws.com/b/x. Retrying in 2s [Retry {}/5]."
+    detector.observe(_chunk([line.format(2), line.format(3), line.format(4)], rank=1), 0.0)
+    warn = _transitions(detector.tick(1.0))
+    assert [(t.alertname, t.severity, t.category) for t in warn] == [
+        ("RetriesEscalating", Severity.WARNING, Category.STORAGE_IO)]
+    detector.observe(_chunk([line.format(5)], rank=1), 2.0)
+    crit = _transitions(detector.tick(3.0))
+    assert [(t.alertname, t.severity, t.category) for t in crit] == [
+        ("RetriesExhausted", Severity.CRITICAL, Category.STORAGE_IO)]
+    samples = dict(next(f for f in detector.metric_families(3.0)
+                        if f.name == "log_retries").samples)
+    assert samples == {("recovering",): 0.0, ("escalating",): 3.0, ("exhausted",): 1.0}
+
+
+def test_nccl_init_gives_a_phase_hint() -> None:
+    """NCCL init START holds the rank in a long phase; COMPLETE ends it."""
+    detector = LogEventsDetector()
+    outputs = detector.observe(_chunk([nccl_init("gpu1", 77, 3, 8, "START")], rank=3), 0.0)
+    outputs = [*outputs, *detector.observe(_chunk([nccl_init("gpu1", 77, 3, 8)], rank=3), 1.0)]
+    hints = [o for o in outputs if isinstance(o, PhaseHint)]
+    assert [(h.rank, h.phase, h.hold_seconds) for h in hints] == [
+        (3, "nccl_init", 600.0), (3, "nccl_init", 0.0)]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DATA.glob("*.log")))
+def test_live_and_triage_see_the_same_alert_worthy_events(name: str) -> None:
+    """Streamed line by line through the live pre-filter, every excerpt yields the events
+    triage finds, except those triage alone reads (kernel, init and counted-only lines)."""
+    text = (DATA / name).read_text(encoding="utf-8").splitlines()
+    detector = LogEventsDetector()
+    for i in range(0, len(text), 3):
+        detector.observe(_chunk(text[i:i + 3]), float(i))
+    detector.tick(1e9)
+    live = {k for (k,), v in next(f for f in detector.metric_families(0.0)
+                                  if f.name == "log_events").samples if v}
+    extractor = EventExtractor()
+    full = set()
+    prev = None
+    for i, line in enumerate(text):
+        full |= {e.kind.value for e in extractor.feed(line, i, prev=prev)}
+        prev = line
+    full |= {e.kind.value for e in extractor.flush()}
+    triage_only = {"xid", "nccl_peer_closed", "connection_error", "progress"}
+    assert live <= full
+    assert full - live <= triage_only

@@ -1,0 +1,107 @@
+"""The line envelope: prefixes stripped, ranks attributed, tqdm damage repaired."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from monitor.parse.envelope import line_rank, split_envelope, visible_segment
+
+GLOG = "[E1016 03:31:38.928019586 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught"
+
+
+@pytest.mark.parametrize(
+    ("line", "rank", "local_rank", "host", "prefixes", "payload"),
+    [
+        (f"[rank3]:{GLOG}", 3, None, None, ("rank",), GLOG),
+        ("[rank0]: Traceback (most recent call last):", 0, None, None, ("rank",),
+         "Traceback (most recent call last):"),
+        (f"[default3]:[rank3]:{GLOG}", 3, 3, None, ("torchrun", "rank"), GLOG),
+        ("[1,0]<stderr>:Traceback (most recent call last):", 0, None, None, ("mpirun",),
+         "Traceback (most recent call last):"),
+        ("[1,0]<stderr>:[1,0]<stderr>:Traceback (most recent call last):", 0, None, None,
+         ("mpirun", "mpirun"), "Traceback (most recent call last):"),
+        (f"[alphagpu12:5]:[rank5]:{GLOG}", 5, 5, "alphagpu12", ("accelerate", "rank"), GLOG),
+        (f"202.197.0.170: [rank1]:{GLOG}", 1, None, "202.197.0.170", ("pdsh", "rank"), GLOG),
+        (f"2026-09-18 19:29:24 [rank3]:{GLOG}", 3, None, None, ("date", "rank"), GLOG),
+        (f"  | 2024-08-23T22:22:51.871Z | [rank2]:{GLOG}", 2, None, None,
+         ("cloudwatch", "rank"), GLOG),
+        (f"[1784] [rank0]:{GLOG}", 0, None, None, ("line_number", "rank"), GLOG),
+        ("[2024-03-18 17:38:50,208] torch.distributed.elastic.multiprocessing.api: [ERROR] "
+         "failed", None, None, None, ("timestamp",),
+         "torch.distributed.elastic.multiprocessing.api: [ERROR] failed"),
+        ("Mar 18 17:38:50 gpu017 kernel: NVRM: Xid (PCI:0000:dc:00): 79, GPU has fallen off",
+         None, None, "gpu017", ("journald",), "kernel: NVRM: Xid (PCI:0000:dc:00): 79, GPU has "
+         "fallen off"),
+        (f"\x1b[36m(RayWorkerWrapper pid=4009, ip=10.0.0.7)\x1b[0m [rank1]:{GLOG}", 1, None,
+         "10.0.0.7", ("ray", "rank"), GLOG),
+    ],
+)
+def test_prefixes_are_stripped_and_attributed(
+    line: str, rank: int | None, local_rank: int | None, host: str | None,
+    prefixes: tuple[str, ...], payload: str,
+) -> None:
+    """Every launcher/shipper prefix is removed, outermost first, and says who wrote the line."""
+    env = split_envelope(line)
+    assert (env.rank, env.local_rank, env.host, env.prefixes, env.payload) == (
+        rank, local_rank, host, prefixes, payload)
+
+
+def test_tqdm_bar_glued_before_a_rank_line_is_cut_and_kept() -> None:
+    """A progress bar written without newline glues onto the next line: the anchor is found
+    anywhere and the bar is kept apart as `glued`."""
+    bar = "99%|█████████▉| 23054/23316 [2:22:47<01:34,  2.79it/s]"
+    env = split_envelope(f"{bar}[rank1]:{GLOG}")
+    assert (env.rank, env.glued, env.payload) == (1, bar, GLOG)
+    assert line_rank(f"{bar}[rank1]:{GLOG}") == 1
+
+
+def test_glued_bar_without_rank_prefix_is_cut_before_the_glog_header() -> None:
+    """Before torch 2.2 there is no `[rankN]:`; the bar is still separated from the message."""
+    bar = "Creating dataset split:  96%|█████████▋| 1927287/2000000 [29:56<01:08, 1060.83it/s]"
+    line = f"{bar}[E ProcessGroupNCCL.cpp:474] [Rank 1] Watchdog caught collective"
+    env = split_envelope(line)
+    assert (env.rank, env.glued, env.payload) == (
+        None, bar, "[E ProcessGroupNCCL.cpp:474] [Rank 1] Watchdog caught collective")
+
+
+def test_carriage_return_redraws_keep_the_last_visible_segment() -> None:
+    """tqdm redraws with \\r; what a terminal finally shows is the last non-empty segment."""
+    line = f" 10%|#  | 1/10 [00:01<00:09]\r 20%|## | 2/10 [00:02<00:08]\r[rank2]:{GLOG}\r\n"
+    assert visible_segment(line) == f"[rank2]:{GLOG}"
+    env = split_envelope(line)
+    assert (env.rank, env.payload) == (2, GLOG)
+
+
+def test_ray_repeat_suffix_is_counted() -> None:
+    """Ray folds duplicates into `[repeated Nx across cluster]`: stripped and counted."""
+    env = split_envelope("(WorkerDict pid=231421) [rank1]:boom [repeated 14x across cluster]")
+    assert (env.rank, env.payload, env.repeat) == (1, "boom", 14)
+
+
+def test_ambiguous_prefixes_are_only_stripped_when_enabled() -> None:
+    """`3: ...` (srun --label) and `host: ...` (pdsh) look like payloads; off by default."""
+    assert split_envelope("3: hello").payload == "3: hello"
+    env = split_envelope("  3: hello", srun_label=True)
+    assert (env.task, env.payload, env.attributed) == (3, "hello", (3, "task"))
+    assert split_envelope("srun: error: gpu1: task 0: Killed").payload.startswith("srun:")
+    env = split_envelope("gpu-node7: [rank4]:x", host_prefix=True)
+    assert (env.host, env.rank, env.payload) == ("gpu-node7", 4, "x")
+
+
+def test_plain_lines_take_the_fast_path_unchanged() -> None:
+    """A line with no envelope comes back as its own payload with nothing attributed."""
+    line = "gpu017:12345:12390 [3] NCCL INFO Channel 05/0 : 3[3] -> 4[4] via P2P/IPC/read"
+    env = split_envelope(line)
+    assert (env.payload, env.rank, env.prefixes, env.attributed) == (line, None, (), (None, None))
+    assert line_rank(line) is None
+
+
+@given(st.text(max_size=300))
+def test_any_text_splits_without_error(text: str) -> None:
+    """Hostile or random input never raises, and the payload comes from the input."""
+    env = split_envelope(text)
+    assert isinstance(env.payload, str)
+    assert len(env.payload) <= len(text)
+    line_rank(text)
