@@ -8,7 +8,7 @@ import pytest
 
 from monitor.parse.progress import Phase, match_phase, match_progress
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "logs"
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "logs"
 
 CASES = [
     (
