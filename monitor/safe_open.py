@@ -22,6 +22,7 @@ Either way only regular files are returned (a FIFO or device is refused), and a 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import os
@@ -93,9 +94,7 @@ def choose_strategy(user: UserIdentity | None) -> str:
     return "nofollow"
 
 
-def open_user_file(
-    path: str, user: UserIdentity | None, strategy: str = "auto"
-) -> BinaryIO:
+def open_user_file(path: str, user: UserIdentity | None, strategy: str = "auto") -> BinaryIO:
     """Open `path` for reading as `user` would be allowed to; raise RefusedFile otherwise."""
     if not path.startswith("/"):
         raise RefusedFile(path, "unsafe_path", "the path is not absolute")
@@ -262,7 +261,5 @@ def _open_nofollow(path: str, user: UserIdentity) -> int:
             dir_fd = next_fd
         raise AssertionError("unreachable")  # pragma: no cover
     finally:
-        try:
+        with contextlib.suppress(OSError):
             os.close(dir_fd)
-        except OSError:
-            pass

@@ -228,16 +228,20 @@ class JobDetails:
 _FIELD = re.compile(r"(?:^|\s)([A-Za-z][A-Za-z0-9_:/]*)=")
 
 
-def parse_show_job(text: str) -> JobDetails:
-    """Parse one record of `scontrol show job -o ID` (or the multi-line form)."""
-    fields: dict[str, str] = {}
-    matches = list(_FIELD.finditer(text.strip()))
-    stripped = text.strip()
-    for i, match in enumerate(matches):
-        end = matches[i + 1].start() if i + 1 < len(matches) else len(stripped)
-        fields.setdefault(match.group(1), stripped[match.end() : end].strip())
-    if "JobId" not in fields:
+def parse_show_job(text: str, job_id: str | None = None) -> JobDetails:
+    """Parse `scontrol show job -o ID` (or the multi-line form).
+
+    An array's master id lists every task of the array, one record each; `job_id` picks the
+    record whose JobId matches (default: the first).
+    """
+    records: list[dict[str, str]] = []
+    for chunk in re.split(r"(?m)^(?=\s*JobId=)", text):
+        if chunk.strip():
+            records.append(_fields(chunk))
+    records = [r for r in records if "JobId" in r]
+    if not records:
         raise SlurmError("bad_scontrol_output", f"no JobId in scontrol output: {text[:200]!r}")
+    fields = next((r for r in records if r["JobId"] == job_id), records[0])
     user = fields.get("UserId", "")
     return JobDetails(
         job_id=fields["JobId"],
@@ -253,6 +257,16 @@ def parse_show_job(text: str) -> JobDetails:
         std_err=_none_empty(fields.get("StdErr", "")),
         std_out=_none_empty(fields.get("StdOut", "")),
     )
+
+
+def _fields(record: str) -> dict[str, str]:
+    stripped = record.strip()
+    matches = list(_FIELD.finditer(stripped))
+    fields: dict[str, str] = {}
+    for i, match in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(stripped)
+        fields.setdefault(match.group(1), stripped[match.end() : end].strip())
+    return fields
 
 
 def _none_empty(value: str) -> str:
@@ -297,10 +311,7 @@ def expand_pattern(pattern: str, fields: PatternFields, work_dir: str = "") -> s
     most 10). Unknown letters are kept as they are. Any backslash disables expansion and is
     removed (a doubled one stays as one).
     """
-    if has_escape(pattern):
-        expanded = _unescape(pattern)
-    else:
-        expanded = _substitute(pattern, fields)
+    expanded = _unescape(pattern) if has_escape(pattern) else _substitute(pattern, fields)
     return _absolute(expanded, work_dir)
 
 
@@ -453,8 +464,10 @@ def batch_output(
     stdout_pattern = ctx.stdout_pattern or default
     stderr_pattern = ctx.stderr_pattern or stdout_pattern
     work_dir = ctx.work_dir or (details.work_dir if details else "")
-    is_batch_host = details is None or not details.batch_host or (
-        details.batch_host.split(".", 1)[0] == ctx.node_name.split(".", 1)[0]
+    is_batch_host = (
+        details is None
+        or not details.batch_host
+        or (details.batch_host.split(".", 1)[0] == ctx.node_name.split(".", 1)[0])
     )
     return BatchOutput(
         stderr_path=expand_pattern(stderr_pattern, fields, work_dir),
@@ -579,9 +592,7 @@ def _opened_for_writing(fdinfo_path: str) -> bool:
     return False
 
 
-def attribute_task_files(
-    paths: Sequence[str], task_ids: Sequence[int]
-) -> dict[str, int | None]:
+def attribute_task_files(paths: Sequence[str], task_ids: Sequence[int]) -> dict[str, int | None]:
     """Guess which task writes which per-task file.
 
     Per-task files come from `%t` only, so N files for N tasks differ in exactly one number,
@@ -596,12 +607,10 @@ def attribute_task_files(
     split = [re.split(r"(\d+)", path) for path in paths]
     if len({len(parts) for parts in split}) != 1:
         return result
-    varying = [
-        i for i in range(len(split[0])) if len({parts[i] for parts in split}) > 1
-    ]
+    varying = [i for i in range(len(split[0])) if len({parts[i] for parts in split}) > 1]
     if len(varying) != 1 or varying[0] % 2 == 0:  # odd positions hold the numbers
         return result
-    numbers = {path: int(parts[varying[0]]) for path, parts in zip(paths, split)}
+    numbers = {path: int(parts[varying[0]]) for path, parts in zip(paths, split, strict=True)}
     if sorted(numbers.values()) != sorted(task_ids):
         return result
     return {path: number for path, number in numbers.items()}
@@ -627,7 +636,7 @@ class Scontrol:
 
     def show_job(self, job_id: str) -> JobDetails:
         self.controller_calls += 1
-        return parse_show_job(self._run(["show", "job", "-o", job_id]))
+        return parse_show_job(self._run(["show", "job", "-o", job_id]), job_id)
 
     def listpids(self, job_id: str) -> tuple[JobPid, ...]:
         self.local_calls += 1
