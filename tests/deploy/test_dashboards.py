@@ -94,7 +94,9 @@ def _lost(original: Any, back: Any, path: str = "") -> list[str]:
         if not isinstance(back, list) or len(back) != len(original):
             return [f"{path}: list changed"]
         return [
-            m for i, (a, b) in enumerate(zip(original, back)) for m in _lost(a, b, f"{path}[{i}]")
+            m
+            for i, (a, b) in enumerate(zip(original, back, strict=True))
+            for m in _lost(a, b, f"{path}[{i}]")
         ]
     return [] if original == back else [f"{path}: {original!r} became {back!r}"]
 
