@@ -550,19 +550,38 @@ def python_pids(
 
 
 # ---------------------------------------------------------------------------------------
-# Output files held open by a step's slurmstepd
+# Output files held open by the job's processes
+#
+# Where a task's output goes depends on the pattern (measured on 22.05): with a per-task
+# `srun --error=...%t...` slurmstepd opens the file and hands it to the task as its fd 2, so
+# /proc/PID/fd/2 names it; otherwise fd 2 is a pipe to slurmstepd, which forwards the lines to
+# srun on the batch host, and srun writes them to its own --error file (opened by srun) or to
+# its stderr (the batch script's output file).
 
 
-def step_output_files(
-    stepd_pid: int,
+def task_output_files(pid: int, proc: str = "/proc") -> dict[int, str]:
+    """The regular files a task writes its stdout (1) and stderr (2) to; pipes are left out."""
+    found: dict[int, str] = {}
+    for fd in (1, 2):
+        try:
+            target = os.readlink(f"{proc}/{pid}/fd/{fd}")
+            if target.startswith("/") and stat.S_ISREG(os.stat(f"{proc}/{pid}/fd/{fd}").st_mode):
+                found[fd] = target
+        except OSError:
+            continue
+    return found
+
+
+def files_open_for_writing(
+    pid: int,
     exclude: Iterable[str] = (),
     proc: str = "/proc",
 ) -> tuple[str, ...]:
-    """Regular files a slurmstepd holds open for writing: the per-task/per-node output files
-    of an `srun --output/--error` pattern (slurmstepd writes them itself; the task's own fd 2
-    is a pipe). `exclude` drops the daemon's own log files."""
+    """Regular files a process holds open for writing, e.g. the `--error` file srun writes
+    for all tasks of a step. `exclude` drops known files (the process's own log, the batch
+    output it inherited)."""
     excluded = set(exclude)
-    fd_dir = f"{proc}/{stepd_pid}/fd"
+    fd_dir = f"{proc}/{pid}/fd"
     try:
         names = os.listdir(fd_dir)
     except OSError:
@@ -573,7 +592,7 @@ def step_output_files(
             target = os.readlink(f"{fd_dir}/{name}")
             if not target.startswith("/") or target in excluded or target in found:
                 continue
-            if not _opened_for_writing(f"{proc}/{stepd_pid}/fdinfo/{name}"):
+            if not _opened_for_writing(f"{proc}/{pid}/fdinfo/{name}"):
                 continue
             if not stat.S_ISREG(os.stat(f"{fd_dir}/{name}").st_mode):
                 continue
@@ -590,30 +609,6 @@ def _opened_for_writing(fdinfo_path: str) -> bool:
                 flags = int(line.split()[1], 8)
                 return bool(flags & (os.O_WRONLY | os.O_RDWR))
     return False
-
-
-def attribute_task_files(paths: Sequence[str], task_ids: Sequence[int]) -> dict[str, int | None]:
-    """Guess which task writes which per-task file.
-
-    Per-task files come from `%t` only, so N files for N tasks differ in exactly one number,
-    which is the task id (possibly zero-padded). When that holds, each file maps to its task;
-    otherwise (a shared or per-node file, or an unexpected shape) the task is None.
-    """
-    result: dict[str, int | None] = {path: None for path in paths}
-    if len(paths) == 1 and len(task_ids) == 1:
-        return {paths[0]: task_ids[0]}
-    if len(paths) != len(task_ids) or len(paths) < 2:
-        return result
-    split = [re.split(r"(\d+)", path) for path in paths]
-    if len({len(parts) for parts in split}) != 1:
-        return result
-    varying = [i for i in range(len(split[0])) if len({parts[i] for parts in split}) > 1]
-    if len(varying) != 1 or varying[0] % 2 == 0:  # odd positions hold the numbers
-        return result
-    numbers = {path: int(parts[varying[0]]) for path, parts in zip(paths, split, strict=True)}
-    if sorted(numbers.values()) != sorted(task_ids):
-        return result
-    return {path: number for path, number in numbers.items()}
 
 
 # ---------------------------------------------------------------------------------------
@@ -643,8 +638,11 @@ class Scontrol:
         try:
             return parse_listpids(self._run(["listpids", job_id]))
         except SlurmError as exc:
-            if exc.reason == "scontrol_failed" and "no steps" in str(exc).lower():
-                return ()  # no step has started on this node yet
+            text = str(exc).lower()
+            if exc.reason == "scontrol_failed" and (
+                "no steps" in text or "does not exist on node" in text
+            ):
+                return ()  # no step of the job has started on this node (yet, or any more)
             raise
 
     def _run(self, args: list[str]) -> str:

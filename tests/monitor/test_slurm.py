@@ -17,19 +17,19 @@ from monitor.slurm import (
     Scontrol,
     SlurmContext,
     SlurmError,
-    attribute_task_files,
     batch_output,
     default_output_pattern,
     expand_hostlist,
     expand_pattern,
     files_for_tasks,
+    files_open_for_writing,
     is_python_executable,
     node_index,
     parse_listpids,
     parse_show_job,
     pattern_letters,
     python_pids,
-    step_output_files,
+    task_output_files,
 )
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "deploy"
@@ -375,30 +375,12 @@ def test_python_pids_on_a_real_process() -> None:
     assert python_pids(rows) == tuple(rows)
 
 
-# --- attribution of per-task files ---------------------------------------------------------
+# --- output files held open by the job's processes ---------------------------------------
 
 
-def test_attribute_task_files_by_the_varying_number() -> None:
-    """Per-task files differ only in the task id, which maps each file to its task."""
-    paths = ["/w/run-7-gpu1-004.err", "/w/run-7-gpu1-005.err"]
-    assert attribute_task_files(paths, [5, 4]) == {paths[0]: 4, paths[1]: 5}
-
-
-def test_attribute_task_files_gives_up_when_unsure() -> None:
-    """Shapes that are not one-number-per-task leave the task unknown."""
-    assert attribute_task_files(["/w/a.err", "/w/b.err"], [0, 1]) == {
-        "/w/a.err": None,
-        "/w/b.err": None,
-    }
-    assert attribute_task_files(["/w/1-a.err", "/w/2-a.err"], [5, 6]) == {
-        "/w/1-a.err": None,
-        "/w/2-a.err": None,
-    }
-    assert attribute_task_files(["/w/shared.err"], [0]) == {"/w/shared.err": 0}
-
-
-def test_step_output_files_lists_regular_files_open_for_writing(tmp_path: Path) -> None:
-    """The files a process holds open for writing are found through /proc (a real child)."""
+def test_output_files_of_a_real_process(tmp_path: Path) -> None:
+    """A process's stderr file (fd 2) is found, its pipe stdout is not; the files it holds
+    open for writing are listed, read-only ones and excluded ones are not."""
     log = tmp_path / "daemon.log"
     out = tmp_path / "task-0.err"
     reader = tmp_path / "input.txt"
@@ -408,16 +390,27 @@ def test_step_output_files_lists_regular_files_open_for_writing(tmp_path: Path) 
         f"a=open({str(log)!r},'a'); b=open({str(out)!r},'w'); c=open({str(reader)!r})\n"
         "print('ready', flush=True); time.sleep(60)\n"
     )
-    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    with open(tmp_path / "stderr.txt", "w") as stderr:
+        child = subprocess.Popen(
+            [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=stderr, text=True
+        )
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "ready"
-        found = step_output_files(child.pid, exclude=[str(log)])
+        assert task_output_files(child.pid) == {2: str(tmp_path / "stderr.txt")}
+        found = files_open_for_writing(child.pid, exclude=[str(log)])
         assert str(out) in found
+        assert str(tmp_path / "stderr.txt") in found
         assert str(log) not in found
         assert str(reader) not in found
     finally:
         child.kill()
         child.wait()
+
+
+def test_output_files_of_a_vanished_process() -> None:
+    """A process that is gone has no files (no exception)."""
+    assert task_output_files(2**22 + 12345) == {}
+    assert files_open_for_writing(2**22 + 12345) == ()
 
 
 # --- scontrol runner and the process list ------------------------------------------------
@@ -459,6 +452,8 @@ def test_listpids_before_any_step_is_empty(tmp_path: Path) -> None:
         1,
         "There are no steps for job 9 on node (null).",
     )
+    assert Scontrol(executable=str(script)).listpids("9") == ()
+    script = _fake_scontrol(tmp_path, "", 1, "JobId=9 does not exist on node (null).")
     assert Scontrol(executable=str(script)).listpids("9") == ()
 
 
