@@ -699,3 +699,73 @@ class JobProcesses:
     def python_tasks(self) -> tuple[JobPid, ...]:
         """Python interpreters among the job's processes: the candidates for ranks."""
         return python_pids(self.rows, self.readlink)
+
+
+# ---------------------------------------------------------------------------------------
+# What to watch on this node
+
+
+@dataclass(frozen=True)
+class OutputFile:
+    """A file the job's output lands in, as seen from this node.
+
+    origin: "batch" — the batch script's stdout/stderr (srun forwards every task's lines here
+    unless a step has its own --output/--error); "task" — one task's own file (`%t` in the
+    pattern), written on this node; "srun" — a step's --output/--error file without `%t`,
+    written by srun on the batch host for all of the step's tasks.
+    """
+
+    path: str
+    origin: str
+    stream: str  # "stdout", "stderr", or "output" when it cannot be told (srun's files)
+    step: str
+    task_id: int | None = None
+
+
+@dataclass(frozen=True)
+class NodeView:
+    """The job's ranks on this node and the output files to follow, at one moment."""
+
+    ranks: tuple[JobPid, ...]
+    files: tuple[OutputFile, ...]
+
+
+NON_TASK_STEPS = frozenset({BATCH_STEP, "extern", "interactive"})
+
+
+def node_view(
+    ctx: SlurmContext,
+    details: JobDetails | None,
+    rows: Sequence[JobPid],
+    *,
+    hostname: str | None = None,
+    readlink: Callable[[str], str] = os.readlink,
+    task_files: Callable[[int], dict[int, str]] = task_output_files,
+    open_files: Callable[[int, Iterable[str]], tuple[str, ...]] = files_open_for_writing,
+) -> NodeView:
+    """Combine the prolog context, one `scontrol show job` and `scontrol listpids` rows.
+
+    Ranks are the Python processes among the tasks of job steps; when no step runs Python
+    (the batch script runs `python train.py` itself), the batch step's Python processes.
+    """
+    pythons = python_pids(rows, readlink)
+    ranks = tuple(r for r in pythons if r.step not in NON_TASK_STEPS)
+    if not ranks:
+        ranks = tuple(r for r in pythons if r.step == BATCH_STEP)
+    files: dict[str, OutputFile] = {}
+    batch = batch_output(ctx, details, hostname or short_hostname())
+    batch_paths: list[str] = []
+    if batch is not None and batch.local:
+        for stream, path in (("stderr", batch.stderr_path), ("stdout", batch.stdout_path)):
+            files.setdefault(path, OutputFile(path, "batch", stream, BATCH_STEP))
+            batch_paths.append(path)
+    for rank in ranks:
+        for fd, path in sorted(task_files(rank.pid).items(), reverse=True):
+            stream = "stderr" if fd == 2 else "stdout"
+            files.setdefault(path, OutputFile(path, "task", stream, rank.step, rank.global_id))
+    if batch is not None and batch.local:
+        for row in rows:
+            if row.step == BATCH_STEP and row not in pythons:
+                for path in open_files(row.pid, batch_paths):
+                    files.setdefault(path, OutputFile(path, "srun", "output", BATCH_STEP))
+    return NodeView(ranks=ranks, files=tuple(files.values()))

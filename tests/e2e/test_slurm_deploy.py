@@ -22,6 +22,7 @@ from monitor.slurm import (
     batch_output,
     files_for_tasks,
     files_open_for_writing,
+    node_view,
     short_hostname,
     task_output_files,
 )
@@ -257,6 +258,18 @@ def test_listpids_finds_python_ranks_and_their_output_files(
         )  # fmt: skip
         assert set(shared) <= srun_files, srun_files
         assert list(shared.values()) == [(0, 1)]
+
+        record = _started(fake, job)
+        assert record is not None
+        view = node_view(SlurmContext.from_env(record, job), scontrol.show_job(job), procs.rows)
+        assert {r.pid for r in view.ranks} == {r.pid for r in ranks}
+        origins = {(f.origin, Path(f.path).name, f.task_id) for f in view.files}
+        assert origins == {
+            ("batch", "batch.out", None),
+            ("task", f"task-{job}-00.err", 0),
+            ("task", f"task-{job}-01.err", 1),
+            ("srun", f"shared-{job}-1.err", None),
+        }
     finally:
         slurm_cluster.run("scancel", job)
         slurm_cluster.wait_state(job, FINISHED, timeout=30)

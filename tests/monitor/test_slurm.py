@@ -13,6 +13,8 @@ from monitor.slurm import (
     NOT_AN_ARRAY_TASK,
     JobPid,
     JobProcesses,
+    NodeView,
+    OutputFile,
     PatternFields,
     Scontrol,
     SlurmContext,
@@ -25,6 +27,7 @@ from monitor.slurm import (
     files_open_for_writing,
     is_python_executable,
     node_index,
+    node_view,
     parse_listpids,
     parse_show_job,
     pattern_letters,
@@ -475,3 +478,70 @@ def test_show_job_counts_as_a_controller_call(tmp_path: Path) -> None:
     scontrol = Scontrol(executable=str(script))
     assert scontrol.show_job("9").job_name == "x"
     assert scontrol.controller_calls == 1
+
+
+# --- what to watch on this node -------------------------------------------------------------
+
+
+def _view_rows() -> list[JobPid]:
+    return parse_listpids((DATA / "listpids_batch_extern_step.txt").read_text())
+
+
+EXES = {
+    8207: "/usr/bin/sleep",
+    8214: "/usr/bin/dash",
+    8218: "/usr/bin/srun",
+    8215: "/usr/bin/srun",
+    8230: "/usr/bin/python3.11",
+    8231: "/usr/bin/python3.11",
+}
+
+
+def _readlink(path: str) -> str:
+    return EXES[int(path.split("/")[2])]
+
+
+def test_node_view_combines_batch_task_and_srun_files() -> None:
+    """Ranks are the step's Python tasks; files are the batch output (on the batch host),
+    each task's own file, and srun's shared step file, each once."""
+    ctx = _ctx(job_id="7", node_name="vm", nodes=("vm",), work_dir="/w", stdout_pattern="b.out")
+    details = parse_show_job("JobId=7 JobName=lp BatchHost=vm WorkDir=/w")
+    task_files = {8230: {2: "/w/task-7-00.err"}, 8231: {2: "/w/task-7-01.err", 1: "/w/b.out"}}
+    srun_files = {8218: ("/w/shared-7.err",), 8215: ()}
+
+    view = node_view(
+        ctx,
+        details,
+        _view_rows(),
+        hostname="vm",
+        readlink=_readlink,
+        task_files=lambda pid: task_files.get(pid, {}),
+        open_files=lambda pid, exclude: tuple(
+            p for p in srun_files.get(pid, ()) if p not in set(exclude)
+        ),
+    )
+    assert [r.pid for r in view.ranks] == [8230, 8231]
+    assert view.files == (
+        OutputFile("/w/b.out", "batch", "stderr", "batch"),
+        OutputFile("/w/task-7-00.err", "task", "stderr", "0", 0),
+        OutputFile("/w/task-7-01.err", "task", "stderr", "0", 1),
+        OutputFile("/w/shared-7.err", "srun", "output", "batch"),
+    )
+
+
+def test_node_view_on_a_node_without_the_batch_script() -> None:
+    """Elsewhere than the batch host only the tasks' own files are followed; a batch script
+    running Python directly makes that process the rank."""
+    ctx = _ctx(job_id="7", node_name="gpu02", stderr_pattern="e.err")
+    details = parse_show_job("JobId=7 BatchHost=gpu01")
+    rows = [JobPid(100, "7", "batch", 0, 0), JobPid(101, "7", "extern", None, None)]
+    view = node_view(
+        ctx,
+        details,
+        rows,
+        hostname="gpu02",
+        readlink=lambda path: "/usr/bin/python3" if "/100/" in path else "/usr/bin/sleep",
+        task_files=lambda pid: {},
+        open_files=lambda pid, exclude: ("/never.err",),
+    )
+    assert view == NodeView(ranks=(rows[0],), files=())
