@@ -739,6 +739,7 @@ def node_view(
     rows: Sequence[JobPid],
     *,
     hostname: str | None = None,
+    follow_shared_output: bool = False,
     readlink: Callable[[str], str] = os.readlink,
     task_files: Callable[[int], dict[int, str]] = task_output_files,
     open_files: Callable[[int, Iterable[str]], tuple[str, ...]] = files_open_for_writing,
@@ -747,6 +748,8 @@ def node_view(
 
     Ranks are the Python processes among the tasks of job steps; when no step runs Python
     (the batch script runs `python train.py` itself), the batch step's Python processes.
+    The batch output is followed on the batch host, and elsewhere only with
+    `follow_shared_output` (a shared file system shows it on every node).
     """
     pythons = python_pids(rows, readlink)
     ranks = tuple(r for r in pythons if r.step not in NON_TASK_STEPS)
@@ -755,7 +758,7 @@ def node_view(
     files: dict[str, OutputFile] = {}
     batch = batch_output(ctx, details, hostname or short_hostname())
     batch_paths: list[str] = []
-    if batch is not None and batch.local:
+    if batch is not None and (batch.local or follow_shared_output):
         for stream, path in (("stderr", batch.stderr_path), ("stdout", batch.stdout_path)):
             files.setdefault(path, OutputFile(path, "batch", stream, BATCH_STEP))
             batch_paths.append(path)

@@ -545,3 +545,17 @@ def test_node_view_on_a_node_without_the_batch_script() -> None:
         open_files=lambda pid, exclude: ("/never.err",),
     )
     assert view == NodeView(ranks=(rows[0],), files=())
+    shared = node_view(
+        ctx,
+        details,
+        rows,
+        hostname="gpu02",
+        follow_shared_output=True,
+        readlink=lambda path: "/usr/bin/sleep",
+        task_files=lambda pid: {},
+        open_files=lambda pid, exclude: ("/never.err",),
+    )
+    assert shared.files == (
+        OutputFile("/home/alice/run/e.err", "batch", "stderr", "batch"),
+        OutputFile("/home/alice/run/slurm-7.out", "batch", "stdout", "batch"),
+    )
