@@ -14,6 +14,7 @@ import os
 import shutil
 import sys
 import tempfile
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -241,8 +242,6 @@ def test_example_config_and_rules_load_in_prometheus(stack: Stack) -> None:
     reply = services.instant_query(stack.prometheus, "vector(1)")
     assert reply["status"] == "success"
     rules_url = stack.prometheus.url + "/api/v1/rules"
-    import urllib.request
-
     with urllib.request.urlopen(rules_url, timeout=10) as response:
         groups = json.loads(response.read())["data"]["groups"]
     names = {rule["name"] for group in groups for rule in group["rules"]}
