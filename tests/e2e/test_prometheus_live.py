@@ -104,8 +104,12 @@ def stack() -> Iterator[Stack]:
         sd_dir.mkdir()
         prometheus = services.start_prometheus(root / "prometheus", sd_dir, alertmanager.url)
         started.append(prometheus)
-        yield Stack(root, sink, alertmanager, prometheus, sd_dir)
+        stack = Stack(root, sink, alertmanager, prometheus, sd_dir)
+        yield stack
     finally:
+        for node in SCENARIO["nodes"]:  # the epilog stops sidecars a failed test left behind
+            if (root / f"{node}.conf").exists():
+                run_like_slurmd(EPILOG, stack.node_env(node, "epilog_slurmd"))
         for service in reversed(started):
             service.stop()
         sink.stop()
