@@ -28,7 +28,7 @@ mkdir -p "$run_dir" "$log_dir" "$state_dir/$rw_job" 2>/dev/null
 chmod 0755 "$run_dir" 2>/dev/null
 
 rw_port=$((metrics_port_base + rw_job % metrics_port_span))
-[ -n "$metrics_host" ] || metrics_host=$(hostname -f 2>/dev/null || hostname)
+[ -n "$metrics_host" ] || metrics_host=$(hostname)  # no DNS lookup in a Prolog
 
 # Prometheus learns about this node whether or not the sidecar starts: a target that does not
 # answer is exactly what the RankwatchSidecarDown alert is for.
