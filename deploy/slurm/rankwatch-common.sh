@@ -20,7 +20,8 @@ metrics_port_base=9824           # port = base + job id % span (span 1: a fixed 
 metrics_port_span=1              #   larger when jobs share nodes)
 launcher=auto                    # auto | setsid | systemd
 systemd_unit=rankwatch@          # template unit, instance = job id
-stop_timeout_seconds=5           # epilog: SIGTERM, wait this long, then SIGKILL
+stop_timeout_seconds=10          # epilog: SIGTERM, wait this long, then SIGKILL (more than
+                                 #   the daemon's general.shutdown_grace_seconds, 5)
 syslog_tag=rankwatch-slurm
 
 rw_load_config() {
