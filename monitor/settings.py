@@ -360,8 +360,29 @@ class DeliverySettings:
 
 @dataclass(frozen=True)
 class SlurmSettings:
-    file_sd_dir: str = setting("", "Directory for Prometheus file_sd registrations.")
+    # The Prometheus file_sd registration is written by deploy/slurm/prolog.sh, not here: it
+    # must exist even when the daemon fails to start (that is what RankwatchSidecarDown sees).
     scontrol: str = setting("scontrol", "scontrol executable.")
+    scontrol_timeout_seconds: float = setting(
+        10.0, "Deadline for one scontrol call.", minimum=1, maximum=120
+    )
+    listpids_interval_seconds: float = setting(
+        5.0,
+        "How often `scontrol listpids` (local slurmstepd only, never slurmctld) is asked for "
+        "processes of new job steps.",
+        minimum=1,
+    )
+    follow_shared_output: bool = setting(
+        False,
+        "On nodes other than the batch host, also follow the batch script's output file when "
+        "it is visible there (shared file system); it holds every rank's lines.",
+    )
+    teardown_grace_seconds: float = setting(
+        10.0,
+        "A rank killed by SIGTERM or SIGKILL is reported as dead only if the epilog has not "
+        "stopped rankwatch within this time (scancel, time limit, preemption).",
+        minimum=0,
+    )
 
 
 @dataclass(frozen=True)
