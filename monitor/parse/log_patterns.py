@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Union
 
-FieldValue = Union[str, int, float, bool, None, tuple[Any, ...]]  # noqa: UP007 - a runtime alias
+FieldValue = Union[str, int, float, bool, None, tuple[Any, ...]]  # a runtime alias: X | Y is not usable here on 3.10
 Fields = dict[str, FieldValue]
 
 
