@@ -131,6 +131,11 @@ def test_alertmanager_config_and_routes() -> None:
     assert receivers("alertname=RankwatchSidecarDown", "severity=warning", "job_id=42") == (
         "slack-training"
     )
+    # An alert a sidecar posts itself (exporters/alertmanager.py labels) routes the same way.
+    assert receivers("alertname=RankDead", "severity=critical", "job=42", "job_id=42",
+                     "category=rank_dead") == "pagerduty-training,slack-training"
+    assert receivers("alertname=ClockUnsynchronised", "severity=warning", "job=42",
+                     "job_id=42") == "slack-training"
     config = yaml.safe_load(ALERTMANAGER.read_text())
     assert all(route["group_by"] == ["job_id"] for route in config["route"]["routes"])
 
