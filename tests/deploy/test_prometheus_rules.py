@@ -12,6 +12,8 @@ import pytest
 import yaml
 
 from monitor.alerts import runbook_anchor
+from tests.delivery_support.records import sink
+from tests.delivery_support.scripted import ScriptedNotifier
 from tests.deploy.promql import (
     REPO,
     RULES_DIR,
@@ -24,6 +26,8 @@ from tests.deploy.promql import (
 
 RULES = RULES_DIR / "rankwatch_rules.yml"
 RULE_TESTS = RULES_DIR / "tests" / "rankwatch_rules_test.yml"
+DELIVERY_RULES = RULES_DIR / "delivery_rules.yml"
+DELIVERY_RULE_TESTS = RULES_DIR / "tests" / "delivery_rules_test.yml"
 ALERTMANAGER = REPO / "deploy" / "alertmanager" / "alertmanager.yml"
 README = REPO / "README.md"
 RUNBOOK_BASE = "https://github.com/rankwatch/rankwatch/blob/main/README.md#"
@@ -34,7 +38,12 @@ def _run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str
 
 
 def _alerts() -> list[dict[str, object]]:
-    return [rule for rule in rules(RULES) if "alert" in rule]
+    """Every alert rule of every shipped rule file."""
+    return [rule for path in rule_files() for rule in rules(path) if "alert" in rule]
+
+
+def _rule_tests() -> list[Path]:
+    return sorted((RULES_DIR / "tests").glob("*_rules_test.yml"))
 
 
 def test_promtool_check_rules() -> None:
@@ -45,10 +54,13 @@ def test_promtool_check_rules() -> None:
 
 
 def test_promtool_rule_unit_tests_pass() -> None:
-    """The promtool unit tests of every alert and recording rule pass."""
-    done = _run("promtool", "test", "rules", str(RULE_TESTS))
+    """The promtool unit tests of every alert and recording rule pass, one test file per
+    rule file."""
+    tests = _rule_tests()
+    assert [t.name for t in tests] == [f"{r.stem}_test.yml" for r in rule_files()]
+    done = _run("promtool", "test", "rules", *map(str, tests))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "SUCCESS" in done.stdout
+    assert done.stdout.count("SUCCESS") == len(tests)
 
 
 def test_promtool_rule_unit_tests_can_fail(tmp_path: Path) -> None:
@@ -63,6 +75,37 @@ def test_promtool_rule_unit_tests_can_fail(tmp_path: Path) -> None:
     assert "culprit_ranks" in done.stdout + done.stderr
 
 
+def test_delivery_loss_rule_sees_the_first_loss(tmp_path: Path) -> None:
+    """A loss counter's series appears at 1 with its first event, which increase() alone does
+    not see: AlertDeliveryLost without its new-series terms fails the unit tests."""
+    tests_dir = tmp_path / "tests"
+    tests_dir.mkdir()
+    doc = yaml.safe_load(DELIVERY_RULES.read_text())
+    (lost,) = [
+        r for g in doc["groups"] for r in g["rules"] if r.get("alert") == "AlertDeliveryLost"
+    ]
+    lost["expr"] = " or ".join(
+        f"sum by (job_id, user, node, sink) (increase(rankwatch_alerts_delivery_{kind}_total[15m])) > 0"
+        for kind in ("failed", "dropped")
+    )
+    (tmp_path / DELIVERY_RULES.name).write_text(yaml.safe_dump(doc))
+    shutil.copy(DELIVERY_RULE_TESTS, tests_dir / DELIVERY_RULE_TESTS.name)
+    done = _run("promtool", "test", "rules", str(tests_dir / DELIVERY_RULE_TESTS.name))
+    assert done.returncode == 1
+    assert "the first loss is a new series" in done.stdout + done.stderr
+    assert "a known loss counter grows" not in done.stdout + done.stderr  # increase() does that
+
+
+def test_delivery_rules_use_only_metrics_the_delivery_sink_exports(tmp_path: Path) -> None:
+    """Every rankwatch_ name in delivery_rules.yml is one a delivery sink exports (counters
+    with _total), so the rules cannot silently select nothing."""
+    families = sink(ScriptedNotifier(), tmp_path).metric_families()
+    exported = {"rankwatch_" + f.name + ("_total" if f.kind == "counter" else "") for f in families}
+    used = set(re.findall(r"\brankwatch_[a-z_]+", DELIVERY_RULES.read_text()))
+    assert {"rankwatch_alerts_delivery_sink_up", "rankwatch_alerts_delivery_failed_total"} <= used
+    assert used <= exported, used - exported
+
+
 def test_every_alert_has_for_severity_and_annotations() -> None:
     """Each alert waits (`for:`), has a severity, a summary, a description and a runbook link
     to its README anchor."""
@@ -73,6 +116,9 @@ def test_every_alert_has_for_severity_and_annotations() -> None:
         "RankwatchDataloaderStalled",
         "RankwatchMemoryPressure",
         "RankwatchSidecarDown",
+        "ClockSkewAcrossNodes",
+        "AlertDeliveryFailing",
+        "AlertDeliveryLost",
     }
     for alert in alerts:
         name = str(alert["alert"])
@@ -87,10 +133,10 @@ def test_every_alert_has_for_severity_and_annotations() -> None:
 
 def test_every_alert_fires_in_a_unit_test() -> None:
     """Each alert name is expected to fire (non-empty exp_alerts) somewhere in the tests."""
-    suite = yaml.safe_load(RULE_TESTS.read_text())
     fired = {
         case["alertname"]
-        for test in suite["tests"]
+        for path in _rule_tests()
+        for test in yaml.safe_load(path.read_text())["tests"]
         for case in test.get("alert_rule_test", [])
         if case.get("exp_alerts")
     }
@@ -109,7 +155,8 @@ def test_prometheus_config_is_valid() -> None:
     """The example scrape config (file_sd) and the rule files it globs are valid."""
     done = _run("promtool", "check", "config", "prometheus.yml", cwd=RULES_DIR)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "rankwatch_rules.yml" in done.stdout
+    for path in rule_files():
+        assert path.name in done.stdout
 
 
 def test_alertmanager_config_and_routes() -> None:
