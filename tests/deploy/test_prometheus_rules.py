@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -75,24 +76,42 @@ def test_promtool_rule_unit_tests_can_fail(tmp_path: Path) -> None:
     assert "culprit_ranks" in done.stdout + done.stderr
 
 
-def test_delivery_loss_rule_sees_the_first_loss(tmp_path: Path) -> None:
-    """A loss counter's series appears at 1 with its first event, which increase() alone does
-    not see: AlertDeliveryLost without its new-series terms fails the unit tests."""
+INCREASE_ONLY = " or ".join(
+    f"sum by (job_id, user, node, sink) (increase(rankwatch_alerts_delivery_{kind}_total[15m])) > 0"
+    for kind in ("failed", "dropped")
+)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "caught_by"),
+    [
+        # increase() alone: a counter's series appears at 1 with its first event, unseen
+        (lambda expr: INCREASE_ONLY, 'sink="pagerduty"'),
+        # any new series: the console sink's series appear at 0 from the start
+        (lambda expr: expr.replace("_total > 0 unless", "_total unless"), 'sink="console"'),
+    ],
+    ids=["increase-only", "new-zero-series"],
+)
+def test_delivery_loss_rule_unit_tests_can_fail(
+    tmp_path: Path, mutate: Callable[[str], str], caught_by: str
+) -> None:
+    """AlertDeliveryLost must count a new loss series (a counter's first event) but not a new
+    series at 0; either mistake fails the unit tests, in the case that shows it."""
     tests_dir = tmp_path / "tests"
     tests_dir.mkdir()
     doc = yaml.safe_load(DELIVERY_RULES.read_text())
     (lost,) = [
         r for g in doc["groups"] for r in g["rules"] if r.get("alert") == "AlertDeliveryLost"
     ]
-    lost["expr"] = " or ".join(
-        f"sum by (job_id, user, node, sink) (increase(rankwatch_alerts_delivery_{kind}_total[15m])) > 0"
-        for kind in ("failed", "dropped")
-    )
+    mutated = mutate(lost["expr"])
+    assert mutated != lost["expr"]
+    lost["expr"] = mutated
     (tmp_path / DELIVERY_RULES.name).write_text(yaml.safe_dump(doc))
     shutil.copy(DELIVERY_RULE_TESTS, tests_dir / DELIVERY_RULE_TESTS.name)
     done = _run("promtool", "test", "rules", str(tests_dir / DELIVERY_RULE_TESTS.name))
     assert done.returncode == 1
     assert "the first loss is a new series" in done.stdout + done.stderr
+    assert caught_by in done.stdout + done.stderr
     assert "a known loss counter grows" not in done.stdout + done.stderr  # increase() does that
 
 

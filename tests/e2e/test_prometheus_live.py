@@ -5,6 +5,14 @@ returns data. The epilog then unregisters the nodes and the alerts resolve.
 
 The sidecars serve scripted node state (tests/e2e/scripted_sidecar.py) through rankwatch's
 exporter, so that every metric the rules and dashboards use has a known value.
+
+Why scripted, next to tests/e2e/test_prometheus_daemon.py (the real daemon on one node): the
+job-level rules join several nodes (a culprit rank on another node than the ranks waiting for
+it, a node whose sidecar never comes up), and some rules and panels need faults that one real
+job cannot stage cheaply or at all on one machine (a dead rank while others run, a stuck
+DataLoader, memory pressure, source and detector errors). Scripting them keeps this test fast
+and exact; the real-daemon test shows that the names and labels it scripts are what the
+daemon really exports.
 """
 
 from __future__ import annotations
