@@ -26,6 +26,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -150,7 +151,7 @@ def _install_sidecars(stack: Stack) -> None:
         )
 
 
-def _firing(stack: Stack, alertname: str, receiver: str) -> list[dict[str, object]]:
+def _firing(stack: Stack, alertname: str, receiver: str) -> list[dict[str, Any]]:
     return [
         alert
         for path, alert in stack.sink.alerts(f"/{receiver}")
