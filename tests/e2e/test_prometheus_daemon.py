@@ -46,7 +46,7 @@ pytestmark = pytest.mark.e2e
 
 JOB = "4343"
 NODE = "gpu-r1"
-RULE_WAIT = "3s"  # every rule's `for:` in this test
+RULE_WAIT_SECONDS = 3  # every alert rule's `for:` here, as services.rules_with_short_waits()
 
 # The job, as a launcher (no argument) or a rank (its rank number). The launcher gives each
 # rank the variables torchrun sets; rank 1 stops after STALL_AFTER steps.
@@ -126,13 +126,13 @@ def _shorten_other_rule_files(prometheus: Service, workdir: Path) -> None:
         for group in doc["groups"]:
             for rule in group["rules"]:
                 if "alert" in rule:
-                    rule["for"] = RULE_WAIT
+                    rule["for"] = f"{RULE_WAIT_SECONDS}s"
         path.write_text(yaml.safe_dump(doc))
     prometheus.process.send_signal(signal.SIGHUP)
 
     def reloaded() -> bool:
         alerts = [rule for group in _rule_groups(prometheus) for rule in group["rules"]]
-        return all(r["duration"] == 3 for r in alerts if r["type"] == "alerting")
+        return all(r["duration"] == RULE_WAIT_SECONDS for r in alerts if r["type"] == "alerting")
 
     services.wait_for(reloaded, timeout=30, what="Prometheus reloading the shortened rules")
 
