@@ -12,6 +12,7 @@ from monitor import __version__
 from monitor.errors import SettingsError
 from monitor.log import configure_logging
 from monitor.settings import Settings, load_settings
+from monitor.triage.command import add_parser as add_triage_parser
 
 EXIT_USAGE = 2
 EXIT_NOT_FOUND = 127
@@ -25,12 +26,19 @@ examples:
   rankwatch run --pid 4242 --pid 4243 --stderr /scratch/job-4242.err
       attach to a running job's processes and follow its stderr file
   rankwatch run --config /etc/rankwatch.toml --job-id 4242 -- srun python train.py
+  rankwatch run --ras 127.0.0.1:28028 -- torchrun --nproc-per-node 8 train.py
+      poll NCCL's RAS port at this address (default: NCCL_RAS_ADDR of the ranks, else
+      localhost:28028)
+  rankwatch run --slurm-job "$SLURM_JOB_ID" --config /etc/rankwatch/rankwatch.toml
+      as the SLURM prolog starts it: the job's ranks and output files on this node come
+      from SLURM; runs until the epilog stops it (SIGTERM)
 """
 
 CHECK_EPILOG = """\
 examples:
   rankwatch check-config /etc/rankwatch.toml
-      prints every problem at once; exit status 2 when the file is invalid
+      prints every problem at once (bad keys and values, unreadable secret files, malformed
+      webhook URLs and NTP servers); exit status 2 when the file is invalid
 """
 
 DEMO_EPILOG = """\
@@ -98,6 +106,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="follow this output file (repeatable)",
     )
     run.add_argument(
+        "--slurm-job",
+        metavar="ID",
+        help="watch this SLURM job on this node (started by the prolog; see deploy/slurm)",
+    )
+    run.add_argument(
+        "--ras",
+        metavar="HOST:PORT",
+        help="NCCL RAS address to poll (default: the ranks' NCCL_RAS_ADDR, else localhost:28028)",
+    )
+    run.add_argument(
         "cmd", nargs=argparse.REMAINDER, help="-- CMD ARGS...: the command to run and watch"
     )
 
@@ -126,6 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--alert-log", metavar="PATH", help="also write alert records as JSON lines")
 
+    add_triage_parser(sub)
+
     sub.add_parser("version", help="print the version")
     return parser
 
@@ -139,6 +159,7 @@ def overrides_from(args: argparse.Namespace) -> dict[str, Any]:
         "log_level": "general.log_level",
         "job_id": "general.job_id",
         "node_name": "general.node_name",
+        "ras": "ras.addr",
     }
     out: dict[str, Any] = {}
     for attr, key in mapping.items():
@@ -161,12 +182,37 @@ def _settings_or_exit(
         return EXIT_USAGE
 
 
+def runtime_problems(settings: Settings) -> list[str]:
+    """What only shows when the settings are used: secret files, URLs, NTP server specs."""
+    from exporters.factory import delivery_problems
+    from monitor.sources.clock_probe import parse_server
+
+    problems = delivery_problems(settings.delivery)
+    for spec in settings.clock.ntp_servers:
+        try:
+            parse_server(spec)
+        except ValueError as exc:
+            problems.append(f"clock.ntp_servers: {exc}")
+    if settings.ras.addr:
+        from monitor.sources.nccl_ras import parse_addr
+
+        try:
+            parse_addr(settings.ras.addr)
+        except ValueError as exc:
+            problems.append(f"ras.addr: {exc}")
+    return problems
+
+
 def cmd_check_config(args: argparse.Namespace) -> int:
     try:
-        load_settings(args.file, env={})
+        settings = load_settings(args.file, env={})
     except SettingsError as exc:
-        print(f"{args.file}: {len(exc.problems)} problem(s)", file=sys.stderr)
-        for problem in exc.problems:
+        problems = list(exc.problems)
+    else:
+        problems = runtime_problems(settings)
+    if problems:
+        print(f"{args.file}: {len(problems)} problem(s)", file=sys.stderr)
+        for problem in problems:
             print(f"  {problem}", file=sys.stderr)
         return EXIT_USAGE
     print(f"{args.file}: OK")
@@ -174,30 +220,54 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from monitor.session import AttachTarget, CommandNotFound, Session, WrapTarget, summary_line
+    from monitor.session import (
+        AttachTarget,
+        CommandNotFound,
+        Session,
+        SessionError,
+        SlurmTarget,
+        WrapTarget,
+        summary_line,
+    )
 
     command = list(args.cmd)
     if command and command[0] == "--":
         command = command[1:]
-    if command and args.pid:
-        print("rankwatch: give either -- CMD or --pid, not both", file=sys.stderr)
+    chosen = [bool(command), bool(args.pid), bool(args.slurm_job)]
+    if sum(chosen) > 1:
+        print("rankwatch: give one of -- CMD, --pid PID or --slurm-job ID", file=sys.stderr)
         return EXIT_USAGE
-    if not command and not args.pid:
-        print("rankwatch: nothing to watch: give -- CMD ARGS... or --pid PID", file=sys.stderr)
+    if not any(chosen):
+        print(
+            "rankwatch: nothing to watch: give -- CMD ARGS..., --pid PID or --slurm-job ID",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     settings = _settings_or_exit(args)
     if isinstance(settings, int):
         return settings
+    problems = runtime_problems(settings)
+    if problems:
+        for problem in problems:
+            print(f"rankwatch: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     configure_logging(settings.general.log_format, settings.general.log_level)
-    target: WrapTarget | AttachTarget = (
-        WrapTarget(command) if command else AttachTarget(args.pid, args.stderr)
-    )
+    target: WrapTarget | AttachTarget | SlurmTarget
+    if command:
+        target = WrapTarget(command)
+    elif args.slurm_job:
+        target = SlurmTarget(args.slurm_job)
+    else:
+        target = AttachTarget(args.pid, args.stderr)
     session = Session(settings, target)
     try:
         result = asyncio.run(session.run())
     except CommandNotFound as exc:
         print(f"rankwatch: {exc.command}: {exc.reason}", file=sys.stderr)
         return exc.exit_code
+    except SessionError as exc:
+        print(f"rankwatch: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     print(summary_line(result), file=sys.stderr)
     return result.exit_code
 
@@ -223,5 +293,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_run(args)
     if args.command == "demo":
         return cmd_demo(args)
+    if args.command == "triage":
+        from monitor.triage.command import run as run_triage
+
+        return run_triage(args)
     parser.print_help()
     return EXIT_USAGE

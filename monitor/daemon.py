@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import structlog
@@ -75,6 +75,7 @@ class Daemon:
         tick_seconds: float = 0.5,
         shutdown_grace_seconds: float = 5.0,
         snapshot_holder: SnapshotHolder | None = None,
+        record_filter: Callable[[AlertRecord], AlertRecord] | None = None,
     ) -> None:
         self.identity = identity
         self.clock = clock
@@ -91,16 +92,28 @@ class Daemon:
         self._tasks: list[asyncio.Task[None]] = []
         self._started_wall = clock.wall()
         self._listeners = [s for s in self.sources if isinstance(s, ObservationListener)]
+        # Applied to every record before anyone sees it (the secret scrubber).
+        self.record_filter = record_filter
 
     # -- lifecycle -----------------------------------------------------------------------
     def start_sources(self) -> None:
         self.bus.bind_loop()
         for source in self.sources:
-            if isinstance(source, PolledSource):
-                coro = self.runner.run_polled(source)
-            else:
-                coro = self.runner.run_streaming(source)
-            self._tasks.append(asyncio.create_task(coro, name=f"source:{source.name}"))
+            self._start(source)
+
+    def add_source(self, source: PolledSource | StreamingSource) -> None:
+        """Start a source while running (a job step's output file appeared). Loop thread only."""
+        self.sources.append(source)
+        if isinstance(source, ObservationListener):
+            self._listeners.append(source)
+        self._start(source)
+
+    def _start(self, source: PolledSource | StreamingSource) -> None:
+        if isinstance(source, PolledSource):
+            coro = self.runner.run_polled(source)
+        else:
+            coro = self.runner.run_streaming(source)
+        self._tasks.append(asyncio.create_task(coro, name=f"source:{source.name}"))
 
     async def run(self, stop: asyncio.Event) -> None:
         """Process observations and tick detectors until `stop` is set."""
@@ -197,6 +210,8 @@ class Daemon:
                 self.bus.emitter("detectors")(out)
 
     def deliver(self, record: AlertRecord) -> None:
+        if self.record_filter is not None:
+            record = self.record_filter(record)
         self.stats.records.append(record)
         del self.stats.records[:-1000]  # bounded memory: keep the recent records for summaries
         key = (record.alertname, record.status)

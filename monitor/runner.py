@@ -86,6 +86,8 @@ class Bus:
         stats = self.stats.setdefault(source, SourceStats())
 
         def emit(obs: Observation) -> None:
+            if isinstance(obs, SourceState) and obs.source == source:
+                stats.up = obs.up  # a streaming source reporting its own sight (source_up)
             try:
                 self.queue.put_nowait(obs)
                 stats.emitted += 1

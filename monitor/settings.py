@@ -49,6 +49,12 @@ def setting(default: Any, doc: str, **limits: Any) -> Any:
 class GeneralSettings:
     job_id: str = setting("", "Job identifier put on every alert and metric (SLURM job id).")
     node_name: str = setting("", "This node's name; defaults to the host name.")
+    node_index: int = setting(
+        -1,
+        "This node's index in the job (0 polls RAS and speaks for the job, 1 is the RAS "
+        "backup); -1: from SLURM (the node list, or SLURM_NODEID), else 0.",
+        minimum=-1,
+    )
     state_dir: str = setting(
         ".rankwatch-state", "Directory for dumps, the alert spool and other state."
     )
@@ -151,6 +157,40 @@ class StreamSettings:
     )
     srun_label_prefix: bool = setting(False, "Treat a leading 'N: ' as srun --label's task id.")
     host_prefix: bool = setting(False, "Strip a leading 'host: ' (pdsh, DeepSpeed runner).")
+
+
+@dataclass(frozen=True)
+class LogEventsSettings:
+    enabled: bool = setting(True, "Recognise events (NCCL, PyTorch, CUDA, SLURM...) in the output.")
+    settle_seconds: float = setting(
+        2.0,
+        "Wait this long after the first line of an incident before alerting, so the lines of "
+        "other ranks join the same alert.",
+        minimum=0,
+        maximum=60,
+    )
+    resolve_after_seconds: float = setting(
+        900.0, "A log alert resolves after this long without a new matching line.", minimum=10
+    )
+    block_idle_seconds: float = setting(
+        1.0,
+        "A traceback or multi-line dump is complete after this long without its next line.",
+        minimum=0.05,
+        maximum=30,
+    )
+    nccl_init_hold_seconds: float = setting(
+        600.0,
+        "While NCCL initialises (its init START line seen, COMPLETE not yet), the progress "
+        "stall window extends up to this long: slow bootstrap is not a stall.",
+        minimum=1,
+    )
+    escalating_retries: int = setting(
+        3, "Escalating retries (attempt 2 and later) within the window that raise an alert.",
+        minimum=1,
+    )
+    escalating_window_seconds: float = setting(
+        300.0, "Window for counting escalating retries.", minimum=1
+    )
 
 
 @dataclass(frozen=True)
@@ -392,6 +432,7 @@ class Settings:
     progress: ProgressSettings = field(default_factory=ProgressSettings)
     memory: MemorySettings = field(default_factory=MemorySettings)
     stream: StreamSettings = field(default_factory=StreamSettings)
+    log_events: LogEventsSettings = field(default_factory=LogEventsSettings)
     ras: RasSettings = field(default_factory=RasSettings)
     pyspy: PyspySettings = field(default_factory=PyspySettings)
     clock: ClockSettings = field(default_factory=ClockSettings)

@@ -203,7 +203,7 @@ class LogEventsDetector:
         self.nccl_init_hold_seconds = nccl_init_hold_seconds
         self.escalating_retries = escalating_retries
         self.escalating_window_seconds = escalating_window_seconds
-        self._stream_sources = frozenset(stream_sources)
+        self._stream_sources = set(stream_sources)
         self._extractor_factory: Callable[[], EventExtractor] = lambda: EventExtractor(
             srun_label=srun_label, host_prefix=host_prefix)
         self._streams: dict[str, _Stream] = {}
@@ -214,6 +214,10 @@ class LogEventsDetector:
         self._escalating: deque[float] = deque()
         self._seen_output = False
         self._blind: dict[str, str] = {}
+
+    def add_stream_source(self, name: str) -> None:
+        """A stream started while running (a job step's output file): watch its sight too."""
+        self._stream_sources.add(name)
 
     # -- Detector protocol -----------------------------------------------------------------
     def observe(self, obs: Observation, now: float) -> Sequence[DetectorOutput]:

@@ -10,6 +10,9 @@ States per rank and edges:
                                               under memory pressure says "possible OOM kill",
                                               category oom). DEAD is final for the job.
     any     --exit 0-->              EXITED    (no alert)
+    With `signal_death_hold_seconds` > 0 (SLURM mode), a death by SIGTERM or SIGKILL waits
+    that long before firing, and JobEnded (the epilog stopping rankwatch: scancel, time limit,
+    preemption) within the hold drops it: the scheduler ended the job, no rank failed.
 Health: UNKNOWN until the probe has reported (or while it is down); CRITICAL with a dead or
 stopped rank; OK otherwise.
 """
@@ -25,6 +28,7 @@ from monitor.model import (
     ConcernHealth,
     DetectorOutput,
     Health,
+    JobEnded,
     MetricFamilyData,
     Observation,
     ProcessExit,
@@ -43,6 +47,8 @@ from monitor.settings import ProcessSettings
 
 NAME = "process"
 TEARDOWN_SIGNALS = (signal_module.SIGTERM, signal_module.SIGINT, signal_module.SIGHUP)
+# What slurmstepd sends on scancel, time limit and preemption (SIGTERM, then SIGKILL).
+SCHEDULER_SIGNALS = (signal_module.SIGTERM, signal_module.SIGKILL)
 
 
 def signal_name(number: int) -> str:
@@ -72,6 +78,9 @@ class ProcessDetector:
     ranks: dict[int, _Rank] = field(default_factory=dict)
     source_up: bool | None = None
     dead: list[ProcessExit] = field(default_factory=list)
+    signal_death_hold_seconds: float = 0.0
+    held: list[tuple[float, ProcessExit]] = field(default_factory=list)
+    ended_by_scheduler: list[ProcessExit] = field(default_factory=list)
 
     def observe(self, obs: Observation, now: float) -> Sequence[DetectorOutput]:
         if isinstance(obs, ProcessSnapshot):
@@ -81,10 +90,18 @@ class ProcessDetector:
             return self._exit(obs, now)
         if isinstance(obs, SourceState) and obs.source == "process":
             self.source_up = obs.up
+        if isinstance(obs, JobEnded) and self.held:
+            self.ended_by_scheduler.extend(ex for _, ex in self.held)
+            self.held.clear()
         return ()
 
     def tick(self, now: float) -> Sequence[DetectorOutput]:
-        return self._check_holds(now)
+        out: list[DetectorOutput] = []
+        while self.held and now - self.held[0][0] >= self.signal_death_hold_seconds:
+            _, ex = self.held.pop(0)
+            out.extend(self._dead(ex))
+        out.extend(self._check_holds(now))
+        return out
 
     def _snapshot(self, snap: ProcessSnapshot, now: float) -> list[DetectorOutput]:
         workers: dict[int, int] = {}
@@ -198,6 +215,14 @@ class ProcessDetector:
         state.exit = ex
         if ex.exit_code == 0 and ex.signal is None:
             return []  # edge -> EXITED
+        if self.signal_death_hold_seconds > 0 and ex.signal in SCHEDULER_SIGNALS:
+            self.held.append((now, ex))
+            return []
+        return self._dead(ex)
+
+    def _dead(self, ex: ProcessExit) -> list[DetectorOutput]:
+        if ex.rank is None:
+            return []
         first = self.dead[0] if self.dead else None
         self.dead.append(ex)  # edge -> DEAD
         # A rank terminated shortly after another one failed is collateral: the launcher (torchrun)

@@ -20,8 +20,19 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from monitor.model import MetricFamilyData, Observation, OutputChunk, OutputLine, counter
+import structlog
+
+from monitor.model import (
+    MetricFamilyData,
+    Observation,
+    OutputChunk,
+    OutputLine,
+    SourceState,
+    counter,
+)
 from monitor.runner import Emit
+
+log = structlog.get_logger("rankwatch.stream")
 
 READ_SIZE = 65536
 
@@ -322,6 +333,7 @@ class FollowedFile(_Reader):
         self._from_start = from_start
         self.stop_event = threading.Event()
         self.last_error: str | None = None
+        self.refused: str | None = None
 
     async def run(self, emit: Emit) -> None:
         loop = asyncio.get_running_loop()
@@ -347,8 +359,13 @@ class FollowedFile(_Reader):
     def _open(self) -> tuple[int, os.stat_result] | None:
         try:
             fd = self._opener(self.path)
+        except FileNotFoundError as exc:
+            self.last_error = f"{type(exc).__name__}: {exc.strerror or exc}"
+            return None  # not created yet: wait for it quietly
         except OSError as exc:
             self.last_error = f"{type(exc).__name__}: {exc.strerror or exc}"
+            reason = exc.strerror or str(exc)
+            self.refused = reason if self.path in reason else f"{self.path}: {reason}"
             return None
         st = os.fstat(fd)
         if not self._from_start:
@@ -359,12 +376,22 @@ class FollowedFile(_Reader):
     def _follow(self, emit: Emit) -> None:
         fd: int | None = None
         ident: tuple[int, int] | None = None
+        reported: str | None = None
         while not self.stop_event.is_set():
             if fd is None:
                 opened = self._open()
                 if opened is None:
+                    if self.refused and self.refused != reported:
+                        # Blind is not healthy: a file we may not read makes the source DOWN.
+                        reported = self.refused
+                        log.warning("output_file_refused", path=self.path, reason=self.refused)
+                        emit(SourceState(self._monotonic(), self.name, False, self.refused))
                     self.stop_event.wait(self.poll_seconds)
                     continue
+                if reported is not None:
+                    reported = None
+                    emit(SourceState(self._monotonic(), self.name, True, ""))
+                self.refused = None
                 fd, opened_stat = opened
                 ident = (opened_stat.st_dev, opened_stat.st_ino)
             got = self._drain(fd, emit)
