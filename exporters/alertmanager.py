@@ -50,6 +50,10 @@ def alert_labels(record: AlertRecord) -> dict[str, str]:
         severity=record.severity.value,
         category=record.category.value,
     )
+    if labels.get("job"):
+        # The Prometheus rules' alerts carry the job as `job_id` (`job` is the scrape job
+        # there): the same label lets one route group direct and rule alerts of a job together.
+        labels["job_id"] = labels["job"]
     return labels
 
 

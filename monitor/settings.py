@@ -624,3 +624,17 @@ def settings_reference() -> list[tuple[str, str, str]]:
                 default = fld.default_factory()  # type: ignore[operator]
             rows.append((f"{section}.{key}", repr(default), fld.metadata["doc"]))
     return rows
+
+
+def render_settings_reference() -> str:
+    """The README's configuration tables, one per section, from the settings' own docs."""
+    out: list[str] = []
+    current = ""
+    for key, default, doc in settings_reference():
+        section, name = key.split(".", 1)
+        if section != current:
+            current = section
+            out += ["", f"**[{section}]**", "", "| key | default | meaning |", "|---|---|---|"]
+        cell = doc.replace("|", "\\|")
+        out.append(f"| `{name}` | `{default}` | {cell} |")
+    return "\n".join(out[1:]) + "\n"

@@ -9,6 +9,7 @@ file (the session starts a follower for it).
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from monitor.slurm import (
     SlurmContext,
     SlurmError,
     node_view,
+    task_output_files,
 )
 
 NAME = "slurm_job"
@@ -46,7 +48,8 @@ class SlurmJobSource:
         *,
         on_new_file: Callable[[OutputFile], None],
         follow_shared_output: bool = False,
-        view: Callable[..., NodeView] = node_view,
+        readlink: Callable[[str], str] = os.readlink,
+        task_files: Callable[[int], dict[int, str]] = task_output_files,
     ) -> None:
         self.interval_seconds = processes.interval_seconds
         self._context = context
@@ -54,7 +57,8 @@ class SlurmJobSource:
         self._processes = processes
         self._on_new_file = on_new_file
         self._follow_shared = follow_shared_output
-        self._view = view
+        self._readlink = readlink
+        self._task_files = task_files
         self._lock = threading.Lock()
         self._rank_pids: list[int] = []
         self._files: dict[str, OutputFile] = {}
@@ -77,11 +81,13 @@ class SlurmJobSource:
         except SlurmError as exc:
             raise SourceError(exc.reason, str(exc)) from exc
         self.stats.listpids_calls += 1
-        view = self._view(
+        view: NodeView = node_view(
             self._context,
             self._details,
             self._processes.rows,
             follow_shared_output=self._follow_shared,
+            readlink=self._readlink,
+            task_files=self._task_files,
         )
         fresh: list[OutputFile] = []
         with self._lock:

@@ -25,7 +25,7 @@ from tests.deploy.promql import (
 RULES = RULES_DIR / "rankwatch_rules.yml"
 RULE_TESTS = RULES_DIR / "tests" / "rankwatch_rules_test.yml"
 ALERTMANAGER = REPO / "deploy" / "alertmanager" / "alertmanager.yml"
-README = REPO / "README.deploy.md"
+README = REPO / "README.md"
 RUNBOOK_BASE = "https://github.com/rankwatch/rankwatch/blob/main/README.md#"
 
 
@@ -98,7 +98,7 @@ def test_every_alert_fires_in_a_unit_test() -> None:
 
 
 def test_readme_has_a_runbook_for_every_alert() -> None:
-    """README.deploy.md has `### Runbook: <AlertName>` and its kebab-case anchor per alert."""
+    """README.md has `### Runbook: <AlertName>` and its kebab-case anchor per alert."""
     text = README.read_text(encoding="utf-8")
     for name in {str(a["alert"]) for a in _alerts()}:
         assert f"### Runbook: {name}" in text, name
@@ -131,6 +131,11 @@ def test_alertmanager_config_and_routes() -> None:
     assert receivers("alertname=RankwatchSidecarDown", "severity=warning", "job_id=42") == (
         "slack-training"
     )
+    # An alert a sidecar posts itself (exporters/alertmanager.py labels) routes the same way.
+    assert receivers("alertname=RankDead", "severity=critical", "job=42", "job_id=42",
+                     "category=rank_dead") == "pagerduty-training,slack-training"
+    assert receivers("alertname=ClockUnsynchronised", "severity=warning", "job=42",
+                     "job_id=42") == "slack-training"
     config = yaml.safe_load(ALERTMANAGER.read_text())
     assert all(route["group_by"] == ["job_id"] for route in config["route"]["routes"])
 

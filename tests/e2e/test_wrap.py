@@ -41,8 +41,8 @@ def rank_pids(proc: subprocess.Popen[bytes], count: int) -> dict[int, int]:
     while len(found) < count:
         line = proc.stdout.readline().decode()
         assert line, "job output ended early"
-        m = re.match(r"rank (\d+) pid (\d+)", line)
-        if m:
+        # Two ranks share one pipe: a line may carry another rank's text glued to it.
+        for m in re.finditer(r"rank (\d+) pid (\d+)", line):
             found[int(m.group(1))] = int(m.group(2))
     return found
 
