@@ -44,7 +44,8 @@ examples:
 DEMO_EPILOG = """\
 examples:
   rankwatch demo
-      a simulated two-rank job (no GPU, no torch) in which rank 1's data worker stalls
+      a simulated two-rank job (no GPU, no torch) in which rank 1's data worker stalls;
+      a SIMULATED NCCL RAS endpoint shows the RAS path too
   rankwatch demo --duration 60 --metrics-addr 127.0.0.1:9900
 """
 

@@ -18,8 +18,12 @@ class SettingsError(RankwatchError):
 class SourceError(RankwatchError):
     """A source could not read what it watches. `error_type` is a bounded label value."""
 
-    def __init__(self, error_type: str, message: str) -> None:
+    def __init__(self, error_type: str, message: str, *, quiet: bool = False) -> None:
         self.error_type = error_type
+        # quiet: an expected absence (no NCCL RAS port ever seen, no time reference set up):
+        # still UNKNOWN in health and metrics, but logged at info so it does not clutter the
+        # job's stderr in wrap mode.
+        self.quiet = quiet
         super().__init__(message)
 
 

@@ -117,23 +117,26 @@ class SourceRunner:
         self._monotonic = monotonic
         self._lock = threading.Lock()
 
-    def _set_up(self, name: str, up: bool, reason: str) -> None:
+    def _set_up(self, name: str, up: bool, reason: str, quiet: bool = False) -> None:
         stats = self._bus.stats.setdefault(name, SourceStats())
         if stats.up is up:
             return
         stats.up = up
         if up:
             log.info("source_up", source=name)
+        elif quiet:
+            log.info("source_down", source=name, reason=reason)
         else:
             log.warning("source_down", source=name, reason=reason)
         self._bus.emitter(name)(SourceState(self._monotonic(), name, up, reason))
 
-    def _fault(self, name: str, error_type: str, message: str) -> None:
+    def _fault(self, name: str, error_type: str, message: str, quiet: bool = False) -> None:
         stats = self._bus.stats.setdefault(name, SourceStats())
         first = error_type not in stats.errors
         stats.errors[error_type] = stats.errors.get(error_type, 0) + 1
         if first:
-            log.warning("source_error", source=name, error_type=error_type, error=message)
+            report = log.info if quiet else log.warning
+            report("source_error", source=name, error_type=error_type, error=message)
         self._bus.emitter(name)(SourceFault(self._monotonic(), name, error_type, message))
 
     async def run_polled(self, source: PolledSource) -> None:
@@ -146,8 +149,8 @@ class SourceRunner:
             except asyncio.CancelledError:
                 raise
             except SourceError as exc:
-                self._fault(source.name, exc.error_type, str(exc))
-                self._set_up(source.name, False, str(exc))
+                self._fault(source.name, exc.error_type, str(exc), exc.quiet)
+                self._set_up(source.name, False, str(exc), exc.quiet)
             except Exception as exc:  # noqa: BLE001 - the runner is one of three broad catches
                 self._fault(source.name, type(exc).__name__, str(exc))
                 self._set_up(source.name, False, f"{type(exc).__name__}: {exc}")

@@ -104,6 +104,13 @@ class ProcessSettings:
     exit_events: bool = setting(
         True, "Use the kernel's process-event connector (root) for exact exit statuses."
     )
+    unknown_exit_hold_seconds: float = setting(
+        5.0,
+        "A rank whose exit status nobody could learn is reported after this long, unless the "
+        "job ends with status 0 first (the ranks of a finished job exit just before it).",
+        minimum=0,
+        maximum=300,
+    )
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,9 @@ States per rank and edges:
     With `signal_death_hold_seconds` > 0 (SLURM mode), a death by SIGTERM or SIGKILL waits
     that long before firing, and JobEnded (the epilog stopping rankwatch: scancel, time limit,
     preemption) within the hold drops it: the scheduler ended the job, no rank failed.
+    An exit whose status nobody could learn (not our child, no process-event connector) waits
+    `unknown_exit_hold_seconds`: the launcher exiting 0 within it (JobEnded with code 0) means a
+    clean end; a non-zero job status fires at once; otherwise it fires as a warning.
 Health: UNKNOWN until the probe has reported (or while it is down); CRITICAL with a dead or
 stopped rank; OK otherwise.
 """
@@ -81,6 +84,7 @@ class ProcessDetector:
     signal_death_hold_seconds: float = 0.0
     held: list[tuple[float, ProcessExit]] = field(default_factory=list)
     ended_by_scheduler: list[ProcessExit] = field(default_factory=list)
+    unknown_held: list[tuple[float, ProcessExit]] = field(default_factory=list)
 
     def observe(self, obs: Observation, now: float) -> Sequence[DetectorOutput]:
         if isinstance(obs, ProcessSnapshot):
@@ -90,15 +94,23 @@ class ProcessDetector:
             return self._exit(obs, now)
         if isinstance(obs, SourceState) and obs.source == "process":
             self.source_up = obs.up
-        if isinstance(obs, JobEnded) and self.held:
+        if isinstance(obs, JobEnded):
             self.ended_by_scheduler.extend(ex for _, ex in self.held)
             self.held.clear()
+            unknown, self.unknown_held = self.unknown_held, []
+            if obs.exit_code not in (0, None):
+                # The job failed: an unknown exit may well have been the cause.
+                return [out for _, ex in unknown for out in self._dead(ex)]
         return ()
 
     def tick(self, now: float) -> Sequence[DetectorOutput]:
         out: list[DetectorOutput] = []
         while self.held and now - self.held[0][0] >= self.signal_death_hold_seconds:
             _, ex = self.held.pop(0)
+            out.extend(self._dead(ex))
+        hold = self.settings.unknown_exit_hold_seconds
+        while self.unknown_held and now - self.unknown_held[0][0] >= hold:
+            _, ex = self.unknown_held.pop(0)
             out.extend(self._dead(ex))
         out.extend(self._check_holds(now))
         return out
@@ -217,6 +229,9 @@ class ProcessDetector:
             return []  # edge -> EXITED
         if self.signal_death_hold_seconds > 0 and ex.signal in SCHEDULER_SIGNALS:
             self.held.append((now, ex))
+            return []
+        if ex.signal is None and ex.exit_code is None:
+            self.unknown_held.append((now, ex))
             return []
         return self._dead(ex)
 

@@ -312,6 +312,7 @@ class ClockReferenceProbe:
         raise SourceError(
             "no_reference",
             "no time reference: chronyd is not answering and clock.ntp_servers is empty",
+            quiet=True,
         )
 
     # -- chronyd --------------------------------------------------------------------------

@@ -574,6 +574,9 @@ class NcclRasSource:
                          resolver=self._resolver, stop=self._stop)
         except SourceError as exc:
             self._record(exc.error_type, up=False)
+            # A port never seen open is the usual state of a job without NCCL (or before its
+            # first communicator): UNKNOWN, said at info. Once seen, losing it is a warning.
+            exc.quiet = exc.error_type in ("refused", "resolve_failed")
             raise
         self._port_seen_at = now
         self.interval_seconds = max(0.05, self._settings.settle_seconds)
@@ -590,6 +593,8 @@ class NcclRasSource:
                 self._timeouts += 1
             self.interval_seconds = self._next(base, None)
             self._record(exc.error_type, up=False)
+            if self._port_seen_at is None:  # never seen open: see _probe
+                exc.quiet = exc.error_type in ("refused", "resolve_failed")
             raise
         if reply.partial_reason == "stopped":
             return []  # shutting down: half a report is not worth a verdict

@@ -210,3 +210,34 @@ def test_every_capability_is_in_the_component_table(tmp_path: Path) -> None:
     )  # fmt: skip
     names = {type(d).__name__ for d in build_components(off, lambda: [], SystemClock()).detectors}
     assert names == {"ProcessDetector", "ProgressDetector", "MemoryDetector"}
+
+
+# -- exits nobody could read ----------------------------------------------------------------
+def test_unknown_exit_then_launcher_exits_zero_is_a_clean_end() -> None:
+    """Ranks of a finished job exit just before their launcher: with no way to read their
+    status, JobEnded with code 0 inside the hold means they ended cleanly, no alert."""
+    detector = ProcessDetector(ProcessSettings(unknown_exit_hold_seconds=5.0))
+    detector.observe(snap(0.0, rank_info(0, 100), rank_info(1, 101)), 0.0)
+    assert detector.observe(death(1.0, 0, 100, None), 1.0) == []
+    assert detector.observe(death(1.0, 1, 101, None), 1.0) == []
+    assert not detector.observe(JobEnded(1.5, 0), 1.5)
+    assert fired(detector.tick(20.0)) == [] and detector.dead == []
+
+
+def test_unknown_exit_while_the_job_runs_on_is_reported_after_the_hold() -> None:
+    """The job keeps running: the unknown exit becomes a RankDead warning after the hold."""
+    detector = ProcessDetector(ProcessSettings(unknown_exit_hold_seconds=5.0))
+    detector.observe(snap(0.0, rank_info(0, 100), rank_info(1, 101)), 0.0)
+    detector.observe(death(1.0, 1, 101, None), 1.0)
+    assert fired(detector.tick(5.5)) == []
+    (dead,) = fired(detector.tick(6.0))
+    assert dead.culprit_ranks == (1,) and dead.severity.value == "warning"
+
+
+def test_unknown_exit_then_the_job_fails_is_reported_at_once() -> None:
+    """A non-zero job status inside the hold reports the unknown exit immediately."""
+    detector = ProcessDetector(ProcessSettings(unknown_exit_hold_seconds=5.0))
+    detector.observe(snap(0.0, rank_info(0, 100), rank_info(1, 101)), 0.0)
+    detector.observe(death(1.0, 1, 101, None), 1.0)
+    (dead,) = fired(detector.observe(JobEnded(1.2, 1), 1.2))
+    assert dead.culprit_ranks == (1,)

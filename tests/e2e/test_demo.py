@@ -1,0 +1,51 @@
+"""End to end: the real `rankwatch demo` (simulated job, SIMULATED RAS endpoint, real daemon)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import child_env, rankwatch_argv, read_alerts
+
+
+@pytest.mark.e2e
+def test_demo_says_the_ras_endpoint_is_simulated_and_ras_names_rank_1(tmp_path: Path) -> None:
+    """`rankwatch demo` announces its SIMULATED RAS endpoint (with its loopback address) before
+    the job starts, the RAS path raises a collective desync naming rank 1 alongside the progress
+    alert, and the closing summary reports both; the demo exits 0."""
+    log = tmp_path / "alerts.jsonl"
+    done = subprocess.run(
+        # The default duration (45 s), as users run it.
+        rankwatch_argv("demo", "--alert-log", str(log)),
+        cwd=tmp_path,
+        env=child_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # one stream keeps the order of the demo's and the job's lines
+        text=True,
+        timeout=180,
+    )
+    output = done.stdout
+    assert done.returncode == 0, output[-4000:]
+    assert re.search(r"NCCL RAS endpoint SIMULATED on 127\.0\.0\.1:\d+ ", output), output[:2000]
+    announced, job_started = output.index("SIMULATED on"), output.index("demo job: 2 ranks")
+    assert announced < job_started < output.index("[rank0]: step")
+    assert re.search(
+        r"WARNING NCCL RAS: communicator \w+: rank 1 never launched the collective .*"
+        r"\[collective_desync\] culprit rank 1",
+        output,
+    ), output[-4000:]
+    summary = output[output.index("rankwatch: job exited") :]
+    assert "the progress alert named rank 1" in summary
+    assert re.search(
+        r"the RAS path \(SIMULATED RAS endpoint, \d+ STATUS queries answered\) named rank 1 too: "
+        r"CollectiveDesync \[collective_desync\]",
+        summary,
+    ), summary
+
+    records = [r for r in read_alerts(log) if r["status"] == "firing"]
+    desync = [r for r in records if r["alertname"] == "CollectiveDesync"]
+    assert desync and desync[0]["culprit_ranks"] == [1] and desync[0]["scope"] == "job"
+    assert any(r["alertname"] == "ProgressStalled" and r["culprit_ranks"] == [1] for r in records)
