@@ -67,6 +67,7 @@ def test_alert_is_notified_kept_alive_while_firing_then_resolved(tmp_path: Path)
         "severity": "critical",
         "category": "dataloader_stall",
         "job": "4242",
+        "job_id": "4242",  # the label the Prometheus rules' alerts carry: one route for both
         "node": "gpu017",
         "rank": "13",
     }
