@@ -294,7 +294,11 @@ class Daemon:
                 "detector_errors",
                 "Exceptions raised inside a detector (a bug; the detector shows UNKNOWN).",
                 ("detector",),
-                [((n,), c) for n, c in sorted(self.stats.detector_errors.items())],
+                # Every detector from 0, so rate() and dashboards see a healthy node too.
+                [
+                    ((n,), self.stats.detector_errors.get(n, 0))
+                    for n in sorted({d.name for d in self.detectors} | set(self.stats.detector_errors))
+                ],
             )
         )
         self.snapshots.current = HealthSnapshot(
