@@ -460,14 +460,30 @@ def _causal_chain(
     finding: Finding, located: Sequence[Located], stuck: Sequence[StuckSummary], ctx: Context
 ) -> tuple[ChainStep, ...]:
     """From the first trigger to the final crash: the cause, then the first of each symptom.
-    A step whose order against a step of another node the clocks cannot settle says so."""
-    steps: list[tuple[tuple[float, int, int], ChainStep, Located]] = []
+    A step says so when the clocks cannot settle its order against a step of another node,
+    or whether another node's event of the same kind came first."""
+    steps: list[tuple[tuple[float, int, int], ChainStep, Located, bool]] = []
+    firsts: dict[tuple[EventKind, str | None], Located] = {}
+    for item in located:
+        if item.time is not None:
+            firsts.setdefault((item.kind, item.domain), item)
 
-    def add(item: Located | None, what: str | None = None) -> None:
+    def rivalled(item: Located, shift_by: float = 0.0) -> bool:
+        rivals = [r for (kind, domain), r in firsts.items()
+                  if kind is item.kind and domain != item.domain]
+        if not rivals or item.time is None:
+            return False
+        marks = order_uncertain([(item.time, item.domain, *item.window)]
+                                + [((r.time or 0.0) + shift_by, r.domain, *r.window)
+                                   for r in rivals])
+        return marks[0]
+
+    def add(item: Located | None, what: str | None = None, *, first: bool = False) -> None:
         if item is not None:
             steps.append((item.order(), ChainStep(_time_text(item), what or describe(item),
                                                   item.file, item.event.line,
-                                                  clock_correction=item.correction), item))
+                                                  clock_correction=item.correction), item,
+                          first and rivalled(item)))
 
     if stuck and stuck[0].started_at:
         s = stuck[0]
@@ -477,22 +493,24 @@ def _causal_chain(
             started = replace(first, time=first.time - span)
             steps.append(((first.time - span, -1, 0), ChainStep(
                 s.started_at, f"collective #{s.seq} ({s.op_type}) started and never completed",
-                first.file, first.event.line, clock_correction=first.correction), started))
+                first.file, first.event.line, clock_correction=first.correction), started,
+                rivalled(first)))
     add(finding.cause, finding.evidence[0] if finding.evidence else None)
     for kind in _CHAIN_KINDS:
-        add(next((e for e in located if e.kind is kind and e is not finding.cause), None))
+        add(next((e for e in located if e.kind is kind and e is not finding.cause), None),
+            first=True)
     steps.sort(key=lambda step: step[0])
     seen: set[tuple[str, int, str]] = set()
-    kept: list[tuple[ChainStep, Located]] = []
-    for _, step, item in steps:
+    kept: list[tuple[ChainStep, Located, bool]] = []
+    for _, step, item, rival in steps:
         key = (step.file, step.line, step.what)
         if key not in seen:
             seen.add(key)
-            kept.append((step, item))
+            kept.append((step, item, rival))
     kept = kept[:12]
-    marks = order_uncertain([(i.time, i.domain, *i.window) for _, i in kept])
-    return tuple(replace(step, order_uncertain=True) if mark else step
-                 for (step, _), mark in zip(kept, marks, strict=True))
+    marks = order_uncertain([(i.time, i.domain, *i.window) for _, i, _ in kept])
+    return tuple(replace(step, order_uncertain=True) if mark or rival else step
+                 for (step, _, rival), mark in zip(kept, marks, strict=True))
 
 
 _TIMELINE_INFO = frozenset({EventKind.FR_DUMP, EventKind.NCCL_INIT, EventKind.NCCL_PEER_CLOSED})

@@ -87,6 +87,7 @@ def _domain_dict(c: DomainClock) -> dict[str, Any]:
         "evidence": [{"kind": e.kind, "text": e.text, "locations": list(e.locations)}
                      for e in c.evidence],
         "evidence_lines": c.evidence_total,
+        "proven": c.proven,
     }
 
 
@@ -254,7 +255,7 @@ def render_text(d: Diagnosis, timeline_lines: int = TEXT_TIMELINE_LINES) -> str:
         add("")
         add("CAUSAL CHAIN")
         for i, step in enumerate(d.causal_chain, 1):
-            note = "  (order against other nodes' steps uncertain: clock skew)" \
+            note = "  (order across nodes uncertain: clock skew)" \
                 if step.order_uncertain else ""
             add(f"  {i}.{_mark(step.order_uncertain)}{_value(step.time)}  {step.what}  "
                 f"[{step.file}:{step.line}]{note}")
@@ -343,7 +344,7 @@ def render_markdown(d: Diagnosis, timeline_lines: int = 100) -> str:
         add("## Causal chain")
         add("")
         for i, step in enumerate(d.causal_chain, 1):
-            note = " *(order against other nodes' steps uncertain: clock skew)*" \
+            note = " *(order across nodes uncertain: clock skew)*" \
                 if step.order_uncertain else ""
             add(f"{i}. {UNCERTAIN_MARK if step.order_uncertain else ''}{_value(step.time)} — "
                 f"{step.what} (`{step.file}:{step.line}`){note}")
