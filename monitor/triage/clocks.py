@@ -26,9 +26,16 @@ within bounds) solved by shortest paths: every domain gets the range of correcti
 evidence allows. Hard evidence is kept first (best supported pair first); evidence that
 contradicts what is already kept is set aside: a contradicted order is reported as a
 violation that remains, a contradicted soft assumption is only noted. Without a measurement
-the majority of connected domains whose ranges agree is taken as right; a domain whose range
-excludes zero is corrected by its range's middle (or, when the range is open on one side, by
-the least correction that restores the order) and keeps the range as its uncertainty.
+the largest set of connected domains whose ranges agree is taken as right (on a tie, the set
+with the clock of the lowest rank); a domain whose range excludes zero is corrected by its
+range's middle (or, when the range is open on one side, by the least correction that
+restores the order) and keeps the range as its uncertainty. A correction that rests only on
+the "together" assumption keeps "no skew" inside its uncertainty: the same stamps fit ranks
+that entered the collective that much apart, and the report says both.
+
+Peer-closed and connection-reset lines are not used: they name a peer by IP and port, not by
+process, and the process that closed the connection may have died without a line while
+another process of that host logged its failure much later.
 
 Pure: no I/O.
 """
@@ -454,6 +461,7 @@ class _Domain:
     node: int
     kind: str
     events: int
+    lowest_rank: int | None = None
     evidence: list[ClockEvidence] = field(default_factory=list)
     evidence_total: int = 0
 
@@ -469,14 +477,18 @@ def plan_clocks(
     usable = [i for i in located if i.time is not None and not i.time_inferred
               and i.domain is not None]
     counts: dict[str, int] = defaultdict(int)
+    lowest: dict[str, int] = {}
     for item in usable:
         counts[str(item.domain)] += 1
+        rank = _global_rank(item)
+        if rank is not None and rank < lowest.get(str(item.domain), rank + 1):
+            lowest[str(item.domain)] = rank
     for name in known:
         counts.setdefault(name, 0)
     domains: dict[str, _Domain] = {}
     for index, name in enumerate(sorted(counts), start=1):
         kind = "file" if name in file_domains else "host"
-        domains[name] = _Domain(name, index, kind, counts[name])
+        domains[name] = _Domain(name, index, kind, counts[name], lowest.get(name))
     all_notes = list(notes)
     if len(domains) < 2 and not known:
         return ClockReport(False, tuple(all_notes), tuple(
@@ -609,7 +621,8 @@ def _assign(
             for d in members:
                 values[d.name], bases[d.name] = 0.0, UNCONSTRAINED
             continue
-        ref = min(members, key=lambda d: (-d.events, d.name))
+        # ties go to the clock of the lowest rank (rank 0 usually hosts the store)
+        ref = min(members, key=lambda d: (d.lowest_rank is None, d.lowest_rank or 0, d.name))
         low, high = system.ranges(ref.node)
         spans = [(low[d.node], high[d.node]) for d in members]
         point = _stab(spans)
