@@ -287,43 +287,57 @@ def _global_rank(item: Located) -> int | None:
     return item.rank if item.rank_origin in _GLOBAL_ORIGINS else None
 
 
-def _signal_sources(usable: Sequence[Located]) -> dict[int, Located]:
-    """Per rank, the line that marks it setting the dump signal: its flight-recorder
-    initiator line, else its first watchdog timeout (the signal follows it)."""
-    signal: dict[int, Located] = {}
-    fallback: dict[int, Located] = {}
+def _signal_sources(usable: Sequence[Located]) -> dict[int, list[Located]]:
+    """Per rank, the lines that mark it setting the dump signal, in time order: its
+    flight-recorder initiator lines, else its watchdog timeouts (the signal follows them)."""
+    signal: dict[int, list[Located]] = defaultdict(list)
+    fallback: dict[int, list[Located]] = defaultdict(list)
     for item in usable:
         rank = _global_rank(item)
         if rank is None:
             continue
         fields = item.event.fields
         if item.kind is EventKind.FR_DUMP and fields.get("role") == "initiator":
-            signal.setdefault(rank, item)
+            signal[rank].append(item)
         elif (item.kind is EventKind.WATCHDOG_TIMEOUT and not fields.get("blocking_wait")) or (
                 item.kind is EventKind.PG_STATUS
                 and fields.get("source") in _SIGNAL_STATUS_SOURCES):
-            fallback.setdefault(rank, item)
+            fallback[rank].append(item)
     return {**fallback, **signal}
 
 
+def _one_incident(items: Sequence[Located], options: SkewOptions) -> bool:
+    """All these lines of one clock belong to one failure (a restarted job fails again later,
+    and then which signal an observer read is unknown)."""
+    times = [i.time for i in items if i.time is not None]
+    return bool(times) and max(times) - min(times) <= options.together_seconds
+
+
 def _order_pairs(usable: Sequence[Located], options: SkewOptions) -> dict[tuple[str, str], _Pair]:
+    """Observers of a dump signal and the signal they read. The observer follows the earliest
+    signal line of its source (whichever it read); the latency bound needs the signal it read,
+    so it is kept only when the source's lines are one incident."""
     coarse = _coarse_domains(usable)
     sources = _signal_sources(usable)
-    source_domains = {s.domain for s in sources.values()}
-    earliest = min(sources.values(), key=Located.order) if len(source_domains) == 1 else None
+    every = sorted((i for lines in sources.values() for i in lines), key=Located.order)
+    single_clock = len({i.domain for i in every}) == 1
     pairs: dict[tuple[str, str], _Pair] = {}
     for item in usable:
         if item.kind is not EventKind.FR_DUMP or item.event.fields.get("role") != "observer":
             continue
         src = item.event.fields.get("source_rank")
+        candidates: Sequence[Located]
         if isinstance(src, int) and not isinstance(src, bool):
             if src == _global_rank(item):
                 continue
-            cause = sources.get(src)
+            candidates = sources.get(src, ())
         else:
-            cause = earliest
-        if cause is None or cause.domain == item.domain or cause.domain is None \
-                or item.domain is None or cause.time is None or item.time is None:
+            candidates = every if single_clock else ()
+        if not candidates:
+            continue
+        cause = candidates[0]
+        if cause.domain == item.domain or cause.domain is None or item.domain is None \
+                or cause.time is None or item.time is None:
             continue
         gap = cause.time - item.time  # > 0: the effect is stamped before its cause
         slack = 1.0 if cause.domain in coarse or item.domain in coarse \
@@ -336,9 +350,10 @@ def _order_pairs(usable: Sequence[Located], options: SkewOptions) -> dict[tuple[
         evidence = ClockEvidence("order", text, (cause.where, item.where))
         if gap - slack > pair.low:
             pair.low, pair.worst = gap - slack, evidence
-        high = gap + options.signal_latency_seconds + slack
-        if high < pair.high:
-            pair.high, pair.closest = high, evidence
+        if _one_incident(candidates, options):
+            high = gap + options.signal_latency_seconds + slack
+            if high < pair.high:
+                pair.high, pair.closest = high, evidence
     return pairs
 
 
@@ -364,7 +379,8 @@ def _groups(usable: Sequence[Located], hosts: set[str], options: SkewOptions) ->
         label = f"collective #{seq} ({event.fields.get('op')}, timeout {timeout / 1000:g} s)"
         group = groups.setdefault(key, _Group(label))
         group.spans.setdefault(str(item.domain), []).append(item)
-    return [g for g in groups.values() if len(g.spans) >= 2]
+    return [g for g in groups.values() if len(g.spans) >= 2
+            and all(_one_incident(items, options) for items in g.spans.values())]
 
 
 # --- the constraint solver ----------------------------------------------------------------
@@ -582,19 +598,26 @@ def _credit(domain: _Domain, evidence: ClockEvidence, lines: int) -> None:
 
 
 def _group_evidence(group: _Group, options: SkewOptions) -> ClockEvidence:
-    parts = []
-    locations = []
-    for name, items in sorted(group.spans.items()):
+    """The group's stamps per clock, earliest first; beyond four clocks only the two earliest
+    and the two latest are named."""
+    spans = []
+    for name, items in group.spans.items():
         first = min(items, key=Located.order)
         last = max(items, key=Located.order)
+        spans.append((first.time or 0.0, name, first, (last.time or 0.0) - (first.time or 0.0),
+                      len(items)))
+    spans.sort()
+    shown = spans if len(spans) <= 4 else [*spans[:2], *spans[-2:]]
+    parts = []
+    for _, name, first, spread, count in shown:
         stamp = first.event.stamp
-        spread = (last.time or 0.0) - (first.time or 0.0)
         when = stamp.text() if stamp is not None else "?"
-        parts.append(f"{name} at {when} ({len(items)} line(s) within {spread:.3f} s)")
-        locations.append(first.where)
+        parts.append(f"{name} at {when} ({count} line(s) within {spread:.3f} s)")
+    if len(spans) > 4:
+        parts.insert(2, f"{len(spans) - 4} more clock(s) in between")
     text = (f"the watchdog timeouts of {group.label}, which fire within "
             f"{options.together_seconds:g} s of each other, are stamped: " + "; ".join(parts))
-    return ClockEvidence("together", text, tuple(locations))
+    return ClockEvidence("together", text, tuple(s[2].where for s in shown))
 
 
 def _assign(
@@ -633,7 +656,7 @@ def _assign(
             agree = [d for d in agree if system.add_if_feasible(_fix(d.node, 0.0))]
         for d in agree:
             values[d.name], bases[d.name] = 0.0, REFERENCE
-        references.extend(d.name for d in agree)
+        references.extend(sorted(d.name for d in agree))
     # the rest: corrected when the evidence excludes zero, else left as they are
     while True:
         pending = [d for d in domains.values() if d.name not in values]
@@ -707,7 +730,7 @@ def _notes(clocks: Sequence[DomainClock], violations: Sequence[ClockViolation],
 def _inferred_note(clock: DomainClock, options: SkewOptions) -> str:
     c = clock.correction_seconds
     relation = "behind" if c > 0 else "ahead of"
-    against = ", ".join(clock.relative_to) or "the other nodes"
+    against = _names(clock.relative_to)
     open_side = clock.low_seconds is None or clock.high_seconds is None
     size = f"at least {seconds_text(abs(c), 0.001)}" if open_side else \
         f"about {seconds_text(abs(c), _width(clock))}"
@@ -724,6 +747,14 @@ def _inferred_note(clock: DomainClock, options: SkewOptions) -> str:
                 "the collective that much apart")
     return (f"{lead}{below}. The timeline adds {c:+.3f} s to {clock.domain}'s stamps and marks "
             f"with ~ the entries whose order the clocks cannot settle. Evidence: {evidence}")
+
+
+def _names(names: Sequence[str]) -> str:
+    if not names:
+        return "the other nodes"
+    if len(names) <= 3:
+        return ", ".join(names)
+    return f"{', '.join(names[:3])} and {len(names) - 3} more"
 
 
 def _width(clock: DomainClock) -> float:

@@ -206,6 +206,35 @@ def test_threshold_decides_the_flag_not_the_correction(tmp_path: Path) -> None:
     assert d.clock.notes[0] not in d.findings
 
 
+def test_a_restarted_job_that_failed_twice_is_read_safely(tmp_path: Path) -> None:
+    """Each log holds two failures two hours apart (the job restarted and hung at the same
+    collective again). Which signal an observer read is then ambiguous: only the safe bound
+    (after the first signal) is used, no mixed-up latency bound; synchronised clocks raise no
+    flag, and a 45 s skew is still found within an honest range."""
+    for skew, flagged in ((0.0, False), (45.0, True)):
+        first, second = tmp_path / f"first{skew:g}", tmp_path / f"second{skew:g}"
+        _job(first, skew=skew)
+        _job(second, skew=skew)
+        both = tmp_path / f"both{skew:g}"
+        both.mkdir()
+        for path in sorted(first.iterdir()):
+            later = [_later(line, hours=2) for line in (second / path.name).read_text().splitlines()]
+            write_lines(both / path.name, [*path.read_text().splitlines(), *later])
+        d = _triage(both)
+        assert d.clock is not None and d.clock.flagged is flagged
+        assert d.culprit_ranks == (STRAGGLER,)
+        if flagged:
+            node1 = _clock(d, "node1")
+            assert node1.low_seconds is not None and node1.low_seconds <= 45.0
+            assert node1.high_seconds is None or node1.high_seconds >= 45.0
+
+
+def _later(line: str, hours: int) -> str:
+    """The same glog line stamped `hours` later (same day)."""
+    return line.replace("[E304 10:", f"[E304 {10 + hours}:").replace("[E304 09:",
+                                                                    f"[E304 {9 + hours:02d}:")
+
+
 # --- no false flags --------------------------------------------------------------------------
 
 
