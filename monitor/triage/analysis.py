@@ -226,11 +226,17 @@ def _clocked(
     """The events on one time axis: each clock corrected by what is given, measured or
     inferred, with the uncertainty that remains."""
     paths = {scan.path for scan in scans}
-    names = {scan.path.rsplit("/", 1)[-1]: scan.path for scan in scans}
-    own = {key if key in paths else names[key] for key in offsets if key in paths or key in names}
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(paths):
+        by_name[path.rsplit("/", 1)[-1]].append(path)
+    expanded: dict[str, float] = {}  # a file named by path or base name is its own clock
+    for key, seconds in offsets.items():
+        files = [key] if key in paths else by_name.get(key, [])
+        expanded.update({path: seconds for path in files} if files else {key: seconds})
+    own = {key for key in expanded if key in paths}
     raw = locate(scans, own)
     domains = {str(i.domain) for i in raw if i.domain is not None and i.time is not None}
-    given, notes = given_clocks(offsets, domains | own)
+    given, notes = given_clocks(expanded, domains | own)
     records = [(scan.path, line, record) for scan in scans for line, record in scan.clock_records]
     measured, step_notes = measured_clocks(records, domains)
     known: dict[str, KnownClock] = {**measured, **given}

@@ -170,8 +170,7 @@ def _clock_lines(clock: ClockReport) -> list[str]:
 
 
 def _clock_title(clock: ClockReport) -> str:
-    return ("CLOCK SKEW: node timestamps disagree" if clock.flagged
-            else "CLOCKS: corrections applied")
+    return "CLOCK SKEW: node timestamps disagree" if clock.flagged else "CLOCKS"
 
 
 def _mark(uncertain: bool) -> str:

@@ -372,11 +372,20 @@ def test_unknown_clock_offset_name_is_noted(tmp_path: Path) -> None:
 
 
 def test_file_offset_by_base_name_still_works(tmp_path: Path) -> None:
-    """--clock-offset rank11.log=45 corrects that file alone: it becomes its own clock."""
+    """--clock-offset rank11.log=45 corrects that file alone: it becomes its own clock; a base
+    name shared by files in two directories applies to both."""
     _job(tmp_path, skew=45.0)
     d = _triage(tmp_path, offsets={"rank11.log": 45.0})
     own = _clock(d, str(tmp_path / "rank11.log"))
     assert (own.basis, own.correction_seconds, own.kind) == ("given", 45.0, "file")
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    write_lines(a / "out.log", [watchdog_timeout(0, 9, AT)])
+    write_lines(b / "out.log", [watchdog_timeout(1, 9, AT + dt.timedelta(seconds=30))])
+    both = _triage(a, b, offsets={"out.log": -5.0})
+    assert {(c.domain, c.correction_seconds) for c in both.clock.domains  # type: ignore[union-attr]
+            } == {(str(a / "out.log"), -5.0), (str(b / "out.log"), -5.0)}
 
 
 # --- reports ---------------------------------------------------------------------------------
