@@ -177,7 +177,7 @@ def diagnose(
     silent = tuple(r for r in range(world) if r not in seen) if world else ()
     context = _context_findings(ctx, stuck, silent, finding)
     if clock.flagged:
-        context.insert(0, clock.notes[0])
+        context.insert(0, clock.headline)
     findings = tuple(dict.fromkeys([*finding.evidence, *context]))
     counts: Counter[str] = Counter()
     for scan in scans:

@@ -151,6 +151,7 @@ class ClockReport:
     violations: tuple[ClockViolation, ...]
     threshold_seconds: float
     uncertain_entries: int = 0
+    headline: str = ""  # one line for the findings when flagged
 
     def correction(self, domain: str | None) -> float:
         for clock in self.domains:
@@ -584,7 +585,27 @@ def plan_clocks(
     big = [c for c in inferred if abs(c.correction_seconds) >= options.threshold_seconds]
     all_notes[:0] = _notes(clocks, violations, options)
     return ClockReport(bool(big or violations), tuple(all_notes), tuple(clocks),
-                       tuple(violations[:_MAX_VIOLATIONS]), options.threshold_seconds)
+                       tuple(violations[:_MAX_VIOLATIONS]), options.threshold_seconds,
+                       headline=_headline(big, violations))
+
+
+def _headline(big: Sequence[DomainClock], violations: Sequence[ClockViolation]) -> str:
+    if big:
+        c = max(big, key=lambda x: abs(x.correction_seconds))
+        relation = "behind" if c.correction_seconds > 0 else "ahead of"
+        size = seconds_text(abs(c.correction_seconds), _width(c))
+        how = "inferred from the order of events" if c.proven else \
+            "suspected from stamps of simultaneous events"
+        more = f" (and {len(big) - 1} other clock(s))" if len(big) > 1 else ""
+        return (f"clock skew between nodes: {c.domain} runs about {size} {relation} "
+                f"{_names(c.relative_to)}{more}, {how}; the timeline is corrected and marks "
+                "with ~ what the clocks cannot order (see the clock section)")
+    if not violations:
+        return ""
+    v = violations[0]
+    return (f"clock disagreement beyond the known skew: {v.effect} ({v.effect_domain}) is "
+            f"stamped {v.seconds:.3f} s before its cause {v.cause} ({v.cause_domain}) with the "
+            "offsets applied; the affected entries are marked ~ (see the clock section)")
 
 
 def _finite(value: float) -> float | None:

@@ -125,7 +125,8 @@ def test_node_45_s_behind_is_flagged_with_the_inferred_offset_and_its_evidence(
     note = d.clock.notes[0]
     assert note.startswith("clock skew: the clock of node1 runs about") and "behind" in note
     assert signal in note and observed in note
-    assert note in d.findings
+    assert d.clock.headline in d.findings
+    assert d.clock.headline.startswith("clock skew between nodes: node1 runs about 45")
 
 
 def test_corrected_timeline_and_causal_chain_follow_true_time(tmp_path: Path) -> None:
@@ -203,7 +204,7 @@ def test_threshold_decides_the_flag_not_the_correction(tmp_path: Path) -> None:
     d = _triage(tmp_path, options=SkewOptions(threshold_seconds=60.0))
     assert d.clock is not None and not d.clock.flagged and d.clock.applied
     assert "below the 60 s threshold" in d.clock.notes[0]
-    assert d.clock.notes[0] not in d.findings
+    assert not any("clock" in f for f in d.findings)
 
 
 def test_a_restarted_job_that_failed_twice_is_read_safely(tmp_path: Path) -> None:
@@ -358,6 +359,8 @@ def test_given_offset_the_logs_contradict_leaves_a_violation(tmp_path: Path) -> 
     assert violation.effect.startswith(str(tmp_path / "rank11.log"))
     assert 34.0 < violation.seconds < 35.0
     assert violation.text in d.clock.notes
+    assert d.clock.headline.startswith("clock disagreement beyond the known skew")
+    assert d.clock.headline in d.findings
     assert any(t.order_uncertain for t in d.timeline if t.clock_domain == "node1")
     straggler = next(s for s in d.causal_chain if s.file.endswith("rank11.log"))
     assert straggler.order_uncertain
