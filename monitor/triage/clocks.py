@@ -763,9 +763,10 @@ def _inferred_note(clock: DomainClock, options: SkewOptions) -> str:
                 f"{against} (inferred from the order of events; correction {_span(clock)})")
     else:
         lead = (f"clock skew suspected: the stamps of {clock.domain} are {size} {relation} those "
-                f"of {against} where events that happen together are stamped (correction "
-                f"{_span(clock)}); either its clock is off by that much, or its ranks entered "
-                "the collective that much apart")
+                f"of {against} for events that normally happen within seconds of each other "
+                f"(correction {_span(clock)}); either its clock is off by that much, or those "
+                "events were that far apart (ranks that entered the collective apart, a dump "
+                "signal read late)")
     return (f"{lead}{below}. The timeline adds {c:+.3f} s to {clock.domain}'s stamps and marks "
             f"with ~ the entries whose order the clocks cannot settle. Evidence: {evidence}")
 
