@@ -704,7 +704,8 @@ def _assign(
             lo if lo > 0 else hi)
         system.add_if_feasible(_fix(d.node, value))
         values[d.name], ranges[d.name], bases[d.name] = value, (lo, hi), INFERRED
-        relative[d.name] = tuple(references)
+        relative[d.name] = tuple(r for r in references
+                                 if roots[domains[r].node] == roots[d.node])
     for name, basis in bases.items():
         if basis == CONSISTENT and not domains[name].evidence:
             bases[name] = UNCONSTRAINED
