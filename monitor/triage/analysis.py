@@ -15,12 +15,21 @@ from dataclasses import dataclass, field, replace
 from monitor.model import Category
 from monitor.parse.collectives import CollectivePicture, StuckCollective, collective_picture
 from monitor.parse.log_events import EventKind, Level, LogEvent
+from monitor.triage.clocks import (
+    ClockReport,
+    KnownClock,
+    SkewOptions,
+    given_clocks,
+    measured_clocks,
+    order_uncertain,
+    plan_clocks,
+)
 from monitor.triage.evidence import (
     Located,
     compress_ranks,
-    default_year,
     describe,
     locate,
+    retime,
     shift,
     who,
 )
@@ -81,6 +90,10 @@ class TimelineEntry:
     level: str
     text: str
     repeat: int = 1
+    stamp: str | None = None  # the line's own stamp when a clock correction moved `time`
+    clock_correction: float = 0.0
+    clock_domain: str | None = None
+    order_uncertain: bool = False  # its order against another node's entries is unknown
 
 
 @dataclass(frozen=True)
@@ -89,6 +102,8 @@ class ChainStep:
     what: str
     file: str
     line: int
+    order_uncertain: bool = False  # clock skew: its order against a step of another node
+    clock_correction: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -123,6 +138,7 @@ class Diagnosis:
     silent_ranks: tuple[int, ...] = ()
     world_size: int | None = None
     retries: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    clock: ClockReport | None = None
 
 
 _NOISE = frozenset({EventKind.PROGRESS, EventKind.NCCL_INIT})
@@ -135,9 +151,10 @@ def diagnose(
     clock_offsets: Mapping[str, float] | None = None,
     timeline_limit: int = 200,
     seconds: float = 0.0,
+    skew: SkewOptions | None = None,
 ) -> Diagnosis:
-    located = locate(scans, clock_offsets)
-    located.extend(_last_progress(scans, default_year(scans)))
+    located, clock = _clocked(scans, clock_offsets or {}, skew or SkewOptions())
+    located.extend(_last_progress(scans, located))
     located.sort(key=Located.order)
     by_kind: dict[EventKind, list[Located]] = defaultdict(list)
     for item in located:
@@ -159,14 +176,22 @@ def diagnose(
     seen = {i.rank for i in located if i.rank is not None and i.kind not in _NOISE}
     silent = tuple(r for r in range(world) if r not in seen) if world else ()
     context = _context_findings(ctx, stuck, silent, finding)
+    if clock.flagged:
+        context.insert(0, clock.headline)
     findings = tuple(dict.fromkeys([*finding.evidence, *context]))
     counts: Counter[str] = Counter()
     for scan in scans:
         counts.update(scan.counts)
     first_error = errors[0] if errors else None
-    timeline, timeline_total = _timeline(located, timeline_limit)
+    timeline, timeline_total, uncertain = _timeline(located, timeline_limit)
+    clock = replace(clock, uncertain_entries=uncertain)
     recommendations = [*finding.recommendations,
                        *_context_recommendations(ctx, stuck, finding, silent)]
+    if clock.flagged:
+        recommendations.append(
+            "Synchronise the nodes' clocks (chrony/NTP) and keep rankwatch's clock checks on: "
+            "its alert log records each node's measured offset, which triage then applies "
+            "(or pass --clock-offset NODE=SECONDS).")
     return Diagnosis(
         category=finding.category,
         culprit_ranks=finding.culprit_ranks,
@@ -191,7 +216,45 @@ def diagnose(
         silent_ranks=silent,
         world_size=world,
         retries=_retry_summary(scans),
+        clock=clock,
     )
+
+
+def _clocked(
+    scans: Sequence[FileScan], offsets: Mapping[str, float], options: SkewOptions
+) -> tuple[list[Located], ClockReport]:
+    """The events on one time axis: each clock corrected by what is given, measured or
+    inferred, with the uncertainty that remains."""
+    paths = {scan.path for scan in scans}
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(paths):
+        by_name[path.rsplit("/", 1)[-1]].append(path)
+    expanded: dict[str, float] = {}  # a file named by path or base name is its own clock
+    for key, seconds in offsets.items():
+        files = [key] if key in paths else by_name.get(key, [])
+        expanded.update({path: seconds for path in files} if files else {key: seconds})
+    own = {key for key in expanded if key in paths}
+    raw = locate(scans, own)
+    domains = {str(i.domain) for i in raw if i.domain is not None and i.time is not None}
+    given, notes = given_clocks(expanded, domains | own)
+    records = [(scan.path, line, record) for scan in scans for line, record in scan.clock_records]
+    measured, step_notes = measured_clocks(records, domains)
+    known: dict[str, KnownClock] = {**measured, **given}
+    report = plan_clocks(raw, paths, known, options, [*notes, *step_notes])
+    corrections = {c.domain: c.correction_seconds for c in report.domains}
+    windows = {c.domain: c.window for c in report.domains}
+    for violation in report.violations:
+        for domain in (violation.cause_domain, violation.effect_domain):
+            before, after = windows.get(domain, (0.0, 0.0))
+            windows[domain] = (min(before, -violation.seconds), max(after, violation.seconds))
+    return retime(raw, corrections, windows), report
+
+
+def _time_text(item: Located) -> str | None:
+    stamp = item.event.stamp
+    if stamp is None:
+        return None
+    return shift(stamp, item.correction).text() if item.correction else stamp.text()
 
 
 def _file_line(item: Located | None) -> FileLine | None:
@@ -204,8 +267,9 @@ def _world_size(located: Sequence[Located]) -> int | None:
     return max(known) if known else None
 
 
-def _last_progress(scans: Sequence[FileScan], year: int) -> list[Located]:
+def _last_progress(scans: Sequence[FileScan], located: Sequence[Located]) -> list[Located]:
     """The last progress line of each file: where each writer stopped advancing."""
+    placed = {id(item.event): item for item in located}
     out: list[Located] = []
     for index, scan in enumerate(scans):
         for tail in reversed(scan.tail):
@@ -216,12 +280,16 @@ def _last_progress(scans: Sequence[FileScan], year: int) -> list[Located]:
                 rank, origin = next(iter(scan.ranks)), "file"
             fields = {k: v for k, v in tail.progress.items() if isinstance(v, (str, int))}
             before = [e for e in scan.events if e.line <= tail.line and e.stamp is not None]
+            source = placed.get(id(before[-1])) if before else None
             stamp = before[-1].stamp if before else None
-            time = stamp.sort_key(year) if stamp is not None else None
             event = LogEvent(EventKind.PROGRESS, Level.INFO, rank, origin,
                              {**fields, "last": True}, tail.text, tail.line, tail.line,
                              stamp=stamp)
-            out.append(Located(event, scan.path, index, rank, origin, time, time is not None))
+            if source is None or source.time is None:
+                out.append(Located(event, scan.path, index, rank, origin, None, False))
+            else:
+                out.append(Located(event, scan.path, index, rank, origin, source.time, True,
+                                   source.domain, source.correction, source.window))
             break
     return out
 
@@ -229,7 +297,9 @@ def _last_progress(scans: Sequence[FileScan], year: int) -> list[Located]:
 def _stuck_summary(ctx: Context, s: StuckCollective) -> StuckSummary:
     timed_out = started = None
     if s.first_timeout is not None and s.first_timeout.stamp is not None:
-        stamp = s.first_timeout.stamp
+        placed = ctx.at(s.first_timeout)
+        correction = placed.correction if placed is not None else 0.0
+        stamp = shift(s.first_timeout.stamp, correction) if correction else s.first_timeout.stamp
         timed_out = stamp.text()
         span = s.ran_ms if s.ran_ms is not None else s.timeout_ms
         if span is not None:
@@ -395,44 +465,70 @@ _CHAIN_KINDS = (EventKind.WATCHDOG_TIMEOUT, EventKind.HEARTBEAT_HANG, EventKind.
 def _causal_chain(
     finding: Finding, located: Sequence[Located], stuck: Sequence[StuckSummary], ctx: Context
 ) -> tuple[ChainStep, ...]:
-    """From the first trigger to the final crash: the cause, then the first of each symptom."""
-    steps: list[tuple[tuple[float, int, int], ChainStep]] = []
+    """From the first trigger to the final crash: the cause, then the first of each symptom.
+    A step says so when the clocks cannot settle its order against a step of another node,
+    or whether another node's event of the same kind came first."""
+    steps: list[tuple[tuple[float, int, int], ChainStep, Located, bool]] = []
+    firsts: dict[tuple[EventKind, str | None], Located] = {}
+    for item in located:
+        if item.time is not None:
+            firsts.setdefault((item.kind, item.domain), item)
 
-    def add(item: Located | None, what: str | None = None) -> None:
+    def rivalled(item: Located, shift_by: float = 0.0) -> bool:
+        rivals = [r for (kind, domain), r in firsts.items()
+                  if kind is item.kind and domain != item.domain]
+        if not rivals or item.time is None:
+            return False
+        marks = order_uncertain([(item.time, item.domain, *item.window)]
+                                + [((r.time or 0.0) + shift_by, r.domain, *r.window)
+                                   for r in rivals])
+        return marks[0]
+
+    def add(item: Located | None, what: str | None = None, *, first: bool = False) -> None:
         if item is not None:
-            stamp = item.event.stamp
-            steps.append((item.order(), ChainStep(stamp.text() if stamp else None,
-                                                  what or describe(item), item.file,
-                                                  item.event.line)))
+            steps.append((item.order(), ChainStep(_time_text(item), what or describe(item),
+                                                  item.file, item.event.line,
+                                                  clock_correction=item.correction), item,
+                          first and rivalled(item)))
 
     if stuck and stuck[0].started_at:
         s = stuck[0]
         first = ctx.at(ctx.picture.stuck[0].first_timeout)
         if first is not None and first.time is not None:
             span = (s.ran_ms or s.timeout_ms or 0) / 1000.0
+            started = replace(first, time=first.time - span)
             steps.append(((first.time - span, -1, 0), ChainStep(
                 s.started_at, f"collective #{s.seq} ({s.op_type}) started and never completed",
-                first.file, first.event.line)))
+                first.file, first.event.line, clock_correction=first.correction), started,
+                rivalled(first)))
     add(finding.cause, finding.evidence[0] if finding.evidence else None)
     for kind in _CHAIN_KINDS:
-        add(next((e for e in located if e.kind is kind and e is not finding.cause), None))
+        add(next((e for e in located if e.kind is kind and e is not finding.cause), None),
+            first=True)
     steps.sort(key=lambda step: step[0])
     seen: set[tuple[str, int, str]] = set()
-    out = []
-    for _, step in steps:
+    kept: list[tuple[ChainStep, Located, bool]] = []
+    for _, step, item, rival in steps:
         key = (step.file, step.line, step.what)
         if key not in seen:
             seen.add(key)
-            out.append(step)
-    return tuple(out[:12])
+            kept.append((step, item, rival))
+    kept = kept[:12]
+    marks = order_uncertain([(i.time, i.domain, *i.window) for _, i, _ in kept])
+    return tuple(replace(step, order_uncertain=True) if mark or rival else step
+                 for (step, _, rival), mark in zip(kept, marks, strict=True))
 
 
 _TIMELINE_INFO = frozenset({EventKind.FR_DUMP, EventKind.NCCL_INIT, EventKind.NCCL_PEER_CLOSED})
 
 
-def _timeline(located: Sequence[Located], limit: int) -> tuple[tuple[TimelineEntry, ...], int]:
-    """Time-ordered entries; a run of the same low-level event from one writer is one entry."""
+def _timeline(
+    located: Sequence[Located], limit: int
+) -> tuple[tuple[TimelineEntry, ...], int, int]:
+    """Time-ordered entries; a run of the same low-level event from one writer is one entry.
+    Returns the entries kept, how many there were, and how many have an uncertain order."""
     entries: list[TimelineEntry] = []
+    items: list[Located] = []
     last_key: tuple[str, int | None, str] | None = None
     for item in located:
         wanted = (item.event.level >= Level.WARNING or item.kind in _TIMELINE_INFO
@@ -445,10 +541,18 @@ def _timeline(located: Sequence[Located], limit: int) -> tuple[tuple[TimelineEnt
             continue
         last_key = key
         stamp = item.event.stamp
-        entries.append(TimelineEntry(stamp.text() if stamp else None, item.file, item.event.line,
-                                     item.rank, item.kind.value, item.event.level.name.lower(),
-                                     describe(item)))
-    return tuple(entries[:limit]), len(entries)
+        entries.append(TimelineEntry(
+            _time_text(item), item.file, item.event.line, item.rank, item.kind.value,
+            item.event.level.name.lower(), describe(item),
+            stamp=stamp.text() if stamp is not None and item.correction else None,
+            clock_correction=item.correction, clock_domain=item.domain))
+        items.append(item)
+    marks = order_uncertain([(i.time, i.domain, *i.window) for i in items])
+    uncertain = sum(marks)
+    if uncertain:
+        entries = [replace(e, order_uncertain=True) if m else e
+                   for e, m in zip(entries, marks, strict=True)]
+    return tuple(entries[:limit]), len(entries), uncertain
 
 
 def _key_files(

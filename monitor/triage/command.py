@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import sys
 import time
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from monitor.triage.analysis import diagnose
+from monitor.triage.clocks import SkewOptions
 from monitor.triage.reader import read_inputs
 from monitor.triage.report import RENDERERS
 
@@ -30,12 +32,20 @@ examples:
   rankwatch triage 'job-4242/*.err' --format markdown > postmortem.md
   rankwatch triage node*/rank*.log.gz --format json | jq .culprit_ranks
   rankwatch triage logs/ --clock-offset gpu017=-0.8   correct one node's clock (seconds)
+  rankwatch triage logs/ alerts.jsonl          apply the clock offsets rankwatch measured
 
 The report names the category (closed set), the culprit ranks or `undetermined`, the
 per-rank table (last enqueued/started/completed work, SeqNum, OpType, first error), the
 initiators and observers, the stuck collective's start time, the time-ordered timeline with
 file:line, the causal chain, key files and recommendations. Unreadable, binary or truncated
 inputs are listed once and skipped. Exit status: 0 report produced, 2 nothing readable.
+
+Clocks: every node stamps its lines with its own clock. Offsets given with --clock-offset or
+measured by rankwatch (ClockOffsetHigh records of an alert log given as an input) are
+applied; otherwise skew is inferred from the logs (flight-recorder dump signals read before
+they were sent, one collective's watchdog timeouts stamped far apart). The report says when
+node timestamps disagree, which correction it applied and on what evidence, and marks with
+~ the entries whose order the clocks cannot settle.
 """
 
 
@@ -60,7 +70,12 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
                         help="files read in parallel (default: CPU count for large inputs)")
     parser.add_argument("--clock-offset", action="append", default=[], metavar="NODE=SECONDS",
-                        help="add SECONDS to the timestamps of a host or file (repeatable)")
+                        help="add SECONDS to the timestamps of a host or file (repeatable); "
+                        "overrides measured and inferred skew for that clock")
+    parser.add_argument("--clock-threshold", type=float, default=SkewOptions.threshold_seconds,
+                        metavar="SECONDS",
+                        help="flag an inferred clock skew at least this large (default: "
+                        f"{SkewOptions.threshold_seconds:g})")
     parser.add_argument("--quiet", "-q", action="store_true",
                         help="no progress on standard error")
     parser.set_defaults(handler=run)
@@ -79,6 +94,13 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None,
         except ValueError:
             err.write(f"rankwatch triage: --clock-offset wants NODE=SECONDS, got {item!r}\n")
             return EXIT_USAGE
+        if not node or not math.isfinite(offsets[node]):
+            err.write(f"rankwatch triage: --clock-offset wants NODE=SECONDS, got {item!r}\n")
+            return EXIT_USAGE
+    threshold = float(getattr(args, "clock_threshold", SkewOptions.threshold_seconds))
+    if not math.isfinite(threshold) or threshold < 0:
+        err.write("rankwatch triage: --clock-threshold wants a non-negative number of seconds\n")
+        return EXIT_USAGE
     started = time.monotonic()
     progress = _Progress(err, started, enabled=not args.quiet)
     jobs = args.jobs
@@ -95,7 +117,8 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None,
         return EXIT_USAGE
     diagnosis = diagnose(scans, problems, clock_offsets=offsets,
                          timeline_limit=max(1, args.timeline_limit),
-                         seconds=time.monotonic() - started)
+                         seconds=time.monotonic() - started,
+                         skew=SkewOptions(threshold_seconds=threshold))
     report = RENDERERS[args.format](diagnosis)
     if args.output:
         try:

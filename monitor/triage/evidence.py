@@ -7,14 +7,17 @@
 * NCCL lines are attributed through the pid → rank map of NCCL's init lines;
 * wall times come from each line's own stamp (log shipper date, glog header); a line without
   one takes the previous stamped line's time in the same file (files are in order within
-  themselves); `clock_offsets` (seconds per host or file) is the hook for clock-skew
-  correction, added before ordering.
+  themselves);
+* every stamp belongs to a clock domain: the host its line or its file names (NCCL
+  `host:pid:tid`, pdsh or accelerate prefixes), else the file itself; a file that names
+  several hosts gives its unlabelled lines no domain. `monitor.triage.clocks` decides each
+  domain's correction and `retime()` applies it before ordering.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from monitor.parse.log_events import EventKind, LogEvent, Stamp
 from monitor.triage.reader import FileScan
@@ -31,8 +34,11 @@ class Located:
     file_index: int
     rank: int | None
     rank_origin: str | None
-    time: float | None  # seconds on a common scale, clock offsets applied
+    time: float | None  # seconds on a common scale, clock corrections applied
     time_inferred: bool  # the line had no stamp: the previous stamped line's time
+    domain: str | None = None  # the clock that stamped `time`: a host, or the file
+    correction: float = 0.0  # seconds added to the stamp for its clock's skew
+    window: tuple[float, float] = (0.0, 0.0)  # the true time may lie this much before/after
 
     @property
     def kind(self) -> EventKind:
@@ -46,10 +52,18 @@ class Located:
         return (self.time if self.time is not None else _INF, self.file_index, self.event.line)
 
 
-def locate(
-    scans: Sequence[FileScan], clock_offsets: Mapping[str, float] | None = None
-) -> list[Located]:
-    offsets = dict(clock_offsets or {})
+def file_hosts(scan: FileScan) -> set[str]:
+    """The hosts a file's lines name."""
+    hosts = {e.host for e in scan.events if e.host}
+    hosts.update(host for host, _pid in scan.pid_ranks)
+    return hosts
+
+
+def locate(scans: Sequence[FileScan], own_clock: Iterable[str] = ()) -> list[Located]:
+    """Every event with rank, clock domain and raw time (no correction), in time order.
+    Files in `own_clock` are their own clock domain whatever hosts they name (a
+    `--clock-offset` was given for the file)."""
+    forced = set(own_clock)
     pid_ranks: dict[tuple[str, int], tuple[int, int]] = {}
     for scan in scans:
         for key, value in scan.pid_ranks.items():
@@ -60,7 +74,15 @@ def locate(
     out: list[Located] = []
     for index, scan in enumerate(scans):
         file_rank = next(iter(scan.ranks)) if len(scan.ranks) == 1 else None
+        hosts = file_hosts(scan)
+        forced_here = scan.path in forced
+        file_domain: str | None
+        if forced_here or not hosts:
+            file_domain = scan.path
+        else:
+            file_domain = next(iter(hosts)) if len(hosts) == 1 else None
         last_time: float | None = None
+        last_domain: str | None = file_domain
         for event in scan.events:
             rank, origin = event.rank, event.rank_origin
             if file_rank is not None and (rank is None or origin in ("pg", "nccl")):
@@ -69,15 +91,39 @@ def locate(
                 pid = event.fields.get("pid")
                 if isinstance(pid, int) and (event.host, pid) in pid_ranks:
                     rank, origin = pid_ranks[(event.host, pid)][1], "nccl"
-            offset = offsets.get(scan.path, offsets.get(event.host or "", 0.0))
             time: float | None
             inferred = False
             if event.stamp is not None:
-                time = event.stamp.sort_key(year) + offset
+                time = event.stamp.sort_key(year)
                 last_time = time
+                domain = file_domain if forced_here else (event.host or file_domain)
+                last_domain = domain
             else:
-                time, inferred = last_time, last_time is not None
-            out.append(Located(event, scan.path, index, rank, origin, time, inferred))
+                time, inferred, domain = last_time, last_time is not None, last_domain
+            out.append(Located(event, scan.path, index, rank, origin, time, inferred, domain))
+    out.sort(key=Located.order)
+    return out
+
+
+def retime(
+    located: Sequence[Located],
+    corrections: Mapping[str, float],
+    windows: Mapping[str, tuple[float, float]],
+) -> list[Located]:
+    """The events with their clock's correction and uncertainty window, in time order."""
+    if not any(corrections.values()) and not any(any(w) for w in windows.values()):
+        return list(located)
+    out = []
+    for item in located:
+        domain = item.domain
+        if domain is None or item.time is None:
+            out.append(item)
+            continue
+        shift_by = corrections.get(domain, 0.0)
+        window = windows.get(domain, (0.0, 0.0))
+        if shift_by or any(window):
+            item = replace(item, time=item.time + shift_by, correction=shift_by, window=window)
+        out.append(item)
     out.sort(key=Located.order)
     return out
 

@@ -5,6 +5,10 @@ inputs are reported once each and skipped: missing or unreadable paths, non-regu
 empty directories, binary files; truncated gzip streams, mixed encodings and overlong lines
 are read as far as possible and noted.
 
+A rankwatch alert log (JSON lines of alert records, `--alert-log`) among the inputs is read
+as such, not as a training log: its clock records (`Clock*` alerts: measured offsets, steps)
+are kept for the clock-skew correction, and its text is not searched for training events.
+
 Speed comes from pre-filtering whole chunks: each `PREFILTER_LITERALS` substring is searched
 over a multi-megabyte buffer with `bytes.find` (C speed), and only the lines containing a hit
 are decoded and fed to the event extractor — plus every line while a multi-line block
@@ -17,6 +21,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import glob
+import json
 import os
 import stat
 import zlib
@@ -81,6 +86,8 @@ class FileScan:
     retry_exhausted: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     pid_ranks: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
+    clock_records: list[tuple[int, dict[str, object]]] = field(default_factory=list)
+    alert_log: bool = False  # a rankwatch alert log: clock records read, no training events
 
 
 ProgressCallback = Callable[[int], None]
@@ -205,6 +212,9 @@ class _Reader:
         if first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
             chunks = _utf16_chunks(first, chunks)
             first = next(chunks, b"")
+        if _looks_like_alert_log(first):
+            self._alert_log(_chain_first(first, chunks))
+            return None
         carry = b""
         pending: Iterator[bytes] = _chain_first(first, chunks)
         while True:
@@ -230,6 +240,37 @@ class _Reader:
             self._region(carry + b"\n", len(carry) + 1)
         self._finish()
         return None
+
+    def _alert_log(self, chunks: Iterator[bytes]) -> None:
+        """Keep the clock records of a rankwatch alert log; count its lines."""
+        scan = self.scan
+        scan.alert_log = True
+        carry = b""
+        line_no = 0
+        try:
+            for chunk in chunks:
+                lines = (carry + chunk).split(b"\n")
+                carry = lines.pop()
+                for raw in lines:
+                    line_no += 1
+                    self._alert_record(raw, line_no)
+        except (EOFError, zlib.error) as exc:
+            scan.notes.append(f"truncated or corrupt gzip after line {line_no}: {exc}")
+        if carry.strip():
+            line_no += 1
+            self._alert_record(carry, line_no)
+        scan.lines = line_no
+
+    def _alert_record(self, raw: bytes, line_no: int) -> None:
+        if b'"Clock' not in raw:
+            return
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            return
+        if isinstance(record, dict) and str(record.get("alertname", "")).startswith("Clock") \
+                and len(self.scan.clock_records) < MAX_EVENTS_PER_KIND:
+            self.scan.clock_records.append((line_no, record))
 
     def _chunks(self) -> Iterator[bytes]:
         if self.gzipped:
@@ -470,6 +511,18 @@ def _quiet_decode(data: bytes) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("latin-1")
+
+
+def _looks_like_alert_log(head: bytes) -> bool:
+    """The first line is a rankwatch alert record (JSON with alertname and fingerprint)."""
+    first = head.lstrip()[:65536].split(b"\n", 1)[0]
+    if not first.startswith(b"{") or b'"alertname"' not in first:
+        return False
+    try:
+        record = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and "alertname" in record and "fingerprint" in record
 
 
 def _looks_binary(head: bytes) -> bool:

@@ -2,7 +2,10 @@
 
 The JSON's top-level keys are the triage contract: `category`, `culprit_ranks`,
 `initiator_ranks`, `observer_ranks`, `ranks`, `first_error`, `timeline`, `events`, `summary`,
-`recommendations`; the others are additions.
+`recommendations`; the others are additions. `clock` says how the clocks of the nodes were
+reconciled: each clock domain's correction (given, measured or inferred, with the range the
+evidence allows and the file:line evidence), the order violations that remain, and whether
+the report flags a disagreement.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from monitor.triage.analysis import Diagnosis, FileLine, RankRow, StuckSummary, TimelineEntry
+from monitor.triage.clocks import ClockReport, DomainClock
 from monitor.triage.evidence import compress_ranks
 
 TEXT_TIMELINE_LINES = 40
@@ -35,7 +39,8 @@ def to_json_dict(d: Diagnosis) -> dict[str, Any]:
         "stuck_collectives": [_stuck_dict(s) for s in d.stuck],
         "causal_chain": [
             {"time": c.time, "what": c.what, "file": c.file, "line": c.line,
-             "location": f"{c.file}:{c.line}"} for c in d.causal_chain
+             "location": f"{c.file}:{c.line}", "order_uncertain": c.order_uncertain,
+             "clock_correction_seconds": c.clock_correction} for c in d.causal_chain
         ],
         "key_files": list(d.key_files),
         "silent_ranks": list(d.silent_ranks),
@@ -46,6 +51,43 @@ def to_json_dict(d: Diagnosis) -> dict[str, Any]:
                    "seconds": round(d.inputs.seconds, 3)},
         "problems": [{"path": p.path, "problem": p.problem, "skipped": p.skipped}
                      for p in d.problems],
+        "clock": _clock_dict(d.clock),
+    }
+
+
+def _clock_dict(clock: ClockReport | None) -> dict[str, Any] | None:
+    if clock is None:
+        return None
+    return {
+        "flagged": clock.flagged,
+        "corrected": clock.applied,
+        "threshold_seconds": clock.threshold_seconds,
+        "notes": list(clock.notes),
+        "domains": [_domain_dict(c) for c in clock.domains],
+        "violations": [
+            {"cause": v.cause, "effect": v.effect, "cause_domain": v.cause_domain,
+             "effect_domain": v.effect_domain, "seconds": v.seconds, "text": v.text}
+            for v in clock.violations
+        ],
+        "uncertain_entries": clock.uncertain_entries,
+    }
+
+
+def _domain_dict(c: DomainClock) -> dict[str, Any]:
+    return {
+        "domain": c.domain,
+        "kind": c.kind,
+        "basis": c.basis,
+        "correction_seconds": c.correction_seconds,
+        "clock_offset_seconds": -c.correction_seconds if c.correction_seconds else 0.0,
+        "range_seconds": [c.low_seconds, c.high_seconds],
+        "relative_to": list(c.relative_to),
+        "events": c.events,
+        "source": c.source,
+        "evidence": [{"kind": e.kind, "text": e.text, "locations": list(e.locations)}
+                     for e in c.evidence],
+        "evidence_lines": c.evidence_total,
+        "proven": c.proven,
     }
 
 
@@ -92,10 +134,47 @@ def _stuck_dict(s: StuckSummary) -> dict[str, Any]:
 
 def _timeline_dict(t: TimelineEntry) -> dict[str, Any]:
     return {"time": t.time, "file": t.file, "line": t.line, "location": f"{t.file}:{t.line}",
-            "rank": t.rank, "kind": t.kind, "level": t.level, "text": t.text, "repeat": t.repeat}
+            "rank": t.rank, "kind": t.kind, "level": t.level, "text": t.text, "repeat": t.repeat,
+            "stamp": t.stamp, "clock_domain": t.clock_domain,
+            "clock_correction_seconds": t.clock_correction,
+            "order_uncertain": t.order_uncertain}
 
 
 # --- text -------------------------------------------------------------------------------
+
+UNCERTAIN_MARK = "~"
+
+
+def _clock_shown(clock: ClockReport | None) -> bool:
+    return clock is not None and bool(clock.flagged or clock.applied or clock.notes
+                                      or clock.uncertain_entries)
+
+
+def _clock_lines(clock: ClockReport) -> list[str]:
+    """The clock section's lines (without indentation or bullets)."""
+    out = list(clock.notes)
+    for c in clock.domains:
+        if c.basis == "inferred":
+            low = "open" if c.low_seconds is None else f"{c.low_seconds:+.3f}"
+            high = "open" if c.high_seconds is None else f"{c.high_seconds:+.3f}"
+            where = ", ".join(dict.fromkeys(loc for e in c.evidence for loc in e.locations))
+            out.append(f"{c.domain}: {c.correction_seconds:+.3f} s applied (inferred, allowed "
+                       f"{low} .. {high} s" + ("" if c.proven else ", or no skew at all")
+                       + f"); evidence at {where}")
+    if clock.uncertain_entries:
+        out.append(f"{clock.uncertain_entries} timeline entr"
+                   f"{'y' if clock.uncertain_entries == 1 else 'ies'} marked "
+                   f"{UNCERTAIN_MARK}: the clocks cannot tell their order against another "
+                   "node's entries")
+    return out
+
+
+def _clock_title(clock: ClockReport) -> str:
+    return "CLOCK SKEW: node timestamps disagree" if clock.flagged else "CLOCKS"
+
+
+def _mark(uncertain: bool) -> str:
+    return UNCERTAIN_MARK if uncertain else " "
 
 
 def _ranks(ranks: Sequence[int]) -> str:
@@ -149,6 +228,10 @@ def render_text(d: Diagnosis, timeline_lines: int = TEXT_TIMELINE_LINES) -> str:
         add("")
         add("FINDINGS")
         lines.extend(f"  - {f}" for f in d.findings)
+    if d.clock is not None and _clock_shown(d.clock):
+        add("")
+        add(_clock_title(d.clock))
+        lines.extend(f"  - {line}" for line in _clock_lines(d.clock))
     if d.stuck:
         add("")
         add("STUCK COLLECTIVES")
@@ -171,7 +254,10 @@ def render_text(d: Diagnosis, timeline_lines: int = TEXT_TIMELINE_LINES) -> str:
         add("")
         add("CAUSAL CHAIN")
         for i, step in enumerate(d.causal_chain, 1):
-            add(f"  {i}. {_value(step.time)}  {step.what}  [{step.file}:{step.line}]")
+            note = "  (order across nodes uncertain: clock skew)" \
+                if step.order_uncertain else ""
+            add(f"  {i}.{_mark(step.order_uncertain)}{_value(step.time)}  {step.what}  "
+                f"[{step.file}:{step.line}]{note}")
     if d.first_error is not None:
         add("")
         add(f"FIRST ERROR  {d.first_error.file}:{d.first_error.line}")
@@ -183,7 +269,10 @@ def render_text(d: Diagnosis, timeline_lines: int = TEXT_TIMELINE_LINES) -> str:
             f"{len(d.timeline)})")
         for t in shown:
             repeat = f" (x{t.repeat})" if t.repeat > 1 else ""
-            add(f"  {_value(t.time):<26} {t.file}:{t.line}  {t.text}{repeat}")
+            moved = f" [{t.clock_domain} {t.clock_correction:+.3f} s]" if t.clock_correction \
+                else ""
+            add(f" {_mark(t.order_uncertain)}{_value(t.time):<26} {t.file}:{t.line}  {t.text}"
+                f"{repeat}{moved}")
     if d.key_files:
         add("")
         add("KEY FILES")
@@ -224,6 +313,11 @@ def render_markdown(d: Diagnosis, timeline_lines: int = 100) -> str:
         add("## Findings")
         add("")
         lines.extend(f"- {f}" for f in d.findings)
+    if d.clock is not None and _clock_shown(d.clock):
+        add("")
+        add(f"## {'Clock skew: node timestamps disagree' if d.clock.flagged else 'Clocks'}")
+        add("")
+        lines.extend(f"- {line}" for line in _clock_lines(d.clock))
     if d.stuck:
         add("")
         add("## Stuck collectives")
@@ -249,7 +343,10 @@ def render_markdown(d: Diagnosis, timeline_lines: int = 100) -> str:
         add("## Causal chain")
         add("")
         for i, step in enumerate(d.causal_chain, 1):
-            add(f"{i}. {_value(step.time)} — {step.what} (`{step.file}:{step.line}`)")
+            note = " *(order across nodes uncertain: clock skew)*" \
+                if step.order_uncertain else ""
+            add(f"{i}. {UNCERTAIN_MARK if step.order_uncertain else ''}{_value(step.time)} — "
+                f"{step.what} (`{step.file}:{step.line}`){note}")
     if d.first_error is not None:
         add("")
         add(f"**First error:** `{d.first_error.file}:{d.first_error.line}`")
@@ -264,7 +361,10 @@ def render_markdown(d: Diagnosis, timeline_lines: int = 100) -> str:
         add("| time | where | rank | event |")
         add("|---|---|---|---|")
         for t in d.timeline[:timeline_lines]:
-            add(f"| {_value(t.time)} | `{t.file}:{t.line}` | {_value(t.rank)} | "
+            when = f"{UNCERTAIN_MARK if t.order_uncertain else ''}{_value(t.time)}"
+            if t.clock_correction:
+                when += f" ({t.clock_domain} {t.clock_correction:+.3f} s)"
+            add(f"| {when} | `{t.file}:{t.line}` | {_value(t.rank)} | "
                 f"{t.text.replace('|', '/')}{f' (x{t.repeat})' if t.repeat > 1 else ''} |")
     if d.key_files:
         add("")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import io
 import json
 import subprocess
@@ -12,7 +13,14 @@ from pathlib import Path
 import pytest
 
 from monitor.triage.command import PROGRESS_MIN_BYTES, _Progress, add_parser, run
-from tests.logformats import BASE, watchdog_timeout, write_lines
+from tests.logformats import (
+    BASE,
+    dump_signal_observed,
+    first_to_signal,
+    nccl_init,
+    watchdog_timeout,
+    write_lines,
+)
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "logs"
 MISMATCH = DATA / "44-nccl-timeout-broadcast-numel-mismatch-desync.log"
@@ -109,6 +117,49 @@ def test_bad_clock_offset_is_a_usage_error() -> None:
     """--clock-offset wants NODE=SECONDS."""
     code, _, err = _run(str(MISMATCH), "--clock-offset", "gpu017")
     assert code == 2 and "NODE=SECONDS" in err
+
+
+@pytest.mark.parametrize("value", ["=5", "gpu017=nan", "gpu017=inf"])
+def test_clock_offset_needs_a_name_and_a_finite_number(value: str) -> None:
+    """--clock-offset without a node name or with a non-finite value is a usage error."""
+    code, _, err = _run(str(MISMATCH), "--clock-offset", value)
+    assert code == 2 and "NODE=SECONDS" in err
+
+
+@pytest.mark.parametrize("value", ["-1", "nan"])
+def test_bad_clock_threshold_is_a_usage_error(value: str) -> None:
+    """--clock-threshold wants a non-negative number of seconds."""
+    code, _, err = _run(str(MISMATCH), f"--clock-threshold={value}")
+    assert code == 2 and "--clock-threshold" in err
+
+
+def _skewed_job(root: Path) -> None:
+    """Two files on two hosts; gpu2's clock is 45 s behind: its rank reads rank 0's dump
+    signal "before" rank 0 sent it."""
+    at = BASE
+    early = BASE - dt.timedelta(seconds=45) + dt.timedelta(milliseconds=200)
+    write_lines(root / "rank0.log", [nccl_init("gpu1", 4000, 0, 2), watchdog_timeout(0, 7, at),
+                                     first_to_signal(0, at + dt.timedelta(microseconds=100))])
+    write_lines(root / "rank1.log", [nccl_init("gpu2", 4001, 1, 2),
+                                     *dump_signal_observed(1, 0, 6, 6, early)])
+
+
+def test_clock_skew_is_flagged_and_a_given_offset_suppresses_it(tmp_path: Path) -> None:
+    """The JSON report's `clock` flags gpu2's inferred skew; --clock-offset gpu2=45 applies the
+    offset as given and the flag goes away; --clock-threshold 100 keeps the correction but
+    does not flag it."""
+    _skewed_job(tmp_path)
+    code, out, _ = _run(str(tmp_path), "--format", "json")
+    clock = json.loads(out)["clock"]
+    assert code == 0 and clock["flagged"]
+    gpu2 = next(c for c in clock["domains"] if c["domain"] == "gpu2")
+    assert gpu2["basis"] == "inferred" and 44.5 < gpu2["correction_seconds"] < 47.0
+    _, out, _ = _run(str(tmp_path), "--format", "json", "--clock-offset", "gpu2=45")
+    clock = json.loads(out)["clock"]
+    gpu2 = next(c for c in clock["domains"] if c["domain"] == "gpu2")
+    assert not clock["flagged"] and (gpu2["basis"], gpu2["correction_seconds"]) == ("given", 45)
+    _, out, _ = _run(str(tmp_path), "--clock-threshold", "100")
+    assert "\nCLOCKS\n" in out and "CLOCK SKEW" not in out
 
 
 def test_progress_goes_to_stderr_for_large_inputs() -> None:
