@@ -6,7 +6,7 @@
 2. SNTP accuracy on loopback, where the true offset is exactly zero (server and client share
    this host's clock), against chronyd's own estimate; and under libfaketime with a known shift.
 
-Duration: RANKWATCH_BENCH_CLOCK_SECONDS (default 60) per daemon run; RANKWATCH_BENCH_QUICK=1
+Duration: RW_BENCH_CLOCK_SECONDS (default 60) per daemon run; RW_BENCH_QUICK=1
 shortens everything.
 """
 
@@ -30,8 +30,8 @@ from monitor.settings import ClockSettings
 from monitor.sources.clock_probe import ClockReferenceProbe, LocalClockProbe
 from tests.chrony_support import Chronyd, start_client, start_server
 
-QUICK = os.environ.get("RANKWATCH_BENCH_QUICK") == "1"
-DAEMON_SECONDS = float(os.environ.get("RANKWATCH_BENCH_CLOCK_SECONDS", "15" if QUICK else "60"))
+QUICK = os.environ.get("RW_BENCH_QUICK") == "1"
+DAEMON_SECONDS = float(os.environ.get("RW_BENCH_CLOCK_SECONDS", "15" if QUICK else "60"))
 ROUNDS = 10 if QUICK else 40
 REPO = Path(__file__).resolve().parents[2]
 LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"

@@ -2,7 +2,7 @@
 
 Prints CPU seconds per minute (and % of one core) and peak RSS of the rankwatch process itself,
 with a bare Python interpreter's RSS measured in the same run as the reference.
-Duration: RANKWATCH_BENCH_OVERHEAD_SECONDS (default 60).
+Duration: RW_BENCH_OVERHEAD_SECONDS (default 60).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from tests.conftest import child_env, rankwatch_argv
 @pytest.mark.benchmark
 def test_daemon_overhead(tmp_path: Path) -> None:
     """CPU per minute and RSS of the daemon (targets: < 1% of a core, < 80 MB)."""
-    seconds = float(os.environ.get("RANKWATCH_BENCH_OVERHEAD_SECONDS", "60"))
+    seconds = float(os.environ.get("RW_BENCH_OVERHEAD_SECONDS", "60"))
     job = [sys.executable, str(Path(__file__).parent / "sim_job.py"), "8", "4", str(seconds)]
     proc = subprocess.Popen(
         rankwatch_argv("run", "--metrics-addr", "127.0.0.1:0", "--", *job),

@@ -9,7 +9,7 @@ They print figures; they assert only that a measurement was taken.
    off, in alternating runs. Target ratio: under 1.01.
 3. One dump pass over 8 ranks x 8 workers (72 real Python processes). Target: under 2 s.
 
-RANKWATCH_BENCH_QUICK=1 (CI) runs fewer repetitions.
+RW_BENCH_QUICK=1 (CI) runs fewer repetitions.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from monitor.sources.pyspy import PyspySampler
 from tests.e2e.watched_job import WatchedJob, stall_time
 
 pytestmark = pytest.mark.benchmark
-QUICK = os.environ.get("RANKWATCH_BENCH_QUICK") == "1"
+QUICK = os.environ.get("RW_BENCH_QUICK") == "1"
 
 
 def _stop(job: WatchedJob) -> None:

@@ -3,7 +3,7 @@
 The job: 2,048 nodes x 8 GPUs, one process per GPU; a world communicator, 8 data-parallel
 communicators (2,048 ranks, one per node) and 2,048 tensor-parallel ones (8 ranks, one node).
 One node is dead and a quarter of the ranks (4,096) are one AllReduce behind, so the VERBOSE text
-report lists thousands of lines. RANKWATCH_BENCH_QUICK=1 runs 256 nodes instead.
+report lists thousands of lines. RW_BENCH_QUICK=1 runs 256 nodes instead.
 
 Figures are printed, with ratios against a reference measured in the same run (the 1,024-rank
 sample for text, bare `json.loads` for JSON); nothing is asserted on time. Target: under 100 ms
@@ -43,8 +43,8 @@ from tests.fake_ras import (
     world_comm,
 )
 
-# RANKWATCH_BENCH_QUICK=1 (CI) shrinks the job eightfold; the figures then say so.
-NODES, GPUS = (256 if os.environ.get("RANKWATCH_BENCH_QUICK") == "1" else 2048), 8
+# RW_BENCH_QUICK=1 (CI) shrinks the job eightfold; the figures then say so.
+NODES, GPUS = (256 if os.environ.get("RW_BENCH_QUICK") == "1" else 2048), 8
 RANKS_TEXT = f"{NODES * GPUS:,}-rank"
 SAMPLE_13 = Path(__file__).parent.parent / "data" / "ras" / "samples" / "13-node-dead-128x8.txt"
 

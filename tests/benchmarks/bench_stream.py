@@ -1,7 +1,7 @@
 """Benchmark: output-stream throughput (split + rank attribution + progress extraction).
 
 Prints lines/s over a generated log with NCCL INFO noise, and the ratio against `grep -c`
-over the same file in the same run. Size: RANKWATCH_BENCH_STREAM_BYTES (default 1 GiB).
+over the same file in the same run. Size: RW_BENCH_STREAM_BYTES (default 1 GiB).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def make_log(path: Path, size: int) -> int:
 @pytest.mark.benchmark
 def test_stream_throughput(tmp_path: Path) -> None:
     """Lines per second of the live stream path, and the ratio against grep -c."""
-    size = int(os.environ.get("RANKWATCH_BENCH_STREAM_BYTES", str(1 << 30)))
+    size = int(os.environ.get("RW_BENCH_STREAM_BYTES", str(1 << 30)))
     path = tmp_path / "noise.log"
     expected = make_log(path, size)
 

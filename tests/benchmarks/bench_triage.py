@@ -2,7 +2,7 @@
 
 Run by hand (1 GiB of logs by default):
     python -m pytest tests/benchmarks/bench_triage.py -m benchmark -s
-In CI, set RANKWATCH_BENCH_TRIAGE_BYTES (e.g. 67108864) for a smaller input. Figures are
+In CI, set RW_BENCH_TRIAGE_BYTES (e.g. 67108864) for a smaller input. Figures are
 printed, with ratios against reference runs in the same process; nothing here asserts a time.
 """
 
@@ -111,8 +111,8 @@ def _grep_seconds(args: list[str], paths: list[Path]) -> float | None:
 @pytest.mark.benchmark
 @pytest.mark.timeout(3600)
 def test_triage_of_many_large_files(tmp_path: Path) -> None:
-    """Triage 1 GiB (or RANKWATCH_BENCH_TRIAGE_BYTES) over 128 files; compare with grep -c."""
-    total = int(os.environ.get("RANKWATCH_BENCH_TRIAGE_BYTES", str(1 << 30)))
+    """Triage 1 GiB (or RW_BENCH_TRIAGE_BYTES) over 128 files; compare with grep -c."""
+    total = int(os.environ.get("RW_BENCH_TRIAGE_BYTES", str(1 << 30)))
     root = tmp_path / "job"
     root.mkdir()
     try:
