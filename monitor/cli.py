@@ -85,8 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser(
         "run",
-        help="wrap a command (run -- CMD ...) or attach to running processes (run --pid PID)",
-        description="Watch a job: wrap a command, or attach to running processes and files.",
+        help="wrap a command (run -- CMD ...), attach to running processes (run --pid PID), "
+        "or watch a SLURM job on this node (run --slurm-job ID)",
+        description="Watch a job: wrap a command, attach to running processes and files, or "
+        "watch a SLURM job's processes and output files on this node.",
         epilog=RUN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
