@@ -2,7 +2,7 @@
 
 Run by hand (1 GiB of logs by default):
     python -m pytest tests/benchmarks/bench_triage.py -m benchmark -s
-In CI, set RW_BENCH_TRIAGE_BYTES (e.g. 67108864) for a smaller input. Figures are
+RW_BENCH_TRIAGE_BYTES (e.g. 67108864) gives a smaller input. Figures are
 printed, with ratios against reference runs in the same process; nothing here asserts a time.
 """
 
