@@ -521,8 +521,13 @@ def _layer_env(
         if not var.startswith("RANKWATCH_"):
             continue
         rest = var[len("RANKWATCH_") :].lower()
-        section, _, key = rest.partition("_")
-        if section in layers and key in section_fields(section):
+        # Section names may hold underscores (log_events): the longest matching one wins.
+        section = next(
+            (name for name in sorted(layers, key=len, reverse=True) if rest.startswith(name + "_")),
+            "",
+        )
+        key = rest[len(section) + 1 :] if section else ""
+        if section and key in section_fields(section):
             _put(layers, problems, section, key, value, var)
         elif rest in section_fields("general"):
             _put(layers, problems, "general", rest, value, var)

@@ -66,3 +66,21 @@ def test_settings_are_frozen() -> None:
     s = load_settings(None, env={})
     with pytest.raises(AttributeError):
         s.general.job_id = "x"  # type: ignore[misc]
+
+
+def test_env_names_of_sections_with_underscores() -> None:
+    """RANKWATCH_LOG_EVENTS_ENABLED sets log_events.enabled (the section name has an
+    underscore); every section's every key is reachable from the environment."""
+    settings = load_settings(None, env={"RANKWATCH_LOG_EVENTS_ENABLED": "false",
+                                        "RANKWATCH_LOG_EVENTS_SETTLE_SECONDS": "1.5"})
+    assert settings.log_events.enabled is False and settings.log_events.settle_seconds == 1.5
+    from monitor.settings import settings_reference
+
+    for key, _default, _doc in settings_reference():
+        section, name = key.split(".", 1)
+        var = f"RANKWATCH_{section}_{name}".upper()
+        value = getattr(getattr(settings, section), name)
+        text = ",".join(value) if isinstance(value, tuple) else str(value).lower()
+        if isinstance(value, tuple) and not value:
+            continue
+        load_settings(None, env={var: text})  # raises SettingsError if unreachable
