@@ -68,6 +68,7 @@ def record_from_dict(data: Mapping[str, Any]) -> AlertRecord:
         runbook_url=str(data.get("runbook_url", "")),
         scope=Scope(data.get("scope", Scope.NODE.value)),
         detector=str(data.get("detector", "")),
+        incident_id=str(data.get("incident_id", "")),
     )
 
 

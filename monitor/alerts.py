@@ -79,6 +79,7 @@ class AlertPolicy:
             runbook_url=self._runbook_base + runbook_anchor(transition.alertname),
             scope=transition.scope,
             detector=transition.detector,
+            incident_id=transition.incident_id,
         )
         self._active[fp] = _Active(record)
         return self._count(record)
@@ -105,6 +106,7 @@ class AlertPolicy:
             old.severity != new.severity
             or tuple(sorted(new.culprit_ranks)) != old.culprit_ranks
             or old.category != new.category
+            or old.incident_id != new.incident_id
         )
 
     def _count(self, record: AlertRecord) -> AlertRecord:

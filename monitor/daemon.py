@@ -15,6 +15,7 @@ from monitor import __version__
 from monitor.alerts import AlertPolicy
 from monitor.clock import Clock
 from monitor.detectors.base import Detector
+from monitor.incidents import IncidentLayer
 from monitor.model import (
     EMPTY_SNAPSHOT,
     AlertRecord,
@@ -76,6 +77,7 @@ class Daemon:
         shutdown_grace_seconds: float = 5.0,
         snapshot_holder: SnapshotHolder | None = None,
         record_filter: Callable[[AlertRecord], AlertRecord] | None = None,
+        incidents: IncidentLayer | None = None,
     ) -> None:
         self.identity = identity
         self.clock = clock
@@ -94,6 +96,8 @@ class Daemon:
         self._listeners = [s for s in self.sources if isinstance(s, ObservationListener)]
         # Applied to every record before anyone sees it (the secret scrubber).
         self.record_filter = record_filter
+        # Findings pass through the incident layer; without one they reach the policy as they are.
+        self.incidents = incidents
 
     # -- lifecycle -----------------------------------------------------------------------
     def start_sources(self) -> None:
@@ -177,6 +181,9 @@ class Daemon:
 
     def dispatch(self, obs: Observation) -> None:
         now = self.clock.monotonic()
+        if self.incidents is not None:
+            # The lifecycle changes before the detectors see what changed it.
+            self._to_policy(self.incidents.observe(obs, now))
         for detector in self.detectors:
             try:
                 outputs = detector.observe(obs, now)
@@ -193,14 +200,17 @@ class Daemon:
                 self._detector_failed(detector.name, exc)
                 continue
             self._handle(outputs)
+        if self.incidents is not None:
+            self._to_policy(self.incidents.tick(now))
         self.rebuild_snapshot()
 
     def _handle(self, outputs: Sequence[Transition | Observation]) -> None:
         for out in outputs:
             if isinstance(out, Transition):
-                record = self.policy.apply(out, self.clock.wall())
-                if record is not None:
-                    self.deliver(record)
+                if self.incidents is not None:
+                    self._to_policy(self.incidents.judge(out, self.clock.monotonic()))
+                else:
+                    self._to_policy([out])
             else:
                 for listener in self._listeners:
                     try:
@@ -208,6 +218,12 @@ class Daemon:
                     except Exception as exc:  # noqa: BLE001 - a listener must not stop the loop
                         self._detector_failed(f"listener:{type(listener).__name__}", exc)
                 self.bus.emitter("detectors")(out)
+
+    def _to_policy(self, transitions: Sequence[Transition]) -> None:
+        for transition in transitions:
+            record = self.policy.apply(transition, self.clock.wall())
+            if record is not None:
+                self.deliver(record)
 
     def deliver(self, record: AlertRecord) -> None:
         if self.record_filter is not None:
@@ -222,6 +238,7 @@ class Daemon:
             status=record.status,
             severity=record.severity.value,
             culprit_ranks=list(record.culprit_ranks),
+            incident_id=record.incident_id,
             summary=record.summary,
         )
         for sink in self.sinks:
@@ -249,6 +266,8 @@ class Daemon:
             gauge("start_time_seconds", "Unix time the daemon started.", (), self._started_wall),
         ]
         families.extend(self.runner.metric_families())
+        if self.incidents is not None:
+            families.extend(self.incidents.metric_families())
         concerns: list[ConcernHealth] = []
         for detector in self.detectors:
             try:

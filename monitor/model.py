@@ -35,6 +35,11 @@ class Category(str, enum.Enum):
 
 
 class Severity(str, enum.Enum):
+    """The severity contract: critical means a person must act now on a real fault and names the
+    culprit rank (or says why it cannot); warning means look soon; info is recorded only (alert
+    log, metrics, `rankwatch status`), never sent to a pager."""
+
+    INFO = "info"
     WARNING = "warning"
     CRITICAL = "critical"
 
@@ -43,7 +48,7 @@ class Severity(str, enum.Enum):
         return _SEVERITY_ORDER[self]
 
 
-_SEVERITY_ORDER = {Severity.WARNING: 1, Severity.CRITICAL: 2}
+_SEVERITY_ORDER = {Severity.INFO: 0, Severity.WARNING: 1, Severity.CRITICAL: 2}
 
 
 class Health(str, enum.Enum):
@@ -195,6 +200,15 @@ class PhaseHint(Observation):
 
 
 @dataclass(frozen=True, slots=True)
+class StopRequested(Observation):
+    """Someone asked the job to stop: a signal forwarded by `rankwatch run`, the epilog, scancel
+    or a time limit, the launcher's own shutdown. What dies after this is not a fault."""
+
+    reason: str
+    origin: str  # "signal", "scheduler", "launcher", "epilog"
+
+
+@dataclass(frozen=True, slots=True)
 class JobEnded(Observation):
     """The watched job is over (wrap child exited, or stop requested)."""
 
@@ -226,6 +240,11 @@ class Transition:
     evidence: Mapping[str, EvidenceValue] = field(default_factory=dict)
     culprit_ranks: tuple[int, ...] = ()
     scope: Scope = Scope.NODE
+    # Why no rank is blamed (a whole-job network hang, a node-level fault). A critical finding
+    # with neither culprits nor this reason is only a warning (the severity contract).
+    no_culprit_reason: str = ""
+    # Set by the incident layer: every record of one failure carries the same id.
+    incident_id: str = ""
 
 
 # Anything a detector returns: alert transitions, or derived observations fed back to the bus.
@@ -251,6 +270,7 @@ class AlertRecord:
     runbook_url: str
     scope: Scope = Scope.NODE
     detector: str = ""
+    incident_id: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -269,6 +289,7 @@ class AlertRecord:
             "runbook_url": self.runbook_url,
             "scope": self.scope.value,
             "detector": self.detector,
+            "incident_id": self.incident_id,
         }
 
 

@@ -37,6 +37,8 @@ class NotifyPolicy:
     critical_sinks: frozenset[str] = frozenset({"slack", "pagerduty", "alertmanager", "webhook"})
 
     def sinks_for(self, severity: Severity) -> frozenset[str]:
+        if severity is Severity.INFO:
+            return frozenset()  # info is recorded (alert log, metrics), never sent to a person
         return self.critical_sinks if severity is Severity.CRITICAL else self.warning_sinks
 
 

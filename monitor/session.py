@@ -35,7 +35,8 @@ from monitor.detectors.process import ProcessDetector, signal_name
 from monitor.detectors.progress import ProgressDetector
 from monitor.detectors.stacks import StackDetector
 from monitor.errors import RankwatchError
-from monitor.model import JobEnded, Observation, ProcessExit
+from monitor.incidents import IncidentLayer
+from monitor.model import JobEnded, Observation, ProcessExit, StopRequested
 from monitor.notify_policy import is_reporting_node
 from monitor.runner import Bus, PolledSource, StreamingSource
 from monitor.safe_open import RefusedFile, UserIdentity, open_user_file
@@ -66,6 +67,8 @@ FORWARDED_SIGNALS = (
     signal.SIGUSR1,
     signal.SIGUSR2,
 )
+# Forwarded signals that ask the job to end (SIGUSR1/2 and SIGQUIT ask it for other things).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 # Python 3.11 has process_group; 3.10 (DGX OS 6) needs setpgid in the child.
@@ -149,6 +152,7 @@ class Components:
     book: ExitStatusBook
     log_events: LogEventsDetector | None = None
     ras: NcclRasSource | None = None
+    incidents: IncidentLayer | None = None
 
 
 def build_components(
@@ -164,6 +168,7 @@ def build_components(
 ) -> Components:
     """Every source, detector and sink of a session; `node_index` None means one node (wrap)."""
     book = ExitStatusBook()
+    incidents = IncidentLayer(settings.incidents, id_prefix=f"{node_name(settings)}-")
     probe = ProcessProbe(roots, book, settings.process.interval_seconds)
     attribution = Attribution(
         srun_label=settings.stream.srun_label_prefix, host_prefix=settings.stream.host_prefix
@@ -187,7 +192,7 @@ def build_components(
         sources.append(ExitEventsSource(book))
     detectors: list[Detector] = [
         ProcessDetector(settings.process, signal_death_hold_seconds=signal_death_hold_seconds),
-        ProgressDetector(settings.progress),
+        ProgressDetector(settings.progress, view=incidents.view),
         MemoryDetector(settings.memory),
     ]
     log_events: LogEventsDetector | None = None
@@ -224,7 +229,7 @@ def build_components(
                 process_table=lambda: probe.latest,
             )
         )
-        detectors.append(StackDetector(settings.pyspy, settings.progress))
+        detectors.append(StackDetector(settings.pyspy, settings.progress, view=incidents.view))
     if settings.clock.enabled:
         sources.extend([LocalClockProbe(settings.clock), ClockReferenceProbe(settings.clock)])
         detectors.append(ClockDetector(settings.clock, node_name(settings)))
@@ -239,7 +244,7 @@ def build_components(
         )
     )
     return Components(
-        sources, detectors, sinks, probe, pipe_sources, followers, book, log_events, ras
+        sources, detectors, sinks, probe, pipe_sources, followers, book, log_events, ras, incidents
     )
 
 
@@ -331,6 +336,16 @@ class Session:
             raise CommandNotFound(command[0], 126, exc.strerror or str(exc)) from exc
 
     def _forward(self, signum: int) -> None:
+        if self.daemon is not None and signum in STOP_SIGNALS:
+            # A stop someone asked for: what dies from here on is not a fault.
+            how = "the epilog" if isinstance(self.target, SlurmTarget) else "rankwatch run"
+            self.daemon.dispatch(
+                StopRequested(
+                    self.clock.monotonic(),
+                    f"{signal_name(signum)} sent to {how}",
+                    "epilog" if isinstance(self.target, SlurmTarget) else "signal",
+                )
+            )
         if self.child is not None and self.child.poll() is None:
             try:
                 os.killpg(self.child.pid, signum)
@@ -416,6 +431,7 @@ class Session:
             tick_seconds=s.general.tick_seconds,
             shutdown_grace_seconds=s.general.shutdown_grace_seconds,
             record_filter=scrubber.record,
+            incidents=parts.incidents,
         )
         metrics_url = self._start_metrics(daemon)
         if self.on_metrics_url is not None:

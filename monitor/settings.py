@@ -145,6 +145,24 @@ class ProgressSettings:
 
 
 @dataclass(frozen=True)
+class IncidentSettings:
+    settle_seconds: float = setting(
+        1.5,
+        "Findings that arrive this close together are judged together, so the first cause "
+        "(a SIGKILLed rank) leads and its peers' teardown becomes its evidence.",
+        minimum=0,
+        maximum=30,
+    )
+    stop_grace_seconds: float = setting(
+        120.0,
+        "After a stop was asked (a forwarded signal, scancel, the launcher shutting down), "
+        "what happens for this long is recorded as info; a job still running after it is "
+        "watched as usual again.",
+        minimum=1,
+    )
+
+
+@dataclass(frozen=True)
 class MemorySettings:
     available_warning_fraction: float = setting(
         0.10, "Warn when available node memory falls under this fraction.", minimum=0, maximum=1
@@ -437,6 +455,7 @@ class Settings:
     general: GeneralSettings = field(default_factory=GeneralSettings)
     process: ProcessSettings = field(default_factory=ProcessSettings)
     progress: ProgressSettings = field(default_factory=ProgressSettings)
+    incidents: IncidentSettings = field(default_factory=IncidentSettings)
     memory: MemorySettings = field(default_factory=MemorySettings)
     stream: StreamSettings = field(default_factory=StreamSettings)
     log_events: LogEventsSettings = field(default_factory=LogEventsSettings)

@@ -568,21 +568,34 @@ def _explain_generic(incident: _Incident, spec: AlertSpec) -> _Verdict:
     first_rank, first = incident.events[0]
     category = _category_of(incident)
     culprits = (first_rank,) if first_rank is not None else ()
-    who = f"rank {first_rank}" if first_rank is not None else "an unlabelled process"
+    severity = spec.severity
+    if first_rank is not None:
+        who = f"rank {first_rank}"
+    else:
+        # A launcher's line names the failed worker by local rank and pid (torchrun's
+        # "failed (exitcode: -9) local_rank: 3 (pid: N)"); the incident layer maps the pid to
+        # its global rank. A line that names no process at all is recorded, never paged.
+        local_rank, pid = first.fields.get("local_rank"), first.fields.get("pid")
+        parts = [f"local rank {local_rank}" if local_rank is not None else "",
+                 f"pid {pid}" if pid is not None else ""]
+        who = " ".join(p for p in parts if p) or "a process the line does not name"
+        if local_rank is None and pid is None and spec.alertname == "RankCrashed":
+            severity = Severity.INFO
     others = sorted(incident.ranks - set(culprits))
     summary = f"{who}: {spec.title}: {_detail(first)}"
     description = (f"{incident.count} event(s)" + (
         f"; also on rank(s) {_ranks_text(others)}" if others else "") + f". First line: "
         f"{first.text[:200]}")
     for key in ("message", "signal", "cause", "exc_type", "exc_message", "xid", "pci",
-                "requested", "gpu", "reason", "context", "attempt", "max_attempts", "peer"):
+                "requested", "gpu", "reason", "context", "attempt", "max_attempts", "peer",
+                "pid", "local_rank", "exitcode"):
         value = first.fields.get(key)
         if isinstance(value, (str, int, float, bool)):
             evidence[key] = value
     if spec.alertname in ("JobTerminatedByScheduler", "StoreTimeout", "RetriesExhausted",
                           "RetriesEscalating"):
         culprits = ()
-    return _Verdict(spec.severity, category, summary[:300], description, culprits, evidence,
+    return _Verdict(severity, category, summary[:300], description, culprits, evidence,
                     culprits or tuple(sorted(incident.ranks))[:_MAX_EVIDENCE_RANKS])
 
 

@@ -9,6 +9,8 @@ States per rank and edges:
     any     --exit non-zero/signal--> DEAD     (fires RankDead, critical, rank_dead; a SIGKILL
                                               under memory pressure says "possible OOM kill",
                                               category oom). DEAD is final for the job.
+                                              Which death is the failure and which its
+                                              consequence is the incident layer's call.
     any     --exit 0-->              EXITED    (no alert)
     With `signal_death_hold_seconds` > 0 (SLURM mode), a death by SIGTERM or SIGKILL waits
     that long before firing, and JobEnded (the epilog stopping rankwatch: scancel, time limit,
@@ -238,15 +240,9 @@ class ProcessDetector:
     def _dead(self, ex: ProcessExit) -> list[DetectorOutput]:
         if ex.rank is None:
             return []
-        first = self.dead[0] if self.dead else None
         self.dead.append(ex)  # edge -> DEAD
-        # A rank terminated shortly after another one failed is collateral: the launcher (torchrun)
-        # tears the job down. It is reported, but blames the first failure and pages no one twice.
-        collateral = (
-            first is not None
-            and ex.signal in TEARDOWN_SIGNALS
-            and ex.at - first.at <= self.settings.teardown_window_seconds
-        )
+        # Whether this death is the failure or its consequence (a launcher tearing the job down,
+        # a stop someone asked for) is the incident layer's call: it sees every rank's death.
         used = 1.0 - (ex.mem_available_bytes / ex.mem_total_bytes) if ex.mem_total_bytes else 0.0
         possible_oom = (
             ex.signal == signal_module.SIGKILL and used >= self.settings.oom_memory_fraction
@@ -264,9 +260,6 @@ class ProcessDetector:
             Severity.CRITICAL if (ex.signal is not None or ex.exit_code) else Severity.WARNING
         )
         culprits: tuple[int, ...] = (ex.rank,)
-        if collateral and first is not None and first.rank is not None:
-            summary += f" after rank {first.rank} failed (job teardown)"
-            severity, culprits = Severity.WARNING, (first.rank,)
         return [
             Transition(
                 detector=self.name,
@@ -287,7 +280,6 @@ class ProcessDetector:
                     "status_source": ex.status_source,
                     "last_rss_bytes": ex.last_rss_bytes,
                     "node_memory_used_fraction": round(used, 3),
-                    "collateral": collateral,
                 },
                 culprit_ranks=culprits,
             )

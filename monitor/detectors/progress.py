@@ -9,24 +9,28 @@ Clocks:
   when the job prints no progress at all; otherwise they only tell which ranks still work.
 
 Each clock learns its step intervals. The stall window is
-`clamp(max(stall_floor_seconds, k × p99 interval), ceiling)` with k = `stall_multiplier`
-(doubled until `min_intervals` intervals are known); before the second step it is
-`first_step_grace_seconds` (model load, compilation). A known long phase — a checkpoint save or
+`clamp(max(stall_floor_seconds, k × p99 interval), ceiling)` with k = `stall_multiplier`.
+The job is paced by its own output: no output clock is judged before `min_intervals` intervals
+are known (a job that logs once a minute is paced by that; a start of any length before the
+first steps is not a stall), and CPU clocks never page — they only ask for stack evidence
+(Suspicion) — so a job that prints no progress never pages from this path alone. The learned
+pace is published (PaceUpdate) for the other detectors and the lifecycle. A known long phase — a checkpoint save or
 an evaluation announced in the output, or a PhaseHint from the stack detector — holds every
 clock on the node for that phase's grace: the peers wait for it too.
 
 States per clock and edges:
-    WAITING_FIRST --step-->                 ADVANCING
-    WAITING_FIRST --grace exceeded-->       STALLED
+    LEARNING      --min_intervals known-->  ADVANCING
     ADVANCING     --no step for window-->   STALLED  (fires ProgressStalled warning + Suspicion)
     ADVANCING     --phase line / hint-->    IN_PHASE
     IN_PHASE      --step-->                 ADVANCING
     IN_PHASE      --hold exceeded-->        STALLED
     STALLED       --window × critical_after_multiplier--> STALLED (escalates to critical)
     STALLED       --step-->                 ADVANCING (resolves when no primary clock is stalled)
-    any           --rank exited / job ended--> DONE (the process detector owns deaths)
-The alert (one per node) names the stalled ranks and those still advancing; the stalled ranks
-are culprits only when others on the node still advance, or when the node has one rank.
+    any           --rank exited / job ended / stop asked--> DONE (the process detector owns deaths)
+The alert (one per node) names the stalled ranks and those still advancing (never the same rank
+in both); the stalled ranks are culprits only when others on the node still advance, or when
+the node has one rank. Without a culprit it is a warning: the job is stalled, waiting for a rank
+this node cannot name (often on another node).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from monitor.incidents import JobFacts, PaceUpdate
 from monitor.model import (
     Category,
     ConcernHealth,
@@ -93,6 +98,7 @@ class _Cpu:
 @dataclass
 class ProgressDetector:
     settings: ProgressSettings
+    view: JobFacts | None = None
     name: str = NAME
     clocks: dict[str, _Clock] = field(default_factory=dict)
     phase: str | None = None
@@ -105,6 +111,17 @@ class ProgressDetector:
     _firing_stalled: tuple[str, ...] = ()
     _ended: bool = False
     _saw_processes: bool = False
+    _pace: tuple[int, float | None] = (0, None)
+    _cpu_suspected: bool = False
+
+    def _current_pace(self) -> tuple[int, float | None]:
+        """(steps seen, stall window) of the best-paced output clock."""
+        output = [c for c in self.clocks.values() if c.kind == "output"]
+        if not output:
+            return (0, None)
+        best = max(output, key=lambda c: (len(c.intervals), c.steps_seen))
+        window = round(self.window_of(best), 1) if self.paced(best) else None
+        return (best.steps_seen, window)
 
     # -- inputs --------------------------------------------------------------------------
     def observe(self, obs: Observation, now: float) -> Sequence[DetectorOutput]:
@@ -200,6 +217,10 @@ class ProgressDetector:
             clock.window = min(max(s.stall_floor_seconds, k * p99), s.stall_ceiling_seconds)
         return clock.window
 
+    def paced(self, clock: _Clock) -> bool:
+        """Is the clock's cadence known well enough to call its silence a stall?"""
+        return clock.kind == "output" and len(clock.intervals) >= self.settings.min_intervals
+
     def overdue(self, clock: _Clock, now: float) -> float:
         """Seconds past the stall deadline (negative: still within it)."""
         since = clock.last_step_at if clock.last_step_at is not None else clock.created_at
@@ -216,18 +237,32 @@ class ProgressDetector:
         return output or live
 
     def _evaluate(self, now: float) -> list[DetectorOutput]:
-        if self._ended:
+        if self._ended or (self.view is not None and self.view.stopping):
             for clock in self.clocks.values():
                 clock.done = True
+        out: list[DetectorOutput] = []
+        pace = self._current_pace()
+        if pace != self._pace:
+            self._pace = pace
+            out.append(PaceUpdate(now, pace[0], pace[1]))
         primary = self._primary()
         for clock in self.clocks.values():
             clock.stalled = not clock.done and self.overdue(clock, now) > 0
-        stalled = [c for c in primary if c.stalled]
+        silent_cpu = [c for c in primary if c.stalled and c.kind == "cpu"]
+        stalled = [c for c in primary if c.stalled and self.paced(c)]
+        if silent_cpu and not stalled and not self._cpu_suspected:
+            # No progress lines to pace the job: quiet CPUs only ask for stack evidence.
+            self._cpu_suspected = True
+            ranks = tuple(sorted({c.rank for c in silent_cpu if c.rank is not None}))
+            out.append(Suspicion(now, ranks, "ranks used no CPU for a while", self.name))
+        elif not silent_cpu:
+            self._cpu_suspected = False
         if not stalled:
             if self._firing is None:
-                return []
+                return out
             self._firing, self._firing_stalled = None, ()
-            return [self._transition(False, Severity.WARNING, [], now)]
+            out.append(self._transition(False, Severity.WARNING, [], now))
+            return out
         critical = any(
             now - (c.last_step_at or c.created_at)
             >= self.window_of(c) * self.settings.critical_after_multiplier
@@ -236,8 +271,7 @@ class ProgressDetector:
         severity = Severity.CRITICAL if critical else Severity.WARNING
         keys = tuple(sorted(c.key for c in stalled))
         if self._firing is severity and keys == self._firing_stalled:
-            return []
-        out: list[DetectorOutput] = []
+            return out
         if self._firing is None:
             ranks = tuple(
                 sorted({c.rank for c in stalled if c.rank is not None} or self.known_ranks)
@@ -250,19 +284,22 @@ class ProgressDetector:
     def _transition(
         self, firing: bool, severity: Severity, stalled: list[_Clock], now: float
     ) -> Transition:
-        stalled_ranks = sorted(
-            {c.rank for c in self.clocks.values() if c.stalled and c.rank is not None}
-        )
+        primary = [c for c in self._primary() if c.kind == "output"]
+        stalled_ranks = sorted({c.rank for c in stalled if c.rank is not None})
+        # Advancing means stepping: an output clock of that rank within its window. A rank with
+        # any stalled clock is not advancing, whatever its CPU does.
         advancing = sorted(
             {
                 c.rank
-                for c in self.clocks.values()
+                for c in primary
                 if not c.stalled and not c.done and c.rank is not None
             }
+            - set(stalled_ranks)
         )
-        known = self.known_ranks | set(stalled_ranks) | set(advancing)
+        # Silence alone never blames a rank that may be waiting for another one (on this node or
+        # another): only ranks that stalled while local peers still step are culprits.
         culprits: tuple[int, ...] = ()
-        if stalled_ranks and (advancing or len(known) == 1):
+        if stalled_ranks and advancing:
             culprits = tuple(stalled_ranks)
         if not firing:
             return Transition(
@@ -285,6 +322,8 @@ class ProgressDetector:
             summary += f" (last step {worst.step})"
         if advancing:
             summary += "; still advancing: " + ",".join(map(str, advancing))
+        else:
+            summary += "; no rank on this node is ahead: waiting for a rank it cannot name"
         evidence: dict[str, EvidenceValue] = {
             "stalled": [c.key for c in stalled],
             "stalled_ranks": stalled_ranks,
@@ -298,7 +337,7 @@ class ProgressDetector:
             detector=self.name,
             alertname="ProgressStalled",
             firing=True,
-            severity=severity,
+            severity=severity if culprits else Severity.WARNING,
             category=Category.UNDETERMINED,
             identity={},
             summary=summary,

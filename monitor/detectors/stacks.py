@@ -42,6 +42,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from monitor.incidents import JobFacts
 from monitor.model import (
     Category,
     ConcernHealth,
@@ -112,9 +113,12 @@ class _Firing:
 class StackDetector:
     name = "stacks"
 
-    def __init__(self, settings: PyspySettings, progress: ProgressSettings) -> None:
+    def __init__(
+        self, settings: PyspySettings, progress: ProgressSettings, view: JobFacts | None = None
+    ) -> None:
         self.settings = settings
         self.progress = progress
+        self.view = view
         self._procs: dict[int, _Proc] = {}
         self._rank_pid: dict[int, int] = {}
         self._firing: dict[tuple[str, int], _Firing] = {}
@@ -215,12 +219,14 @@ class StackDetector:
         out: list[DetectorOutput] = []
         idle_ranks = []
         longest = 0.0
+        if self.view is not None and self.view.stopping:
+            return out  # ranks of a job being stopped go quiet: nothing to look for
         for rank, pid in sorted(self._rank_pid.items()):
             proc = self._procs.get(pid)
             if proc is None or proc.active_at is None:
                 continue
             idle = now - proc.active_at
-            if idle < self.settings.suspect_idle_seconds:
+            if idle < self._idle_limit():
                 continue
             new_episode = proc.suspected_at is None or proc.suspected_at < proc.active_at
             stale = proc.suspected_at is not None and (
@@ -245,6 +251,20 @@ class StackDetector:
             self._confirm_at = None
         out.extend(self._resolve_on_activity())
         return out
+
+    def _idle_limit(self) -> float:
+        """How long a rank may use no CPU before it is worth a look: a rank waiting in a
+        collective, or for a CPU, is not idle within the job's own stall window."""
+        window = self.view.stall_window_seconds if self.view is not None else None
+        return max(self.settings.suspect_idle_seconds, window or 0.0)
+
+    def _straggler_limit(self, busy: bool) -> float:
+        """How long peers must wait for a rank outside the collective before it is named. A busy
+        culprit may be in a long phase of the job's own (an evaluation nobody announced): it
+        gets the job's stall window too."""
+        limit = self.settings.straggler_alert_seconds
+        window = self.view.stall_window_seconds if self.view is not None else None
+        return max(limit, window or 0.0) if busy else limit
 
     def _confirm_later(self, at: float, why: str) -> None:
         if self._confirm_at is None or at < self._confirm_at:
@@ -541,14 +561,16 @@ class StackDetector:
     ) -> list[DetectorOutput]:
         out: list[DetectorOutput] = []
         waiting_since = self._persistent_victims()
-        limit = self.settings.straggler_alert_seconds
-        victims = {r: now - t for r, t in waiting_since.items() if now - t >= limit}
         for rank in sorted(self._rank_pid):
             key = ("RankNotInCollective", rank)
             culprit = (
-                self._culprit_state(rank) if waiting_since and rank not in waiting_since else None
+                self._culprit_state(rank, now)
+                if waiting_since and rank not in waiting_since
+                else None
             )
-            explained = culprit is not None and self._explained(rank, culprit)
+            explained = culprit is not None and self._explained(rank, culprit, now)
+            limit = self._straggler_limit(culprit is not None and self._busy(rank))
+            victims = {r: now - t for r, t in waiting_since.items() if now - t >= limit}
             if culprit is not None and not explained and not victims:
                 first = min(waiting_since.values())
                 self._confirm_later(first + limit, f"confirm: rank {rank} not in the collective")
@@ -648,7 +670,12 @@ class StackDetector:
             victims[rank] = run_start
         return victims
 
-    def _culprit_state(self, rank: int) -> tuple[str, str] | None:
+    def _busy(self, rank: int) -> bool:
+        """The rank used CPU between its last two samples."""
+        pair = self._last_two(self._rank_pid.get(rank))
+        return pair is not None and not self._idle_between(*pair)
+
+    def _culprit_state(self, rank: int, now: float) -> tuple[str, str] | None:
         """The rank's state when it is consistently outside any collective, else None."""
         pid = self._rank_pid[rank]
         proc = self._procs.get(pid)
@@ -658,7 +685,13 @@ class StackDetector:
         frame = _main_frame(last) if last is not None else ""
         if proc.state is ProcState.STOPPED:
             return STOPPED, frame
-        if proc.state is ProcState.DISK_SLEEP:
+        # A process that writes passes through disk sleep all the time; only one that stays
+        # there without writing is held up by storage.
+        if (
+            proc.state is ProcState.DISK_SLEEP
+            and now - proc.state_since >= self.settings.straggler_alert_seconds
+            and not _after(proc.written_changed_at, proc.state_since)
+        ):
             return DISK_SLEEP, frame
         pair = self._last_two(pid)
         if pair is None:
@@ -670,8 +703,9 @@ class StackDetector:
             return None
         return second_state, frame
 
-    def _explained(self, rank: int, culprit: tuple[str, str]) -> bool:
-        """Another alert already names this rank, or it is busy in a known long phase."""
+    def _explained(self, rank: int, culprit: tuple[str, str], now: float) -> bool:
+        """Another alert already names this rank, or it is busy in a known long phase (seen in
+        its stack, or announced in the job's output)."""
         if ("DataloaderStalled", rank) in self._firing or (
             "CheckpointStalled",
             rank,
@@ -682,6 +716,11 @@ class StackDetector:
         pair = self._last_two(self._rank_pid[rank])
         if proc is None or pair is None:
             return False
+        announced = self.view.in_phase(now) if self.view is not None else None
+        if announced is not None and state not in (STOPPED, DISK_SLEEP):
+            wrote_now = _after(proc.written_changed_at, pair[0].at)
+            if wrote_now or not self._idle_between(*pair):
+                return True  # the job said it is in a long phase, and this rank works at it
         phase = pair[1].main.phase if pair[1].main is not None else None
         if phase is None and state not in (MainState.IN_CHECKPOINT.value, MainState.IN_INIT.value):
             return False

@@ -38,6 +38,24 @@ from monitor.sources.exit_events import ExitStatus, ExitStatusBook, decode_wait_
 
 _TEARDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 RANK_VARIABLES = ("RANK", "SLURM_PROCID", "LOCAL_RANK")
+# Launchers start and tear down ranks; they are never ranks themselves, even once their
+# workers are gone (torchrun outliving them) or when no environment is readable.
+LAUNCHER_WORDS = (
+    "torchrun", "torch.distributed.run", "torch.distributed.launch", "torch/distributed/run.py",
+    "torch/distributed/launch.py", "accelerate", "deepspeed", "mpirun", "mpiexec", "srun",
+    "pdsh", "orterun", "prterun", "jsrun", "hydra_pmi_proxy",
+)
+
+
+def is_launcher(cmdline: Sequence[str]) -> bool:
+    """Does this command line start a launcher (by its program or `python -m` module)?"""
+    for arg in cmdline[:3]:
+        base = arg.rsplit("/", 1)[-1]
+        if base in LAUNCHER_WORDS or any(word in arg for word in LAUNCHER_WORDS if "/" in word):
+            return True
+        if base.startswith(("torchrun", "deepspeed", "accelerate")):
+            return True
+    return False
 WORKER_TITLES = ("pt_data_worker",)
 
 _STATES = {
@@ -109,6 +127,7 @@ class ProcessProbe:
         self._deferred: dict[int, int] = {}  # pid → polls waited for an exit status
         self.latest: ProcessSnapshot | None = None
         self.environments: dict[int, dict[str, str]] = {}
+        self._ranks_from_env = False
 
     def poll(self, now: float) -> Sequence[Observation]:
         procs = self._collect()
@@ -197,8 +216,11 @@ class ProcessProbe:
             parent = statics.get(parents[pid])
             if static.rank_env and not (parent and parent.rank_env and parent.rank == static.rank):
                 rank_of[pid] = static.rank
-        inferred = not rank_of
-        if inferred:
+        if rank_of:
+            self._ranks_from_env = True
+        elif not self._ranks_from_env:
+            # Only before any rank was found by its environment: once ranks were seen that way,
+            # a tree without them is a launcher outliving its workers, not a new rank.
             rank_of = self._infer_ranks(statics, parents)
 
         self.environments = {pid: dict(statics[pid].environ) for pid in rank_of}
@@ -225,7 +247,7 @@ class ProcessProbe:
             return {}
         top = min(topmost, key=lambda p: statics[p].create_time)
         children = [pid for pid in pythons if parents.get(pid) == top]
-        members = children or [top]
+        members = children or ([] if is_launcher(statics[top].cmdline) else [top])
         members.sort(key=lambda p: (statics[p].create_time, p))
         return {pid: i for i, pid in enumerate(members)}
 
