@@ -13,7 +13,7 @@ from monitor.model import AlertRecord, MetricFamilyData, counter
 def format_alert_line(record: AlertRecord) -> str:
     word = "RESOLVED" if record.status == "resolved" else record.severity.value.upper()
     culprits = ""
-    if record.culprit_ranks and record.status == "firing":
+    if record.culprit_ranks and record.status == "firing" and record.severity.rank > 0:
         culprits = " culprit rank" + ("s " if len(record.culprit_ranks) > 1 else " ")
         culprits += ",".join(str(r) for r in record.culprit_ranks)
     return f"rankwatch: {word} {record.summary} [{record.category.value}]{culprits}"

@@ -136,6 +136,7 @@ class ProcessInfo:
     threads: int
     is_python: bool
     env_readable: bool
+    world_size: int | None = None  # from the rank's environment; None when unknown
 
 
 @dataclass(frozen=True, slots=True)

@@ -109,6 +109,7 @@ class SessionResult:
     critical_sent: int
     metrics_url: str | None
     ended_by_scheduler: list[ProcessExit] = field(default_factory=list)
+    stop_reason: str = ""  # a stop someone asked for: the deaths after it are not failures
 
 
 class CommandNotFound(Exception):
@@ -485,6 +486,7 @@ class Session:
             critical,
             metrics_url,
             ended_by_scheduler=list(process.ended_by_scheduler),
+            stop_reason=parts.incidents.view.stop_reason if parts.incidents else "",
         )
 
     def _follow_job_file(self, found: OutputFile) -> None:
@@ -587,8 +589,11 @@ def summary_line(result: SessionResult) -> str:
                 else (f"code {d.exit_code}" if d.exit_code is not None else "status unknown")
             )
             deaths.append(f"rank {d.rank} ({how})")
-        parts.append("failed ranks: " + ", ".join(deaths))
-        if result.exit_code == 0:
+        if result.stop_reason:
+            parts.append(f"stopped ({result.stop_reason}); ranks ended: " + ", ".join(deaths))
+        else:
+            parts.append("failed ranks: " + ", ".join(deaths))
+        if result.exit_code == 0 and not result.stop_reason:
             parts.append("WARNING: the launcher exited 0 although a rank failed")
     if result.ended_by_scheduler:
         ranks = ", ".join(str(d.rank) for d in result.ended_by_scheduler)

@@ -105,6 +105,7 @@ class ProgressDetector:
     phase_until: float = 0.0
     phase_since: float = 0.0
     known_ranks: set[int] = field(default_factory=set)
+    world_size: int | None = None
     rank_pids: dict[int, int] = field(default_factory=dict)
     _cpu: dict[int, _Cpu] = field(default_factory=dict)
     _firing: Severity | None = None
@@ -177,6 +178,7 @@ class ProgressDetector:
                 continue
             self.known_ranks.add(info.rank)
             self.rank_pids[info.rank] = info.pid
+            self.world_size = info.world_size
             key = str(info.rank)
             clock = self.clocks.get(key)
             if clock is None:
@@ -298,8 +300,9 @@ class ProgressDetector:
         )
         # Silence alone never blames a rank that may be waiting for another one (on this node or
         # another): only ranks that stalled while local peers still step are culprits.
+        # A job of one rank has nobody else to wait for.
         culprits: tuple[int, ...] = ()
-        if stalled_ranks and advancing:
+        if stalled_ranks and (advancing or self.world_size == 1):
             culprits = tuple(stalled_ranks)
         if not firing:
             return Transition(
@@ -322,7 +325,7 @@ class ProgressDetector:
             summary += f" (last step {worst.step})"
         if advancing:
             summary += "; still advancing: " + ",".join(map(str, advancing))
-        else:
+        elif not culprits:
             summary += "; no rank on this node is ahead: waiting for a rank it cannot name"
         evidence: dict[str, EvidenceValue] = {
             "stalled": [c.key for c in stalled],

@@ -18,6 +18,7 @@ or nowhere ("unknown": never a guess).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 from collections.abc import Callable, Sequence
@@ -37,7 +38,8 @@ from monitor.model import (
 from monitor.sources.exit_events import ExitStatus, ExitStatusBook, decode_wait_status
 
 _TEARDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
-RANK_VARIABLES = ("RANK", "SLURM_PROCID", "LOCAL_RANK")
+RANK_VARIABLES = ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "LOCAL_RANK")
+WORLD_SIZE_VARIABLES = ("WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS")
 # Launchers start and tear down ranks; they are never ranks themselves, even once their
 # workers are gone (torchrun outliving them) or when no environment is readable.
 LAUNCHER_WORDS = (
@@ -82,6 +84,7 @@ class _Static:
     env_readable: bool
     rank_env: bool
     environ: tuple[tuple[str, str], ...]
+    world_size: int | None = None
 
 
 @dataclass(frozen=True)
@@ -179,15 +182,21 @@ class ProcessProbe:
             return None
         rank_env = any(var in env for var in RANK_VARIABLES)
         local_rank = _int_or_none(env.get("LOCAL_RANK"))
-        candidates = (
-            _int_or_none(env.get("RANK")),
-            _int_or_none(env.get("SLURM_PROCID")),
-            local_rank,
-        )
+        candidates = [_int_or_none(env.get(var)) for var in RANK_VARIABLES]
         rank = next((value for value in candidates if value is not None), None)
+        sizes = [_int_or_none(env.get(var)) for var in WORLD_SIZE_VARIABLES]
+        world_size = next((value for value in sizes if value is not None), None)
         kept = tuple((k, env[k]) for k in KEPT_VARIABLES if k in env)
         static = _Static(
-            create_time, cmdline, _is_python(proc), rank, local_rank, env_readable, rank_env, kept
+            create_time,
+            cmdline,
+            _is_python(proc),
+            rank,
+            local_rank,
+            env_readable,
+            rank_env,
+            kept,
+            world_size,
         )
         self._static[proc.pid] = static
         return static
@@ -216,12 +225,14 @@ class ProcessProbe:
             parent = statics.get(parents[pid])
             if static.rank_env and not (parent and parent.rank_env and parent.rank == static.rank):
                 rank_of[pid] = static.rank
+        inferred_world = 0
         if rank_of:
             self._ranks_from_env = True
         elif not self._ranks_from_env:
             # Only before any rank was found by its environment: once ranks were seen that way,
             # a tree without them is a launcher outliving its workers, not a new rank.
             rank_of = self._infer_ranks(statics, parents)
+            inferred_world = len(rank_of)
 
         self.environments = {pid: dict(statics[pid].environ) for pid in rank_of}
         infos: list[ProcessInfo] = []
@@ -235,6 +246,9 @@ class ProcessProbe:
             else:
                 role, rank, local = ProcRole.LAUNCHER, None, None
             info = _read_dynamic(proc, role, rank, local, rank_pid, static, parents[pid])
+            if info is not None and role is ProcRole.RANK and inferred_world:
+                # Ranks told apart by the process tree alone: the tree is the whole job.
+                info = dataclasses.replace(info, world_size=inferred_world)
             if info is not None:
                 infos.append(info)
         return infos
@@ -342,6 +356,7 @@ def _read_dynamic(
             0,
             static.is_python,
             static.env_readable,
+            static.world_size,
         )
     except psutil.Error:
         return None
@@ -359,6 +374,7 @@ def _read_dynamic(
         threads=int(threads),
         is_python=static.is_python,
         env_readable=static.env_readable,
+        world_size=static.world_size,
     )
 
 
