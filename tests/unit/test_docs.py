@@ -4,13 +4,16 @@ alerts' links reach, every documented metric exists, and every relative link res
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+from exporters.console import format_alert_line
 from monitor.alerts import runbook_anchor
 from monitor.cli import build_parser
 from monitor.detectors.log_events import ALERTS as LOG_EVENT_ALERTS
 from monitor.settings import GeneralSettings, settings_reference
+from tests.delivery_support.records import stalled_record
 from tests.docs_settings import CONFIGURATION_DOC, expected_block, split
 
 REPO = Path(__file__).resolve().parents[2]
@@ -198,3 +201,25 @@ def test_readme_is_the_front_door() -> None:
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     command = ci.split("# The README's test command:\n", 1)[1].splitlines()[0]
     assert f"\n{command}\n" in text, command
+
+
+def test_readme_example_page_is_what_the_sinks_send() -> None:
+    """The README's example page is the sinks' own rendering of the golden record: the console
+    line verbatim, and the Slack message's header, summary, fields and evidence."""
+    text = README.read_text(encoding="utf-8")
+    record = stalled_record()
+    assert f"\n{format_alert_line(record)}\n" in text
+    slack = json.loads((REPO / "tests" / "data" / "delivery" / "slack_firing.json").read_text())
+    header = slack["blocks"][0]["text"]["text"].replace(":rotating_light:", "🚨")
+    assert f"\n{header}\n{record.summary}\n" in text
+    lines = text.splitlines()
+    for field in slack["blocks"][2]["fields"]:
+        label, value = field["text"].strip("*").split("*\n")
+        # a field is its label with its value right under it, as Slack lays out fields
+        assert any(
+            label in line and lines[i + 1][line.index(label) :].startswith(value)
+            for i, line in enumerate(lines[:-1])
+        ), label
+    assert f"\n{record.description}\n" in text
+    for frame in record.evidence["frames"]:  # type: ignore[union-attr]
+        assert f"    {frame}\n" in text, frame
