@@ -198,5 +198,5 @@ def read_reply(reply: Reply) -> Outcome:
 
 
 def render_json(record: AlertRecord) -> str:
-    """The message as pretty JSON (for the README and golden files)."""
+    """The message as pretty JSON (for docs/delivery.md and the golden files)."""
     return json.dumps(build_message(record), indent=2, ensure_ascii=False)

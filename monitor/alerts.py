@@ -15,7 +15,7 @@ from monitor.model import AlertRecord, Scope, Transition
 
 
 def runbook_anchor(alertname: str) -> str:
-    """README anchor of an alert's runbook entry: `runbook-` + kebab-case name."""
+    """Anchor of an alert's runbook entry in docs/alerts.md: `runbook-` + kebab-case name."""
     kebab = "".join("-" + c.lower() if c.isupper() else c for c in alertname).lstrip("-")
     return f"runbook-{kebab}"
 

@@ -38,7 +38,7 @@ def _meta(
 
 
 def setting(default: Any, doc: str, **limits: Any) -> Any:
-    """A settings field with its documentation and limits (used by validation and the README)."""
+    """A settings field with its documentation and limits (validation, docs/configuration.md)."""
     if isinstance(default, (list, tuple)):
         value = tuple(default)
         return field(default_factory=lambda: value, metadata=_meta(doc, **limits))
@@ -69,7 +69,7 @@ class GeneralSettings:
         choices=("debug", "info", "warning", "error"),
     )
     runbook_base_url: str = setting(
-        "https://github.com/rankwatch/rankwatch/blob/main/README.md#",
+        "https://github.com/rankwatch/rankwatch/blob/main/docs/alerts.md#",
         "Alert runbook links are this prefix plus the runbook anchor.",
     )
     tick_seconds: float = setting(0.5, "How often detectors are ticked.", minimum=0.05, maximum=10)
@@ -645,7 +645,7 @@ def _check_limits(
 
 
 def settings_reference() -> list[tuple[str, str, str]]:
-    """(key, default, doc) rows for every setting, used to generate the README's table."""
+    """(key, default, doc) rows for every setting, used to generate docs/configuration.md."""
     rows = []
     for section in _SECTION_TYPES:
         for key, (_hint, fld) in section_fields(section).items():
@@ -658,7 +658,7 @@ def settings_reference() -> list[tuple[str, str, str]]:
 
 
 def render_settings_reference() -> str:
-    """The README's configuration tables, one per section, from the settings' own docs."""
+    """docs/configuration.md's tables, one per section, from the settings' own docs."""
     out: list[str] = []
     current = ""
     for key, default, doc in settings_reference():

@@ -39,7 +39,7 @@ def build_daemon(settings: RasSettings, alert_log: Path) -> tuple[Daemon, NcclRa
         bus=Bus(1000),
         sources=[source],
         detectors=[detector],
-        policy=AlertPolicy("e2e", "node0", "https://example.invalid/README.md#"),
+        policy=AlertPolicy("e2e", "node0", "https://example.invalid/docs/alerts.md#"),
         sinks=[JsonLogSink(str(alert_log))],
         tick_seconds=0.1,
     )

@@ -2,7 +2,7 @@
 
 Pure interpretation of the numbers; the system call lives in the clock probe. The kernel calls
 the clock unsynchronised while STA_UNSYNC is set or the call returns TIME_ERROR; a time daemon
-that disciplines the clock clears it (chronyd only with `rtcsync`, see the README).
+that disciplines the clock clears it (chronyd only with `rtcsync`, see docs/clock.md).
 """
 
 from __future__ import annotations

@@ -536,7 +536,7 @@ class NcclRasSource:
             return None
         return (
             f"NCCL {version} matches ras.skip_versions entry {pattern!r}: not polled "
-            "(known crashes under RAS polling; see the README)"
+            "(known crashes under RAS polling; see docs/nccl-ras.md)"
         )
 
     def _address(self) -> tuple[str, int]:

@@ -516,7 +516,7 @@ def diagnose(
     detail = "; ".join(reasons) or message
     return (
         f"py-spy cannot read the ranks' stacks: {detail}. Judging from /proc only "
-        f"(state, CPU time). See the README section 'Letting rankwatch read stacks'."
+        f"(state, CPU time). See docs/stacks.md, 'Letting rankwatch read stacks'."
     )
 
 

@@ -56,7 +56,7 @@ def stalled_record(**changes: Any) -> AlertRecord:
         starts_at="2026-11-20T23:18:46.535Z",
         ends_at=None,
         fingerprint="4f1c2a9d0e7b6a5c4f1c2a9d0e7b6a5c",
-        runbook_url="https://example.org/rankwatch/README.md#runbook-dataloader-stalled",
+        runbook_url="https://example.org/rankwatch/docs/alerts.md#runbook-dataloader-stalled",
         scope=Scope.NODE,
         detector="stacks",
     )
@@ -78,7 +78,7 @@ def job_record(node: str, **changes: Any) -> AlertRecord:
         evidence={"op": "AllReduce", "seq": 1842},
         culprit_ranks=(),
         fingerprint="9b8a7c6d5e4f3a2b1c0d9e8f7a6b5c4d",
-        runbook_url="https://example.org/rankwatch/README.md#runbook-collective-hang",
+        runbook_url="https://example.org/rankwatch/docs/alerts.md#runbook-collective-hang",
         scope=Scope.JOB,
         detector="nccl",
     )

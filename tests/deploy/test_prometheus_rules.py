@@ -30,8 +30,8 @@ RULE_TESTS = RULES_DIR / "tests" / "rankwatch_rules_test.yml"
 DELIVERY_RULES = RULES_DIR / "delivery_rules.yml"
 DELIVERY_RULE_TESTS = RULES_DIR / "tests" / "delivery_rules_test.yml"
 ALERTMANAGER = REPO / "deploy" / "alertmanager" / "alertmanager.yml"
-README = REPO / "README.md"
-RUNBOOK_BASE = "https://github.com/rankwatch/rankwatch/blob/main/README.md#"
+ALERTS_DOC = REPO / "docs" / "alerts.md"
+RUNBOOK_BASE = "https://github.com/rankwatch/rankwatch/blob/main/docs/alerts.md#"
 
 
 def _run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -127,7 +127,7 @@ def test_delivery_rules_use_only_metrics_the_delivery_sink_exports(tmp_path: Pat
 
 def test_every_alert_has_for_severity_and_annotations() -> None:
     """Each alert waits (`for:`), has a severity, a summary, a description and a runbook link
-    to its README anchor."""
+    to its anchor in docs/alerts.md."""
     alerts = _alerts()
     assert {a["alert"] for a in alerts} == {
         "RankwatchJobStalled",
@@ -162,9 +162,9 @@ def test_every_alert_fires_in_a_unit_test() -> None:
     assert fired == {a["alert"] for a in _alerts()}
 
 
-def test_readme_has_a_runbook_for_every_alert() -> None:
-    """README.md has `### Runbook: <AlertName>` and its kebab-case anchor per alert."""
-    text = README.read_text(encoding="utf-8")
+def test_alerts_doc_has_a_runbook_for_every_alert() -> None:
+    """docs/alerts.md has `### Runbook: <AlertName>` and its kebab-case anchor per alert."""
+    text = ALERTS_DOC.read_text(encoding="utf-8")
     for name in {str(a["alert"]) for a in _alerts()}:
         assert f"### Runbook: {name}" in text, name
         assert f'<a id="{runbook_anchor(name)}"></a>' in text, name

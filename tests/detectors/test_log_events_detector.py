@@ -87,7 +87,7 @@ def test_storm_from_512_ranks_is_one_alert_naming_the_straggler() -> None:
     assert "rank(s) 300 never entered it" in alert.summary
     suspicions = [o for o in outputs if isinstance(o, Suspicion)]
     assert [s.ranks for s in suspicions] == [(300,)]
-    policy = AlertPolicy("4242", "gpu017", "https://example.invalid/README.md#")
+    policy = AlertPolicy("4242", "gpu017", "https://example.invalid/docs/alerts.md#")
     records = [r for t in fired if (r := policy.apply(t, 1_700_000_000.0)) is not None]
     assert len(records) == 1 and records[0].culprit_ranks == (300,)
 
@@ -105,7 +105,7 @@ def test_more_evidence_after_firing_updates_the_same_alert() -> None:
     assert [(t.alertname, t.culprit_ranks, t.category) for t in updated] == [
         ("NcclCollectiveTimeout", (3,), Category.COLLECTIVE_DESYNC)]
     assert _transitions(detector.tick(3.0)) == []
-    policy = AlertPolicy("4242", "gpu017", "https://example.invalid/README.md#")
+    policy = AlertPolicy("4242", "gpu017", "https://example.invalid/docs/alerts.md#")
     sent = [policy.apply(t, 1.0) for t in [*fired, *updated]]
     assert all(r is not None for r in sent)
     assert sent[0].fingerprint == sent[1].fingerprint  # type: ignore[union-attr]

@@ -1,4 +1,5 @@
-"""The README's generated configuration reference: check it, or rewrite it with --write."""
+"""The generated configuration reference in docs/configuration.md: check it, or rewrite it with
+`python -m tests.docs_settings --write`."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 from monitor.settings import render_settings_reference
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+CONFIGURATION_DOC = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
 BEGIN = "<!-- BEGIN settings reference"
 END = "<!-- END settings reference -->"
 
@@ -24,9 +25,9 @@ def expected_block() -> str:
 
 
 if __name__ == "__main__":
-    head, _body, tail = split(README.read_text(encoding="utf-8"))
+    head, _body, tail = split(CONFIGURATION_DOC.read_text(encoding="utf-8"))
     if "--write" in sys.argv:
-        README.write_text(head + expected_block() + tail, encoding="utf-8")
-        print(f"rewrote the settings reference in {README.name}")
+        CONFIGURATION_DOC.write_text(head + expected_block() + tail, encoding="utf-8")
+        print(f"rewrote the settings reference in docs/{CONFIGURATION_DOC.name}")
     else:
         sys.stdout.write(expected_block())
