@@ -381,7 +381,7 @@ class IncidentLayer:
         incident.announced.discard(key)
         if key != incident.lead:
             return out
-        if incident.members:
+        if incident.members and not self.view.stopping and self.view.lifecycle is not Lifecycle.ENDED:
             best = min(incident.members, key=lambda k: cause_key(incident.members[k]))
             incident.lead = best
             out.append(self._lead_out(incident, incident.members[best]))
