@@ -6,7 +6,7 @@ by it with `prctl(PR_SET_PTRACER, pid)`; the name then covers that pid and all i
 In wrap mode rankwatch starts the job, but py-spy (rankwatch's child) is a sibling of the ranks,
 not their ancestor, so it is refused. A training script can opt in:
 
-    from monitor.ptrace import allow_rankwatch
+    from monitor.training import allow_rankwatch
     allow_rankwatch()
 
 at the top of the script, before the DataLoader starts its workers. It names the nearest

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from monitor.slurm import (
+from monitor.slurm.context import (
     NOT_AN_ARRAY_TASK,
     JobPid,
     JobProcesses,
