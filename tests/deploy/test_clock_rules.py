@@ -14,7 +14,7 @@ from exporters.prometheus import SnapshotCollector
 from monitor.detectors.time_sync import ClockDetector
 from monitor.model import HealthSnapshot, SnapshotHolder
 from monitor.settings import ClockSettings
-from tests.monitor.detectors.test_clock import kernel, measurement, reading
+from tests.monitor.detectors.test_time_sync import kernel, measurement, reading
 
 PROMETHEUS_DIR = Path(__file__).resolve().parents[2] / "deploy" / "prometheus"
 RULES = PROMETHEUS_DIR / "clock_rules.yml"

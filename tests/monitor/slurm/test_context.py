@@ -35,7 +35,7 @@ from monitor.slurm.context import (
     task_output_files,
 )
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "deploy"
+DATA = Path(__file__).resolve().parents[2] / "data" / "deploy"
 
 FIELDS = PatternFields(
     job_id=128,
