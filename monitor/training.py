@@ -1,4 +1,5 @@
-"""Let rankwatch read this process's stack under Yama `ptrace_scope=1`, without root.
+"""For training scripts to import (rankwatch's one public API for them): let rankwatch read
+this process's stack under Yama `ptrace_scope=1`, without root.
 
 With `kernel.yama.ptrace_scope=1` (the default on Ubuntu and many distributions) a process may
 read another's memory only if it is that process's ancestor, holds CAP_SYS_PTRACE, or was named
