@@ -20,9 +20,9 @@ import time
 from typing import Any
 
 from exporters._http import DELIVERED, HttpPoster, Outcome, outcome_for_status
+from exporters.notify_policy import SinkKind
 from monitor.clock import iso_utc
 from monitor.model import AlertRecord, Scope
-from monitor.notify_policy import SinkKind
 
 API_PATH = "/api/v2/alerts"
 ANNOTATION_MAX = 4096

@@ -4,7 +4,7 @@ A `DeliverySink` wraps one `Notifier` (Slack, PagerDuty, Alertmanager, webhook).
 knows its wire format and answers one question per attempt: did it work, and is a retry worth
 it (`Outcome`). Everything else lives here:
 
-- routing: the cross-node and severity policy (`monitor.notify_policy`) decides per record;
+- routing: the cross-node and severity policy (`exporters.notify_policy`) decides per record;
 - scrubbing: records are scrubbed of secrets before they are spooled or sent;
 - the durable spool (`exporters.spool`): a record is on disk before the first attempt, so it
   survives a crash or SIGKILL and is delivered by the next run on the same state directory;
@@ -39,11 +39,11 @@ from typing import Protocol
 import structlog
 
 from exporters._http import REASON_DEADLINE, REASON_NETWORK, REASON_TIMEOUT, Outcome, failure
+from exporters.notify_policy import SinkKind
 from exporters.secrets import Scrubber
 from exporters.spool import Spool, content_digest
 from monitor.clock import Clock, SystemClock
 from monitor.model import AlertRecord, MetricFamilyData, Severity, counter, gauge
-from monitor.notify_policy import SinkKind
 
 log = structlog.get_logger("rankwatch.delivery")
 

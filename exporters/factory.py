@@ -22,6 +22,7 @@ import structlog
 from exporters._http import HttpPoster
 from exporters.alertmanager import AlertmanagerNotifier, alerts_url
 from exporters.delivery import DeliveryConfig, DeliverySink, Notifier
+from exporters.notify_policy import NotifyPolicy, skip_reason
 from exporters.pagerduty import PagerDutyNotifier
 from exporters.secrets import Scrubber, SecretFileError, read_secret_file, secret_file_is_shared
 from exporters.slack import SlackNotifier
@@ -29,7 +30,6 @@ from exporters.webhook import WebhookNotifier
 from monitor.clock import Clock
 from monitor.errors import SettingsError
 from monitor.model import AlertRecord
-from monitor.notify_policy import NotifyPolicy, skip_reason
 from monitor.settings import DeliverySettings, Settings
 
 log = structlog.get_logger("rankwatch.delivery")
@@ -98,7 +98,7 @@ def build_sinks(
 
     `node_name` must be the node name the alert policy puts on records (default: the
     general.node_name setting, else the host name). `node_is_reporting` tells whether this
-    node speaks for the job (see monitor.notify_policy.is_reporting_node); a callable is
+    node speaks for the job (see exporters.notify_policy.is_reporting_node); a callable is
     asked per alert, so the answer may change while the daemon runs.
     """
     delivery = settings.delivery

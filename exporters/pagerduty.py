@@ -13,8 +13,8 @@ import json
 from typing import Any
 
 from exporters._http import DELIVERED, HttpPoster, Outcome, outcome_for_status
+from exporters.notify_policy import SinkKind
 from monitor.model import AlertRecord, Scope
-from monitor.notify_policy import SinkKind
 
 SUMMARY_MAX = 1024
 DEDUP_KEY_MAX = 255

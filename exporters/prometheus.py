@@ -19,8 +19,7 @@ from prometheus_client.core import (
 )
 from prometheus_client.registry import Collector
 
-from monitor.daemon import SnapshotHolder
-from monitor.model import MetricFamilyData, MetricKind
+from monitor.model import MetricFamilyData, MetricKind, SnapshotHolder
 
 PREFIX = "rankwatch_"
 

@@ -25,8 +25,8 @@ from exporters._http import (
     failure,
     outcome_for_status,
 )
+from exporters.notify_policy import SinkKind
 from monitor.model import AlertRecord, Scope, Severity
-from monitor.notify_policy import SinkKind
 
 HEADER_MAX = 150
 SECTION_MAX = 3000

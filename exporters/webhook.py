@@ -9,9 +9,9 @@ retried (429 after its `Retry-After`); other answers are permanent.
 from __future__ import annotations
 
 from exporters._http import DELIVERED, HttpPoster, Outcome, outcome_for_status
+from exporters.notify_policy import SinkKind
 from exporters.spool import content_digest
 from monitor.model import AlertRecord
-from monitor.notify_policy import SinkKind
 
 
 def idempotency_key(record: AlertRecord) -> str:

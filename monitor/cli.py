@@ -188,7 +188,7 @@ def _settings_or_exit(
 def runtime_problems(settings: Settings) -> list[str]:
     """What only shows when the settings are used: secret files, URLs, NTP server specs."""
     from exporters.factory import delivery_problems
-    from monitor.sources.clock_probe import parse_server
+    from monitor.sources.time_sync_probe import parse_server
 
     problems = delivery_problems(settings.delivery)
     for spec in settings.clock.ntp_servers:
@@ -276,7 +276,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from monitor.demo import run_demo
+    from monitor.demo.command import run_demo
 
     return run_demo(args)
 

@@ -17,7 +17,6 @@ from monitor.clock import Clock
 from monitor.detectors.base import Detector
 from monitor.incidents import IncidentLayer
 from monitor.model import (
-    EMPTY_SNAPSHOT,
     AlertRecord,
     ConcernHealth,
     Health,
@@ -25,6 +24,7 @@ from monitor.model import (
     MetricFamilyData,
     Observation,
     Severity,
+    SnapshotHolder,
     Transition,
     counter,
     gauge,
@@ -53,13 +53,6 @@ class DaemonStats:
     detector_errors: dict[str, int] = field(default_factory=dict)
     alerts_by_name: dict[tuple[str, str], int] = field(default_factory=dict)
     records: list[AlertRecord] = field(default_factory=list)
-
-
-class SnapshotHolder:
-    """Holds the latest HealthSnapshot; a plain attribute swap is atomic under the GIL."""
-
-    def __init__(self) -> None:
-        self.current: HealthSnapshot = EMPTY_SNAPSHOT
 
 
 class Daemon:

@@ -356,3 +356,11 @@ class HealthSnapshot:
 
 
 EMPTY_SNAPSHOT = HealthSnapshot(taken_at_wall=0.0, families=(), concerns=())
+
+
+class SnapshotHolder:
+    """Holds the latest HealthSnapshot: the daemon writes it, readers (the Prometheus collector)
+    take it; a plain attribute swap is atomic under the GIL."""
+
+    def __init__(self) -> None:
+        self.current: HealthSnapshot = EMPTY_SNAPSHOT

@@ -21,27 +21,26 @@ import structlog
 from exporters.console import ConsoleSink
 from exporters.factory import build_sinks, settings_scrubber, start_sinks
 from exporters.jsonlog import JsonLogSink
+from exporters.notify_policy import is_reporting_node
 from exporters.prometheus import MetricsServer
 from exporters.sink import AlertSink
 from monitor.alerts import AlertPolicy
 from monitor.clock import Clock, SystemClock
 from monitor.daemon import Daemon, JobIdentity
 from monitor.detectors.base import Detector
-from monitor.detectors.clock import ClockDetector
 from monitor.detectors.log_events import LogEventsDetector
 from monitor.detectors.memory import MemoryDetector
 from monitor.detectors.nccl import NcclRasDetector
 from monitor.detectors.process import ProcessDetector, signal_name
 from monitor.detectors.progress import ProgressDetector
 from monitor.detectors.stacks import StackDetector
+from monitor.detectors.time_sync import ClockDetector
 from monitor.errors import RankwatchError
 from monitor.incidents import IncidentLayer
 from monitor.model import JobEnded, Observation, ProcessExit, StopRequested
-from monitor.notify_policy import is_reporting_node
 from monitor.runner import Bus, PolledSource, StreamingSource
-from monitor.safe_open import RefusedFile, UserIdentity, open_user_file
 from monitor.settings import Settings
-from monitor.slurm import (
+from monitor.slurm.context import (
     JobDetails,
     JobProcesses,
     OutputFile,
@@ -49,13 +48,14 @@ from monitor.slurm import (
     SlurmContext,
     SlurmError,
 )
-from monitor.sources.clock_probe import ClockReferenceProbe, LocalClockProbe
+from monitor.slurm.job_source import SlurmJobSource
 from monitor.sources.exit_events import ExitEventsSource, ExitStatus, ExitStatusBook
 from monitor.sources.nccl_ras import NcclRasSource, local_addresses
 from monitor.sources.process_probe import ProcessProbe
 from monitor.sources.pyspy import PyspySampler
-from monitor.sources.slurm_job import SlurmJobSource
 from monitor.sources.stream import Attribution, FollowedFile, Opener, PipeStream
+from monitor.sources.time_sync_probe import ClockReferenceProbe, LocalClockProbe
+from monitor.sources.user_file import RefusedFile, UserIdentity, open_user_file
 
 log = structlog.get_logger("rankwatch.session")
 

@@ -1,6 +1,6 @@
 """The scripted fake NCCL RAS server: the only fake the test suite allows.
 
-The protocol handling and the report rendering live in `monitor.simulated_ras` (the simulated
+The protocol handling and the report rendering live in `monitor.demo.simulated_ras` (the simulated
 endpoint `rankwatch demo` also uses); this module adds what only tests need: scripted scenarios
 (`scenario()`: healthy, then a rank goes DEAD after N queries, ...), replays of captured replies,
 and misbehaviours that emulate broken or hostile servers.
@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from monitor.simulated_ras import (
+from monitor.demo.simulated_ras import (
     ERROR_TEXTS,
     LINE_BUFFER_BYTES,
     OPS,

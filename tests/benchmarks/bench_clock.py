@@ -24,10 +24,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from monitor.clock_model import ClockMeasurement, ClockReading
-from monitor.detectors.clock import ClockDetector
+from monitor.detectors.time_sync import ClockDetector
+from monitor.parse.time_sync_model import ClockMeasurement, ClockReading
 from monitor.settings import ClockSettings
-from monitor.sources.clock_probe import ClockReferenceProbe, LocalClockProbe
+from monitor.sources.time_sync_probe import ClockReferenceProbe, LocalClockProbe
 from tests.chrony_support import Chronyd, start_client, start_server
 
 QUICK = os.environ.get("RW_BENCH_QUICK") == "1"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from monitor.safe_open import UserIdentity, open_user_file
-from monitor.slurm import PatternFields, expand_pattern, parse_listpids
+from monitor.slurm.context import PatternFields, expand_pattern, parse_listpids
+from monitor.sources.user_file import UserIdentity, open_user_file
 from tests.deploy.scripts import EPILOG, PROLOG, job_env, kill_quietly, make_node, run_like_slurmd
 
 pytestmark = pytest.mark.benchmark

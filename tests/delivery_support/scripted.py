@@ -7,8 +7,8 @@ import time
 from dataclasses import dataclass, field
 
 from exporters._http import DELIVERED, Outcome
+from exporters.notify_policy import SinkKind
 from monitor.model import AlertRecord
-from monitor.notify_policy import SinkKind
 
 
 @dataclass

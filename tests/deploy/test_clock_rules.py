@@ -11,11 +11,10 @@ import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 
 from exporters.prometheus import SnapshotCollector
-from monitor.daemon import SnapshotHolder
-from monitor.detectors.clock import ClockDetector
-from monitor.model import HealthSnapshot
+from monitor.detectors.time_sync import ClockDetector
+from monitor.model import HealthSnapshot, SnapshotHolder
 from monitor.settings import ClockSettings
-from tests.monitor.detectors.test_clock import kernel, measurement, reading
+from tests.monitor.detectors.test_time_sync import kernel, measurement, reading
 
 PROMETHEUS_DIR = Path(__file__).resolve().parents[2] / "deploy" / "prometheus"
 RULES = PROMETHEUS_DIR / "clock_rules.yml"

@@ -20,10 +20,10 @@ from exporters.jsonlog import JsonLogSink
 from monitor.alerts import AlertPolicy
 from monitor.clock import SystemClock
 from monitor.daemon import Daemon, JobIdentity
-from monitor.detectors.clock import ClockDetector
+from monitor.detectors.time_sync import ClockDetector
 from monitor.runner import Bus, PolledSource
 from monitor.settings import load_settings
-from monitor.sources.clock_probe import ClockReferenceProbe, LocalClockProbe
+from monitor.sources.time_sync_probe import ClockReferenceProbe, LocalClockProbe
 
 
 def write_snapshot(daemon: Daemon, path: str) -> None:

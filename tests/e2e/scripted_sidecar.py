@@ -24,8 +24,7 @@ from typing import Any
 
 from exporters.prometheus import MetricsServer
 from monitor import __version__
-from monitor.daemon import SnapshotHolder
-from monitor.model import HealthSnapshot, MetricFamilyData, counter, gauge
+from monitor.model import HealthSnapshot, MetricFamilyData, SnapshotHolder, counter, gauge
 
 STATES = ("running", "sleeping", "disk_sleep", "stopped", "zombie", "gone", "other")
 HEALTH = ("ok", "unknown", "warning", "critical")

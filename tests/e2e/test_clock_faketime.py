@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from monitor.detectors.clock import format_duration
+from monitor.detectors.time_sync import format_duration
 from tests.chrony_support import Chronyd, start_server
 
 pytestmark = pytest.mark.e2e

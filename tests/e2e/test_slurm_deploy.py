@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from monitor.safe_open import UserIdentity, open_user_file
-from monitor.slurm import (
+from monitor.slurm.context import (
     JobProcesses,
     PatternFields,
     Scontrol,
@@ -26,6 +25,7 @@ from monitor.slurm import (
     short_hostname,
     task_output_files,
 )
+from monitor.sources.user_file import UserIdentity, open_user_file
 from tests.deploy.scripts import FAKE_RANKWATCH, pid_alive, wait_until
 from tests.e2e.slurm_cluster import SlurmCluster
 

@@ -4,7 +4,7 @@ the stall alert reaches a local webhook receiver → `scancel` → the Epilog st
 with SIGTERM and exits 0; the file_sd registration appears and disappears.
 
 The job runs as `nobody`; rankwatch runs as root and must read the job's output with the job
-user's rights (monitor/safe_open.py).
+user's rights (monitor/sources/user_file.py).
 """
 
 from __future__ import annotations

@@ -18,9 +18,9 @@ import pytest
 
 from exporters.jsonlog import JsonLogSink
 from monitor.alerts import AlertPolicy
-from monitor.clock_model import ClockMeasurement, ClockReading
-from monitor.detectors.clock import OFFSET_HIGH, ClockDetector
+from monitor.detectors.time_sync import OFFSET_HIGH, ClockDetector
 from monitor.model import Category, Transition
+from monitor.parse.time_sync_model import ClockMeasurement, ClockReading
 from monitor.settings import ClockSettings
 from monitor.triage.analysis import Diagnosis, diagnose
 from monitor.triage.clocks import (

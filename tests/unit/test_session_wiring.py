@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from monitor.clock import SystemClock
-from monitor.detectors.clock import ClockDetector
 from monitor.detectors.log_events import LogEventsDetector
 from monitor.detectors.nccl import NcclRasDetector
 from monitor.detectors.process import ProcessDetector
+from monitor.detectors.time_sync import ClockDetector
 from monitor.model import (
     JobEnded,
     Observation,
@@ -27,7 +27,6 @@ from monitor.model import (
     Transition,
 )
 from monitor.runner import Bus
-from monitor.safe_open import UserIdentity
 from monitor.session import (
     build_components,
     configured_node_index,
@@ -35,10 +34,11 @@ from monitor.session import (
     user_file_opener,
 )
 from monitor.settings import ProcessSettings, load_settings
-from monitor.slurm import JobProcesses, Scontrol, SlurmContext
+from monitor.slurm.context import JobProcesses, Scontrol, SlurmContext
+from monitor.slurm.job_source import SlurmJobSource
 from monitor.sources.nccl_ras import NcclRasSource
-from monitor.sources.slurm_job import SlurmJobSource
 from monitor.sources.stream import Attribution, FollowedFile
+from monitor.sources.user_file import UserIdentity
 from tests.unit.test_detectors import rank_info, snap
 
 LISTPIDS = Path(__file__).resolve().parents[1] / "data" / "deploy" / "listpids_batch_extern_step.txt"

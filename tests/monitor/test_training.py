@@ -8,7 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from monitor.ptrace import find_rankwatch
+from monitor.training import find_rankwatch
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -20,7 +20,7 @@ def test_finds_the_nearest_rankwatch_ancestor() -> None:
         import os, sys
         sys.path.insert(0, sys.argv[1])
         from pathlib import Path
-        from monitor.ptrace import find_rankwatch
+        from monitor.training import find_rankwatch
         print(find_rankwatch(os.getpid(), Path("/proc")), os.getppid())
         """
     )
@@ -48,7 +48,7 @@ def test_allow_is_harmless_and_covers_forked_children() -> None:
         """
         import os, sys
         sys.path.insert(0, sys.argv[1])
-        from monitor.ptrace import allow_rankwatch
+        from monitor.training import allow_rankwatch
         applied = allow_rankwatch()
         yama = os.path.exists("/proc/sys/kernel/yama/ptrace_scope")
         assert applied == yama, (applied, yama)

@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             [
                 sys.executable,
                 "-m",
-                "monitor.demo_job",
+                "monitor.demo.job",
                 "--rank",
                 str(rank),
                 "--stall-after",

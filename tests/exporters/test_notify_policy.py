@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from monitor.model import Severity
-from monitor.notify_policy import (
+from exporters.notify_policy import (
     SKIP_OTHER_NODE,
     SKIP_SEVERITY,
     NotifyPolicy,
@@ -11,6 +10,7 @@ from monitor.notify_policy import (
     is_reporting_node,
     skip_reason,
 )
+from monitor.model import Severity
 from tests.delivery_support.records import job_record, resolved, stalled_record
 
 POLICY = NotifyPolicy(node_name="gpu017")

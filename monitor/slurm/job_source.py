@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from monitor.errors import SourceError
 from monitor.model import MetricFamilyData, Observation, counter, gauge
-from monitor.slurm import (
+from monitor.slurm.context import (
     JobDetails,
     JobProcesses,
     NodeView,

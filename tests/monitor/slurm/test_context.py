@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from monitor.slurm import (
+from monitor.slurm.context import (
     NOT_AN_ARRAY_TASK,
     JobPid,
     JobProcesses,
@@ -35,7 +35,7 @@ from monitor.slurm import (
     task_output_files,
 )
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "deploy"
+DATA = Path(__file__).resolve().parents[2] / "data" / "deploy"
 
 FIELDS = PatternFields(
     job_id=128,

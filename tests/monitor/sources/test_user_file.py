@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from monitor.safe_open import (
+from monitor.sources.user_file import (
     RefusedFile,
     UserIdentity,
     choose_strategy,

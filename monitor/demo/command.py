@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from monitor.demo_ras import start_demo_ras
+from monitor.demo.ras_server import start_demo_ras
 from monitor.log import configure_logging
 from monitor.model import AlertRecord
 from monitor.session import Session, WrapTarget, summary_line
@@ -92,7 +92,7 @@ def _run(
     command = [
         sys.executable,
         "-m",
-        "monitor.demo_job",
+        "monitor.demo.job",
         "--duration",
         str(args.duration),
         "--stall-after",

@@ -1,8 +1,8 @@
 """The SIMULATED NCCL RAS endpoint of `rankwatch demo`: what NCCL's RAS would report for the demo
-job, served on loopback by `monitor.simulated_ras` (no NCCL is involved).
+job, served on loopback by `monitor.demo.simulated_ras` (no NCCL is involved).
 
 The demo job has no collectives, so the simulation derives them from the ranks' progress files
-(`rank<N>`: pid and step count, written by `monitor.demo_job --progress-dir`): one 2-rank world
+(`rank<N>`: pid and step count, written by `monitor.demo.job --progress-dir`): one 2-rank world
 communicator, created once every rank has started; an initial Broadcast (the parameter sync) and
 one AllReduce per step (the gradient sync). A synchronous collective cannot complete until every
 rank launched it, so no rank runs more than one AllReduce ahead of the slowest: once rank 1's data
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from monitor.simulated_ras import (
+from monitor.demo.simulated_ras import (
     Comm,
     JobState,
     Member,

@@ -22,14 +22,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from monitor.clock_model import (
-    LOCAL_SOURCE,
-    REFERENCE_SOURCE,
-    ClockMeasurement,
-    ClockReading,
-    ClockReferenceFailure,
-    KernelClockStatus,
-)
 from monitor.errors import SettingsError, SourceError
 from monitor.model import Observation
 from monitor.parse.chrony import ChronyParseError, parse_tracking
@@ -42,6 +34,14 @@ from monitor.parse.sntp import (
     build_request,
     parse_reply,
     sample_from_exchange,
+)
+from monitor.parse.time_sync_model import (
+    LOCAL_SOURCE,
+    REFERENCE_SOURCE,
+    ClockMeasurement,
+    ClockReading,
+    ClockReferenceFailure,
+    KernelClockStatus,
 )
 from monitor.parse.timex import KernelClock, interpret_timex
 from monitor.settings import ClockSettings

@@ -6,15 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from monitor.clock_model import (
-    ClockMeasurement,
-    ClockReading,
-    ClockReferenceFailure,
-    ClockSlew,
-    ClockStep,
-    KernelClockStatus,
-)
-from monitor.detectors.clock import (
+from monitor.detectors.time_sync import (
     OFFSET_HIGH,
     STEPPED_BACKWARDS,
     STEPS_PERIODIC,
@@ -32,6 +24,14 @@ from monitor.model import (
     Severity,
     SourceState,
     Transition,
+)
+from monitor.parse.time_sync_model import (
+    ClockMeasurement,
+    ClockReading,
+    ClockReferenceFailure,
+    ClockSlew,
+    ClockStep,
+    KernelClockStatus,
 )
 from monitor.parse.timex import interpret_timex
 from monitor.settings import ClockSettings

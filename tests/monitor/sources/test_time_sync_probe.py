@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from monitor.clock_model import (
+from monitor.errors import SettingsError, SourceError
+from monitor.parse.sntp import SntpKissOfDeath
+from monitor.parse.time_sync_model import (
     ClockMeasurement,
     ClockReading,
     ClockReferenceFailure,
     KernelClockStatus,
 )
-from monitor.errors import SettingsError, SourceError
-from monitor.parse.sntp import SntpKissOfDeath
 from monitor.settings import ClockSettings
-from monitor.sources.clock_probe import (
+from monitor.sources.time_sync_probe import (
     ClockRead,
     ClockReferenceProbe,
     KernelClockReader,

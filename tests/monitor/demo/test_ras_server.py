@@ -8,9 +8,9 @@ import json
 import socket
 from pathlib import Path
 
-from monitor.demo import DEMO_SETTINGS
-from monitor.demo_job import write_progress
-from monitor.demo_ras import (
+from monitor.demo.command import DEMO_SETTINGS
+from monitor.demo.job import write_progress
+from monitor.demo.ras_server import (
     DEMO_HOST,
     RankProgress,
     demo_job_state,
@@ -18,10 +18,10 @@ from monitor.demo_ras import (
     read_progress,
     start_demo_ras,
 )
+from monitor.demo.simulated_ras import SimulatedRasServer, render_json
 from monitor.detectors.nccl import NcclRasDetector
 from monitor.model import Category, Severity, Transition
 from monitor.settings import load_settings
-from monitor.simulated_ras import SimulatedRasServer, render_json
 from monitor.sources.nccl_ras import NcclRasSource
 
 

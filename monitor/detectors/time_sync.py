@@ -33,16 +33,6 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from monitor.clock_model import (
-    LOCAL_SOURCE,
-    REFERENCE_SOURCE,
-    ClockMeasurement,
-    ClockReading,
-    ClockReferenceFailure,
-    ClockSlew,
-    ClockStep,
-    KernelClockStatus,
-)
 from monitor.model import (
     Category,
     ConcernHealth,
@@ -57,6 +47,16 @@ from monitor.model import (
     Transition,
     counter,
     gauge,
+)
+from monitor.parse.time_sync_model import (
+    LOCAL_SOURCE,
+    REFERENCE_SOURCE,
+    ClockMeasurement,
+    ClockReading,
+    ClockReferenceFailure,
+    ClockSlew,
+    ClockStep,
+    KernelClockStatus,
 )
 from monitor.parse.timex import KernelClock
 from monitor.settings import ClockSettings

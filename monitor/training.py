@@ -1,4 +1,5 @@
-"""Let rankwatch read this process's stack under Yama `ptrace_scope=1`, without root.
+"""For training scripts to import (rankwatch's one public API for them): let rankwatch read
+this process's stack under Yama `ptrace_scope=1`, without root.
 
 With `kernel.yama.ptrace_scope=1` (the default on Ubuntu and many distributions) a process may
 read another's memory only if it is that process's ancestor, holds CAP_SYS_PTRACE, or was named
@@ -6,7 +7,7 @@ by it with `prctl(PR_SET_PTRACER, pid)`; the name then covers that pid and all i
 In wrap mode rankwatch starts the job, but py-spy (rankwatch's child) is a sibling of the ranks,
 not their ancestor, so it is refused. A training script can opt in:
 
-    from monitor.ptrace import allow_rankwatch
+    from monitor.training import allow_rankwatch
     allow_rankwatch()
 
 at the top of the script, before the DataLoader starts its workers. It names the nearest
