@@ -93,6 +93,13 @@ class PaceUpdate(Observation):
     stall_window_seconds: float | None  # None: the cadence is not known yet
 
 
+@dataclass(frozen=True, slots=True)
+class HostStates(Observation):
+    """What each local rank's host thread does, from its latest stacks (the stack detector)."""
+
+    states: tuple[tuple[int, str, str], ...]  # (rank, state, frame)
+
+
 class JobFacts(Protocol):
     """What detectors may read of the job (read-only)."""
 
@@ -107,6 +114,9 @@ class JobFacts(Protocol):
 
     @property
     def stopping(self) -> bool: ...
+
+    @property
+    def host_states(self) -> dict[int, tuple[str, str]]: ...
 
     def in_phase(self, now: float) -> str | None: ...
 
@@ -123,6 +133,7 @@ class JobView:
     stall_window_seconds: float | None = None
     phase: str | None = None
     phase_until: float = 0.0
+    host_states: dict[int, tuple[str, str]] = field(default_factory=dict)
 
     def in_phase(self, now: float) -> str | None:
         """The known long phase (checkpoint, evaluation, init) the job is in now, if any."""
@@ -229,6 +240,8 @@ class IncidentLayer:
                     self._rank_of_pid[info.pid] = info.rank
             while len(self._rank_of_pid) > _MAX_PIDS:
                 self._rank_of_pid.pop(next(iter(self._rank_of_pid)))
+        elif isinstance(obs, HostStates):
+            self.view.host_states = {rank: (state, frame) for rank, state, frame in obs.states}
         elif isinstance(obs, PhaseHint):
             if self.view.in_phase(now) != obs.phase:
                 self.view.phase = obs.phase

@@ -220,7 +220,9 @@ def build_components(
             rank_environments=lambda: list(probe.environments.values()),
         )
         sources.append(ras)
-        detectors.append(NcclRasDetector(settings.ras, local_hosts=local_addresses()))
+        detectors.append(
+            NcclRasDetector(settings.ras, local_hosts=local_addresses(), view=incidents.view)
+        )
     if settings.pyspy.enabled:
         # The sampler dumps the ranks and workers of the probe's latest process table.
         sources.append(

@@ -267,6 +267,12 @@ class RasSettings:
     stall_ceiling_seconds: float = setting(
         600.0, "Collective stall window never exceeds this.", minimum=5
     )
+    paced_floor_seconds: float = setting(
+        15.0,
+        "Once a communicator's pace (operations per second) is known, counts frozen this long "
+        "are a stall (at 40 ops/s, 15 s is 600 missing operations).",
+        minimum=2,
+    )
     stall_multiplier: float = setting(
         3.0,
         "Stall window: this many times the longest recent gap between count advances.",

@@ -125,11 +125,15 @@ def test_advancing_mismatch_stays_quiet(fmt: str) -> None:
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_frozen_mismatch_names_the_lower_group(fmt: str) -> None:
-    """Rank 5 never launches the next AllReduce; after the 30 s floor window the alert names it
-    as the culprit (collective_desync), escalating to critical at two windows."""
+    """Rank 5 never launches the next AllReduce (frozen from poll 3); the alert names it as the
+    culprit (collective_desync), escalating to critical at two windows. JSON shows the counts
+    moving before the freeze, so the pace is known and the window is the paced floor (15 s, no
+    less than two 10 s polls: 20 s); text shows counts only once mismatched: the 30 s floor."""
     run = Run().script(job(Event.DESYNC), 12, fmt)
     fired = run.transitions("CollectiveDesync")
-    assert [(i, t.severity) for i, t in fired] == [(6, Severity.WARNING), (9, Severity.CRITICAL)]
+    expected = {"text": [(6, Severity.WARNING), (9, Severity.CRITICAL)],
+                "json": [(5, Severity.WARNING), (7, Severity.CRITICAL)]}[fmt]
+    assert [(i, t.severity) for i, t in fired] == expected
     first = fired[0][1]
     assert first.culprit_ranks == (5,) and first.category is Category.COLLECTIVE_DESYNC
     assert "rank 5 never launched" in first.summary
@@ -167,10 +171,11 @@ def test_frozen_mismatch_with_unlisted_laggards() -> None:
 
 
 def test_frozen_equal_counts_are_a_collective_hang_in_json() -> None:
-    """All ranks launched, none completed: counts frozen and equal (RAS says OK) -> hang."""
+    """All ranks launched, none completed: counts frozen and equal (RAS says OK) -> hang, at the
+    paced window (20 s at 10 s polls) and critical at two."""
     run = Run().script(job(Event.HANG), 12, "json")
     fired = run.transitions("CollectiveHang")
-    assert [(i, t.severity) for i, t in fired] == [(6, Severity.WARNING), (9, Severity.CRITICAL)]
+    assert [(i, t.severity) for i, t in fired] == [(5, Severity.WARNING), (7, Severity.CRITICAL)]
     assert fired[0][1].category is Category.COLLECTIVE_HANG and fired[0][1].culprit_ranks == ()
     assert run.transitions("CollectiveDesync") == []
 
@@ -198,14 +203,14 @@ def test_idle_communicator_is_not_a_hang() -> None:
 
 def test_window_adapts_to_a_slow_advance_rate() -> None:
     """Counts that move every 6 polls (60 s) learn a 180 s window: a 100 s freeze stays quiet,
-    while a job moving every poll is flagged at the 30 s floor."""
+    while a job moving every poll is flagged at its paced window (20 s: two 10 s polls)."""
     slow = Run().script(skewed(advance_every=6), 36, "json")
     assert slow.transitions() == []
     slow_then_frozen = Run().script(skewed(advance_every=6, freeze_at=36), 56, "json")
     fired = slow_then_frozen.transitions("CollectiveDesync")
     assert fired[0][0] == 36 + 18  # window 3 x 60 s after the last move (poll 36)
     fast = Run().script(skewed(freeze_at=10), 20, "json")
-    assert fast.transitions("CollectiveDesync")[0][0] == 13  # 30 s after the last move
+    assert fast.transitions("CollectiveDesync")[0][0] == 12  # 20 s after the last move
 
 
 def test_window_never_exceeds_the_ceiling() -> None:
@@ -378,7 +383,7 @@ def test_early_suspicion_at_half_the_window() -> None:
     """A mismatch frozen for half the window already asks for stacks of the lagging ranks."""
     run = Run().script(job(Event.DESYNC), 6, "json")
     first = run.suspicions()[0]
-    assert first[0] == 5 and first[1].ranks == (5,) and "frozen" in first[1].reason
+    assert first[0] == 4 and first[1].ranks == (5,) and "frozen" in first[1].reason
 
 
 def test_health_states() -> None:

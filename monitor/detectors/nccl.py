@@ -26,9 +26,18 @@ Alerts, their states and edges:
   launched, none completed: NCCL issue #1730, which RAS itself reports as OK). -> resolved: any
   count moves.
 
-The stall window adapts: `stall_multiplier` x the longest recent gap between observed advances,
-within [stall_floor_seconds, stall_ceiling_seconds] (twice the floor until a first advance has been
-seen), and never under two poll intervals. A
+The stall window comes from the job's pace, not from how often we happened to look: a gap is
+recorded only when a poll saw the counts frozen and a later one saw them move (a freeze that
+ended); polls whose counts simply moved on add no gap. The window is `stall_multiplier` x the
+longest recent freeze, within [stall_floor_seconds, stall_ceiling_seconds] (twice the floor until
+a first advance has been seen), and never under two poll intervals. Once the communicator's rate
+(operations per second between two observations with counts: text MISMATCH replies, JSON
+replies; polls stretched while communicators initialise do not count) is known, its floor is
+`paced_floor_seconds`, and a freeze first seen in a new MISMATCH is dated from that rate (when
+the count it stopped at was reached, not the poll that saw it). The category of a desync comes
+from what the lagging ranks' hosts do (JobView host states from the stack detector): waiting on
+a GPU whose count is behind is `gpu_cuda` (a kernel that does not finish); a DataLoader wait is
+`dataloader_stall`; user code, or a host this node cannot see, `collective_desync`. A
 MISMATCH whose counts keep advancing is normal skew and stays quiet. Stall alerts do not start while
 RankDead or RasRanksMissing fire (those name the cause) or while a PhaseHint (checkpoint,
 evaluation) is active. Each new or escalated alert, and any communicator frozen for half a window,
@@ -44,6 +53,7 @@ from collections import deque
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from monitor.incidents import JobFacts
 from monitor.model import (
     Category,
     ConcernHealth,
@@ -228,6 +238,18 @@ def _count_signature(comm: Communicator) -> int | None:
     return None
 
 
+def _progress_count(comm: Communicator) -> int | None:
+    """How far the communicator got: the leading count of each collective type, summed."""
+    if comm.ranks:
+        return sum(max(r.counts[i] for r in comm.ranks) for i in range(len(OPS)))
+    if comm.count_groups:
+        lead: dict[str, int] = {}
+        for group in comm.count_groups:
+            lead[group.op] = max(lead.get(group.op, 0), group.value)
+        return sum(lead.values())
+    return None
+
+
 def _lower_groups(comm: Communicator) -> list[_Lower]:
     """Per collective type with differing counts: the group with the lowest count."""
     lowers: list[_Lower] = []
@@ -265,6 +287,7 @@ class _Track:
     severity: Severity | None = None
     suspected: bool = False
     text: bool = False
+    unchanged_polls: int = 0  # polls since the last change that saw the same counts
 
 
 @dataclass
@@ -285,8 +308,14 @@ class NcclRasDetector:
         *,
         local_hosts: Collection[str] = (),
         source_name: str = "nccl_ras",
+        view: JobFacts | None = None,
     ) -> None:
         self._settings = settings
+        self._view = view
+        # communicator -> (when, progress count) of its last observation with counts, and its
+        # rate in operations per second: the job's pace, kept across MISMATCHes that clear.
+        self._seen_count: dict[str, tuple[float, int]] = {}
+        self._rate: dict[str, float] = {}
         self._local_hosts = frozenset(local_hosts)
         self._source = source_name
         self._polling_off: str | None = None
@@ -299,6 +328,7 @@ class NcclRasDetector:
         self._tracks: dict[str, _Track] = {}
         self._job_last_advance: float | None = None
         self._job_gaps: deque[float] = deque(maxlen=RECENT_GAPS)
+        self._job_unchanged_polls = 0
         self._desync: dict[str, _Firing] = {}
         self._hang: _Firing | None = None
         self._hang_suspected = False
@@ -694,16 +724,46 @@ class NcclRasDetector:
         )
 
     # -- stalls -------------------------------------------------------------------------------
-    def _window(self, gaps: Iterable[float], interval: float, *, cold: bool = True) -> float:
+    def _learn_pace(self, comm: Communicator, at: float, interval: float) -> float:
+        """Record the communicator's count; return since when it has been at that count, dated
+        from its rate when the rate is known (else the moment of this observation)."""
+        count = _progress_count(comm)
+        if count is None:
+            return at
+        previous = self._seen_count.get(comm.key)
+        if previous is None or count != previous[1]:
+            self._seen_count[comm.key] = (at, count)
+        if previous is None:
+            return at
+        seen_at, seen_count = previous
+        elapsed = at - seen_at
+        stretched = interval > 1.5 * self._settings.interval_seconds
+        if count > seen_count and elapsed > 0 and not stretched:
+            measured = (count - seen_count) / elapsed
+            old = self._rate.get(comm.key)
+            # Lean to the slowest recent pace: a freeze must be long against the job at its slowest.
+            self._rate[comm.key] = measured if old is None else min(measured, 0.5 * (old + measured))
+        pace = self._rate.get(comm.key)
+        if count == seen_count:
+            return seen_at  # nothing moved since we first saw this count
+        if pace is None or pace <= 0:
+            return at
+        # At its pace the communicator reached `count` this long after our last look.
+        return min(at, seen_at + (count - seen_count) / pace)
+
+    def _window(
+        self, gaps: Iterable[float], interval: float, *, cold: bool = True, paced: bool = False
+    ) -> float:
         """multiplier x the longest recent gap, within [floor, ceiling]; before anything is
         learned, twice the floor when learning is possible (JSON: a slow job must not alarm
         before its pace is known) or the floor (text shows counts only once mismatched); never
         under two poll intervals."""
         settings = self._settings
         recent = list(gaps)
-        unlearned = (COLD_FLOORS if cold else 1.0) * settings.stall_floor_seconds
+        floor = settings.paced_floor_seconds if paced else settings.stall_floor_seconds
+        unlearned = (1.0 if paced or not cold else COLD_FLOORS) * floor
         learned = settings.stall_multiplier * max(recent) if recent else unlearned
-        window = min(max(learned, settings.stall_floor_seconds), settings.stall_ceiling_seconds)
+        window = min(max(learned, floor), settings.stall_ceiling_seconds)
         return max(window, 2.0 * max(interval, 0.0))
 
     def _stalls(self, snap: RasSnapshot, view: _View, now: float) -> list[DetectorOutput]:
@@ -719,30 +779,38 @@ class NcclRasDetector:
             if signature is None:
                 continue
             seen.add(comm.key)
+            frozen_since = self._learn_pace(comm, at, snap.poll_interval_seconds)
             track = self._tracks.get(comm.key)
             if track is None:
-                self._tracks[comm.key] = _Track(signature, at, text=not comm.ranks)
+                self._tracks[comm.key] = _Track(signature, frozen_since, text=not comm.ranks)
                 continue
             if signature != track.signature:
-                track.gaps.append(at - track.changed_at)
+                if track.unchanged_polls:
+                    track.gaps.append(at - track.changed_at)  # a freeze that ended
                 track.signature = signature
                 track.changed_at = at
+                track.unchanged_polls = 0
                 track.advanced_ever = True
                 track.suspected = False
                 advanced_any = True
                 out += self._clear_desync(comm.key, "its collective counts advance again", now)
+            else:
+                track.unchanged_polls += 1
         for key in [k for k in self._tracks if k not in seen]:
             track = self._tracks.pop(key)
             advanced_any = advanced_any or track.text  # a text mismatch that cleared moved on
             out += self._clear_desync(key, "the mismatch cleared", now)
         json_report = report.format is ReportFormat.JSON
         if advanced_any and json_report:
-            if self._job_last_advance is not None:
-                self._job_gaps.append(at - self._job_last_advance)
+            if self._job_last_advance is not None and self._job_unchanged_polls:
+                self._job_gaps.append(at - self._job_last_advance)  # a freeze that ended
             self._job_last_advance = at
+            self._job_unchanged_polls = 0
             out += self._clear_hang(now)
         elif json_report and self._job_last_advance is None and self._tracks:
             self._job_last_advance = min(t.changed_at for t in self._tracks.values())
+        elif json_report:
+            self._job_unchanged_polls += 1
         quiet = bool(self._dead or self._missing) or now < self._phase_until
         interval = snap.poll_interval_seconds
         for comm in report.communicators:
@@ -752,7 +820,9 @@ class NcclRasDetector:
             lowers = _lower_groups(comm)
             if not lowers:
                 continue
-            window = self._window(track.gaps, interval, cold=not track.text)
+            window = self._window(
+                track.gaps, interval, cold=not track.text, paced=comm.key in self._rate
+            )
             frozen = at - track.changed_at
             out += self._check_desync(view, comm, track, lowers, frozen, window, quiet, now)
         if json_report and not self._desync:
@@ -795,15 +865,21 @@ class NcclRasDetector:
             _ranks_phrase(culprits) if culprits
             else (f"local {_ranks_phrase(local)}" if local else "lagging ranks (not listed)")
         )
+        category, host_note = self._lagging_host(culprits)
+        rate = self._rate.get(comm.key)
+        pace_note = (
+            f", about {rate * frozen:.0f} operations missing at {rate:.1f}/s" if rate else ""
+        )
         self._emit(out, Transition(
             detector=DETECTOR,
             alertname="CollectiveDesync",
             firing=True,
             severity=severity,
-            category=Category.COLLECTIVE_DESYNC,
+            category=category,
             identity={"comm": comm.hash},
             summary=(f"NCCL RAS: communicator {comm.hash}: {who} never launched the collective "
-                     f"the others wait in ({lagging}; frozen {frozen:.0f} s)"),
+                     f"the others wait in ({lagging}; frozen {frozen:.0f} s{pace_note})"
+                     + (f"; {host_note}" if host_note else "")),
             description=(
                 "The counts of this communicator differ between ranks and have not moved for "
                 f"{frozen:.0f} s (window {window:.0f} s). The lagging ranks' host threads never "
@@ -815,6 +891,8 @@ class NcclRasDetector:
             evidence={
                 "comm": comm.hash,
                 "size": comm.size,
+                "ops_per_second": round(rate, 2) if rate else None,
+                "lagging_host_state": host_note or None,
                 "frozen_seconds": round(frozen, 1),
                 "window_seconds": round(window, 1),
                 "lagging": [
@@ -828,6 +906,26 @@ class NcclRasDetector:
             scope=Scope.JOB,
         ), now)
         return out
+
+    def _lagging_host(self, culprits: Sequence[int]) -> tuple[Category, str]:
+        """What the lagging ranks' hosts do (stacks of the local ranks), and so the category."""
+        states = self._view.host_states if self._view is not None else {}
+        seen = {rank: states[rank] for rank in culprits if rank in states}
+        if not seen:
+            return Category.COLLECTIVE_DESYNC, ""
+        kinds = {state for state, _frame in seen.values()}
+        rank, (state, frame) = min(seen.items())
+        where = f" at {frame}" if frame else ""
+        if kinds == {"gpu_wait"}:
+            return Category.GPU_CUDA, (
+                f"rank {rank}'s host waits on its GPU{where} while its count is behind: a kernel "
+                "on that GPU does not finish"
+            )
+        if kinds == {"dataloader_wait"}:
+            return Category.DATALOADER_STALL, f"rank {rank} waits for a batch{where}"
+        if kinds <= {"in_collective"}:
+            return Category.COLLECTIVE_DESYNC, f"rank {rank} is inside a collective{where}"
+        return Category.COLLECTIVE_DESYNC, f"rank {rank}'s host is in {state}{where}"
 
     def _clear_desync(self, key: str, why: str, now: float) -> list[DetectorOutput]:
         hash_part = key.split(":", 1)[0]
@@ -856,7 +954,7 @@ class NcclRasDetector:
         if any(_lower_groups(comm) for comm, _track in active):
             return out  # a mismatch is a desync in the making, not an equal-count hang
         frozen = at - max(track.changed_at for _c, track in active)
-        window = self._window(self._job_gaps, interval)
+        window = self._window(self._job_gaps, interval, paced=bool(self._rate))
         if frozen >= window / 2 and not self._hang_suspected and not quiet:
             self._hang_suspected = True
             out.append(Suspicion(now, (), f"RAS counts frozen {frozen:.0f} s on every "

@@ -42,7 +42,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from monitor.incidents import JobFacts
+from monitor.incidents import HostStates, JobFacts
 from monitor.model import (
     Category,
     ConcernHealth,
@@ -75,6 +75,9 @@ from monitor.settings import ProgressSettings, PyspySettings
 STOPPED = "stopped"
 DISK_SLEEP = "disk_sleep"
 RANK_STATES: tuple[str, ...] = (*(s.value for s in MainState), STOPPED, DISK_SLEEP)
+# A rank waiting for its peers: inside the collective call (gloo, or NCCL's own wait), or, on
+# CUDA, on its GPU whose collective kernel cannot finish until every rank launched it.
+WAITING_STATES = frozenset({MainState.IN_COLLECTIVE.value, MainState.GPU_WAIT.value})
 
 # CPU accounting has a 10 ms tick: a process must exceed the idle fraction by this much
 # before it counts as having run.
@@ -128,6 +131,7 @@ class StackDetector:
         self._confirm_why = ""
         self._sampler_seen = False
         self._blind_reason = ""
+        self._published: tuple[tuple[int, str, str], ...] = ()
 
     # -- inputs --------------------------------------------------------------------------
     def observe(self, obs: Observation, now: float) -> Sequence[DetectorOutput]:
@@ -292,6 +296,10 @@ class StackDetector:
     def _evaluate(self, now: float) -> list[DetectorOutput]:
         out: list[DetectorOutput] = []
         states = self._rank_states()
+        published = tuple((r, state, frame) for r, (state, frame) in sorted(states.items()))
+        if published != self._published:
+            self._published = published
+            out.append(HostStates(now, published))
         out.extend(self._phase_hints(now, states))
         for rank in sorted(self._rank_pid):
             out.extend(self._dataloader_verdict(rank, now, states))
@@ -468,7 +476,7 @@ class StackDetector:
     ) -> list[dict[str, EvidenceValue]]:
         victims: list[dict[str, EvidenceValue]] = []
         for rank, (state, frame) in sorted(states.items()):
-            if rank == exclude or state != MainState.IN_COLLECTIVE.value:
+            if rank == exclude or state not in WAITING_STATES:
                 continue
             proc = self._procs.get(self._rank_pid.get(rank, -1))
             waiting = (
@@ -660,7 +668,7 @@ class StackDetector:
             run_start: float | None = None
             for index in range(len(samples) - 1, -1, -1):
                 prev = samples[index - 1] if index > 0 else None
-                if self._effective(samples[index], prev, proc) != MainState.IN_COLLECTIVE.value:
+                if self._effective(samples[index], prev, proc) not in WAITING_STATES:
                     break
                 run_start = samples[index].at
             if run_start is None or run_start > samples[-2].at:
@@ -699,7 +707,7 @@ class StackDetector:
         older = proc.samples[-3] if len(proc.samples) > 2 else None
         first_state = self._effective(pair[0], older, proc)
         second_state = self._effective(pair[1], pair[0], proc)
-        if MainState.IN_COLLECTIVE.value in (first_state, second_state):
+        if first_state in WAITING_STATES or second_state in WAITING_STATES:
             return None
         return second_state, frame
 
@@ -747,7 +755,7 @@ class StackDetector:
         if in_phase:
             holder, (phase, _origin) = min(in_phase.items())
             for rank, (state, _frame) in sorted(states.items()):
-                if rank not in in_phase and state == MainState.IN_COLLECTIVE.value:
+                if rank not in in_phase and state in WAITING_STATES:
                     in_phase[rank] = (phase, f"stacks: waiting for rank {holder} ({phase.value})")
         out: list[DetectorOutput] = []
         for rank in sorted(self._rank_pid):
@@ -792,10 +800,11 @@ class StackDetector:
         return [
             gauge(
                 "rank_in_collective",
-                "1 when the rank's latest stack shows it waiting in a collective.",
+                "1 when the rank's latest stack shows it waiting for its peers: inside a "
+                "collective, or (CUDA) on the GPU behind one.",
                 ("rank",),
                 [
-                    ((str(r),), 1.0 if states[r][0] == MainState.IN_COLLECTIVE.value else 0.0)
+                    ((str(r),), 1.0 if states[r][0] in WAITING_STATES else 0.0)
                     for r in ranks
                 ],
             ),
@@ -875,6 +884,7 @@ def _describe(state: str) -> str:
         MainState.DATALOADER_WAIT.value: "it waits for a batch from its DataLoader",
         MainState.IN_CHECKPOINT.value: "it is in a checkpoint save",
         MainState.IN_INIT.value: "it is still initialising the process group",
+        MainState.GPU_WAIT.value: "its host waits on its GPU",
         STOPPED: "its process is stopped",
         DISK_SLEEP: "its process is in uninterruptible disk sleep",
     }.get(state, "its stack does not say where")

@@ -119,6 +119,7 @@ class MainState(str, enum.Enum):
     DATALOADER_WAIT = "dataloader_wait"
     IN_CHECKPOINT = "in_checkpoint"
     IN_INIT = "in_init"
+    GPU_WAIT = "gpu_wait"  # the host waits for its GPU (synchronize, .item()): behind a kernel
     COMPUTE = "compute"
     UNKNOWN = "unknown"
 
@@ -255,6 +256,22 @@ MAIN_PATTERNS: tuple[FramePattern, ...] = (
     _Row("native_c10d_wait", _NATIVE, _NATIVE_WAITS, _S.IN_COLLECTIVE),
     _Row("native_gloo", _NATIVE, r"gloo::.*", _S.IN_COLLECTIVE),
     _Row("native_nccl", _NATIVE, r"nccl\w+", _S.IN_COLLECTIVE),
+    # -- waiting for the GPU: on CUDA the host of a rank whose collective cannot finish waits
+    # here, not inside the collective call
+    _Row(
+        "cuda_synchronize",
+        r"torch/cuda/(__init__|streams)\.py$",
+        r"synchronize|wait_stream|wait_event",
+        _S.GPU_WAIT,
+    ),
+    _Row("named_device_synchronize", _ANY, r"(cuda_|device_|stream_)?synchronize", _S.GPU_WAIT),
+    _Row(
+        "native_cuda_synchronize",
+        _NATIVE,
+        r"(cuda\w*Synchronize|cu\w*Synchronize|at::native::_local_scalar_dense\w*|"
+        r"c10::cuda::\w*[Ss]ynchron\w*|cudaMemcpy\w*).*",
+        _S.GPU_WAIT,
+    ),
     # -- waiting for a batch
     _Row("torch_dataloader", r"torch/utils/data/", _ANY, _S.DATALOADER_WAIT),
     _Row("torchdata", r"torchdata/", _ANY, _S.DATALOADER_WAIT),
