@@ -162,14 +162,18 @@ class ProcessProbe:
         return list(found.values())
 
     def _static_for(self, proc: psutil.Process) -> _Static | None:
+        cached = self._static.get(proc.pid)
         try:
             create_time = proc.create_time()
             cmdline = tuple(proc.cmdline())
         except psutil.ZombieProcess:
+            # A rank killed and not yet reaped (its launcher does not wait for it): it keeps the
+            # identity it had alive, so it is reported dead now, not forgotten as a launcher.
+            if cached is not None:
+                return cached
             cmdline = ()
         except psutil.Error:
             return None
-        cached = self._static.get(proc.pid)
         if cached is not None and cached.create_time == create_time and cached.cmdline == cmdline:
             return cached
         env: dict[str, str] = {}
