@@ -96,11 +96,6 @@ class ProcessSettings:
         minimum=0,
         maximum=1,
     )
-    teardown_window_seconds: float = setting(
-        30.0,
-        "A rank terminated (SIGTERM/SIGINT) this soon after another failed is job teardown.",
-        minimum=0,
-    )
     exit_events: bool = setting(
         True, "Use the kernel's process-event connector (root) for exact exit statuses."
     )

@@ -51,7 +51,6 @@ from monitor.model import (
 from monitor.settings import ProcessSettings
 
 NAME = "process"
-TEARDOWN_SIGNALS = (signal_module.SIGTERM, signal_module.SIGINT, signal_module.SIGHUP)
 # What slurmstepd sends on scancel, time limit and preemption (SIGTERM, then SIGKILL).
 SCHEDULER_SIGNALS = (signal_module.SIGTERM, signal_module.SIGKILL)
 
