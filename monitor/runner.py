@@ -162,7 +162,17 @@ class SourceRunner:
                 stats.polls += 1
                 stats.last_duration_seconds = self._monotonic() - started
             interval = max(0.05, float(source.interval_seconds))
-            await asyncio.sleep(max(0.0, interval - (self._monotonic() - started)))
+            delay = max(0.0, interval - (self._monotonic() - started))
+            wake = getattr(source, "wake", None)
+            if isinstance(wake, asyncio.Event):
+                # A source may be asked to look now (a suspicion wants fresh evidence).
+                try:
+                    await asyncio.wait_for(wake.wait(), timeout=delay)
+                except asyncio.TimeoutError:
+                    pass
+                wake.clear()
+            else:
+                await asyncio.sleep(delay)
 
     async def run_streaming(self, source: StreamingSource) -> None:
         emit = self._bus.emitter(source.name)

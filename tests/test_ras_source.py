@@ -352,3 +352,24 @@ def test_self_metrics_after_a_good_poll() -> None:
     assert families["ras_reply_bytes"].samples[0][1] > 1000
     assert 0 < families["ras_poll_duration_seconds"].samples[0][1] < 3
     assert families["ras_poll_interval_seconds"].samples == (((), 10.0),)
+
+
+def test_a_suspicion_asks_for_one_extra_status_when_allowed() -> None:
+    """A suspected stall wakes the poller for a fresh report, but never before the port was
+    seen, never within 5 s of the last query, never twice before the poll it asked for."""
+    from monitor.model import Suspicion
+
+    def suspect(at: float) -> Suspicion:
+        return Suspicion(at, (1,), "progress stalled", "progress")
+
+    with fake() as srv:
+        source = source_for(srv)
+        source.on_observation(suspect(99.0))
+        assert not source.wake.is_set()  # the port was never seen: nothing to ask yet
+        assert snapshots(source.poll(100.0))
+        source.on_observation(suspect(103.0))
+        assert not source.wake.is_set()  # 3 s after the last query
+        source.on_observation(suspect(106.0))
+        assert source.wake.is_set() and source.extra_queries == 1
+        source.on_observation(suspect(107.0))
+        assert source.extra_queries == 1  # one already asked for, not yet polled

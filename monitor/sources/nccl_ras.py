@@ -22,6 +22,7 @@ runner shows the source down and the RAS concern UNKNOWN, never OK.
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 import time
@@ -31,7 +32,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from monitor.errors import SourceError
-from monitor.model import MetricFamilyData, Observation, SourceFault, counter, gauge
+from monitor.model import (
+    MetricFamilyData,
+    Observation,
+    SourceFault,
+    Suspicion,
+    counter,
+    gauge,
+)
 from monitor.parse.ras_json import parse_json
 from monitor.parse.ras_model import (
     CommStatus,
@@ -46,6 +54,7 @@ from monitor.settings import RasSettings
 DEFAULT_HOST = "localhost"
 DEFAULT_PORT = 28028
 MIN_INTERVAL_SECONDS = 5.0
+EXTRA_QUERY_MIN_SECONDS = 5.0  # a suspicion's extra STATUS never follows the last one sooner
 MAX_ADDRESSES_TRIED = 4
 READ_SLICE_SECONDS = 0.25  # socket waits are sliced so close() is honoured promptly
 VERBOSE_SAFE_FROM = (2, 29, 2)  # VERBOSE STATUS corrupted memory before this (NCCL #1762)
@@ -484,6 +493,26 @@ class NcclRasSource:
         self._timeouts = 0
         self._announced_off = False
         self._stats = _Stats()
+        # Set to poll now instead of at the next interval (the runner waits on it): a suspected
+        # stall asks for a fresh report as evidence.
+        self.wake = asyncio.Event()
+        self._last_query_at: float | None = None
+        self._initialising = False
+        self.extra_queries = 0
+
+    def on_observation(self, obs: Observation) -> None:
+        """A Suspicion asks for one extra STATUS: only on a polling node, once the port was seen
+        and init has settled, never while communicators initialise, never sooner than
+        EXTRA_QUERY_MIN_SECONDS after the last query (the runner keeps one in flight)."""
+        if not isinstance(obs, Suspicion) or not self._plan.polls or self.wake.is_set():
+            return
+        seen = self._port_seen_at
+        if seen is None or obs.at < seen + self._settings.settle_seconds or self._initialising:
+            return
+        if self._last_query_at is not None and obs.at - self._last_query_at < EXTRA_QUERY_MIN_SECONDS:
+            return
+        self.extra_queries += 1
+        self.wake.set()
 
     # -- runner interface ---------------------------------------------------------------------
     @property
@@ -583,6 +612,7 @@ class NcclRasSource:
 
     def _query(self, host: str, port: int, now: float) -> Sequence[Observation]:
         base = self._plan.interval_seconds
+        self._last_query_at = now
         try:
             reply = query_status(host, port, self._options(), resolver=self._resolver,
                                  stop=self._stop)
@@ -607,6 +637,7 @@ class NcclRasSource:
         initialising = any(row.status is CommStatus.INIT for row in report.groups) or any(
             c.status is CommStatus.INIT for c in report.communicators
         )
+        self._initialising = initialising
         self.interval_seconds = self._next(base, reply.duration_seconds, initialising=initialising)
         if not report.recognised:
             error_type = {"deadline": "reply_timeout", "size_cap": "reply_too_large"}.get(
@@ -693,6 +724,12 @@ class NcclRasSource:
                 "RAS queries by result (ok, partial, refused, handshake_timeout, ...).",
                 ("result",),
                 [((k,), v) for k, v in sorted(stats.results.items())],
+            ),
+            counter(
+                "ras_extra_queries",
+                "Extra RAS STATUS queries asked by a suspected stall (evidence gathering).",
+                (),
+                self.extra_queries,
             ),
         ]
         if stats.up is not None:
