@@ -110,27 +110,38 @@ def free_port() -> int:
 
 
 def ras_query(address: str, *, fmt: str = "text", verbose: bool = False,
-              timeout: float = 15.0) -> str:
-    """One STATUS exchange as a RAS client does it; the report without the acknowledgements."""
+              timeout: float = 15.0, attempts: int = 10) -> str:
+    """One STATUS exchange as a careful RAS client does it: handshake first, and reconnect when
+    the handshake gets no reply (the port is shared with stopped processes); then the report,
+    without the acknowledgement lines."""
     host, _, port = address.rpartition(":")
-    lines = ["CLIENT PROTOCOL 2", "TIMEOUT 5"]
-    if fmt == "json":
-        lines.append("SET FORMAT json")
-    lines.append("VERBOSE STATUS" if verbose else "STATUS")
-    deadline = time.monotonic() + timeout
-    with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as sock:
-        sock.sendall("".join(line + "\n" for line in lines).encode())
-        data = b""
-        while time.monotonic() < deadline:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    text = data.decode()
-    for ack in ("SERVER PROTOCOL 2\n", "OK\n", "OK\n"):
-        if text.startswith(ack):
-            text = text[len(ack):]
-    return text
+    for _ in range(attempts):
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as sock:
+            sock.sendall(b"CLIENT PROTOCOL 2\n")
+            sock.settimeout(1.0)
+            try:
+                reply = sock.recv(64)
+            except TimeoutError:
+                continue
+            if not reply.startswith(b"SERVER PROTOCOL "):
+                raise ValueError(f"unexpected handshake reply {reply!r}")
+            sock.settimeout(timeout)
+            lines = ["TIMEOUT 5"] + (["SET FORMAT json"] if fmt == "json" else [])
+            lines.append("VERBOSE STATUS" if verbose else "STATUS")
+            sock.sendall("".join(line + "\n" for line in lines).encode())
+            data = b""
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        text = data.decode()
+        for ack in ("OK\n", "OK\n"):
+            if text.startswith(ack):
+                text = text[len(ack):]
+        return text
+    raise TimeoutError(f"no RAS handshake reply from {address} in {attempts} connections")
 
 
 class EmulatedJob:

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import socket
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -62,6 +64,7 @@ class JobView:
         self._trouble_since: dict[int, float] = {}  # pid -> monotonic time trouble began
         self._dead: set[int] = set()  # pids declared dead (permanent)
         self._skipped: set[int] = set()  # pids a collection already timed out on
+        self._lock = threading.Lock()
 
     def processes(self) -> dict[int, tuple[RankInfo, str]]:
         """rank -> (identity, kernel state) for every registered rank."""
@@ -74,6 +77,10 @@ class JobView:
         )
 
     def peer_state(self, pid: int, kernel_state: str, now: float) -> str:
+        with self._lock:
+            return self._peer_state(pid, kernel_state, now)
+
+    def _peer_state(self, pid: int, kernel_state: str, now: float) -> str:
         if pid in self._dead:
             return "dead"
         if kernel_state in GONE or kernel_state in STOPPED:
@@ -85,6 +92,13 @@ class JobView:
         self._trouble_since.pop(pid, None)  # continued (SIGCONT) before it was declared dead
         self._skipped.discard(pid)
         return "alive"
+
+    def observe(self) -> None:
+        """Note trouble as it begins (NCCL's keep-alives notice within about a second), not
+        only when a client happens to ask."""
+        now = time.monotonic()
+        for info, kernel_state in self.processes().values():
+            self.peer_state(info.pid, kernel_state, now)
 
     def state(self, _query: int = 0, _elapsed: float = 0.0) -> JobState:
         now = time.monotonic()
@@ -129,17 +143,28 @@ class EmulatedRasServer(FakeRasServer):
     """The protocol server (shared with the scripted fake) over a `JobView`."""
 
     def __init__(self, view: JobView, *, host: str, port: int, reuseport_stall: bool) -> None:
-        super().__init__(view.state, host=host, port=port)
+        # A fixed version: the base class would otherwise build a report just to learn it.
+        super().__init__(view.state, host=host, port=port, version=view.version)
         self.view = view
         self.reuseport_stall = reuseport_stall
+        self._client_ports: dict[int, int] = {}
+
+    def _serve(self, conn: socket.socket, index: int) -> None:
+        try:
+            self._client_ports[index] = int(conn.getpeername()[1])
+        except OSError:
+            self._client_ports[index] = index
+        super()._serve(conn, index)
 
     def _silent(self, index: int) -> bool:
+        """SO_REUSEPORT: the kernel hashes the connection onto one of the processes that hold
+        the port; one that is stopped accepts (the kernel does that) and never answers."""
         if not self.reuseport_stall:
             return False
         holders = self.view.listening()
         if not holders:
             return True
-        _pid, state = holders[index % len(holders)]
+        _pid, state = holders[self._client_ports.pop(index, index) % len(holders)]
         return state in STOPPED
 
 
@@ -159,6 +184,7 @@ def serve(args: argparse.Namespace) -> int:
           flush=True)
     try:
         while view.listening():
+            view.observe()
             time.sleep(0.1)
     finally:
         server.stop()

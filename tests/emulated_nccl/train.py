@@ -66,8 +66,9 @@ class Shards(Dataset[torch.Tensor]):
             and (get_worker_info() is None or get_worker_info().id == 0)  # type: ignore[union-attr]
         ):
             record_fault(cfg, self.rank, index // cfg.batch_size + 1, -1)
-            _thread.allocate_lock().acquire()  # a read that never returns
-            _thread.allocate_lock().acquire()
+            never = _thread.allocate_lock()
+            never.acquire()
+            never.acquire()  # a read that never returns
         return torch.randn(FEATURES, generator=torch.Generator().manual_seed(index))
 
 
@@ -81,6 +82,7 @@ class Collectives:
         self.stream = cuda.Stream(self._completed, self._peer_failed)
         self.stream.raise_on_peer_failure = cfg.peer_failure == "raise"
         self.hidden: list[Any] = []
+        self.network_down = False
         if cfg.fault == "network_hang" and cfg.mode == "gloo":
             # Two world-sized groups: at the hang, even ranks reduce on one and odd ranks on the
             # other, so every rank blocks inside a real all_reduce that can never complete.
@@ -104,6 +106,9 @@ class Collectives:
         self.slot.bump(completed=1)
 
     def all_reduce(self, tensor: torch.Tensor) -> None:
+        if self.network_down:
+            self._all_reduce_never_completes(tensor)
+            return
         if self.cfg.mode == "gloo":
             self.slot.bump(allreduce=1, issued=1)
             dist.all_reduce(tensor)
@@ -115,8 +120,8 @@ class Collectives:
         self.slot.bump(allreduce=1)
         self.stream.launch(dist.all_reduce(tensor, async_op=True))
 
-    def all_reduce_forever(self, tensor: torch.Tensor) -> None:
-        """network_hang: this rank launches the collective like every other; it never ends."""
+    def _all_reduce_never_completes(self, tensor: torch.Tensor) -> None:
+        """network_hang: launched like on every other rank; it never ends."""
         self.slot.bump(allreduce=1, issued=1)
         if self.cfg.mode == "gloo":
             dist.all_reduce(tensor, group=self.hidden[self.rank % 2])
@@ -279,8 +284,7 @@ def inject(cfg: JobConfig, rank: int, step: int, comm: Collectives) -> None:
     fault = cfg.fault
     if fault == "network_hang":
         record_fault(cfg, rank, step, comm.slot.launched)
-        comm.all_reduce_forever(torch.ones(16))
-        cuda.synchronize(comm.stream)  # nccl: the host waits on a GPU that never finishes
+        comm.network_down = True  # this step's all-reduce is launched everywhere, never ends
         return
     if rank != cfg.fault_rank or fault in ("none", "dl_stall"):
         return
