@@ -144,6 +144,29 @@ def ras_query(address: str, *, fmt: str = "text", verbose: bool = False,
     raise TimeoutError(f"no RAS handshake reply from {address} in {attempts} connections")
 
 
+def stack_dump(pid: int, timeout: float = 20.0) -> list[dict[str, Any]]:
+    """`py-spy dump --json --pid PID`: one entry per Python thread, frames innermost first."""
+    done = subprocess.run(
+        ["py-spy", "dump", "--json", "--pid", str(pid)],
+        capture_output=True, text=True, timeout=timeout, check=True,
+    )  # fmt: skip
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def main_thread_functions(pid: int) -> list[str]:
+    """The main thread's function names, innermost first (what the host is blocked in)."""
+    for thread in stack_dump(pid):
+        if thread.get("thread_name") == "MainThread":
+            return [str(frame["name"]) for frame in thread["frames"]]
+    raise LookupError(f"no MainThread in the dump of {pid}")
+
+
+def ras_reports_served(workdir: Path) -> list[str]:
+    """The RAS endpoint's log of reports served ("status text at <unix time> took <s>")."""
+    path = workdir / "ras.txt"
+    return [ln for ln in path.read_text().splitlines() if ln.startswith("status ")] if path.exists() else []
+
+
 class EmulatedJob:
     """The emulated job with its RAS endpoint, optionally wrapped by `rankwatch run`."""
 
@@ -193,16 +216,23 @@ class EmulatedJob:
         return env
 
     def start(self) -> EmulatedJob:
+        if self.proc is not None:
+            raise RuntimeError("already started")
         env = self.env()
         if self.spec.ras:
-            self.ras_proc = subprocess.Popen(
-                [sys.executable, "-m", "tests.emulated_nccl.ras_server", "--dir", str(self.job_dir),
-                 "--port", str(self.ras_port), "--version", self.spec.nccl_version,
-                 "--dead-after", str(self.spec.ras_dead_after_seconds),
-                 "--collection-timeout", str(self.spec.ras_collection_timeout_seconds)]
-                + ([] if self.spec.ras_reuseport_stall else ["--no-reuseport-stall"]),
-                env=env, stdout=(self.workdir / "ras.txt").open("wb"), stderr=subprocess.STDOUT,
-            )  # fmt: skip
+            argv = [
+                sys.executable, "-m", "tests.emulated_nccl.ras_server",
+                "--dir", str(self.job_dir), "--port", str(self.ras_port),
+                "--version", self.spec.nccl_version,
+                "--dead-after", str(self.spec.ras_dead_after_seconds),
+                "--collection-timeout", str(self.spec.ras_collection_timeout_seconds),
+            ]  # fmt: skip
+            if not self.spec.ras_reuseport_stall:
+                argv.append("--no-reuseport-stall")
+            with (self.workdir / "ras.txt").open("wb") as ras_log:
+                self.ras_proc = subprocess.Popen(
+                    argv, env=env, stdout=ras_log, stderr=subprocess.STDOUT
+                )
         self.started_wall = time.time()
         with self.output.open("wb") as out:
             self.proc = subprocess.Popen(
@@ -212,7 +242,7 @@ class EmulatedJob:
         return self
 
     def __enter__(self) -> EmulatedJob:
-        return self.start()
+        return self if self.proc is not None else self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()

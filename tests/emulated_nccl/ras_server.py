@@ -156,6 +156,13 @@ class EmulatedRasServer(FakeRasServer):
             self._client_ports[index] = index
         super()._serve(conn, index)
 
+    def _report(self, conn: socket.socket, *, verbose: bool, fmt: str) -> None:
+        started = time.time()
+        super()._report(conn, verbose=verbose, fmt=fmt)
+        # One line per report served, so a test can tell that (and when) a client polled.
+        print(f"status {fmt}{' verbose' if verbose else ''} at {started:.3f} "
+              f"took {time.time() - started:.3f}", flush=True)
+
     def _silent(self, index: int) -> bool:
         """SO_REUSEPORT: the kernel hashes the connection onto one of the processes that hold
         the port; one that is stopped accepts (the kernel does that) and never answers."""
