@@ -62,7 +62,9 @@ class JobConfig:
         for f in dataclasses.fields(self):
             choices = f.metadata.get("choices")
             if choices and getattr(self, f.name) not in choices:
-                problems.append(f"{PREFIX}{f.name.upper()}={getattr(self, f.name)!r}: one of {choices}")
+                problems.append(
+                    f"{PREFIX}{f.name.upper()}={getattr(self, f.name)!r}: one of {choices}"
+                )
         if self.fault == "kernel_hang" and self.mode != "nccl":
             problems.append("kernel_hang needs mode nccl (a host that launches and waits later)")
         if self.fault_step < 1:

@@ -109,8 +109,14 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def ras_query(address: str, *, fmt: str = "text", verbose: bool = False,
-              timeout: float = 15.0, attempts: int = 10) -> str:
+def ras_query(
+    address: str,
+    *,
+    fmt: str = "text",
+    verbose: bool = False,
+    timeout: float = 15.0,
+    attempts: int = 10,
+) -> str:
     """One STATUS exchange as a careful RAS client does it: handshake first, and reconnect when
     the handshake gets no reply (the port is shared with stopped processes); then the report,
     without the acknowledgement lines."""
@@ -139,7 +145,7 @@ def ras_query(address: str, *, fmt: str = "text", verbose: bool = False,
         text = data.decode()
         for ack in ("OK\n", "OK\n"):
             if text.startswith(ack):
-                text = text[len(ack):]
+                text = text[len(ack) :]
         return text
     raise TimeoutError(f"no RAS handshake reply from {address} in {attempts} connections")
 
@@ -164,7 +170,11 @@ def main_thread_functions(pid: int) -> list[str]:
 def ras_reports_served(workdir: Path) -> list[str]:
     """The RAS endpoint's log of reports served ("status text at <unix time> took <s>")."""
     path = workdir / "ras.txt"
-    return [ln for ln in path.read_text().splitlines() if ln.startswith("status ")] if path.exists() else []
+    return (
+        [ln for ln in path.read_text().splitlines() if ln.startswith("status ")]
+        if path.exists()
+        else []
+    )
 
 
 class EmulatedJob:
@@ -308,7 +318,8 @@ class EmulatedJob:
         pid = self.rank_pids()[rank]
         return self.wait_until(  # type: ignore[no-any-return]
             lambda: (process_state(pid) or "-") if process_state(pid) in states else None,
-            timeout, f"rank {rank} in state {states!r}",
+            timeout,
+            f"rank {rank} in state {states!r}",
         )
 
     def _ours(self, pid: int) -> bool:

@@ -38,7 +38,7 @@ from tests.emulated_nccl.shared import (
     read_counts,
     read_rank_infos,
 )
-from tests.fake_ras import Comm, FakeRasServer, JobState, Member, Peer, five_counts
+from tests.fake_ras import Comm, FakeRasServer, JobState, Member, Peer
 
 GONE = ("", "Z")  # no process to answer: exited or a zombie
 STOPPED = ("T", "t")
@@ -129,8 +129,8 @@ class JobView:
 
 
 def member(rank: int, peer: Peer, info: RankInfo, counts: RankCounts) -> Member:
-    m = Member(rank, peer, info.gpu, counts=five_counts((counts.broadcast, 0, 0, 0,
-                                                           counts.allreduce)))
+    # Broadcast, Reduce, AllGather, ReduceScatter, AllReduce: the job uses the first and last.
+    m = Member(rank, peer, info.gpu, counts=(counts.broadcast, 0, 0, 0, counts.allreduce))
     m.async_error = counts.async_error
     if counts.comm_state == COMM_INIT:
         m.init_state = 7  # ncclInProgress
@@ -160,8 +160,11 @@ class EmulatedRasServer(FakeRasServer):
         started = time.time()
         super()._report(conn, verbose=verbose, fmt=fmt)
         # One line per report served, so a test can tell that (and when) a client polled.
-        print(f"status {fmt}{' verbose' if verbose else ''} at {started:.3f} "
-              f"took {time.time() - started:.3f}", flush=True)
+        print(
+            f"status {fmt}{' verbose' if verbose else ''} at {started:.3f} "
+            f"took {time.time() - started:.3f}",
+            flush=True,
+        )
 
     def _silent(self, index: int) -> bool:
         """SO_REUSEPORT: the kernel hashes the connection onto one of the processes that hold
@@ -187,8 +190,9 @@ def serve(args: argparse.Namespace) -> int:
         view, host=args.host, port=args.port, reuseport_stall=not args.no_reuseport_stall
     )
     server.start()
-    print(f"emulated NCCL {args.version} RAS endpoint on {server.address} for {directory}",
-          flush=True)
+    print(
+        f"emulated NCCL {args.version} RAS endpoint on {server.address} for {directory}", flush=True
+    )
     try:
         while view.listening():
             view.observe()
@@ -205,12 +209,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=28028)
     parser.add_argument("--version", default="2.28.9", help="NCCL version to emulate")
-    parser.add_argument("--dead-after", type=float, default=60.0,
-                        help="seconds of trouble before a process is DEAD (NCCL: 60 × factor)")
-    parser.add_argument("--collection-timeout", type=float, default=5.0,
-                        help="how long a collection waits for a newly silent process")
-    parser.add_argument("--no-reuseport-stall", action="store_true",
-                        help="never route a connection to a stopped process")
+    parser.add_argument(
+        "--dead-after",
+        type=float,
+        default=60.0,
+        help="seconds of trouble before a process is DEAD (NCCL: 60 × factor)",
+    )
+    parser.add_argument(
+        "--collection-timeout",
+        type=float,
+        default=5.0,
+        help="how long a collection waits for a newly silent process",
+    )
+    parser.add_argument(
+        "--no-reuseport-stall",
+        action="store_true",
+        help="never route a connection to a stopped process",
+    )
     args = parser.parse_args(argv)
     return serve(args)
 

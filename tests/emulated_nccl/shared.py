@@ -101,8 +101,9 @@ class CountsSlot:
         self.values[7] = time.monotonic_ns()
         SLOT.pack_into(self._map, self._offset, *self.values)
 
-    def bump(self, *, broadcast: int = 0, allreduce: int = 0, issued: int = 0,
-             completed: int = 0) -> None:
+    def bump(
+        self, *, broadcast: int = 0, allreduce: int = 0, issued: int = 0, completed: int = 0
+    ) -> None:
         self.values[1] += broadcast
         self.values[2] += allreduce
         self.values[3] += issued

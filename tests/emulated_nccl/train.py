@@ -161,7 +161,7 @@ def train_step(
         offset = 0
         for p in model.parameters():
             n = p.numel()
-            p -= 0.01 * flat[offset : offset + n].view_as(p) / dist.get_world_size()
+            p.sub_(0.01 * flat[offset : offset + n].view_as(p) / dist.get_world_size())
             offset += n
     return float(loss.detach())
 
@@ -233,9 +233,7 @@ def main() -> int:
     )
     print(f"rank {rank} pid {os.getpid()} starting", flush=True)
     slot.set_state(COMM_INIT)
-    dist.init_process_group(
-        "gloo", timeout=datetime.timedelta(seconds=cfg.pg_timeout_seconds)
-    )
+    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=cfg.pg_timeout_seconds))
     torch.set_num_threads(1)
     torch.manual_seed(0)
     model = torch.nn.Sequential(
@@ -265,7 +263,10 @@ def main() -> int:
             if rank == 0:
                 print(f"saving checkpoint at iteration {step:8d} to {cfg.dir}", flush=True)
                 save_checkpoint(cfg, step)
-                print(f"  successfully saved checkpoint at iteration {step:8d}", flush=True)
+                print(
+                    f"  successfully saved checkpoint from iteration {step:8d} to {cfg.dir}",
+                    flush=True,
+                )
             comm.barrier()
         if cfg.eval_every and step % cfg.eval_every == 0:
             if rank == 0:
