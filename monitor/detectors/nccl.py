@@ -850,7 +850,12 @@ class NcclRasDetector:
                                  f"{frozen:.0f} s with a mismatch", DETECTOR))
         if frozen < window or (quiet and comm.key not in self._desync):
             return out
-        severity = Severity.CRITICAL if frozen >= CRITICAL_WINDOWS * window else Severity.WARNING
+        category, host_note = self._lagging_host(culprits)
+        # Two sources agreeing is enough to page: the counts name the rank and its own stack
+        # shows it away from the collective (or waiting on its GPU). RAS alone waits two windows.
+        agreed = bool(culprits) and bool(host_note) and "inside a collective" not in host_note
+        long_frozen = frozen >= CRITICAL_WINDOWS * window
+        severity = Severity.CRITICAL if long_frozen or agreed else Severity.WARNING
         previous = self._desync.get(comm.key)
         if previous is not None and previous.severity is severity:
             return out
@@ -865,7 +870,6 @@ class NcclRasDetector:
             _ranks_phrase(culprits) if culprits
             else (f"local {_ranks_phrase(local)}" if local else "lagging ranks (not listed)")
         )
-        category, host_note = self._lagging_host(culprits)
         rate = self._rate.get(comm.key)
         pace_note = (
             f", about {rate * frozen:.0f} operations missing at {rate:.1f}/s" if rate else ""
@@ -961,7 +965,13 @@ class NcclRasDetector:
                                           "active communicator", DETECTOR))
         if frozen < window or (quiet and self._hang is None):
             return out
-        severity = Severity.CRITICAL if frozen >= CRITICAL_WINDOWS * window else Severity.WARNING
+        # The local stacks agreeing (every local rank waits for its peers) confirms it at once.
+        states = self._view.host_states if self._view is not None else {}
+        agreed = bool(states) and all(
+            state in ("in_collective", "gpu_wait") for state, _frame in states.values()
+        )
+        long_frozen = frozen >= CRITICAL_WINDOWS * window
+        severity = Severity.CRITICAL if long_frozen or agreed else Severity.WARNING
         if self._hang is not None and self._hang.severity is severity:
             return out
         self._hang = _Firing(severity, ())
@@ -989,8 +999,13 @@ class NcclRasDetector:
                 "communicators": [c.hash for c, _t in active][:MAX_LISTED],
                 "last_active_comm": last.hash,
                 "counts": counts,
+                "local_ranks_waiting": sorted(states) if agreed else [],
             },
             scope=Scope.JOB,
+            no_culprit_reason=(
+                "every rank launched the same collective and none completed: a network or "
+                "GPU-side hang, not a rank that never arrived"
+            ),
         ), now)
         return out
 
