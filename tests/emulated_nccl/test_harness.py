@@ -339,7 +339,8 @@ def test_run_scenario_under_rankwatch_returns_alerts_fault_and_output(tmp_path: 
     spec = scenario("kernel_hang", step_seconds=0.05, fault_step=40)
     outcome = run_scenario(spec, tmp_path, timeout=15)
     assert outcome.fault is not None and outcome.fault.fault == "kernel_hang"
-    assert outcome.started_wall < outcome.fault.wall < outcome.stopped_wall
+    assert outcome.started_wall < outcome.fault.wall < outcome.stop_wall <= outcome.stopped_wall
+    assert all(a in outcome.alerts for a in outcome.alerts_before_stop())
     output = outcome.output.read_text(errors="replace")
     assert "iteration       39/" in output  # the job's own lines pass through rankwatch
     assert ras_reports_served(tmp_path), "rankwatch never asked the RAS endpoint"
