@@ -145,6 +145,7 @@ def test_replies_have_the_structure_of_the_reference_samples(tmp_path: Path) -> 
     assert mismatch_groups(ours_text) == {0: 10, 1: 11}
 
 
+@pytest.mark.e2e
 def test_one_report_per_connection_then_the_port_closes_with_the_job(tmp_path: Path) -> None:
     with started(tmp_path, scenario("none", step_seconds=0.05, steps=40, rankwatch=False)) as job:
         job.wait_for_ops(3)
@@ -189,6 +190,17 @@ def test_user_deadlock_freezes_a_mismatch_with_the_stuck_rank_behind(tmp_path: P
     assert launched[1] == launched[0] - 1, launched
     assert stacks[1][0] == "user_code_deadlock"
     assert stacks[0][0] == "synchronize" and "all_reduce" not in " ".join(stacks[0])
+
+
+@pytest.mark.e2e
+def test_item_style_wait_blocks_in_the_training_code(tmp_path: Path) -> None:
+    """host_wait="item": the host waits in a C call straight from train_step, as `.item()`."""
+    with started(tmp_path, scenario("kernel_hang", host_wait="item", **QUICK)) as job:
+        job.wait_for_fault()
+        time.sleep(1.0)
+        stacks = [main_thread_functions(pid) for pid in job.rank_pids().values()]
+    for functions in stacks:
+        assert functions[0] == "train_step", functions
 
 
 @pytest.mark.e2e
@@ -251,6 +263,8 @@ def test_dead_rank_without_reaping_is_a_zombie_missing_then_dead(tmp_path: Path)
     (comm,) = dead_json.communicators
     (gone,) = comm.missing
     assert gone.ref.rank == 1 and gone.ref.pid == fault.pid and gone.dead is True
+    (survivor,) = comm.ranks  # its transport to the dead peer broke: ncclRemoteError
+    assert survivor.rank == 0 and survivor.async_error == 6
 
 
 @pytest.mark.e2e
