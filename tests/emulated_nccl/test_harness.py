@@ -49,6 +49,21 @@ def mismatch_groups(report: RasReport) -> dict[int, int]:
     return out
 
 
+def shape(report: RasReport) -> tuple[int, int, bool, list[tuple[list[str], int]]]:
+    """What a client learns from a report, without the job's size: missing and dead processes,
+    whether a collection timed out, and each listed communicator's problems and missing ranks."""
+    return (
+        report.unresponsive_count,
+        report.dead_count,
+        report.timeouts > 0,
+        [(sorted(p.value for p in c.problems), c.missing_count) for c in report.communicators],
+    )
+
+
+def sample(name: str) -> RasReport:
+    return parse_text((SAMPLES / name).read_text())
+
+
 def started(tmp_path: Path, spec: Scenario) -> EmulatedJob:
     return EmulatedJob(spec, tmp_path).start()
 
@@ -258,6 +273,15 @@ def test_dead_rank_without_reaping_is_a_zombie_missing_then_dead(tmp_path: Path)
     assert missing.unresponsive_count == 1 and missing.dead_count == 0
     assert [p.pid for p in missing.unresponsive_processes] == [fault.pid]
     assert dead_text.dead_count == 1 and [p.pid for p in dead_text.dead_processes] == [fault.pid]
+    # As sample 05, plus the survivor's remote-process error (a real job's peers report one).
+    (_, dead, timed_out, [(problems, missing_ranks)]) = shape(dead_text)
+    assert shape(sample("05-dead-process-2x8.txt")) == (
+        0,
+        dead,
+        timed_out,
+        [(["INCOMPLETE"], missing_ranks)],
+    )
+    assert problems == ["ERROR", "INCOMPLETE"]
     dead_json = parse_json(raw_json)
     assert "json_comma_repaired" in dead_json.faults  # 2.28.9's missing comma, as NCCL sends it
     (comm,) = dead_json.communicators
@@ -289,6 +313,7 @@ def test_stopped_rank_times_out_once_then_stays_missing(tmp_path: Path) -> None:
         first = parse_text(job.ras_query("text"))
         second = parse_text(job.ras_query("text"))
     assert first.timeouts == 1 and second.timeouts == 0
+    assert shape(first) == shape(sample("04-incomplete-unresponsive-2x8.txt"))
     for report in (first, second):
         assert report.unresponsive_count == 1 and report.dead_count == 0
         assert [p.pid for p in report.unresponsive_processes] == [fault.pid]
