@@ -16,6 +16,7 @@ the job (it would look like a DataLoader worker).
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import json
 import os
 import signal
@@ -100,7 +101,19 @@ class Outcome:
     job_dir: Path  # RW_EMU_DIR: counts, rank identities, fault.json
     exit_code: int | None  # rankwatch's (or the launcher's) exit status; None if killed by us
     started_wall: float
+    stop_wall: float  # when the harness began stopping the job (SIGTERM to rankwatch)
     stopped_wall: float
+
+    def alerts_before_stop(self) -> list[Alert]:
+        """The records of alerts that began before the harness stopped the job (what the run
+        said about the fault, without what rankwatch said about the shutdown)."""
+        return [a for a in self.alerts if _unix(a.get("starts_at")) < self.stop_wall]
+
+
+def _unix(stamp: Any) -> float:
+    if not isinstance(stamp, str):
+        return float("inf")
+    return datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
 
 
 def free_port() -> int:
@@ -332,6 +345,7 @@ class EmulatedJob:
 
     # -- stopping --------------------------------------------------------------------------
     def stop(self, timeout: float = 30.0) -> Outcome:
+        stop_wall = time.time()
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             time.sleep(0.2)
@@ -360,7 +374,8 @@ class EmulatedJob:
         return Outcome(
             alerts=self.alerts(), fault=self.fault(), output=self.output,
             alert_log=self.alert_log, state_dir=self.state_dir, job_dir=self.job_dir,
-            exit_code=self.exit_code, started_wall=self.started_wall, stopped_wall=time.time(),
+            exit_code=self.exit_code, started_wall=self.started_wall, stop_wall=stop_wall,
+            stopped_wall=time.time(),
         )  # fmt: skip
 
 

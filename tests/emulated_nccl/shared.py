@@ -22,7 +22,6 @@ import mmap
 import os
 import struct
 import time
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -177,8 +176,3 @@ def process_state(pid: int) -> str:
     except OSError:
         return ""
     return stat[stat.rfind(b")") + 2 :][:1].decode()
-
-
-def iter_live(infos: dict[int, RankInfo]) -> Iterator[tuple[int, str]]:
-    for rank, info in infos.items():
-        yield rank, process_state(info.pid)

@@ -49,6 +49,21 @@ def mismatch_groups(report: RasReport) -> dict[int, int]:
     return out
 
 
+def shape(report: RasReport) -> tuple[int, int, bool, list[tuple[list[str], int]]]:
+    """What a client learns from a report, without the job's size: missing and dead processes,
+    whether a collection timed out, and each listed communicator's problems and missing ranks."""
+    return (
+        report.unresponsive_count,
+        report.dead_count,
+        report.timeouts > 0,
+        [(sorted(p.value for p in c.problems), c.missing_count) for c in report.communicators],
+    )
+
+
+def sample(name: str) -> RasReport:
+    return parse_text((SAMPLES / name).read_text())
+
+
 def started(tmp_path: Path, spec: Scenario) -> EmulatedJob:
     return EmulatedJob(spec, tmp_path).start()
 
@@ -145,6 +160,7 @@ def test_replies_have_the_structure_of_the_reference_samples(tmp_path: Path) -> 
     assert mismatch_groups(ours_text) == {0: 10, 1: 11}
 
 
+@pytest.mark.e2e
 def test_one_report_per_connection_then_the_port_closes_with_the_job(tmp_path: Path) -> None:
     with started(tmp_path, scenario("none", step_seconds=0.05, steps=40, rankwatch=False)) as job:
         job.wait_for_ops(3)
@@ -189,6 +205,17 @@ def test_user_deadlock_freezes_a_mismatch_with_the_stuck_rank_behind(tmp_path: P
     assert launched[1] == launched[0] - 1, launched
     assert stacks[1][0] == "user_code_deadlock"
     assert stacks[0][0] == "synchronize" and "all_reduce" not in " ".join(stacks[0])
+
+
+@pytest.mark.e2e
+def test_item_style_wait_blocks_in_the_training_code(tmp_path: Path) -> None:
+    """host_wait="item": the host waits in a C call straight from train_step, as `.item()`."""
+    with started(tmp_path, scenario("kernel_hang", host_wait="item", **QUICK)) as job:
+        job.wait_for_fault()
+        time.sleep(1.0)
+        stacks = [main_thread_functions(pid) for pid in job.rank_pids().values()]
+    for functions in stacks:
+        assert functions[0] == "train_step", functions
 
 
 @pytest.mark.e2e
@@ -246,11 +273,22 @@ def test_dead_rank_without_reaping_is_a_zombie_missing_then_dead(tmp_path: Path)
     assert missing.unresponsive_count == 1 and missing.dead_count == 0
     assert [p.pid for p in missing.unresponsive_processes] == [fault.pid]
     assert dead_text.dead_count == 1 and [p.pid for p in dead_text.dead_processes] == [fault.pid]
+    # As sample 05, plus the survivor's remote-process error (a real job's peers report one).
+    (_, dead, timed_out, [(problems, missing_ranks)]) = shape(dead_text)
+    assert shape(sample("05-dead-process-2x8.txt")) == (
+        0,
+        dead,
+        timed_out,
+        [(["INCOMPLETE"], missing_ranks)],
+    )
+    assert problems == ["ERROR", "INCOMPLETE"]
     dead_json = parse_json(raw_json)
     assert "json_comma_repaired" in dead_json.faults  # 2.28.9's missing comma, as NCCL sends it
     (comm,) = dead_json.communicators
     (gone,) = comm.missing
     assert gone.ref.rank == 1 and gone.ref.pid == fault.pid and gone.dead is True
+    (survivor,) = comm.ranks  # its transport to the dead peer broke: ncclRemoteError
+    assert survivor.rank == 0 and survivor.async_error == 6
 
 
 @pytest.mark.e2e
@@ -275,6 +313,7 @@ def test_stopped_rank_times_out_once_then_stays_missing(tmp_path: Path) -> None:
         first = parse_text(job.ras_query("text"))
         second = parse_text(job.ras_query("text"))
     assert first.timeouts == 1 and second.timeouts == 0
+    assert shape(first) == shape(sample("04-incomplete-unresponsive-2x8.txt"))
     for report in (first, second):
         assert report.unresponsive_count == 1 and report.dead_count == 0
         assert [p.pid for p in report.unresponsive_processes] == [fault.pid]
@@ -339,7 +378,8 @@ def test_run_scenario_under_rankwatch_returns_alerts_fault_and_output(tmp_path: 
     spec = scenario("kernel_hang", step_seconds=0.05, fault_step=40)
     outcome = run_scenario(spec, tmp_path, timeout=15)
     assert outcome.fault is not None and outcome.fault.fault == "kernel_hang"
-    assert outcome.started_wall < outcome.fault.wall < outcome.stopped_wall
+    assert outcome.started_wall < outcome.fault.wall < outcome.stop_wall <= outcome.stopped_wall
+    assert all(a in outcome.alerts for a in outcome.alerts_before_stop())
     output = outcome.output.read_text(errors="replace")
     assert "iteration       39/" in output  # the job's own lines pass through rankwatch
     assert ras_reports_served(tmp_path), "rankwatch never asked the RAS endpoint"

@@ -155,8 +155,17 @@ def train_step(
     if cfg.mode == "nccl":
         if cfg.host_wait == "synchronize":
             cuda.synchronize(comm.stream)
-        else:
-            wait_like_item(comm.stream)
+        else:  # `loss.item()`: the host waits in a C call made right here
+            pending = comm.stream.take()
+            if comm.stream.hung:
+                comm.stream.hung_kernel.acquire()
+            try:
+                for work in pending:
+                    work.wait()
+            except RuntimeError as error:
+                comm.stream.peer_failed(error)
+                comm.stream.hung_kernel.acquire()
+            comm.stream.finished()
     with torch.no_grad():
         offset = 0
         for p in model.parameters():
@@ -164,24 +173,6 @@ def train_step(
             p.sub_(0.01 * flat[offset : offset + n].view_as(p) / dist.get_world_size())
             offset += n
     return float(loss.detach())
-
-
-def wait_like_item(stream: cuda.Stream) -> None:
-    """`loss.item()`: the host blocks in a C call made straight from the training code."""
-    if stream.hung:
-        stream._hung.acquire()
-    pending, stream._pending = stream._pending, []
-    try:
-        for work in pending:
-            if work is not None:
-                work.wait()
-    except RuntimeError:
-        if stream.raise_on_peer_failure:
-            raise
-        stream._on_peer_failure()
-        stream.hang()
-        stream._hung.acquire()
-    stream._on_complete(len(pending))
 
 
 def save_checkpoint(cfg: JobConfig, step: int) -> None:

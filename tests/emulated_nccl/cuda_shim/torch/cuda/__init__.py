@@ -23,37 +23,50 @@ class Stream:
         self, on_complete: Callable[[int], None], on_peer_failure: Callable[[], None]
     ) -> None:
         self._pending: list[Any] = []  # torch Work handles (None: a launch that needs no wait)
+        self._taken = 0
         self._on_complete = on_complete
         self._on_peer_failure = on_peer_failure
-        self._hung = _thread.allocate_lock()
+        # Held while a kernel never ends: acquiring it is how a host waits on that GPU.
+        self.hung_kernel = _thread.allocate_lock()
         self.hung = False
         self.raise_on_peer_failure = False
 
     def launch(self, work: Any) -> None:
         self._pending.append(work)
 
+    def take(self) -> list[Any]:
+        """The launched work a wait must finish (handles of collectives that need one)."""
+        pending, self._pending = self._pending, []
+        self._taken = len(pending)
+        return [w for w in pending if w is not None]
+
+    def finished(self) -> None:
+        self._on_complete(self._taken)
+
     def hang(self) -> None:
         """A kernel that never ends is now at the head of the stream."""
         if not self.hung:
             self.hung = True
-            self._hung.acquire()
+            self.hung_kernel.acquire()
+
+    def peer_failed(self, error: RuntimeError) -> None:
+        """A peer's transport broke (it died). NCCL flags the communicator and its kernels keep
+        spinning, so the host goes on waiting (or, if so configured, the error surfaces)."""
+        if self.raise_on_peer_failure:
+            raise error
+        self._on_peer_failure()
+        self.hang()
 
 
 def synchronize(stream: Stream) -> None:
     """Wait until every kernel launched on the stream has finished."""
+    pending = stream.take()
     if stream.hung:
-        stream._hung.acquire()  # the GPU never gets past the hung kernel
-    pending, stream._pending = stream._pending, []
+        stream.hung_kernel.acquire()  # the GPU never gets past the hung kernel
     try:
         for work in pending:
-            if work is not None:
-                work.wait()
-    except RuntimeError:
-        if stream.raise_on_peer_failure:
-            raise
-        # A peer's transport broke (it died): NCCL flags the communicator and its kernels keep
-        # spinning; the host goes on waiting here until something outside ends the process.
-        stream._on_peer_failure()
-        stream.hang()
-        stream._hung.acquire()
-    stream._on_complete(len(pending))
+            work.wait()
+    except RuntimeError as error:
+        stream.peer_failed(error)
+        stream.hung_kernel.acquire()
+    stream.finished()
