@@ -1,0 +1,61 @@
+"""Fault → first page on the emulated NCCL job (run by path:
+pytest -s -m benchmark tests/benchmarks/bench_fault_to_page.py).
+
+Each fault of tests/emulated_nccl (rank 1 at step 30 of a 2-rank job, 0.1 s steps, RAS polled
+every 5 s) runs under the real `rankwatch run` with default detector settings; the benchmark
+prints, per fault, the seconds from the fault to the first page and to the first page that names
+the right rank and category, against the bar (30 s for stalls and hangs, 15 s for dead and
+stopped ranks). RW_BENCH_QUICK=1 (CI) runs each fault once, otherwise three times.
+It asserts only that every fault was measured.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from pathlib import Path
+
+import pytest
+
+from tests.emulated_nccl.faults import EXPECTED, Measured, measure
+
+pytestmark = pytest.mark.benchmark
+QUICK = os.environ.get("RW_BENCH_QUICK") == "1"
+
+
+def _fmt(values: list[float]) -> str:
+    return f"{statistics.median(values):5.1f} s" if values else "   never"
+
+
+@pytest.mark.timeout(3600)
+def test_fault_to_first_page_per_fault(tmp_path: Path) -> None:
+    runs = 1 if QUICK else 3
+    results: dict[str, list[Measured]] = {}
+    for expected in EXPECTED:
+        for run in range(runs):
+            results.setdefault(expected.fault, []).append(
+                measure(expected.fault, tmp_path / f"{expected.fault}-{run}", timeout=60)
+            )
+    lines = [
+        "",
+        f"fault -> page on the emulated NCCL job ({runs} run(s) each, median)",
+        f"{'fault':<15} {'first page':>10} {'named':>9} {'bar':>6}  {'ok':<4} named as",
+    ]
+    for expected in EXPECTED:
+        measured = results[expected.fault]
+        first = [m.seconds_to_first_page for m in measured if m.seconds_to_first_page is not None]
+        named = [m.seconds_to_named for m in measured if m.seconds_to_named is not None]
+        ok = len(named) == len(measured) and max(named) <= expected.bar_seconds
+        example = next((m.named for m in measured if m.named is not None), None)
+        how = (
+            f"{example['alertname']} {example['severity']} {example['category']} "
+            f"culprit {example['culprit_ranks']}"
+            if example
+            else "-"
+        )
+        lines.append(
+            f"{expected.fault:<15} {_fmt(first):>10} {_fmt(named):>9} "
+            f"{expected.bar_seconds:>4.0f} s  {'yes' if ok else 'NO':<4} {how}"
+        )
+    print("\n".join(lines))
+    assert all(len(v) == runs for v in results.values())
