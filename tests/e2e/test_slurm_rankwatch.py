@@ -63,10 +63,9 @@ def webhook() -> Iterator[WebhookSink]:
     sink.stop()
 
 
-def test_stalled_rank_alert_reaches_webhook_and_epilog_stops_rankwatch(
-    slurm_cluster: SlurmCluster, webhook: WebhookSink
-) -> None:
-    """The full deployment path with the real `rankwatch` console script."""
+def _deploy(slurm_cluster: SlurmCluster, webhook: WebhookSink) -> Path:
+    """Configure the repo's Prolog/Epilog to start rankwatch with a short progress window and
+    a webhook; return the alert log every job's rankwatch appends to."""
     root = slurm_cluster.root
     url_file = root / "webhook_url"
     url_file.write_text(f"http://127.0.0.1:{webhook.port}/rankwatch\n")
@@ -99,6 +98,15 @@ def test_stalled_rank_alert_reaches_webhook_and_epilog_stops_rankwatch(
         "launcher=setsid\n"
         "stop_timeout_seconds=10\n"
     )
+    return alert_log
+
+
+def test_stalled_rank_alert_reaches_webhook_and_epilog_stops_rankwatch(
+    slurm_cluster: SlurmCluster, webhook: WebhookSink
+) -> None:
+    """The full deployment path with the real `rankwatch` console script."""
+    root = slurm_cluster.root
+    alert_log = _deploy(slurm_cluster, webhook)
     work = root / "jobs" / "e2e-stall"
     work.mkdir()
     (work / "train.py").write_text(TRAIN)
@@ -153,3 +161,54 @@ def _read(path: Path) -> str:
         return path.read_text(errors="replace")
     except OSError:
         return ""
+
+
+# A healthy rank: it steps until it is stopped.
+HEALTHY = """\
+import sys, time
+step = 0
+while True:
+    step += 1
+    print(f"step {step}/100000 loss=0.5", file=sys.stderr, flush=True)
+    time.sleep(0.25)
+"""
+
+
+def test_scancel_and_a_time_limit_page_no_one(
+    slurm_cluster: SlurmCluster, webhook: WebhookSink
+) -> None:
+    """(5) of the false-page matrix on the real SLURM: a healthy job cancelled with `scancel`,
+    and one ended by its time limit, leave info records and no warning or critical one."""
+    root = slurm_cluster.root
+    alert_log = _deploy(slurm_cluster, webhook)
+    work = root / "jobs" / "e2e-healthy"
+    work.mkdir(parents=True)
+    (work / "train.py").write_text(HEALTHY)
+    os.chown(work, 65534, 65534)
+
+    def submit(name: str, *extra: str) -> str:
+        return slurm_cluster.sbatch(
+            "--uid=nobody", "--gid=nogroup", "-D", str(work), "-J", name, *extra,
+            "-o", f"{name}-%j.out", "-e", f"{name}-%j.err",
+            "--wrap", "exec /usr/bin/python3 -u train.py",
+        )  # fmt: skip
+
+    cancelled = submit("rw-cancel")
+    limited = submit("rw-limit", "--time=1")
+    slurm_cluster.wait_state(cancelled, {"RUNNING"}, timeout=30)
+    slurm_cluster.wait_state(limited, {"RUNNING"}, timeout=30)
+    assert wait_until(lambda: "step 20/" in _read(work / f"rw-cancel-{cancelled}.err"), 30)
+    slurm_cluster.run("scancel", cancelled)
+    slurm_cluster.wait_state(cancelled, {"CANCELLED"}, timeout=30)
+    slurm_cluster.wait_state(limited, {"TIMEOUT"}, timeout=180)
+    for job in (cancelled, limited):
+        pidfile = root / "run" / f"rankwatch-{job}.pid"
+        assert wait_until(lambda f=pidfile: not f.exists(), timeout=30), "the epilog did not stop it"
+    records = [json.loads(line) for line in _read(alert_log).splitlines() if line.strip()]
+    ours = [r for r in records if r["labels"].get("job") in (cancelled, limited)]
+    pages = [r for r in ours if r["status"] == "firing" and r["severity"] != "info"]
+    assert pages == [], pages
+    assert webhook.deliveries == [] or not any(
+        cancelled in json.dumps(d.body) or limited in json.dumps(d.body)
+        for d in webhook.deliveries
+    )
