@@ -161,6 +161,7 @@ class ProcessExit(Observation):
     mem_total_bytes: int
     mem_available_bytes: int
     status_source: str  # "wait", "proc_connector", "zombie", "unknown"
+    oom_killed: bool = False  # its memory cgroup's OOM-kill counter rose as it died
 
 
 @dataclass(frozen=True, slots=True)

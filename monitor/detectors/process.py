@@ -243,7 +243,7 @@ class ProcessDetector:
         # Whether this death is the failure or its consequence (a launcher tearing the job down,
         # a stop someone asked for) is the incident layer's call: it sees every rank's death.
         used = 1.0 - (ex.mem_available_bytes / ex.mem_total_bytes) if ex.mem_total_bytes else 0.0
-        possible_oom = (
+        possible_oom = ex.oom_killed or (
             ex.signal == signal_module.SIGKILL and used >= self.settings.oom_memory_fraction
         )
         if ex.signal is not None:
@@ -253,7 +253,9 @@ class ProcessDetector:
         else:
             how = "exited (exit status unknown: not our child and no process-event connector)"
         summary = f"rank {ex.rank} (pid {ex.pid}) {how}"
-        if possible_oom:
+        if ex.oom_killed:
+            summary += "; killed by the kernel's OOM killer (its memory cgroup's oom_kill rose)"
+        elif possible_oom:
             summary += f"; possible OOM kill (node memory {used:.0%} used)"
         severity = (
             Severity.CRITICAL if (ex.signal is not None or ex.exit_code) else Severity.WARNING
@@ -279,6 +281,7 @@ class ProcessDetector:
                     "status_source": ex.status_source,
                     "last_rss_bytes": ex.last_rss_bytes,
                     "node_memory_used_fraction": round(used, 3),
+                    "oom_killed": ex.oom_killed,
                 },
                 culprit_ranks=culprits,
             )

@@ -23,6 +23,7 @@ import os
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import psutil
 
@@ -36,6 +37,7 @@ from monitor.model import (
     ProcState,
 )
 from monitor.sources.exit_events import ExitStatus, ExitStatusBook, decode_wait_status
+from monitor.sources.oom_counter import memory_cgroup, oom_kills
 
 _TEARDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 RANK_VARIABLES = ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "LOCAL_RANK")
@@ -131,6 +133,9 @@ class ProcessProbe:
         self.latest: ProcessSnapshot | None = None
         self.environments: dict[int, dict[str, str]] = {}
         self._ranks_from_env = False
+        self._workers: set[tuple[int, float]] = set()  # (pid, start time) once seen as workers
+        # rank pid -> (its memory cgroup, that cgroup's OOM-kill count at the last poll)
+        self._oom: dict[int, tuple[Path | None, int | None]] = {}
 
     def poll(self, now: float) -> Sequence[Observation]:
         procs = self._collect()
@@ -222,11 +227,14 @@ class ProcessProbe:
         for pid in list(self._static):
             if pid not in statics:
                 del self._static[pid]
+        self._workers = {w for w in self._workers if w[0] in statics}
 
         rank_of: dict[int, int | None] = {}
         # Topmost process carrying a rank variable: its parent does not carry the same rank.
         for pid, static in statics.items():
             parent = statics.get(parents[pid])
+            if (pid, static.create_time) in self._workers:
+                continue  # a worker stays a worker when its rank dies and it is reparented
             if static.rank_env and not (parent and parent.rank_env and parent.rank == static.rank):
                 rank_of[pid] = static.rank
         inferred_world = 0
@@ -247,6 +255,7 @@ class ProcessProbe:
                 role, rank, local = ProcRole.RANK, rank_of[pid], static.local_rank
             elif rank_pid is not None:
                 role, rank, local = ProcRole.WORKER, rank_of[rank_pid], None
+                self._workers.add((pid, static.create_time))
             else:
                 role, rank, local = ProcRole.LAUNCHER, None, None
             info = _read_dynamic(proc, role, rank, local, rank_pid, static, parents[pid])
@@ -306,6 +315,14 @@ class ProcessProbe:
             self._deferred.pop(pid, None)
             del self._seen[pid]
             status = status or ExitStatus(None, None, "unknown")
+            cgroup, kills_before = self._oom.pop(pid, (None, None))
+            kills_now = oom_kills(cgroup) if cgroup is not None else None
+            oom_killed = (
+                status.signal == signal.SIGKILL
+                and kills_now is not None
+                and kills_before is not None
+                and kills_now > kills_before
+            )
             out.append(
                 ProcessExit(
                     at=now,
@@ -318,11 +335,16 @@ class ProcessProbe:
                     mem_total_bytes=snapshot.mem_total_bytes,
                     mem_available_bytes=snapshot.mem_available_bytes,
                     status_source=status.source,
+                    oom_killed=oom_killed,
                 )
             )
         for pid, info in current.items():
             if info.state is not ProcState.ZOMBIE and pid not in self._deferred:
                 self._seen[pid] = _Seen(info, 0.0)
+                if info.role is ProcRole.RANK:
+                    # Read each poll: a rank may be moved into its job's cgroup after it starts.
+                    cgroup = memory_cgroup(pid)
+                    self._oom[pid] = (cgroup, oom_kills(cgroup) if cgroup else None)
         # Within one poll, report the rank that failed on its own before those its launcher
         # terminated afterwards (SIGTERM/SIGINT), so the first cause is named first.
         out.sort(key=lambda e: e.signal in _TEARDOWN_SIGNALS)

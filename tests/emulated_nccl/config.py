@@ -19,6 +19,9 @@ FAULTS = (
     "sigstop",  # rank K stops itself with SIGSTOP
     "network_hang",  # every rank launches the same collective; none completes
     "dl_stall",  # a DataLoader worker of rank K blocks forever in __getitem__
+    "segfault",  # rank K dies of a real SIGSEGV (a bad native extension)
+    "exit_error",  # rank K raises an exception: a traceback, exit 1
+    "oom",  # rank K runs in a memory cgroup with a limit and allocates until the OOM killer
 )
 MODES = ("nccl", "gloo")
 PROGRESS_STYLES = ("megatron", "plain", "none")
@@ -56,6 +59,7 @@ class JobConfig:
     peer_failure: str = field(default="hang", metadata={"choices": PEER_FAILURE})
     ras_host: str = "127.0.0.1"  # the node address RAS reports (NCCL names nodes by IP)
     pg_timeout_seconds: float = 1800.0
+    oom_limit_bytes: int = 1 << 30  # fault "oom": the limit of the rank's own memory cgroup
 
     def validate(self) -> None:
         problems = []

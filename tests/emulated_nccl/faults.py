@@ -31,6 +31,9 @@ EXPECTED: tuple[Expected, ...] = (
     Expected("dead_reaped", frozenset({"rank_dead"}), (FAULT_RANK,), 15.0, {}),
     Expected("dead_unreaped", frozenset({"rank_dead"}), (FAULT_RANK,), 15.0, {}),
     Expected("sigstop", frozenset({"rank_stopped"}), (FAULT_RANK,), 15.0, {}),
+    Expected("segfault", frozenset({"rank_dead", "software"}), (FAULT_RANK,), 15.0, {}),
+    Expected("exit_error", frozenset({"rank_dead", "software"}), (FAULT_RANK,), 15.0, {}),
+    Expected("oom", frozenset({"oom"}), (FAULT_RANK,), 15.0, {}),
 )
 BY_FAULT = {e.fault: e for e in EXPECTED}
 

@@ -363,6 +363,12 @@ class EmulatedJob:
             if process_state(pid) not in ("", "Z") and self._ours(pid):
                 _signal(pid, signal.SIGCONT)
                 _signal(pid, signal.SIGKILL)
+        oom_cgroup = self.job_dir / "oom-cgroup"
+        if oom_cgroup.exists():  # the memory cgroup the "oom" fault made, empty now
+            try:
+                Path(oom_cgroup.read_text().strip()).rmdir()
+            except OSError:
+                pass
         if self.ras_proc is not None:
             if self.ras_proc.poll() is None:
                 self.ras_proc.terminate()

@@ -12,6 +12,7 @@ Every rank publishes its launched / issued / completed counts (shared.py) for th
 from __future__ import annotations
 
 import _thread
+import ctypes
 import datetime
 import os
 import signal
@@ -223,6 +224,8 @@ def main() -> int:
         directory, RankInfo(rank, os.getpid(), cfg.ras_host, local_rank, world, local_rank)
     )
     print(f"rank {rank} pid {os.getpid()} starting", flush=True)
+    if cfg.fault == "oom" and rank == cfg.fault_rank:
+        enter_memory_cgroup(directory, cfg.oom_limit_bytes)
     slot.set_state(COMM_INIT)
     dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=cfg.pg_timeout_seconds))
     torch.set_num_threads(1)
@@ -289,6 +292,35 @@ def inject(cfg: JobConfig, rank: int, step: int, comm: Collectives) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
     elif fault == "sigstop":
         os.kill(os.getpid(), signal.SIGSTOP)
+    elif fault == "segfault":
+        ctypes.string_at(0)  # a real SIGSEGV, as a bad native extension gives
+    elif fault == "exit_error":
+        raise RuntimeError(f"injected failure at step {step}: loss is NaN")
+    elif fault == "oom":
+        hoard = []
+        while True:  # until the kernel's OOM killer ends this rank (its cgroup's limit)
+            chunk = bytearray(64 << 20)
+            chunk[::4096] = b"x" * len(chunk[::4096])
+            hoard.append(chunk)
+
+
+def enter_memory_cgroup(directory: Path, limit_bytes: int) -> None:
+    """Move this rank into a memory cgroup of its own with a limit, as a job's cgroup under
+    SLURM has: an OOM kill there is a real one, by the kernel. Needs a writable cgroup tree."""
+    own = Path(f"/proc/{os.getpid()}/cgroup").read_text().splitlines()
+    v1 = next((line.split(":", 2)[2] for line in own if ":memory:" in line), None)
+    if v1 is not None:
+        group = Path("/sys/fs/cgroup/memory") / v1.lstrip("/") / f"rw-emu-{os.getpid()}"
+        group.mkdir()
+        (group / "memory.limit_in_bytes").write_text(str(limit_bytes))
+    else:
+        v2 = next(line.split(":", 2)[2] for line in own if line.startswith("0::"))
+        group = Path("/sys/fs/cgroup") / v2.lstrip("/") / f"rw-emu-{os.getpid()}"
+        group.mkdir()
+        (group / "memory.max").write_text(str(limit_bytes))
+        (group / "memory.swap.max").write_text("0")
+    (group / "cgroup.procs").write_text(str(os.getpid()))
+    (directory / "oom-cgroup").write_text(str(group))
 
 
 if __name__ == "__main__":
