@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from monitor.model import AlertRecord, MetricFamilyData
@@ -19,3 +19,24 @@ class AlertSink(Protocol):
 
     def metric_families(self) -> Sequence[MetricFamilyData]:
         """Delivery self-metrics (sent, failed, dropped)."""
+
+
+class CallbackSink:
+    """Hands every record to a function (the demo's screen). Never raises."""
+
+    name = "callback"
+
+    def __init__(self, callback: Callable[[AlertRecord], None]) -> None:
+        self._callback = callback
+
+    def submit(self, record: AlertRecord) -> None:
+        try:
+            self._callback(record)
+        except Exception:  # noqa: BLE001 - a display must never stop delivery
+            pass
+
+    async def aclose(self, deadline_seconds: float) -> None:
+        return None
+
+    def metric_families(self) -> Sequence[MetricFamilyData]:
+        return []

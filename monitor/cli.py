@@ -146,6 +146,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="metrics endpoint (default: a free port)",
     )
     demo.add_argument("--alert-log", metavar="PATH", help="also write alert records as JSON lines")
+    demo.add_argument(
+        "--job-output",
+        metavar="PATH",
+        help="file for the simulated job's own output (default: a temporary file, printed)",
+    )
 
     add_triage_parser(sub)
 

@@ -23,7 +23,7 @@ from exporters.factory import build_sinks, settings_scrubber, start_sinks
 from exporters.jsonlog import JsonLogSink
 from exporters.notify_policy import is_reporting_node
 from exporters.prometheus import MetricsServer
-from exporters.sink import AlertSink
+from exporters.sink import AlertSink, CallbackSink
 from monitor.alerts import AlertPolicy
 from monitor.clock import Clock, SystemClock
 from monitor.daemon import Daemon, JobIdentity
@@ -37,7 +37,7 @@ from monitor.detectors.stacks import StackDetector
 from monitor.detectors.time_sync import ClockDetector
 from monitor.errors import RankwatchError
 from monitor.incidents import IncidentLayer
-from monitor.model import JobEnded, Observation, ProcessExit, StopRequested
+from monitor.model import AlertRecord, JobEnded, Observation, ProcessExit, StopRequested
 from monitor.runner import Bus, PolledSource, StreamingSource
 from monitor.settings import Settings
 from monitor.slurm.context import (
@@ -80,6 +80,8 @@ _OWN_GROUP: dict[str, Any] = (
 @dataclass(frozen=True)
 class WrapTarget:
     command: list[str]
+    # Where the job's own output goes: our stdout/stderr (None), or one file (the demo).
+    output_path: str | None = None
 
 
 @dataclass(frozen=True)
@@ -307,8 +309,10 @@ class Session:
         console: TextIO | None = None,
         announce: TextIO | None = None,
         on_metrics_url: Callable[[str | None], None] | None = None,
+        on_record: Callable[[AlertRecord], None] | None = None,
     ) -> None:
         self.on_metrics_url = on_metrics_url
+        self.on_record = on_record
         self.settings = settings
         self.target = target
         self.clock = clock or SystemClock()
@@ -322,6 +326,7 @@ class Session:
         self._parts: Components | None = None
         self._slurm_source: SlurmJobSource | None = None
         self._slurm_user: UserIdentity | None = None
+        self._owned_fds: list[int] = []
 
     # -- the child -----------------------------------------------------------------------
     def _start_child(self, command: list[str]) -> subprocess.Popen[bytes]:
@@ -337,6 +342,11 @@ class Session:
             raise CommandNotFound(command[0], 126, "permission denied") from exc
         except OSError as exc:
             raise CommandNotFound(command[0], 126, exc.strerror or str(exc)) from exc
+
+    def _output_file(self, path: str) -> int:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self._owned_fds.append(fd)
+        return fd
 
     def _forward(self, signum: int) -> None:
         if self.daemon is not None and signum in STOP_SIGNALS:
@@ -369,9 +379,12 @@ class Session:
         if isinstance(self.target, WrapTarget):
             self.child = self._start_child(self.target.command)
             assert self.child.stdout is not None and self.child.stderr is not None
+            through_out, through_err = sys.stdout.fileno(), sys.stderr.fileno()
+            if self.target.output_path is not None:
+                through_out = through_err = self._output_file(self.target.output_path)
             pipes = [
-                ("stdout", os.dup(self.child.stdout.fileno()), sys.stdout.fileno()),
-                ("stderr", os.dup(self.child.stderr.fileno()), sys.stderr.fileno()),
+                ("stdout", os.dup(self.child.stdout.fileno()), through_out),
+                ("stderr", os.dup(self.child.stderr.fileno()), through_err),
             ]
             self.child.stdout.close()
             self.child.stderr.close()
@@ -404,6 +417,8 @@ class Session:
             node_index=node_index,
             signal_death_hold_seconds=hold,
         )
+        if self.on_record is not None:
+            parts.sinks.append(CallbackSink(self.on_record))
         if slurm is not None:
             self._slurm_user = slurm.user
             self._slurm_source = SlurmJobSource(
@@ -470,6 +485,8 @@ class Session:
             await daemon.close_sinks()
             if self.metrics is not None:
                 self.metrics.stop()
+            for fd in self._owned_fds:
+                os.close(fd)
         process = _process_detector(daemon)
         sent = sum(
             c for (_, status), c in daemon.stats.alerts_by_name.items() if status == "firing"
