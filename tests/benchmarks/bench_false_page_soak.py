@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests.benchmarks.report import progress, record
 from tests.emulated_nccl.harness import EmulatedJob, scenario
 
 pytestmark = pytest.mark.benchmark
@@ -59,6 +60,7 @@ def test_false_pages_per_job_hour(tmp_path: Path) -> None:
     recorded = 0
     for index, segment in enumerate(SEGMENTS):
         knobs = _segment_knobs(per_segment, segment)
+        progress(f"soak segment {index + 1}/{len(SEGMENTS)}: {per_segment:.0f} s")
         job = EmulatedJob(scenario("none", **knobs), tmp_path / f"segment-{index}").start()
         started = time.monotonic()
         try:
@@ -79,11 +81,12 @@ def test_false_pages_per_job_hour(tmp_path: Path) -> None:
             if a["severity"] in ("warning", "critical")
         ]
     hours = ran / 3600
-    print(
-        f"\nfalse-page soak: {ran / 60:.1f} min of healthy job in {len(SEGMENTS)} segments "
-        f"(the job and 2 restarts), {recorded} record(s) kept as info; "
-        f"pages: {len(pages)} = {len(pages) / hours:.2f} per job-hour (target 0)"
+    record(
+        "false_page_soak",
+        f"healthy job {ran / 60:.1f} min, 3 segments (the job + 2 restarts), every phase",
+        f"{len(pages)} pages = {len(pages) / hours:.2f} per job-hour; {recorded} info records",
+        "0 pages",
     )
     for line in pages:
-        print("  " + line)
+        record("false_page_soak", "page", line)
     assert ran > 0 and recorded > 0

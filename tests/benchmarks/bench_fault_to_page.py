@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.benchmarks.report import progress, record
 from tests.emulated_nccl.faults import EXPECTED, Measured, measure
 
 pytestmark = pytest.mark.benchmark
@@ -33,14 +34,10 @@ def test_fault_to_first_page_per_fault(tmp_path: Path) -> None:
     results: dict[str, list[Measured]] = {}
     for expected in EXPECTED:
         for run in range(runs):
+            progress(f"fault {expected.fault}, run {run + 1}/{runs}")
             results.setdefault(expected.fault, []).append(
                 measure(expected.fault, tmp_path / f"{expected.fault}-{run}", timeout=60)
             )
-    lines = [
-        "",
-        f"fault -> page on the emulated NCCL job ({runs} run(s) each, median)",
-        f"{'fault':<15} {'first page':>10} {'named':>9} {'bar':>6}  {'ok':<4} named as",
-    ]
     for expected in EXPECTED:
         measured = results[expected.fault]
         first = [m.seconds_to_first_page for m in measured if m.seconds_to_first_page is not None]
@@ -51,11 +48,12 @@ def test_fault_to_first_page_per_fault(tmp_path: Path) -> None:
             f"{example['alertname']} {example['severity']} {example['category']} "
             f"culprit {example['culprit_ranks']}"
             if example
-            else "-"
+            else "not named"
         )
-        lines.append(
-            f"{expected.fault:<15} {_fmt(first):>10} {_fmt(named):>9} "
-            f"{expected.bar_seconds:>4.0f} s  {'yes' if ok else 'NO':<4} {how}"
+        record(
+            "fault_to_page",
+            f"{expected.fault} (median of {runs})",
+            f"first page {_fmt(first).strip()}, named {_fmt(named).strip()}: {how}",
+            f"<= {expected.bar_seconds:.0f} s ({'met' if ok else 'NOT met'})",
         )
-    print("\n".join(lines))
     assert all(len(v) == runs for v in results.values())
