@@ -8,6 +8,7 @@ Duration: RW_BENCH_OVERHEAD_SECONDS (default 60).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -178,6 +179,7 @@ def _measure_torch_job(
     assert launcher is not None, "the job never started"
     time.sleep(5.0)  # the first background py-spy pass and the first RAS polls
     own0, kids0 = _own_and_children(me)
+    threads0 = _thread_cpu(me.pid)
     job0 = _tree_cpu(launcher)
     t0 = time.monotonic()
     peak_rss = 0
@@ -189,6 +191,8 @@ def _measure_torch_job(
         job1 = _tree_cpu(launcher)
         t1 = time.monotonic()
         time.sleep(1.0)
+    threads1 = _thread_cpu(me.pid)
+    names = _thread_names(me.pid)
     metrics = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read()
     probe_ms, floor_ms, probed = _probe_cost(launcher.pid)
     text = metrics.decode()
@@ -205,12 +209,20 @@ def _measure_torch_job(
     kids_pct = (kids1 - kids0) / span * 100
     total = own_pct + kids_pct
     job_pct = (job1 - job0) / span * 100
+    by_thread: dict[str, float] = {}
+    for tid, cpu in threads1.items():
+        name = names.get(tid, "other")
+        by_thread[name] = by_thread.get(name, 0.0) + (cpu - threads0.get(tid, 0.0)) / span * 100
+    split = ", ".join(
+        f"{name} {pct:.2f}%" for name, pct in sorted(by_thread.items(), key=lambda i: -i[1])[:8]
+    )
     print(
         f"\noverhead, torchrun {ranks} ranks x {workers} DataLoader workers, healthy, "
         f"{span:.0f} s measured:\n"
         f"  daemon CPU {total:.2f}% of one core (target <= 1%): rankwatch {own_pct:.2f}%, "
         f"py-spy children {kids_pct:.2f}%; the job itself used {job_pct:.0f}% "
         f"(daemon/job = {total / max(job_pct, 1e-9):.4f})\n"
+        f"  rankwatch by thread: {split}\n"
         f"  peak RSS {peak_rss / 2**20:.1f} MiB (target <= 60 MB), "
         f"{peak_rss / base_rss:.1f}x a bare interpreter ({base_rss / 2**20:.1f} MiB)\n"
         f"  py-spy since start: rounds {rounds or '{}'}, {dumps:.0f} dumps, "
@@ -227,3 +239,32 @@ def _own_and_children(me: psutil.Process) -> tuple[float, float]:
     reaped only when it ends, after the measurement)."""
     times = me.cpu_times()
     return times.user + times.system, times.children_user + times.children_system
+
+
+def _thread_cpu(pid: int) -> dict[int, float]:
+    """CPU seconds of each thread of a process, by native thread id."""
+    out: dict[int, float] = {}
+    with contextlib.suppress(OSError):
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{tid}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+                out[int(tid)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return out
+
+
+def _thread_names(pid: int) -> dict[int, str]:
+    """Native thread id -> Python thread name, from one py-spy dump (names such as
+    asyncio_0 are the event loop's worker threads that run the polled sources)."""
+    py_spy = str(Path(sys.executable).parent / "py-spy")
+    done = subprocess.run(
+        [py_spy, "dump", "--json", "--nonblocking", "--pid", str(pid)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    names: dict[int, str] = {}
+    with contextlib.suppress(ValueError):
+        for thread in json.loads(done.stdout):
+            if thread.get("os_thread_id"):
+                names[int(thread["os_thread_id"])] = str(thread.get("thread_name") or "?")
+    return names
