@@ -12,6 +12,8 @@ up to hundreds of processes):
 2. every other rank's main process, when a main process dumped in step 1 waits in a
    collective (the rank holding it up is elsewhere, and the verdict compares all of them);
 3. the workers of any main process dumped so far that waits for its DataLoader.
+A wait counts as evidence only when the process used (almost) no CPU since its previous dump:
+in a healthy job the ranks pass through collectives and DataLoader waits all the time.
 
 Each dump is `py-spy dump --json --nonblocking --pid N` (an argv list, never a shell; never
 pausing the rank), killed when it exceeds `dump_timeout_seconds`. Candidates are filtered on
@@ -74,6 +76,10 @@ log = structlog.get_logger("rankwatch.pyspy")
 ProcessTable = Callable[[], "ProcessSnapshot | None"]
 
 _PYTHON_EXE = re.compile(r"^(python|pypy)[\d.]*[dmu]*$")
+# Idle between two dumps: less CPU than this fraction of a core (the progress detector's
+# default `cpu_active_fraction`), plus a little for the /proc clock's granularity.
+IDLE_CPU_FRACTION = 0.02
+IDLE_CPU_SLACK_SECONDS = 0.02
 _CAP_SYS_PTRACE = 19
 
 
@@ -141,6 +147,7 @@ class PyspySampler:
         self._lock = threading.Lock()
         self._requested: list[_Request] = []  # suspicions not yet served
         self._dump_files: deque[Path] | None = None  # written dumps, oldest first
+        self._readings: dict[int, tuple[float, float]] = {}  # pid → (at, CPU s) at its last dump
         self._round: _Round | None = None
         self._round_ids = 0
         self._last_round_at: float | None = None
@@ -261,17 +268,19 @@ class PyspySampler:
             # Blind: probe with one dump; the others would fail the same way.
             probe = self._sample(plan.first()[0], round_)
             samples.append(probe)
-            plan.dumped(probe)
+            plan.dumped(probe, self._idle_since_last_dump(probe))
             if probe.result.blinds:
                 plan = PassPlan((), None)
         batch = plan.first()
         while batch:
             done = list(self._pool.map(lambda t: self._sample(t, round_), batch))
             for sample in done:
-                plan.dumped(sample)
+                plan.dumped(sample, self._idle_since_last_dump(sample))
             samples += done
             batch = plan.next()
         samples.sort(key=plan.order)
+        alive = {t.pid for t in targets}
+        self._readings = {pid: r for pid, r in self._readings.items() if pid in alive}
         self._counters.last_pass_seconds = time.perf_counter() - started
         self._update_blindness(samples)
         out: list[Observation] = list(samples)
@@ -286,6 +295,15 @@ class PyspySampler:
             )
         )
         return out
+
+    def _idle_since_last_dump(self, sample: StackSample) -> bool:
+        """Whether the process used (almost) no CPU since its previous dump; False when it
+        has none (no evidence yet: the next pass tells)."""
+        if sample.proc is None:
+            return False
+        previous = self._readings.get(sample.pid)
+        self._readings[sample.pid] = (sample.at, sample.proc.cpu_seconds)
+        return idle_between(previous, sample.at, sample.proc.cpu_seconds)
 
     def _update_blindness(self, samples: Sequence[StackSample]) -> None:
         attempted = [s for s in samples if s.result not in (DumpResult.GONE, DumpResult.NOT_PYTHON)]
@@ -516,10 +534,12 @@ class PassPlan:
     def first(self) -> list[Target]:
         return [t for t in self._first if t.pid not in self._dumped]
 
-    def dumped(self, sample: StackSample) -> None:
+    def dumped(self, sample: StackSample, idle: bool) -> None:
+        """Note a dump; `idle`: the process used no CPU since its previous dump (a wait that
+        is evidence, not a moment of a healthy step)."""
         self._dumped.add(sample.pid)
         main = sample.main
-        if main is None:
+        if main is None or not idle:
             return
         states = (main.state, main.idle_state)
         if MainState.IN_COLLECTIVE in states:
@@ -539,6 +559,15 @@ class PassPlan:
 
     def order(self, sample: StackSample) -> int:
         return self._position.get(sample.pid, len(self._position))
+
+
+def idle_between(previous: tuple[float, float] | None, at: float, cpu_seconds: float) -> bool:
+    """Whether a process whose CPU time was `previous` = (at, CPU s) used (almost) none until
+    `at`; False without an earlier reading."""
+    if previous is None or at <= previous[0]:
+        return False
+    used = cpu_seconds - previous[1]
+    return used <= IDLE_CPU_FRACTION * (at - previous[0]) + IDLE_CPU_SLACK_SECONDS
 
 
 def _kind(round_: _Round) -> str:

@@ -29,6 +29,7 @@ from monitor.settings import PyspySettings
 from monitor.sources.pyspy import (
     PassPlan,
     PyspySampler,
+    idle_between,
     is_python_process,
     read_proc,
     select_targets,
@@ -503,8 +504,11 @@ EIGHT_BY_TWO = select_targets(
 )
 
 
-def run_plan(focus: frozenset[int] | None, states: dict[int, MainState]) -> list[list[int]]:
-    """The batches a pass dumps when rank r's main process is in states[r] (else compute)."""
+def run_plan(
+    focus: frozenset[int] | None, states: dict[int, MainState], busy: frozenset[int] = frozenset()
+) -> list[list[int]]:
+    """The batches a pass dumps when rank r's main process is in states[r] (else compute),
+    idle since its previous dump unless r is in `busy`."""
     plan = PassPlan(EIGHT_BY_TWO, focus)
     batches = []
     batch = plan.first()
@@ -512,8 +516,9 @@ def run_plan(focus: frozenset[int] | None, states: dict[int, MainState]) -> list
         batches.append([t.pid for t in batch])
         for target in batch:
             if target.role is ProcRole.RANK:
-                state = states.get(target.rank or 0, MainState.COMPUTE)
-                plan.dumped(main_sample(target.pid, target.rank or 0, state))
+                rank = target.rank or 0
+                state = states.get(rank, MainState.COMPUTE)
+                plan.dumped(main_sample(target.pid, rank, state), idle=rank not in busy)
         batch = plan.next()
     return batches
 
@@ -538,3 +543,19 @@ def test_background_and_rankless_passes_start_with_every_main_process() -> None:
         [100 + r for r in range(8)],
         [220, 221],
     ]
+
+
+def test_waits_of_busy_processes_ask_for_nothing_more() -> None:
+    """A healthy step passes through collectives and DataLoader waits: a main process that
+    used CPU since its previous dump is no evidence, whatever its stack shows."""
+    states = {3: MainState.IN_COLLECTIVE, 5: MainState.DATALOADER_WAIT}
+    assert run_plan(frozenset({3}), states, busy=frozenset({3})) == [[103, 230, 231]]
+    assert run_plan(None, states, busy=frozenset({5})) == [[100 + r for r in range(8)]]
+
+
+def test_idle_between_two_readings() -> None:
+    """Idle: at most 2% of a core (plus 20 ms) between two readings; never without one."""
+    assert not idle_between(None, 10.0, 5.0)
+    assert idle_between((10.0, 5.0), 13.0, 5.07)
+    assert not idle_between((10.0, 5.0), 13.0, 5.09)
+    assert not idle_between((10.0, 5.0), 10.0, 5.0)
