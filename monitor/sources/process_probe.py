@@ -18,8 +18,8 @@ or nowhere ("unknown": never a guess).
 Cost (a node runs hundreds of processes; the probe runs every second): one read of
 /proc/PID/stat per process gives everything that changes (state, parent, CPU time, threads,
 RSS); the tree is walked through /proc/PID/task/TID/children, the main thread's only on most
-polls and every thread's every `full_scan_every` polls (a process forked from another thread
-is found then) and for processes new to the probe. Environment, command line and executable
+polls and every thread's every `full_scan_every` polls and for processes new to the probe (a
+process forked from another thread, or by a DataLoader worker, is found by a full scan). Environment, command line and executable
 are read once per process, again only when an exec changes its name.
 """
 
@@ -78,11 +78,23 @@ class ProcStat:
     rss_bytes: int
 
 
+def _read(path: str) -> bytes:
+    """A whole small /proc file; os-level calls (a buffered file object costs as much as the
+    read itself, hundreds of times a second)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks = [os.read(fd, 4096)]
+        while len(chunks[-1]) == 4096:
+            chunks.append(os.read(fd, 4096))
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
 def read_stat(proc_root: str, pid: int) -> ProcStat | None:
     """One read of /proc/PID/stat; None when the process is gone."""
     try:
-        with open(f"{proc_root}/{pid}/stat", "rb") as fh:
-            raw = fh.read()
+        raw = _read(f"{proc_root}/{pid}/stat")
     except OSError:
         return None
     close = raw.rfind(b")")
@@ -112,8 +124,7 @@ def read_children(proc_root: str, pid: int, every_thread: bool) -> list[int] | N
     children: list[int] = []
     for tid in tids:
         try:
-            with open(f"{proc_root}/{pid}/task/{tid}/children", "rb") as fh:
-                children.extend(int(c) for c in fh.read().split())
+            children.extend(int(c) for c in _read(f"{proc_root}/{pid}/task/{tid}/children").split())
         except FileNotFoundError:
             main_thread_there = tid == str(pid) and os.path.exists(f"{proc_root}/{pid}/task/{tid}")
             if main_thread_there:
@@ -174,6 +185,7 @@ class ProcessProbe:
         self.proc_root = proc_root
         self.full_scan_every = max(1, full_scan_every)
         self._polls = 0
+        self._workers: set[int] = set()  # children of workers are looked for on full scans
         self._children_files = True  # False: the kernel has none, ask psutil
         self._static: dict[int, _Static] = {}
         self._seen: dict[int, _Seen] = {}
@@ -210,8 +222,11 @@ class ProcessProbe:
             if stat is None:
                 continue
             found[pid] = stat
-            if stat.state is not ProcState.ZOMBIE:
-                pending.extend(self._children(pid, full_scan or pid not in self._static))
+            if stat.state is ProcState.ZOMBIE:
+                continue
+            new = pid not in self._static
+            if full_scan or new or pid not in self._workers:
+                pending.extend(self._children(pid, full_scan or new))
         return found
 
     def _children(self, pid: int, every_thread: bool) -> list[int]:
@@ -330,6 +345,7 @@ class ProcessProbe:
             else:
                 role, rank, local = ProcRole.LAUNCHER, None, None
             infos.append(_info(pid, stats[pid], role, rank, local, rank_pid, static))
+        self._workers = {i.pid for i in infos if i.role is ProcRole.WORKER}
         return infos
 
     @staticmethod
