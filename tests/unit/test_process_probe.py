@@ -28,7 +28,14 @@ RANK = textwrap.dedent(
     here, rank = sys.argv[1], os.environ["RANK"]
 
     def worker(code_file):
+        grand = os.path.join(here, "grandchild-" + rank)
         while not os.path.exists(code_file):
+            if os.path.exists(grand) and not os.path.exists(grand + ".pid"):
+                pid = os.fork()
+                if pid == 0:
+                    time.sleep(600)
+                    os._exit(0)
+                open(grand + ".pid", "w").write(str(pid))
             time.sleep(0.02)
         os._exit(3)
 
@@ -158,6 +165,24 @@ def test_a_worker_forked_from_another_thread_is_found_by_a_full_scan(tree: Tree)
     assert found_at == 3, found_at  # the main thread's children file does not list it
     found = next(p for p in snapshot.processes if p.pid == spawned)
     assert (found.role, found.rank) == (ProcRole.WORKER, 0)
+
+
+def test_a_child_of_a_worker_is_found_by_a_full_scan(tree: Tree) -> None:
+    """Workers' children are looked for on full scans only: found within `full_scan_every`
+    polls, a worker of the same rank."""
+    probe = ProcessProbe(lambda: [tree.launcher.pid], ExitStatusBook(), full_scan_every=3)
+    snapshot_of(probe)
+    (tree.here / "grandchild-1").write_text("")
+    grandchild = int(tree.wait_for("grandchild-1.pid"))
+    found_at = None
+    for index in range(1, 4):
+        snapshot, _ = snapshot_of(probe)
+        if any(p.pid == grandchild for p in snapshot.processes):
+            found_at = index
+            break
+    assert found_at == 3, found_at
+    found = next(p for p in snapshot.processes if p.pid == grandchild)
+    assert (found.role, found.rank) == (ProcRole.WORKER, 1)
 
 
 def test_a_worker_exit_is_reported_with_its_zombie_status(tree: Tree) -> None:
