@@ -5,7 +5,7 @@ a *round* of dumps, `repeats` passes `repeat_gap_seconds` apart. Rounds start at
 `min_round_gap_seconds`; a slow background round (one pass) runs every
 `background_interval_seconds`, and once at start to learn early whether py-spy can attach.
 
-A pass costs in proportion to what is suspected (a dump costs tens of ms of CPU; a node has
+A pass costs in proportion to what is suspected (a dump costs ~10 ms of CPU; a node has
 up to hundreds of processes):
 1. the suspected ranks' main processes and their DataLoader workers (a suspicion naming no
    local rank, and the background round: every rank's main process, no worker);
