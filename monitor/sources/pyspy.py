@@ -7,8 +7,9 @@ a *round* of dumps, `repeats` passes `repeat_gap_seconds` apart. Rounds start at
 
 A pass costs in proportion to what is suspected (a dump costs ~10 ms of CPU; a node has
 up to hundreds of processes):
-1. the suspected ranks' main processes and their DataLoader workers (a suspicion naming no
-   local rank, and the background round: every rank's main process, no worker);
+1. the suspected ranks' main processes and, in a round's first pass or when the rank stayed
+   idle since, their DataLoader workers (a suspicion naming no local rank, and the background
+   round: every rank's main process, no worker);
 2. every other rank's main process, when a main process dumped in step 1 waits in a
    collective (the rank holding it up is elsewhere, and the verdict compares all of them);
 3. the workers of any main process dumped so far that waits for its DataLoader.
@@ -262,7 +263,7 @@ class PyspySampler:
 
     def _run_pass(self, round_: _Round, targets: Sequence[Target]) -> list[Observation]:
         started = time.perf_counter()
-        plan = PassPlan(targets, round_.focus)
+        plan = PassPlan(targets, round_.focus, first_pass=round_.done == 0)
         samples: list[StackSample] = []
         if self._blind is not None:
             # Blind: probe with one dump; the others would fail the same way.
@@ -514,9 +515,12 @@ def select_targets(processes: Iterable[ProcessInfo]) -> list[Target]:
 class PassPlan:
     """Which processes one pass dumps, batch by batch, as the stacks come in (see the module
     docstring). `targets` is select_targets' list; `focus` the suspected ranks, None for none
-    in particular."""
+    in particular; `first_pass`: the round's first, where the suspected ranks' workers go with
+    them (later passes dump them only for a suspected rank that stayed idle)."""
 
-    def __init__(self, targets: Sequence[Target], focus: frozenset[int] | None) -> None:
+    def __init__(
+        self, targets: Sequence[Target], focus: frozenset[int] | None, first_pass: bool = True
+    ) -> None:
         self._position = {t.pid: i for i, t in enumerate(targets)}
         self._mains = [t for t in targets if t.role is ProcRole.RANK]
         self._workers: dict[int, list[Target]] = {}
@@ -524,12 +528,15 @@ class PassPlan:
             if t.role is ProcRole.WORKER and t.rank_pid is not None:
                 self._workers.setdefault(t.rank_pid, []).append(t)
         focused = [t for t in self._mains if focus is not None and t.rank in focus]
-        self._first = [*focused, *(w for m in focused for w in self._workers.get(m.pid, ()))]
+        self._focused = {t.pid for t in focused}
+        self._first = list(focused)
+        if first_pass:
+            self._first += [w for m in focused for w in self._workers.get(m.pid, ())]
         if not focused:
             self._first = list(self._mains)
         self._dumped: set[int] = set()
         self._collective = False
-        self._dataloader_wait: list[int] = []
+        self._wanted_workers: list[int] = []  # main processes whose workers the evidence asks
 
     def first(self) -> list[Target]:
         return [t for t in self._first if t.pid not in self._dumped]
@@ -544,17 +551,17 @@ class PassPlan:
         states = (main.state, main.idle_state)
         if MainState.IN_COLLECTIVE in states:
             self._collective = True
-        if MainState.DATALOADER_WAIT in states:
-            self._dataloader_wait.append(sample.pid)
+        if MainState.DATALOADER_WAIT in states or sample.pid in self._focused:
+            self._wanted_workers.append(sample.pid)
 
     def next(self) -> list[Target]:
         """The next batch the evidence asks for; empty when the pass is complete."""
         batch: list[Target] = []
         if self._collective:
             batch += [t for t in self._mains if t.pid not in self._dumped]
-        for pid in self._dataloader_wait:
+        for pid in self._wanted_workers:
             batch += [w for w in self._workers.get(pid, ()) if w.pid not in self._dumped]
-        self._dataloader_wait = []
+        self._wanted_workers = []
         return batch
 
     def order(self, sample: StackSample) -> int:

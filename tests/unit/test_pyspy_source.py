@@ -15,6 +15,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import psutil
@@ -505,20 +506,26 @@ EIGHT_BY_TWO = select_targets(
 
 
 def run_plan(
-    focus: frozenset[int] | None, states: dict[int, MainState], busy: frozenset[int] = frozenset()
+    focus: frozenset[int] | None,
+    states: dict[int, MainState],
+    busy: frozenset[int] = frozenset(),
+    first_pass: bool = True,
 ) -> list[list[int]]:
     """The batches a pass dumps when rank r's main process is in states[r] (else compute),
     idle since its previous dump unless r is in `busy`."""
-    plan = PassPlan(EIGHT_BY_TWO, focus)
+    plan = PassPlan(EIGHT_BY_TWO, focus, first_pass)
     batches = []
     batch = plan.first()
     while batch:
         batches.append([t.pid for t in batch])
         for target in batch:
+            rank = target.rank or 0
             if target.role is ProcRole.RANK:
-                rank = target.rank or 0
                 state = states.get(rank, MainState.COMPUTE)
                 plan.dumped(main_sample(target.pid, rank, state), idle=rank not in busy)
+            else:
+                worker = replace(main_sample(target.pid, rank, MainState.UNKNOWN), main=None)
+                plan.dumped(replace(worker, role=ProcRole.WORKER), idle=True)
         batch = plan.next()
     return batches
 
@@ -559,3 +566,10 @@ def test_idle_between_two_readings() -> None:
     assert idle_between((10.0, 5.0), 13.0, 5.07)
     assert not idle_between((10.0, 5.0), 13.0, 5.09)
     assert not idle_between((10.0, 5.0), 10.0, 5.0)
+
+
+def test_later_passes_dump_a_suspected_ranks_workers_only_while_it_stays_idle() -> None:
+    """After the first pass, a suspected rank that used CPU since is dumped alone; one that
+    stayed idle gets its workers dumped after it."""
+    assert run_plan(frozenset({3}), {}, busy=frozenset({3}), first_pass=False) == [[103]]
+    assert run_plan(frozenset({3}), {}, first_pass=False) == [[103], [230, 231]]
