@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from monitor.parse.ras_json import parse_json
+from monitor.parse.ras_json import parse_json, parse_json_typed
 from monitor.parse.ras_model import (
     LEGACY_OP,
     CommProblem,
@@ -490,3 +490,46 @@ def test_large_json_parse_leaves_the_garbage_collector_as_it_found_it() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+# ----------------------------------------------------------------------------------------------
+# The typed path (msgspec, extra `fast`) against the standard library path.
+
+
+def json_corpus() -> list[str | bytes]:
+    """Every JSON reply the tests know: samples, rendered jobs of every version (healthy,
+    dead, missing, errors, zero-filled, 2.28's missing comma), wrong shapes, mangled ones."""
+    docs: list[str | bytes] = [(SAMPLES / n).read_bytes() for n in REPORT_SAMPLES if ".json" in n]
+    docs += [render_json(rich_job(version), elapsed=0.01) for version in JSON_VERSIONS]
+    docs += ["[1, 2]", '{"communicators": 5}', '{"communicators": [{"ranks": [{"rank": "x"}]}]}']
+    docs += mutations(seed=4, count=300)
+    return docs
+
+
+def test_typed_and_standard_library_paths_give_identical_reports() -> None:
+    """parse_json with msgspec and without it: the same report for every reply, and the
+    typed path does serve NCCL's own documents (it does not decline them all)."""
+    served = 0
+    for doc in json_corpus():
+        assert parse_json(doc, fast=True) == parse_json(doc, fast=False)
+        typed = parse_json_typed(doc)
+        if typed is not None:
+            served += 1
+            assert typed == parse_json(doc, fast=False)
+    for version in JSON_VERSIONS:
+        assert parse_json_typed(render_json(rich_job(version), elapsed=0.01)) is not None
+    assert served >= len(JSON_VERSIONS)
+
+
+def test_typed_path_declines_what_it_does_not_know() -> None:
+    """A bool where NCCL writes an int, a missing field, a cut document: declined (None), and
+    the standard library path reads them."""
+    good = render_json(rich_job(JSON_VERSIONS[-1]), elapsed=0.01)
+    assert parse_json_typed(good) is not None
+    for bad in (
+        good.replace('"pid": ', '"pid": true, "was": ', 1),
+        good.replace('"cuda_dev": ', '"old_cuda_dev": ', 1),
+        good[: len(good) // 2],
+    ):
+        assert parse_json_typed(bad) is None
+        assert parse_json(bad) == parse_json(bad, fast=False)

@@ -5,6 +5,10 @@ parent reaps it at once. Where the daemon has CAP_NET_ADMIN (root: the SLURM pro
 kernel's process-event connector (netlink, NETLINK_CONNECTOR / CN_IDX_PROC) reports every exit
 with its wait status. Elsewhere the probe falls back to the zombie's /proc status, and says
 "status unknown" rather than guess.
+
+The connector reports every fork, exec and exit on the machine (py-spy and the ranks' own
+threads included); from Linux 6.6 the listen request names the events wanted, so the kernel
+sends exits only.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ CN_IDX_PROC = 1
 CN_VAL_PROC = 1
 PROC_CN_MCAST_LISTEN = 1
 PROC_EVENT_EXIT = 0x80000000
+EVENT_FILTER_SINCE = (6, 6)  # struct proc_input {mcast_op; event_type} (Linux 6.6)
 NLMSG_DONE = 3
 
 _NLMSGHDR = struct.Struct("=IHHII")
@@ -72,6 +77,22 @@ class ExitStatusBook:
             self._book.pop(pid, None)
 
 
+def listen_request(kernel_release: str) -> bytes:
+    """The connector's listen request: exits only where the kernel filters (an older kernel
+    ignores a request of the newer size, so it gets the plain one and sends everything)."""
+    if _kernel_version(kernel_release) >= EVENT_FILTER_SINCE:
+        return struct.pack("=II", PROC_CN_MCAST_LISTEN, PROC_EVENT_EXIT)
+    return struct.pack("=I", PROC_CN_MCAST_LISTEN)
+
+
+def _kernel_version(release: str) -> tuple[int, int]:
+    parts = release.split(".")
+    try:
+        return int(parts[0]), int("".join(c for c in parts[1][:3] if c.isdigit()) or 0)
+    except (IndexError, ValueError):
+        return 0, 0
+
+
 def parse_proc_event(message: bytes) -> tuple[int, ExitStatus] | None:
     """Parse one netlink message; return (pid, status) for a thread-group leader's exit."""
     if len(message) < _NLMSGHDR.size + _CN_MSG.size + _EVENT_HEADER.size:
@@ -104,7 +125,7 @@ class ExitEventsSource:
         try:
             sock = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, NETLINK_CONNECTOR)
             sock.bind((os.getpid(), CN_IDX_PROC))
-            payload = struct.pack("=I", PROC_CN_MCAST_LISTEN)
+            payload = listen_request(os.uname().release)
             cn = _CN_MSG.pack(CN_IDX_PROC, CN_VAL_PROC, 0, 0, len(payload), 0)
             header = _NLMSGHDR.pack(
                 _NLMSGHDR.size + len(cn) + len(payload), NLMSG_DONE, 0, 0, os.getpid()

@@ -1,4 +1,4 @@
-"""Process probe (psutil, polled in a worker thread): the job's ranks, their workers, and exits.
+"""Process probe (polled in a worker thread): the job's ranks, their workers, and exits.
 
 Roles:
 - rank: the topmost process of the tree whose environment carries RANK / LOCAL_RANK /
@@ -14,6 +14,13 @@ Roles:
 A rank or worker that disappears becomes a ProcessExit whose status comes, in order of trust,
 from wait() on our own child, the kernel's process-event connector, the zombie's /proc entry,
 or nowhere ("unknown": never a guess).
+
+Cost (a node runs hundreds of processes; the probe runs every second): one read of
+/proc/PID/stat per process gives everything that changes (state, parent, CPU time, threads,
+RSS); the tree is walked through /proc/PID/task/TID/children, the main thread's only on most
+polls and every thread's every `full_scan_every` polls and for processes new to the probe (a
+process forked from another thread, or by a DataLoader worker, is found by a full scan). Environment, command line and executable
+are read once per process, again only when an exec changes its name.
 """
 
 from __future__ import annotations
@@ -60,26 +67,106 @@ def is_launcher(cmdline: Sequence[str]) -> bool:
         if base.startswith(("torchrun", "deepspeed", "accelerate")):
             return True
     return False
+
+
+
 WORKER_TITLES = ("pt_data_worker",)
+FULL_SCAN_EVERY = 10
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+_COMM_MAX = 15  # the kernel truncates a process name to 15 characters
 
 _STATES = {
-    psutil.STATUS_RUNNING: ProcState.RUNNING,
-    psutil.STATUS_SLEEPING: ProcState.SLEEPING,
-    psutil.STATUS_IDLE: ProcState.SLEEPING,
-    psutil.STATUS_DISK_SLEEP: ProcState.DISK_SLEEP,
-    psutil.STATUS_STOPPED: ProcState.STOPPED,
-    psutil.STATUS_TRACING_STOP: ProcState.STOPPED,
-    psutil.STATUS_ZOMBIE: ProcState.ZOMBIE,
-    psutil.STATUS_DEAD: ProcState.GONE,
+    "R": ProcState.RUNNING,
+    "S": ProcState.SLEEPING,
+    "I": ProcState.SLEEPING,
+    "D": ProcState.DISK_SLEEP,
+    "T": ProcState.STOPPED,
+    "t": ProcState.STOPPED,
+    "Z": ProcState.ZOMBIE,
+    "X": ProcState.GONE,
+    "x": ProcState.GONE,
 }
+
+
+@dataclass(frozen=True, slots=True)
+class ProcStat:
+    """What /proc/PID/stat says of one process."""
+
+    name: str  # the kernel's (comm), at most 15 characters
+    state: ProcState
+    ppid: int
+    cpu_seconds: float
+    threads: int
+    start_ticks: int  # since boot: with the pid, identifies the process
+    rss_bytes: int
+
+
+def _read(path: str) -> bytes:
+    """A whole small /proc file; os-level calls (a buffered file object costs as much as the
+    read itself, hundreds of times a second)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks = [os.read(fd, 4096)]
+        while len(chunks[-1]) == 4096:
+            chunks.append(os.read(fd, 4096))
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def read_stat(proc_root: str, pid: int) -> ProcStat | None:
+    """One read of /proc/PID/stat; None when the process is gone."""
+    try:
+        raw = _read(f"{proc_root}/{pid}/stat")
+    except OSError:
+        return None
+    close = raw.rfind(b")")
+    fields = raw[close + 2 :].split()
+    if close < 0 or len(fields) < 22:
+        return None
+    return ProcStat(
+        name=raw[raw.find(b"(") + 1 : close].decode("utf-8", "replace"),
+        state=_STATES.get(fields[0].decode("ascii", "replace"), ProcState.OTHER),
+        ppid=int(fields[1]),
+        cpu_seconds=(int(fields[11]) + int(fields[12])) / _TICKS,
+        threads=int(fields[17]),
+        start_ticks=int(fields[19]),
+        rss_bytes=int(fields[21]) * _PAGE,
+    )
+
+
+def read_children(proc_root: str, pid: int, every_thread: bool) -> list[int] | None:
+    """Children of `pid` from /proc/PID/task/TID/children (of its main thread, or of every
+    thread); None when the kernel has no such file (CONFIG_PROC_CHILDREN off)."""
+    tids = [str(pid)]
+    if every_thread:
+        try:
+            tids = os.listdir(f"{proc_root}/{pid}/task")
+        except OSError:
+            return []
+    children: list[int] = []
+    for tid in tids:
+        try:
+            children.extend(int(c) for c in _read(f"{proc_root}/{pid}/task/{tid}/children").split())
+        except FileNotFoundError:
+            main_thread_there = tid == str(pid) and os.path.exists(f"{proc_root}/{pid}/task/{tid}")
+            if main_thread_there:
+                return None
+            # else the thread (or the whole process) is gone
+        except OSError:
+            continue
+    return children
 
 
 @dataclass(frozen=True)
 class _Static:
-    """Per-process facts read once (environment, executable), keyed by (pid, create_time)."""
+    """Per-process facts read once (environment, executable), keyed by pid and start time."""
 
-    create_time: float
-    cmdline: tuple[str, ...]  # exec keeps pid and start time: the command line tells them apart
+    start_ticks: int
+    name: str  # an exec keeps pid and start time but changes the name: read again then
+    cmdline: tuple[str, ...]
     is_python: bool
     rank: int | None
     local_rank: int | None
@@ -93,15 +180,6 @@ class _Static:
 class _Seen:
     info: ProcessInfo
     create_time: float
-
-
-def _is_python(proc: psutil.Process) -> bool:
-    try:
-        exe = os.path.basename(proc.exe())
-    except (psutil.Error, OSError):
-        exe = ""
-    name = exe or proc.name()
-    return name.startswith("python") or name in WORKER_TITLES
 
 
 def _int_or_none(value: str | None) -> int | None:
@@ -123,27 +201,39 @@ class ProcessProbe:
         roots: Callable[[], Sequence[int]],
         book: ExitStatusBook,
         interval_seconds: float = 1.0,
+        *,
+        proc_root: str = "/proc",
+        full_scan_every: int = FULL_SCAN_EVERY,
     ) -> None:
         self.roots = roots
         self.book = book
         self.interval_seconds = interval_seconds
+        self.proc_root = proc_root
+        self.full_scan_every = max(1, full_scan_every)
+        self._polls = 0
+        self._workers: set[int] = set()  # children of workers are looked for on full scans
+        self._children_files = True  # False: the kernel has none, ask psutil
         self._static: dict[int, _Static] = {}
         self._seen: dict[int, _Seen] = {}
         self._deferred: dict[int, int] = {}  # pid → polls waited for an exit status
         self.latest: ProcessSnapshot | None = None
         self.environments: dict[int, dict[str, str]] = {}
         self._ranks_from_env = False
-        self._workers: set[tuple[int, float]] = set()  # (pid, start time) once seen as workers
+        # (pid, start) of processes once seen as workers: one stays a worker when its rank dies
+        # and it is reparented, although it carries the rank's RANK variable.
+        self._known_workers: set[tuple[int, int]] = set()
         # rank pid -> (its memory cgroup, that cgroup's OOM-kill count at the last poll)
         self._oom: dict[int, tuple[Path | None, int | None]] = {}
 
     def poll(self, now: float) -> Sequence[Observation]:
-        procs = self._collect()
-        if not procs and not self._seen:
+        full_scan = self._polls % self.full_scan_every == 0
+        self._polls += 1
+        stats = self._collect(full_scan)
+        if not stats and not self._seen:
             roots = list(self.roots())
             if roots and not any(psutil.pid_exists(p) for p in roots):
                 raise SourceError("no_process", f"none of the watched pids {roots} exists")
-        infos = self._classify(procs)
+        infos = self._classify(stats, full_scan)
         mem = psutil.virtual_memory()
         snapshot = ProcessSnapshot(now, tuple(infos), int(mem.total), int(mem.available))
         out: list[Observation] = [snapshot]
@@ -152,35 +242,53 @@ class ProcessProbe:
         return out
 
     # -- discovery -----------------------------------------------------------------------
-    def _collect(self) -> list[psutil.Process]:
-        found: dict[int, psutil.Process] = {}
-        for pid in self.roots():
-            try:
-                root = psutil.Process(pid)
-                found[root.pid] = root
-                for child in root.children(recursive=True):
-                    found[child.pid] = child
-            except psutil.NoSuchProcess:
+    def _collect(self, full_scan: bool) -> dict[int, ProcStat]:
+        """Every process of the watched trees, by pid, in discovery order."""
+        found: dict[int, ProcStat] = {}
+        pending = list(self.roots())
+        while pending:
+            pid = pending.pop(0)
+            if pid in found:
                 continue
-            except psutil.AccessDenied as exc:
-                raise SourceError("access_denied", f"cannot read process {pid}: {exc}") from exc
-        return list(found.values())
+            stat = read_stat(self.proc_root, pid)
+            if stat is None:
+                continue
+            found[pid] = stat
+            if stat.state is ProcState.ZOMBIE:
+                continue
+            new = pid not in self._static
+            if full_scan or new or pid not in self._workers:
+                pending.extend(self._children(pid, full_scan or new))
+        return found
 
-    def _static_for(self, proc: psutil.Process) -> _Static | None:
-        cached = self._static.get(proc.pid)
+    def _children(self, pid: int, every_thread: bool) -> list[int]:
+        if self._children_files:
+            children = read_children(self.proc_root, pid, every_thread)
+            if children is not None:
+                return children
+            self._children_files = False
         try:
-            create_time = proc.create_time()
-            cmdline = tuple(proc.cmdline())
-        except psutil.ZombieProcess:
-            # A rank killed and not yet reaped (its launcher does not wait for it): it keeps the
-            # identity it had alive, so it is reported dead now, not forgotten as a launcher.
-            if cached is not None:
-                return cached
-            cmdline = ()
-        except psutil.Error:
-            return None
-        if cached is not None and cached.create_time == create_time and cached.cmdline == cmdline:
+            return [c.pid for c in psutil.Process(pid).children()]
+        except psutil.NoSuchProcess:
+            return []
+        except psutil.AccessDenied as exc:
+            raise SourceError("access_denied", f"cannot read process {pid}: {exc}") from exc
+
+    def _static_for(self, pid: int, stat: ProcStat, recheck: bool) -> _Static | None:
+        cached = self._static.get(pid)
+        if (
+            cached is not None
+            and cached.start_ticks == stat.start_ticks
+            and (cached.name == stat.name or stat.state is ProcState.ZOMBIE)
+            and not (
+                recheck and stat.state is not ProcState.ZOMBIE and self._exec_since(pid, cached)
+            )
+        ):
             return cached
+        try:
+            proc = psutil.Process(pid)
+        except psutil.NoSuchProcess:
+            return None
         env: dict[str, str] = {}
         env_readable = True
         try:
@@ -197,9 +305,10 @@ class ProcessProbe:
         world_size = next((value for value in sizes if value is not None), None)
         kept = tuple((k, env[k]) for k in KEPT_VARIABLES if k in env)
         static = _Static(
-            create_time,
-            cmdline,
-            _is_python(proc),
+            stat.start_ticks,
+            stat.name,
+            self._cmdline(pid),
+            self._is_python(pid, stat.name),
             rank,
             local_rank,
             env_readable,
@@ -207,33 +316,50 @@ class ProcessProbe:
             kept,
             world_size,
         )
-        self._static[proc.pid] = static
+        self._static[pid] = static
         return static
 
-    def _classify(self, procs: list[psutil.Process]) -> list[ProcessInfo]:
+    def _cmdline(self, pid: int) -> tuple[str, ...]:
+        try:
+            with open(f"{self.proc_root}/{pid}/cmdline", "rb") as fh:
+                raw = fh.read()
+        except OSError:
+            return ()
+        return tuple(part.decode("utf-8", "replace") for part in raw.split(b"\0") if part)
+
+    def _exec_since(self, pid: int, cached: _Static) -> bool:
+        """An exec of a program with the same name keeps pid, start time and name: the
+        command line tells them apart (checked on full scans only)."""
+        cmdline = self._cmdline(pid)
+        return bool(cmdline) and cmdline != cached.cmdline
+
+    def _is_python(self, pid: int, name: str) -> bool:
+        try:
+            exe = os.path.basename(os.readlink(f"{self.proc_root}/{pid}/exe"))
+        except OSError:
+            exe = ""
+        exe = exe.removesuffix(" (deleted)")
+        name = exe or name
+        return name.startswith("python") or name in WORKER_TITLES
+
+    def _classify(self, stats: dict[int, ProcStat], full_scan: bool) -> list[ProcessInfo]:
         statics: dict[int, _Static] = {}
         parents: dict[int, int] = {}
-        live: dict[int, psutil.Process] = {}
-        for proc in procs:
-            static = self._static_for(proc)
+        for pid, stat in stats.items():
+            static = self._static_for(pid, stat, full_scan)
             if static is None:
                 continue
-            try:
-                parents[proc.pid] = proc.ppid()
-            except psutil.Error:
-                continue
-            statics[proc.pid] = static
-            live[proc.pid] = proc
+            parents[pid] = stat.ppid
+            statics[pid] = static
         for pid in list(self._static):
             if pid not in statics:
                 del self._static[pid]
-        self._workers = {w for w in self._workers if w[0] in statics}
 
         rank_of: dict[int, int | None] = {}
         # Topmost process carrying a rank variable: its parent does not carry the same rank.
         for pid, static in statics.items():
             parent = statics.get(parents[pid])
-            if (pid, static.create_time) in self._workers:
+            if (pid, static.start_ticks) in self._known_workers:
                 continue  # a worker stays a worker when its rank dies and it is reparented
             if static.rank_env and not (parent and parent.rank_env and parent.rank == static.rank):
                 rank_of[pid] = static.rank
@@ -248,22 +374,22 @@ class ProcessProbe:
 
         self.environments = {pid: dict(statics[pid].environ) for pid in rank_of}
         infos: list[ProcessInfo] = []
-        for pid, proc in live.items():
-            static = statics[pid]
+        for pid, static in statics.items():
             rank_pid = self._owning_rank(pid, parents, rank_of)
             if pid in rank_of:
                 role, rank, local = ProcRole.RANK, rank_of[pid], static.local_rank
             elif rank_pid is not None:
                 role, rank, local = ProcRole.WORKER, rank_of[rank_pid], None
-                self._workers.add((pid, static.create_time))
+                self._known_workers.add((pid, static.start_ticks))
             else:
                 role, rank, local = ProcRole.LAUNCHER, None, None
-            info = _read_dynamic(proc, role, rank, local, rank_pid, static, parents[pid])
-            if info is not None and role is ProcRole.RANK and inferred_world:
+            info = _info(pid, stats[pid], role, rank, local, rank_pid, static)
+            if role is ProcRole.RANK and inferred_world:
                 # Ranks told apart by the process tree alone: the tree is the whole job.
                 info = dataclasses.replace(info, world_size=inferred_world)
-            if info is not None:
-                infos.append(info)
+            infos.append(info)
+        self._workers = {i.pid for i in infos if i.role is ProcRole.WORKER}
+        self._known_workers = {w for w in self._known_workers if w[0] in statics}
         return infos
 
     @staticmethod
@@ -272,10 +398,10 @@ class ProcessProbe:
         topmost = [pid for pid in pythons if parents.get(pid) not in pythons]
         if not topmost:
             return {}
-        top = min(topmost, key=lambda p: statics[p].create_time)
+        top = min(topmost, key=lambda p: statics[p].start_ticks)
         children = [pid for pid in pythons if parents.get(pid) == top]
         members = children or ([] if is_launcher(statics[top].cmdline) else [top])
-        members.sort(key=lambda p: (statics[p].create_time, p))
+        members.sort(key=lambda p: (statics[p].start_ticks, p))
         return {pid: i for i, pid in enumerate(members)}
 
     @staticmethod
@@ -351,26 +477,19 @@ class ProcessProbe:
         return out
 
 
-def _read_dynamic(
-    proc: psutil.Process,
+def _info(
+    pid: int,
+    stat: ProcStat,
     role: ProcRole,
     rank: int | None,
     local_rank: int | None,
     rank_pid: int | None,
     static: _Static,
-    ppid: int,
-) -> ProcessInfo | None:
-    try:
-        with proc.oneshot():
-            status = proc.status()
-            cpu = proc.cpu_times()
-            rss = proc.memory_info().rss
-            threads = proc.num_threads()
-            name = proc.name()
-    except psutil.ZombieProcess:
+) -> ProcessInfo:
+    if stat.state is ProcState.ZOMBIE:
         return ProcessInfo(
-            proc.pid,
-            ppid,
+            pid,
+            stat.ppid,
             role,
             rank,
             local_rank,
@@ -384,24 +503,32 @@ def _read_dynamic(
             static.env_readable,
             static.world_size,
         )
-    except psutil.Error:
-        return None
     return ProcessInfo(
-        pid=proc.pid,
-        ppid=ppid,
+        pid=pid,
+        ppid=stat.ppid,
         role=role,
         rank=rank,
         local_rank=local_rank,
         rank_pid=rank_pid,
-        name=name,
-        state=_STATES.get(status, ProcState.OTHER),
-        cpu_seconds=float(cpu.user + cpu.system),
-        rss_bytes=int(rss),
-        threads=int(threads),
+        name=_full_name(stat.name, static.cmdline),
+        state=stat.state,
+        cpu_seconds=stat.cpu_seconds,
+        rss_bytes=stat.rss_bytes,
+        threads=stat.threads,
         is_python=static.is_python,
         env_readable=static.env_readable,
         world_size=static.world_size,
     )
+
+
+def _full_name(name: str, cmdline: tuple[str, ...]) -> str:
+    """The kernel cuts names at 15 characters; the command line has the whole one (as psutil
+    reports it)."""
+    if len(name) >= _COMM_MAX and cmdline:
+        whole = os.path.basename(cmdline[0])
+        if whole.startswith(name):
+            return whole
+    return name
 
 
 def _zombie_status(pid: int) -> ExitStatus | None:

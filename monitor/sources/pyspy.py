@@ -1,10 +1,20 @@
 """The stack sampler: py-spy dumps of the ranks and their DataLoader workers, on demand.
 
 Suspicion → evidence: any detector's `Suspicion` (delivered through `on_observation`) asks for
-a *round* of dumps: every local rank's main process and its DataLoader workers, dumped
-`repeats` times `repeat_gap_seconds` apart. Rounds start at most every
+a *round* of dumps, `repeats` passes `repeat_gap_seconds` apart. Rounds start at most every
 `min_round_gap_seconds`; a slow background round (one pass) runs every
 `background_interval_seconds`, and once at start to learn early whether py-spy can attach.
+
+A pass costs in proportion to what is suspected (a dump costs ~10 ms of CPU; a node has
+up to hundreds of processes):
+1. the suspected ranks' main processes and, in a round's first pass or when the rank stayed
+   idle since, their DataLoader workers (a suspicion naming no local rank, and the background
+   round: every rank's main process, no worker);
+2. every other rank's main process, when a main process dumped in step 1 waits in a
+   collective (the rank holding it up is elsewhere, and the verdict compares all of them);
+3. the workers of any main process dumped so far that waits for its DataLoader.
+A wait counts as evidence only when the process used (almost) no CPU since its previous dump:
+in a healthy job the ranks pass through collectives and DataLoader waits all the time.
 
 Each dump is `py-spy dump --json --nonblocking --pid N` (an argv list, never a shell; never
 pausing the rank), killed when it exceeds `dump_timeout_seconds`. Candidates are filtered on
@@ -21,11 +31,13 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -47,6 +59,7 @@ from monitor.model import (
 )
 from monitor.parse.stacks import (
     DumpResult,
+    MainState,
     ProcReading,
     StackParseError,
     StackPass,
@@ -64,6 +77,10 @@ log = structlog.get_logger("rankwatch.pyspy")
 ProcessTable = Callable[[], "ProcessSnapshot | None"]
 
 _PYTHON_EXE = re.compile(r"^(python|pypy)[\d.]*[dmu]*$")
+# Idle between two dumps: less CPU than this fraction of a core (the progress detector's
+# default `cpu_active_fraction`), plus a little for the /proc clock's granularity.
+IDLE_CPU_FRACTION = 0.02
+IDLE_CPU_SLACK_SECONDS = 0.02
 _CAP_SYS_PTRACE = 19
 
 
@@ -81,13 +98,21 @@ class _Round:
     passes: int
     trigger: str
     next_pass_at: float
+    focus: frozenset[int] | None  # suspected ranks; None: no rank in particular
     done: int = 0
+
+
+@dataclass(frozen=True)
+class _Request:
+    reason: str
+    ranks: tuple[int, ...]  # () when the suspicion names no rank
 
 
 @dataclass
 class _Counters:
     dumps: dict[str, int] = field(default_factory=dict)
     rounds: dict[str, int] = field(default_factory=dict)
+    cpu_seconds: dict[str, float] = field(default_factory=dict)
     last_dump_seconds: float | None = None
     last_pass_seconds: float | None = None
 
@@ -121,7 +146,9 @@ class PyspySampler:
         self._monotonic = monotonic
         self._wall = wall
         self._lock = threading.Lock()
-        self._requested: list[str] = []  # reasons of suspicions not yet served
+        self._requested: list[_Request] = []  # suspicions not yet served
+        self._dump_files: deque[Path] | None = None  # written dumps, oldest first
+        self._readings: dict[int, tuple[float, float]] = {}  # pid → (at, CPU s) at its last dump
         self._round: _Round | None = None
         self._round_ids = 0
         self._last_round_at: float | None = None
@@ -151,13 +178,14 @@ class PyspySampler:
         """Called by the daemon for every derived observation; reacts to Suspicion only."""
         if isinstance(obs, Suspicion):
             ranks = ",".join(str(r) for r in obs.ranks) or "all"
-            self.request(f"{obs.detector}: {obs.reason} (ranks {ranks})")
+            self.request(f"{obs.detector}: {obs.reason} (ranks {ranks})", obs.ranks)
 
-    def request(self, reason: str) -> None:
-        """Ask for a round as soon as the rate limit allows (thread-safe)."""
+    def request(self, reason: str, ranks: Iterable[int] = ()) -> None:
+        """Ask for a round on `ranks` (none: no rank in particular) as soon as the rate limit
+        allows (thread-safe)."""
         with self._lock:
             if len(self._requested) < 32:
-                self._requested.append(reason)
+                self._requested.append(_Request(reason, tuple(ranks)))
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -179,7 +207,13 @@ class PyspySampler:
             return []
         if round_.done == 0:
             self._start(round_, now)
+        cpu_started = _children_cpu_seconds()
         observations = self._run_pass(round_, targets)
+        kind = _kind(round_)
+        with self._lock:
+            self._counters.cpu_seconds[kind] = self._counters.cpu_seconds.get(kind, 0.0) + max(
+                0.0, _children_cpu_seconds() - cpu_started
+            )
         round_.done += 1
         round_.next_pass_at = self._monotonic() + self.settings.repeat_gap_seconds
         if round_.done >= round_.passes:
@@ -196,25 +230,32 @@ class PyspySampler:
         )
         with self._lock:
             if self._requested and gap_ok:
-                reasons, self._requested = self._requested, []
-                self._round = self._new_round(self.settings.repeats, f"suspicion: {reasons[0]}")
+                requests, self._requested = self._requested, []
+                focus = (
+                    None
+                    if any(not r.ranks for r in requests)
+                    else frozenset(rank for r in requests for rank in r.ranks)
+                )
+                self._round = self._new_round(
+                    self.settings.repeats, f"suspicion: {requests[0].reason}", focus
+                )
                 return self._round
         interval = self.settings.background_interval_seconds
         background_due = interval > 0 and (
             self._last_background_at is None or now - self._last_background_at >= interval
         )
         if background_due and gap_ok:
-            self._round = self._new_round(1, "background")
+            self._round = self._new_round(1, "background", None)
             return self._round
         return None
 
-    def _new_round(self, passes: int, trigger: str) -> _Round:
+    def _new_round(self, passes: int, trigger: str, focus: frozenset[int] | None) -> _Round:
         self._round_ids += 1
-        return _Round(self._round_ids, passes, trigger, next_pass_at=0.0)
+        return _Round(self._round_ids, passes, trigger, next_pass_at=0.0, focus=focus)
 
     def _start(self, round_: _Round, now: float) -> None:
         self._last_round_at = now
-        kind = "background" if round_.trigger == "background" else "suspicion"
+        kind = _kind(round_)
         if kind == "background":
             self._last_background_at = now
         self._counters.rounds[kind] = self._counters.rounds.get(kind, 0) + 1
@@ -222,14 +263,25 @@ class PyspySampler:
 
     def _run_pass(self, round_: _Round, targets: Sequence[Target]) -> list[Observation]:
         started = time.perf_counter()
+        plan = PassPlan(targets, round_.focus, first_pass=round_.done == 0)
+        samples: list[StackSample] = []
         if self._blind is not None:
             # Blind: probe with one dump; the others would fail the same way.
-            probe = self._sample(targets[0], round_)
-            samples = [probe]
-            if not probe.result.blinds:
-                samples += list(self._pool.map(lambda t: self._sample(t, round_), targets[1:]))
-        else:
-            samples = list(self._pool.map(lambda t: self._sample(t, round_), targets))
+            probe = self._sample(plan.first()[0], round_)
+            samples.append(probe)
+            plan.dumped(probe, self._idle_since_last_dump(probe))
+            if probe.result.blinds:
+                plan = PassPlan((), None)
+        batch = plan.first()
+        while batch:
+            done = list(self._pool.map(lambda t: self._sample(t, round_), batch))
+            for sample in done:
+                plan.dumped(sample, self._idle_since_last_dump(sample))
+            samples += done
+            batch = plan.next()
+        samples.sort(key=plan.order)
+        alive = {t.pid for t in targets}
+        self._readings = {pid: r for pid, r in self._readings.items() if pid in alive}
         self._counters.last_pass_seconds = time.perf_counter() - started
         self._update_blindness(samples)
         out: list[Observation] = list(samples)
@@ -244,6 +296,15 @@ class PyspySampler:
             )
         )
         return out
+
+    def _idle_since_last_dump(self, sample: StackSample) -> bool:
+        """Whether the process used (almost) no CPU since its previous dump; False when it
+        has none (no evidence yet: the next pass tells)."""
+        if sample.proc is None:
+            return False
+        previous = self._readings.get(sample.pid)
+        self._readings[sample.pid] = (sample.at, sample.proc.cpu_seconds)
+        return idle_between(previous, sample.at, sample.proc.cpu_seconds)
 
     def _update_blindness(self, samples: Sequence[StackSample]) -> None:
         attempted = [s for s in samples if s.result not in (DumpResult.GONE, DumpResult.NOT_PYTHON)]
@@ -350,25 +411,32 @@ class PyspySampler:
         except OSError as exc:
             log.warning("pyspy_dump_not_written", path=str(path), error=str(exc))
             return ""
-        self._prune()
+        self._prune(path)
         return str(path)
 
-    def _prune(self) -> None:
-        """Keep the newest `max_dump_files` dumps so the state directory cannot fill a disk."""
+    def _prune(self, written: Path) -> None:
+        """Keep the newest `max_dump_files` dumps so the state directory cannot fill a disk.
+        The directory is listed once (dumps left by an earlier run); after that the sampler
+        remembers what it wrote, oldest first."""
         with self._lock:
-            try:
-                files = sorted(self.dump_dir.glob("*.json"), key=lambda p: p.stat().st_mtime)
-            except OSError:
-                return
-            for old in files[: max(0, len(files) - self.settings.max_dump_files)]:
+            if self._dump_files is None:
+                try:
+                    earlier = [p for p in self.dump_dir.glob("*.json") if p != written]
+                    earlier.sort(key=_mtime)
+                except OSError:
+                    earlier = []
+                self._dump_files = deque(earlier)
+            self._dump_files.append(written)
+            while len(self._dump_files) > self.settings.max_dump_files:
                 with contextlib.suppress(OSError):
-                    old.unlink()
+                    self._dump_files.popleft().unlink()
 
     # -- metrics -------------------------------------------------------------------------
     def metric_families(self) -> list[MetricFamilyData]:
         with self._lock:
             dumps = sorted(self._counters.dumps.items())
             rounds = sorted(self._counters.rounds.items())
+            cpu = sorted(self._counters.cpu_seconds.items())
         families = [
             counter(
                 "pyspy_dumps",
@@ -381,6 +449,13 @@ class PyspySampler:
                 "Dump rounds started, by trigger (suspicion, background).",
                 ("trigger",),
                 [((trigger,), count) for trigger, count in rounds],
+            ),
+            counter(
+                "pyspy_cpu_seconds",
+                "CPU time of the py-spy processes, by round trigger (suspicion, background): "
+                "children reaped while a pass ran.",
+                ("trigger",),
+                [((trigger,), seconds) for trigger, seconds in cpu],
             ),
         ]
         if self._counters.last_dump_seconds is not None:
@@ -435,6 +510,87 @@ def select_targets(processes: Iterable[ProcessInfo]) -> list[Target]:
         )
         targets.extend(Target(w.pid, ProcRole.WORKER, rank.rank, rank.pid) for w in workers)
     return targets
+
+
+class PassPlan:
+    """Which processes one pass dumps, batch by batch, as the stacks come in (see the module
+    docstring). `targets` is select_targets' list; `focus` the suspected ranks, None for none
+    in particular; `first_pass`: the round's first, where the suspected ranks' workers go with
+    them (later passes dump them only for a suspected rank that stayed idle)."""
+
+    def __init__(
+        self, targets: Sequence[Target], focus: frozenset[int] | None, first_pass: bool = True
+    ) -> None:
+        self._position = {t.pid: i for i, t in enumerate(targets)}
+        self._mains = [t for t in targets if t.role is ProcRole.RANK]
+        self._workers: dict[int, list[Target]] = {}
+        for t in targets:
+            if t.role is ProcRole.WORKER and t.rank_pid is not None:
+                self._workers.setdefault(t.rank_pid, []).append(t)
+        focused = [t for t in self._mains if focus is not None and t.rank in focus]
+        self._focused = {t.pid for t in focused}
+        self._first = list(focused)
+        if first_pass:
+            self._first += [w for m in focused for w in self._workers.get(m.pid, ())]
+        if not focused:
+            self._first = list(self._mains)
+        self._dumped: set[int] = set()
+        self._collective = False
+        self._wanted_workers: list[int] = []  # main processes whose workers the evidence asks
+
+    def first(self) -> list[Target]:
+        return [t for t in self._first if t.pid not in self._dumped]
+
+    def dumped(self, sample: StackSample, idle: bool) -> None:
+        """Note a dump; `idle`: the process used no CPU since its previous dump (a wait that
+        is evidence, not a moment of a healthy step)."""
+        self._dumped.add(sample.pid)
+        main = sample.main
+        if main is None or not idle:
+            return
+        states = (main.state, main.idle_state)
+        if MainState.IN_COLLECTIVE in states:
+            self._collective = True
+        if MainState.DATALOADER_WAIT in states or sample.pid in self._focused:
+            self._wanted_workers.append(sample.pid)
+
+    def next(self) -> list[Target]:
+        """The next batch the evidence asks for; empty when the pass is complete."""
+        batch: list[Target] = []
+        if self._collective:
+            batch += [t for t in self._mains if t.pid not in self._dumped]
+        for pid in self._wanted_workers:
+            batch += [w for w in self._workers.get(pid, ()) if w.pid not in self._dumped]
+        self._wanted_workers = []
+        return batch
+
+    def order(self, sample: StackSample) -> int:
+        return self._position.get(sample.pid, len(self._position))
+
+
+def idle_between(previous: tuple[float, float] | None, at: float, cpu_seconds: float) -> bool:
+    """Whether a process whose CPU time was `previous` = (at, CPU s) used (almost) none until
+    `at`; False without an earlier reading."""
+    if previous is None or at <= previous[0]:
+        return False
+    used = cpu_seconds - previous[1]
+    return used <= IDLE_CPU_FRACTION * (at - previous[0]) + IDLE_CPU_SLACK_SECONDS
+
+
+def _kind(round_: _Round) -> str:
+    return "background" if round_.trigger == "background" else "suspicion"
+
+
+def _children_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def is_python_process(proc_root: Path, pid: int) -> bool:

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from monitor.detectors.nccl import NcclRasDetector
-from monitor.parse.ras_json import parse_json
+from monitor.parse.ras_json import parse_json, parse_json_typed
 from monitor.parse.ras_model import RasSnapshot
 from monitor.parse.ras_text import parse_text
 from monitor.settings import RasSettings
@@ -100,21 +100,29 @@ def test_parse_16k_rank_reports() -> None:
 
     text_best, text_median = best_ms(lambda: parse_text(text))
     ref_best, _ = best_ms(lambda: parse_text(sample), repeat=20)
-    json_best, json_median = best_ms(lambda: parse_json(document), repeat=3)
+    assert parse_json(document, fast=True) == parse_json(document, fast=False)
+    json_best, json_median = best_ms(lambda: parse_json(document, fast=False), repeat=3)
+    fast_best, fast_median = best_ms(lambda: parse_json(document, fast=True), repeat=3)
     loads_best, _ = best_ms(lambda: json.loads(document), repeat=3)
-    world_best, world_median = best_ms(lambda: parse_json(world_document))
+    world_best, world_median = best_ms(lambda: parse_json(world_document, fast=False))
+    world_fast, _ = best_ms(lambda: parse_json(world_document, fast=True))
     world_loads, _ = best_ms(lambda: json.loads(world_document))
     print()
     print(f"RAS parse, {NODES} nodes x {GPUS} = {NODES * GPUS} ranks (target < 100 ms each)")
     print(f"  VERBOSE text ({len(text) / 1e6:.2f} MB, {text.count(chr(10))} lines): "
           f"best {text_best:.1f} ms, median CPU {text_median:.1f} ms; "
           f"reference 1,024-rank sample {ref_best:.2f} ms (x{text_best / ref_best:.0f})")
+    typed = "msgspec" if parse_json_typed(document) is not None else "not installed: stdlib"
     print(f"  JSON, world communicator only ({len(world_document) / 1e6:.1f} MB): "
-          f"best {world_best:.1f} ms, median CPU {world_median:.1f} ms; "
-          f"bare json.loads {world_loads:.1f} ms (x{world_best / world_loads:.2f})")
+          f"standard library best {world_best:.1f} ms, median CPU {world_median:.1f} ms; "
+          f"typed ({typed}) best {world_fast:.1f} ms; "
+          f"reference bare json.loads {world_loads:.1f} ms (x{world_best / world_loads:.2f}, "
+          f"x{world_fast / world_loads:.2f})")
     print(f"  JSON, world + 8 DP + {NODES:,} TP communicators ({len(document) / 1e6:.1f} MB): "
-          f"best {json_best:.1f} ms, median CPU {json_median:.1f} ms; "
-          f"bare json.loads {loads_best:.1f} ms (x{json_best / loads_best:.2f})")
+          f"standard library best {json_best:.1f} ms, median CPU {json_median:.1f} ms; "
+          f"typed ({typed}) best {fast_best:.1f} ms, median CPU {fast_median:.1f} ms; "
+          f"reference bare json.loads {loads_best:.1f} ms (x{json_best / loads_best:.2f}, "
+          f"x{fast_best / loads_best:.2f})")
 
 
 @pytest.mark.benchmark

@@ -15,6 +15,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import psutil
@@ -24,10 +25,12 @@ import structlog
 from monitor.clock import FakeClock
 from monitor.errors import SourceError
 from monitor.model import ProcessInfo, ProcessSnapshot, ProcRole, ProcState, Suspicion
-from monitor.parse.stacks import DumpResult, MainState, StackPass, StackSample
+from monitor.parse.stacks import DumpResult, MainClass, MainState, StackPass, StackSample
 from monitor.settings import PyspySettings
 from monitor.sources.pyspy import (
+    PassPlan,
     PyspySampler,
+    idle_between,
     is_python_process,
     read_proc,
     select_targets,
@@ -159,12 +162,32 @@ def samples_of(observations: object) -> list[StackSample]:
     return [o for o in observations if isinstance(o, StackSample)]  # type: ignore[attr-defined]
 
 
-def test_background_round_dumps_rank_and_worker(tmp_path: Path, job: Job) -> None:
-    """The first poll runs a one-pass background round: both processes dumped and classified,
-    full dumps written to the state directory, and a StackPass closing the pass."""
+def test_background_round_dumps_the_main_processes(tmp_path: Path, job: Job) -> None:
+    """The first poll runs a one-pass background round over the ranks' main processes only
+    (the rank computes: its workers are not asked for), closed by a StackPass."""
     clock = FakeClock()
     sampler = make_sampler(tmp_path, job, clock)
     try:
+        out = sampler.poll(clock.monotonic())
+    finally:
+        sampler.close()
+    samples = samples_of(out)
+    assert [(s.pid, s.role, s.result) for s in samples] == [
+        (job.rank_pid, ProcRole.RANK, DumpResult.OK),
+    ]
+    assert samples[0].main is not None and samples[0].main.state is MainState.COMPUTE
+    assert Path(samples[0].dump_path).read_text().startswith("[")
+    assert isinstance(out[-1], StackPass)
+    assert (out[-1].trigger, out[-1].passes, out[-1].pids) == ("background", 1, (job.rank_pid,))
+
+
+def test_suspicion_round_dumps_the_rank_and_its_workers(tmp_path: Path, job: Job) -> None:
+    """A suspicion naming rank 0 dumps its main process and its worker, both classified, full
+    dumps written to the state directory, and a StackPass closing the pass."""
+    clock = FakeClock()
+    sampler = make_sampler(tmp_path, job, clock, background_interval_seconds=0.0)
+    try:
+        sampler.on_observation(Suspicion(clock.monotonic(), (0,), "progress stalled", "progress"))
         out = sampler.poll(clock.monotonic())
     finally:
         sampler.close()
@@ -185,11 +208,8 @@ def test_background_round_dumps_rank_and_worker(tmp_path: Path, job: Job) -> Non
         assert Path(sample.dump_path).read_text().startswith("[")
         assert sample.proc is not None and sample.proc.state is ProcState.SLEEPING
     assert isinstance(out[-1], StackPass)
-    assert (out[-1].trigger, out[-1].passes, out[-1].pids) == (
-        "background",
-        1,
-        (job.rank_pid, job.worker_pid),
-    )
+    assert out[-1].trigger.startswith("suspicion: progress: progress stalled")
+    assert (out[-1].passes, out[-1].pids) == (3, (job.rank_pid, job.worker_pid))
 
 
 def test_suspicion_round_repeats_with_gaps_then_rate_limits(tmp_path: Path, job: Job) -> None:
@@ -254,7 +274,7 @@ def test_no_targets_spends_no_round(tmp_path: Path, job: Job) -> None:
         out = sampler.poll(clock.monotonic())
     finally:
         sampler.close()
-    assert len(samples_of(out)) == 2
+    assert [s.pid for s in samples_of(out)] == [job.rank_pid]
 
 
 def test_non_python_and_gone_processes_are_not_dumped(tmp_path: Path) -> None:
@@ -333,9 +353,10 @@ def test_ptrace_refusal_makes_the_source_blind(tmp_path: Path, job: Job) -> None
     assert "Permission Denied" in str(raised.value)
     assert "Letting rankwatch read stacks" in str(raised.value)
     assert not (tmp_path / "pyspy").exists()
-    assert first_round == ((("permission_denied",), 2.0),)
-    # Once blind, a pass probes with one dump instead of failing once per process.
-    assert second_round == ((("permission_denied",), 3.0),)
+    assert first_round == ((("permission_denied",), 1.0),)
+    # Once blind, a pass (here rank 0 and its worker) probes with one dump instead of failing
+    # once per process.
+    assert second_round == ((("permission_denied",), 2.0),)
 
 
 def test_a_hanging_dump_is_killed_at_the_timeout(tmp_path: Path, job: Job) -> None:
@@ -353,26 +374,43 @@ def test_a_hanging_dump_is_killed_at_the_timeout(tmp_path: Path, job: Job) -> No
         families = {f.name: f for f in sampler.metric_families()}
     finally:
         sampler.close()
-    assert [s.result for s in samples_of(out)] == [DumpResult.TIMEOUT, DumpResult.TIMEOUT]
+    assert [s.result for s in samples_of(out)] == [DumpResult.TIMEOUT]
     assert elapsed < 30
     leftovers = [
         p for p in psutil.process_iter(["cmdline"]) if marker in " ".join(p.info["cmdline"] or [])
     ]
     assert leftovers == []
-    assert families["pyspy_dumps"].samples == ((("timeout",), 2.0),)
+    assert families["pyspy_dumps"].samples == ((("timeout",), 1.0),)
 
 
 def test_old_dumps_are_pruned(tmp_path: Path, job: Job) -> None:
-    """Only the newest max_dump_files dumps stay in the state directory."""
+    """Only the newest max_dump_files dumps stay in the state directory, dumps left there by
+    an earlier run included (oldest first)."""
+    earlier = tmp_path / "pyspy"
+    earlier.mkdir()
+    for age, name in ((300, "old.json"), (200, "older-name-newer.json"), (100, "recent.json")):
+        path = earlier / name
+        path.write_text("[]")
+        stamp = time.time() - age
+        os.utime(path, (stamp, stamp))
     clock = FakeClock()
     sampler = make_sampler(tmp_path, job, clock, max_dump_files=3, background_interval_seconds=20.0)
+    written: list[str] = []
     try:
-        for _ in range(3):
-            sampler.poll(clock.monotonic())
+        for _ in range(4):
+            written += [s.dump_path for s in samples_of(sampler.poll(clock.monotonic()))]
             clock.advance(30.0)
     finally:
         sampler.close()
-    assert len(list((tmp_path / "pyspy").glob("*.json"))) == 3
+    assert len(written) == 4
+    kept = sorted(p.name for p in earlier.glob("*.json"))
+    assert kept == sorted(Path(p).name for p in written[1:])
+    sampler = make_sampler(tmp_path, job, clock, max_dump_files=4, background_interval_seconds=20.0)
+    try:
+        sampler.poll(clock.monotonic())
+    finally:
+        sampler.close()
+    assert len(list(earlier.glob("*.json"))) == 4
 
 
 def test_argv_is_nonblocking_by_default_and_native_pauses() -> None:
@@ -440,6 +478,98 @@ def test_metrics_count_dumps_rounds_and_durations(tmp_path: Path, job: Job) -> N
         families = {f.name: f for f in sampler.metric_families()}
     finally:
         sampler.close()
-    assert families["pyspy_dumps"].samples == ((("ok",), 2.0),)
+    assert families["pyspy_dumps"].samples == ((("ok",), 1.0),)
     assert families["pyspy_rounds"].samples == ((("background",), 1.0),)
+    ((labels, cpu_seconds),) = families["pyspy_cpu_seconds"].samples
+    assert labels == ("background",) and cpu_seconds > 0.0
     assert families["pyspy_dump_duration_seconds"].samples[0][1] >= 0.0
+
+
+# -- which processes a pass dumps (PassPlan: pure, on classified samples) -----------------
+
+
+def main_sample(pid: int, rank: int, state: MainState) -> StackSample:
+    main = MainClass(state, state, None, "", None, None, ())
+    return StackSample(
+        0.0, pid, ProcRole.RANK, rank, None, 1, 0, DumpResult.OK, "", main, None, None, "", 0.0
+    )
+
+
+EIGHT_BY_TWO = select_targets(
+    [info(100 + r, ProcRole.RANK, rank=r) for r in range(8)]
+    + [
+        info(200 + 10 * r + w, ProcRole.WORKER, rank=r, rank_pid=100 + r)
+        for r in range(8)
+        for w in range(2)
+    ]
+)
+
+
+def run_plan(
+    focus: frozenset[int] | None,
+    states: dict[int, MainState],
+    busy: frozenset[int] = frozenset(),
+    first_pass: bool = True,
+) -> list[list[int]]:
+    """The batches a pass dumps when rank r's main process is in states[r] (else compute),
+    idle since its previous dump unless r is in `busy`."""
+    plan = PassPlan(EIGHT_BY_TWO, focus, first_pass)
+    batches = []
+    batch = plan.first()
+    while batch:
+        batches.append([t.pid for t in batch])
+        for target in batch:
+            rank = target.rank or 0
+            if target.role is ProcRole.RANK:
+                state = states.get(rank, MainState.COMPUTE)
+                plan.dumped(main_sample(target.pid, rank, state), idle=rank not in busy)
+            else:
+                worker = replace(main_sample(target.pid, rank, MainState.UNKNOWN), main=None)
+                plan.dumped(replace(worker, role=ProcRole.WORKER), idle=True)
+        batch = plan.next()
+    return batches
+
+
+def test_a_pass_dumps_the_suspected_rank_and_its_workers_only() -> None:
+    """A suspected rank that computes: its main process and its workers, nothing else."""
+    assert run_plan(frozenset({3}), {}) == [[103, 230, 231]]
+
+
+def test_a_rank_waiting_in_a_collective_asks_for_every_main_process() -> None:
+    """The suspected rank waits in a collective: the other ranks' main processes follow (the
+    one holding it up is elsewhere), their workers only where a rank waits for its data."""
+    batches = run_plan(frozenset({3}), {3: MainState.IN_COLLECTIVE, 5: MainState.DATALOADER_WAIT})
+    assert batches == [[103, 230, 231], [100, 101, 102, 104, 105, 106, 107], [250, 251]]
+
+
+def test_background_and_rankless_passes_start_with_every_main_process() -> None:
+    """No rank in particular (background, or a suspicion naming no local rank): every main
+    process, then the workers of those waiting for their DataLoader."""
+    assert run_plan(None, {}) == [[100 + r for r in range(8)]]
+    assert run_plan(frozenset({42}), {2: MainState.DATALOADER_WAIT}) == [
+        [100 + r for r in range(8)],
+        [220, 221],
+    ]
+
+
+def test_waits_of_busy_processes_ask_for_nothing_more() -> None:
+    """A healthy step passes through collectives and DataLoader waits: a main process that
+    used CPU since its previous dump is no evidence, whatever its stack shows."""
+    states = {3: MainState.IN_COLLECTIVE, 5: MainState.DATALOADER_WAIT}
+    assert run_plan(frozenset({3}), states, busy=frozenset({3})) == [[103, 230, 231]]
+    assert run_plan(None, states, busy=frozenset({5})) == [[100 + r for r in range(8)]]
+
+
+def test_idle_between_two_readings() -> None:
+    """Idle: at most 2% of a core (plus 20 ms) between two readings; never without one."""
+    assert not idle_between(None, 10.0, 5.0)
+    assert idle_between((10.0, 5.0), 13.0, 5.07)
+    assert not idle_between((10.0, 5.0), 13.0, 5.09)
+    assert not idle_between((10.0, 5.0), 10.0, 5.0)
+
+
+def test_later_passes_dump_a_suspected_ranks_workers_only_while_it_stays_idle() -> None:
+    """After the first pass, a suspected rank that used CPU since is dumped alone; one that
+    stayed idle gets its workers dumped after it."""
+    assert run_plan(frozenset({3}), {}, busy=frozenset({3}), first_pass=False) == [[103]]
+    assert run_plan(frozenset({3}), {}, first_pass=False) == [[103], [230, 231]]
