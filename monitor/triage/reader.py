@@ -30,6 +30,13 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from monitor.parse.envelope import line_rank, split_envelope
+from monitor.parse.flight_recorder import (
+    MAX_DUMP_BYTES,
+    DumpError,
+    RankDump,
+    load_dump,
+    looks_like_dump,
+)
 from monitor.parse.log_events import (
     PREFILTER_LITERALS,
     EventExtractor,
@@ -88,6 +95,7 @@ class FileScan:
     pid_ranks: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
     clock_records: list[tuple[int, dict[str, object]]] = field(default_factory=list)
     alert_log: bool = False  # a rankwatch alert log: clock records read, no training events
+    fr_dump: RankDump | None = None  # a flight-recorder dump: read as such, no lines
 
 
 ProgressCallback = Callable[[int], None]
@@ -164,6 +172,10 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
     scan = FileScan(path=path, size_bytes=size)
     try:
         with raw:
+            head = raw.read(4096)
+            raw.seek(0)
+            if looks_like_dump(head) is not None:
+                return _read_dump(path, raw, size, on_bytes)
             reader = _Reader(scan, raw, on_bytes, gzipped=_is_gzip(raw))
             problem = reader.run()
             if problem is not None:
@@ -173,6 +185,22 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
             return InputProblem(path, f"cannot read: {_reason(exc)}", True)
         scan.notes.append(f"read error after line {scan.lines}: {_reason(exc)}")
     return scan
+
+
+def _read_dump(path: str, raw: BinaryIO, size: int,
+               on_bytes: ProgressCallback | None) -> FileScan | InputProblem:
+    """A flight-recorder dump (pickle or JSON), read with the restricted loader."""
+    if size > MAX_DUMP_BYTES:
+        return InputProblem(path, f"flight-recorder dump refused: {size} bytes is over the "
+                            f"{MAX_DUMP_BYTES >> 20} MiB limit", True)
+    data = raw.read(MAX_DUMP_BYTES + 1)
+    if on_bytes is not None:
+        on_bytes(len(data))
+    try:
+        dump = load_dump(data, source=path)
+    except DumpError as exc:
+        return InputProblem(path, f"flight-recorder dump not used: {exc}", True)
+    return FileScan(path=path, size_bytes=size, fr_dump=dump)
 
 
 def _is_gzip(raw: BinaryIO) -> bool:
