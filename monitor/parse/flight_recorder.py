@@ -26,13 +26,13 @@ import pickle
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 MAX_DUMP_BYTES = 256 << 20
-MAX_NODES = 20_000_000  # containers and scalars in one dump
-MAX_DEPTH = 32
 MAX_ENTRIES = 100_000
-MAX_FRAMES = 64
+MAX_FRAMES = 64  # frames kept of a stack
+MAX_TENSORS = 64  # tensors and dimensions read of one entry's sizes
+MAX_GROUPS = 10_000
 MAX_TEXT = 2048
 
 _NUMBERED = re.compile(r"(\d+)(?:\.json|\.pkl|\.pickle)?$")
@@ -98,46 +98,23 @@ def decode_dump(data: bytes) -> dict[str, Any]:
             raise DumpError(f"not readable JSON: {exc}") from exc
     else:
         raise DumpError("not a flight-recorder dump (neither a pickle nor its JSON form)")
-    _check_plain(obj)
     if not isinstance(obj, dict) or "entries" not in obj:
         raise DumpError("not a flight-recorder dump: no top-level 'entries'")
     return obj
 
 
-_PLAIN_LEAVES = (str, bytes, int, float, bool, type(None))
-
-
-def _check_plain(obj: Any) -> None:
-    """Walk the decoded object: plain types only, bounded size and depth (shared references
-    are counted each time they are reached, so a memo bomb is refused, not expanded)."""
-    budget = MAX_NODES
-    stack: list[tuple[Any, int]] = [(obj, 0)]
-    while stack:
-        node, depth = stack.pop()
-        budget -= 1
-        if budget < 0:
-            raise DumpRefused(f"refused: more than {MAX_NODES:,} values in one dump")
-        if isinstance(node, _PLAIN_LEAVES):
-            continue
-        if depth >= MAX_DEPTH:
-            raise DumpRefused(f"refused: nested deeper than {MAX_DEPTH} levels")
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if not isinstance(key, (*_PLAIN_LEAVES, tuple)):
-                    raise DumpRefused(f"refused: a {type(key).__name__} key")
-                stack.append((value, depth + 1))
-        elif isinstance(node, (list, tuple, set, frozenset)):
-            stack.extend((item, depth + 1) for item in node)
-        else:
-            raise DumpRefused(f"refused: a {type(node).__name__} value")
+# Without find_class the C unpickler can build only dict, list, tuple, set, frozenset, str,
+# bytes, bytearray, int, float, bool and None; JSON builds fewer. Shared references (a small
+# pickle that names one huge list a million times) are never walked here: the typed form below
+# reads a bounded number of items from every container it touches.
 
 
 # --- typed form ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FrEntry:
-    """One recorded operation of one rank."""
+class FrEntry(NamedTuple):
+    """One recorded operation of one rank (a tuple: cheap to build and to send between
+    processes, a dump has thousands)."""
 
     pg: str  # the process group's id as the dump names it
     seq: int | None  # collective_seq_id (p2p operations: p2p_seq_id, with is_p2p)
@@ -195,6 +172,8 @@ def load_dump(data: bytes, *, source: str, rank: int | None = None) -> RankDump:
     pg_names: dict[str, str] = {}
     config = raw.get("pg_config")
     if isinstance(config, dict):
+        if len(config) > MAX_GROUPS:
+            raise DumpRefused(f"refused: {len(config):,} process groups (limit {MAX_GROUPS:,})")
         for key, value in config.items():
             if isinstance(value, dict):
                 pg_ranks[str(key)] = _ranks(value.get("ranks"))
@@ -202,15 +181,30 @@ def load_dump(data: bytes, *, source: str, rank: int | None = None) -> RankDump:
     status: dict[str, PgStatus] = {}
     pg_status = raw.get("pg_status")
     if isinstance(pg_status, dict):
-        for key, value in pg_status.items():
+        for key, value in list(pg_status.items())[:MAX_GROUPS]:
             if isinstance(value, dict):
                 status[str(key)] = PgStatus(_int(value.get("last_enqueued_collective")),
                                             _int(value.get("last_started_collective")),
                                             _int(value.get("last_completed_collective")))
-    entries = tuple(e for e in (_entry(item) for item in entries_raw) if e is not None)
+    typed = [_entry(item) for item in entries_raw]
+    # Stacks are read for each group's newest entry only (the one a report shows): a ring of
+    # 2,000 entries with 30-frame stacks is most of a dump's size.
+    newest: dict[tuple[str, bool], int] = {}
+    for index, e in enumerate(typed):
+        if e is not None and e.seq is not None:
+            key = (e.pg, e.is_p2p)
+            if key not in newest or (typed[newest[key]].seq or 0) <= e.seq:  # type: ignore[union-attr]
+                newest[key] = index
+    for index in newest.values():
+        e = typed[index]
+        if e is not None:
+            typed[index] = e._replace(frames=_frames(entries_raw[index].get("frames")))
+    entries = tuple(e for e in typed if e is not None)
+    seen: set[object] = set()
     for item in entries_raw:
         group = item.get("process_group") if isinstance(item, dict) else None
-        if isinstance(group, (list, tuple)) and len(group) > 1:
+        if isinstance(group, (list, tuple)) and len(group) > 1 and group[0] not in seen:
+            seen.add(group[0] if isinstance(group[0], (str, int)) else id(group[0]))
             key = _text(group[0])
             pg_names.setdefault(key, _text(group[1]))
             if not pg_names[key]:
@@ -227,29 +221,34 @@ def load_dump(data: bytes, *, source: str, rank: int | None = None) -> RankDump:
 def _entry(item: Any) -> FrEntry | None:
     if not isinstance(item, dict):
         return None
-    name = _text(item.get("profiling_name", ""))
+    get = item.get
+    name = _text(get("profiling_name", ""))
     backend, _, op = name.rpartition(":")
-    group = item.get("process_group")
+    group = get("process_group")
     if isinstance(group, (list, tuple)) and group:
         pg_name = _text(group[0])
     else:
-        pg_name = _text(item.get("pg_id", ""))
-    is_p2p = bool(item.get("is_p2p"))
-    seq = _int(item.get("p2p_seq_id") if is_p2p else item.get("collective_seq_id"))
-    frames = []
-    for frame in (item.get("frames") or [])[:MAX_FRAMES]:
-        if isinstance(frame, dict):
-            frames.append(f"{_text(frame.get('filename'))}:{_int(frame.get('line'))} "
-                          f"{_text(frame.get('name'))}")
-    dtypes = tuple(_text(d) for d in (item.get("input_dtypes") or [])
-                   if isinstance(d, (str, bytes)))
-    return FrEntry(pg_name, seq, is_p2p, op or name, backend, _text(item.get("state", "")),
-                   _sizes(item.get("input_sizes")), _sizes(item.get("output_sizes")),
-                   dtypes, tuple(frames), _int(item.get("time_created_ns")),
-                   _int(item.get("timeout_ms")))
+        pg_name = _text(get("pg_id", ""))
+    is_p2p = get("is_p2p") is True
+    seq = _int(get("p2p_seq_id") if is_p2p else get("collective_seq_id"))
+    dtypes_raw = get("input_dtypes")
+    dtypes = tuple(_text(d) for d in dtypes_raw[:MAX_TENSORS]
+                   if isinstance(d, (str, bytes))) if isinstance(dtypes_raw, list) else ()
+    return FrEntry(pg_name, seq, is_p2p, op or name, backend, _text(get("state", "")),
+                   _sizes(get("input_sizes")), _sizes(get("output_sizes")),
+                   dtypes, (), _int(get("time_created_ns")), _int(get("timeout_ms")))
+
+
+def _frames(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(f"{_text(f.get('filename'))}:{_int(f.get('line'))} {_text(f.get('name'))}"
+                 for f in value[:MAX_FRAMES] if isinstance(f, dict))
 
 
 def _text(value: Any) -> str:
+    if type(value) is str and len(value) <= MAX_TEXT:
+        return value
     if isinstance(value, bytes):
         value = value.decode("utf-8", "replace")
     return str(value)[:MAX_TEXT] if value is not None else ""
@@ -270,8 +269,14 @@ def _ranks(value: Any) -> tuple[int, ...]:
 def _sizes(value: Any) -> tuple[tuple[int, ...], ...]:
     if not isinstance(value, (list, tuple)):
         return ()
-    return tuple(tuple(d for d in s if isinstance(d, int)) for s in value
-                 if isinstance(s, (list, tuple)))
+    out = []
+    for shape in value[:MAX_TENSORS]:
+        if isinstance(shape, (list, tuple)):
+            dims = tuple(shape[:MAX_TENSORS])
+            if not all(type(d) is int for d in dims):
+                dims = tuple(d for d in dims if type(d) is int)
+            out.append(dims)
+    return tuple(out)
 
 
 # --- analysis --------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ import stat
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from monitor.parse.envelope import line_rank, split_envelope
 from monitor.parse.flight_recorder import (
@@ -595,13 +595,17 @@ def read_inputs(
     for path in files:
         with contextlib.suppress(OSError):
             total += os.path.getsize(path)
-    scans: list[FileScan] = []
-    results: Iterator[FileScan | InputProblem]
+    found: dict[str, FileScan | InputProblem] = {}
     if jobs > 1 and len(files) > 1:
-        results = _parallel(files, jobs, on_bytes)
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            found.update(_collect(_submit(pool, files), on_bytes))
     else:
-        results = (scan_file(path, on_bytes) for path in files)
-    for result in results:
+        found.update((path, scan_file(path, on_bytes)) for path in files)
+    scans: list[FileScan] = []
+    for path in files:
+        result = found[path]
         if isinstance(result, InputProblem):
             problems.append(result)
         else:
@@ -610,22 +614,21 @@ def read_inputs(
     return scans, problems, total
 
 
-def _parallel(
-    files: list[str], jobs: int, on_bytes: ProgressCallback | None
-) -> Iterator[FileScan | InputProblem]:
-    from concurrent.futures import ProcessPoolExecutor
+def _submit(pool: Any, files: list[str]) -> list[tuple[str, Any]]:
+    return [(path, pool.submit(scan_file, path)) for path in files]
 
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(scan_file, path) for path in files]
-        for path, future in zip(files, futures, strict=True):
-            try:
-                result = future.result()
-            except Exception as exc:  # noqa: BLE001 - a worker crash must not lose the report
-                result = InputProblem(path, f"cannot read: {type(exc).__name__}: {exc}", True)
-            if on_bytes is not None:
-                with contextlib.suppress(OSError):
-                    on_bytes(os.path.getsize(path))
-            yield result
+
+def _collect(pending: list[tuple[str, Any]],
+             on_bytes: ProgressCallback | None) -> Iterator[tuple[str, FileScan | InputProblem]]:
+    for path, future in pending:
+        try:
+            result = future.result()
+        except Exception as exc:  # noqa: BLE001 - a worker crash must not lose the report
+            result = InputProblem(path, f"cannot read: {type(exc).__name__}: {exc}", True)
+        if on_bytes is not None:
+            with contextlib.suppress(OSError):
+                on_bytes(os.path.getsize(path))
+        yield path, result
 
 
 __all__ = ["FileScan", "InputProblem", "TailLine", "expand_inputs", "read_inputs", "scan_file"]

@@ -12,6 +12,7 @@ import json
 import os
 import pickle
 import pickletools
+import time
 from pathlib import Path
 from typing import Any
 
@@ -178,26 +179,40 @@ def test_persistent_ids_are_refused() -> None:
         decode_dump(payload)
 
 
-def test_a_memo_bomb_is_refused_not_expanded(monkeypatch: pytest.MonkeyPatch) -> None:
-    layer: Any = ["x"] * 10
+def test_a_memo_bomb_is_read_in_bounded_time_not_expanded() -> None:
+    """A small pickle whose sizes name one list 10**7 times: only a bounded part is read."""
+    layer: Any = [7] * 10
     for _ in range(6):
-        layer = [layer] * 10  # 10**7 leaves reached through shared references
-    payload = pickle.dumps({"entries": layer})
-    assert len(payload) < 1000
-    monkeypatch.setattr(fr, "MAX_NODES", 100_000)
-    with pytest.raises(DumpRefused, match="values"):
-        decode_dump(payload)
+        layer = [layer] * 10
+    raw = pickle.loads(_raw(0))
+    raw["entries"][-1]["input_sizes"] = layer
+    raw["entries"][-1]["frames"] = [{"filename": "f", "line": 1, "name": "n"}] * 10**5
+    payload = pickle.dumps(raw)
+    assert len(payload) < 400_000  # small input, 10**7 sizes and 10**5 frames by reference
+    started = time.perf_counter()
+    dump = load_dump(payload, source="fr_rank_0")
+    assert time.perf_counter() - started < 5  # unbounded work would take hours, not seconds
+    last = dump.entries[-1]
+    assert len(last.input_sizes) <= fr.MAX_TENSORS and len(last.frames) <= fr.MAX_FRAMES
 
 
-def test_deep_nesting_and_oversize_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    nested: Any = "x"
-    for _ in range(40):
-        nested = [nested]
-    with pytest.raises(DumpRefused, match="deeper"):
-        decode_dump(pickle.dumps({"entries": nested}))
+def test_too_many_entries_and_oversize_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    raw = pickle.loads(_raw(0))
+    raw["entries"] = raw["entries"] * 30
+    monkeypatch.setattr(fr, "MAX_ENTRIES", 100)
+    with pytest.raises(DumpRefused, match="entries"):
+        load_dump(pickle.dumps(raw), source="fr_rank_0")
     monkeypatch.setattr(fr, "MAX_DUMP_BYTES", 100)
     with pytest.raises(DumpRefused, match="limit"):
         decode_dump(_raw(0))
+
+
+def test_deep_nesting_is_no_crash() -> None:
+    depth = 100_000  # written by hand: pickle.dumps itself recurses
+    payload = (b"\x80\x02}\x8c\x07entries]}\x8c\x0binput_sizes" + b"]" * depth
+               + b"a" * (depth - 1) + b"sas.")
+    dump = load_dump(payload, source="fr_rank_0")
+    assert dump.entries[0].input_sizes == ((),)
 
 
 def test_garbage_and_other_json_are_errors_not_crashes() -> None:
