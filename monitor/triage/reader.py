@@ -460,6 +460,10 @@ class _Reader:
         scan.pid_ranks = dict(self.extractor.pid_ranks)
         scan.events.sort(key=lambda e: (e.line, e.kind.value))
         self._parse_tail()
+        self._notes()
+
+    def _notes(self) -> None:
+        scan = self.scan
         if self.decode_fallbacks:
             scan.notes.append(
                 f"mixed encoding: {self.decode_fallbacks} line(s) were not UTF-8 (read as Latin-1)"
@@ -596,13 +600,26 @@ def read_inputs(
         with contextlib.suppress(OSError):
             total += os.path.getsize(path)
     found: dict[str, FileScan | InputProblem] = {}
-    if jobs > 1 and len(files) > 1:
+    if jobs > 1 and len(files) < jobs:
+        # Fewer files than workers: a large file is cut into pieces, one per worker.
+        from monitor.triage.split_read import SPLIT_MIN_BYTES, read_split
+
+        for path in files:
+            with contextlib.suppress(OSError):
+                if os.path.getsize(path) >= SPLIT_MIN_BYTES:
+                    split = read_split(path, jobs)
+                    if split is not None:
+                        found[path] = split
+                        if on_bytes is not None:
+                            on_bytes(split.size_bytes)
+    rest = [path for path in files if path not in found]
+    if jobs > 1 and len(rest) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            found.update(_collect(_submit(pool, files), on_bytes))
+            found.update(_collect(_submit(pool, rest), on_bytes))
     else:
-        found.update((path, scan_file(path, on_bytes)) for path in files)
+        found.update((path, scan_file(path, on_bytes)) for path in rest)
     scans: list[FileScan] = []
     for path in files:
         result = found[path]
