@@ -117,6 +117,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "failed to connect",
     "Stack trace of the failed",
     "process down",
+    "has inconsistent",  # DDP's model check, also when quoted without its exception type
 )
 
 

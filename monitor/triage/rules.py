@@ -562,6 +562,52 @@ def signal_kill(ctx: Context) -> Finding | None:
     return None
 
 
+_FILE_RANK = re.compile(r"rank[_-]?(\d+)(?:\D*)$", re.IGNORECASE)
+
+
+def _file_named_ranks(ctx: Context) -> dict[int, FileScan]:
+    out: dict[int, FileScan] = {}
+    for scan in ctx.scans:
+        m = _FILE_RANK.search(scan.path.rsplit("/", 1)[-1])
+        if m is not None and scan.fr_dump is None:
+            out[int(m.group(1))] = scan
+    return out
+
+
+def absent_rank(ctx: Context) -> Finding | None:
+    """Every rank that reported waits in the same collective and the others of a known world
+    said nothing: the silent rank is the suspect (it never entered, or died without a word)."""
+    files = _file_named_ranks(ctx)
+    world = ctx.world_size
+    if world is None and files and set(files) == set(range(len(files))):
+        world = len(files)
+    if world is None:
+        return None
+    for stuck in ctx.picture.stuck:
+        if stuck.stragglers or not stuck.waiting:
+            continue
+        reported = {i.rank for i in ctx.located if i.rank is not None
+                    and i.kind not in (EventKind.PROGRESS, EventKind.NCCL_INIT)}
+        silent = tuple(r for r in range(world) if r not in stuck.waiting and r not in reported)
+        if len(silent) != 1:
+            continue  # several silent ranks stay suspects (see the report's findings)
+        quiet_files = [f"{files[r].path} ({files[r].lines} lines)" for r in silent if r in files]
+        evidence = [
+            f"rank(s) {compress_ranks(stuck.waiting)} of {world} time out in collective "
+            f"#{stuck.seq} ({stuck.op_type or 'op unknown'}); rank(s) {compress_ranks(silent)} "
+            "reported nothing: it never entered the collective, or died without a word"]
+        if quiet_files:
+            evidence.append("its log: " + ", ".join(quiet_files))
+        return Finding(
+            Category.UNDETERMINED, silent, tuple(f"rank {r} (did not report)" for r in silent),
+            tuple(evidence), ctx.at(stuck.first_timeout),
+            (f"Find out what rank(s) {compress_ranks(silent)} did: the node's kernel log "
+             "(OOM killer, Xid), the scheduler's record of the process, a py-spy dump if it is "
+             "still alive; `rankwatch run` watches every rank live.",),
+        )
+    return None
+
+
 def collective_hang(ctx: Context) -> Finding | None:
     world = ctx.world_size
     if world is None:
@@ -809,5 +855,6 @@ RULES: tuple[Rule, ...] = (
     native_crash,
     signal_kill,
     launcher_exit,
+    absent_rank,
     collective_hang,
 )
