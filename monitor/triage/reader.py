@@ -18,12 +18,15 @@ they hold each writer's last activity (the progress bar it was showing when it s
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import contextlib
 import glob
 import json
 import os
+import shutil
 import stat
+import subprocess
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -203,6 +206,48 @@ def _read_dump(path: str, raw: BinaryIO, size: int,
     return FileScan(path=path, size_bytes=size, fr_dump=dump)
 
 
+GREP_MIN_BYTES = 4 << 20  # smaller files: the literal search is as quick as starting grep
+GREP_MAX_OUTPUT = 64 << 20  # a file full of hits: stop grep and search in-process
+
+
+def grep_hits(path: str, size: int) -> list[int] | None:
+    """Byte offsets of every pre-filter literal in the file, found by one `grep -F` pass (a
+    multi-literal search, much faster than one `bytes.find` pass per literal); None when
+    grep is absent, fails, or finds too much."""
+    if size < GREP_MIN_BYTES or _GREP is None:
+        return None
+    args = [_GREP, "-a", "-b", "-o", "-F"]
+    for literal in PREFILTER_LITERALS:
+        args += ["-e", literal]
+    args += ["--", path]
+    try:
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                env={**os.environ, "LC_ALL": "C"})
+    except OSError:
+        return None
+    assert proc.stdout is not None
+    out: list[int] = []
+    taken = 0
+    try:
+        for line in proc.stdout:
+            taken += len(line)
+            if taken > GREP_MAX_OUTPUT:
+                proc.kill()
+                return None
+            colon = line.find(b":")
+            if colon > 0:
+                out.append(int(line[:colon]))
+    finally:
+        proc.stdout.close()
+        code = proc.wait()
+    if code not in (0, 1):  # 1: no line matched
+        return None
+    return out  # grep reports in file order: already sorted
+
+
+_GREP = shutil.which("grep")
+
+
 def _is_gzip(raw: BinaryIO) -> bool:
     head = raw.read(2)
     raw.seek(0)
@@ -226,6 +271,9 @@ class _Reader:
         self.decode_fallbacks = 0
         self.overlong = 0
         self.kept: dict[EventKind, int] = {}
+        self.hits: list[int] | None = None  # absolute offsets of pre-filter hits (grep)
+        self.base = 0  # absolute offset of the current region's first byte
+        self.consumed = 0  # bytes of the (decoded) stream handed to the regions so far
 
     def run(self) -> str | None:
         chunks = self._chunks()
@@ -237,12 +285,16 @@ class _Reader:
             return f"unreadable gzip: {exc}"
         if _looks_binary(first[:BINARY_SNIFF_BYTES]):
             return "binary file (skipped)"
-        if first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        recoded = first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+        if recoded:
             chunks = _utf16_chunks(first, chunks)
             first = next(chunks, b"")
         if _looks_like_alert_log(first):
             self._alert_log(_chain_first(first, chunks))
             return None
+        if not self.gzipped and not recoded and type(self) is _Reader:
+            # offsets in the file are offsets in the stream: one grep pass finds the hits
+            self.hits = grep_hits(self.scan.path, self.scan.size_bytes)
         carry = b""
         pending: Iterator[bytes] = _chain_first(first, chunks)
         while True:
@@ -256,6 +308,8 @@ class _Reader:
                 )
                 break
             buf = carry + chunk if carry else chunk
+            self.consumed += len(chunk)
+            self.base = self.consumed - len(buf)
             end = buf.rfind(b"\n") + 1
             if end == 0:
                 carry = self._overlong(buf) if len(buf) >= MAX_LINE_BYTES else buf
@@ -265,6 +319,7 @@ class _Reader:
             if len(carry) >= MAX_LINE_BYTES:
                 carry = self._overlong(carry)
         if carry:
+            self.base = self.consumed - len(carry)
             self._region(carry + b"\n", len(carry) + 1)
         self._finish()
         return None
@@ -385,11 +440,14 @@ class _Reader:
             self._feed(buf[start:stop], line_no, prev)
             pos = stop + 1
             line_no += 1
-        self.line_no += buf.count(b"\n", 0, end)
+        # line_no is the number of the line at pos: count only what is left
+        self.line_no = line_no + (buf.count(b"\n", pos, end) if pos < end else 0)
         self.scan.lines = self.line_no - 1
-        self.tail = (self.tail + buf[:end])[-TAIL_BYTES:]
+        self.tail = (self.tail + buf[max(0, end - TAIL_BYTES):end])[-TAIL_BYTES:]
 
     def _candidate_starts(self, buf: bytes, end: int) -> list[int]:
+        if self.hits is not None:
+            return self._grep_starts(buf, end)
         starts: set[int] = set()
         find = buf.find
         rfind = buf.rfind
@@ -401,6 +459,22 @@ class _Reader:
                 line_end = find(b"\n", pos, end)
                 pos = find(literal, line_end, end)
         return sorted(starts)
+
+    def _grep_starts(self, buf: bytes, end: int) -> list[int]:
+        """Line starts of the hits grep found in buf[:end] (the same lines the literal
+        search would find)."""
+        hits = self.hits or []
+        lo = bisect.bisect_left(hits, self.base)
+        hi = bisect.bisect_left(hits, self.base + end)
+        starts: list[int] = []
+        rfind = buf.rfind
+        last = -1
+        for absolute in hits[lo:hi]:
+            start = rfind(b"\n", 0, absolute - self.base) + 1
+            if start != last:
+                starts.append(start)
+                last = start
+        return starts
 
     def _overlong(self, buf: bytes) -> bytes:
         """A line longer than MAX_LINE_BYTES: read the events in it, keep a short carry."""

@@ -99,3 +99,23 @@ def test_read_inputs_splits_one_large_file(tmp_path: Path, monkeypatch: pytest.M
     one, _, _ = read_inputs([str(path)], jobs=1)
     several, _, _ = read_inputs([str(path)], jobs=3)
     assert several == one
+
+
+def test_the_grep_pass_finds_the_lines_the_literal_search_finds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One `grep -F` pass over the file (large files) gives the same scan as one `bytes.find`
+    pass per literal: corpora shuffled together, CRLF and Latin-1 lines, NUL bytes."""
+    path = tmp_path / "big.log"
+    _big_file(path, 5, copies=3)
+    with path.open("ab") as out:
+        out.write(b"x\x00y RuntimeError: with a NUL\r\n" + "caf\xe9 Timeout \n".encode("latin-1"))
+        out.write(b"[rank1]: Traceback (most recent call last):\n  File \"a.py\", line 1, in f\n"
+                  b"[rank1]: OSError: [Errno 28] No space left on device\n")
+    monkeypatch.setattr(rd, "CHUNK_BYTES", CHUNK)
+    monkeypatch.setattr(rd, "GREP_MIN_BYTES", 0)
+    assert rd.grep_hits(str(path), path.stat().st_size)
+    with_grep = scan_file(str(path))
+    monkeypatch.setattr(rd, "grep_hits", lambda _path, _size: None)
+    without = scan_file(str(path))
+    assert with_grep == without
+    assert isinstance(with_grep, rd.FileScan) and with_grep.counts.get("storage_write", 0) > 1
