@@ -19,6 +19,7 @@ cut that would fall inside an overlong line make the caller read the file in one
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import os
 from collections.abc import Iterator
@@ -84,9 +85,11 @@ class _PieceReader(rd._Reader):
     """The one-file reader over [start, stop), its reads aligned as the whole-file reader's."""
 
     def __init__(self, path: str, raw: BinaryIO, start: int, stop: int, last: bool,
-                 chunk: int) -> None:
+                 chunk: int, hits: list[int] | None) -> None:
         super().__init__(FileScan(path=path, size_bytes=0), raw, None, gzipped=False)
         self.start, self.stop, self.last, self.chunk = start, stop, last, chunk
+        self.hits = hits
+        self.consumed = start
 
     def _chunks(self) -> Iterator[bytes]:
         self.raw.seek(self.start)
@@ -110,6 +113,8 @@ class _PieceReader(rd._Reader):
         carry = b""
         for chunk in self._chunks():
             buf = carry + chunk if carry else chunk
+            self.consumed += len(chunk)
+            self.base = self.consumed - len(buf)
             end = buf.rfind(b"\n") + 1
             if end == 0:
                 carry = self._overlong(buf) if len(buf) >= rd.MAX_LINE_BYTES else buf
@@ -119,6 +124,7 @@ class _PieceReader(rd._Reader):
             if len(carry) >= rd.MAX_LINE_BYTES:
                 carry = self._overlong(carry)
         if carry and self.last:
+            self.base = self.consumed - len(carry)
             self._region(carry + b"\n", len(carry) + 1)
         open_blocks = self.extractor.open_blocks
         if self.last:
@@ -130,9 +136,16 @@ class _PieceReader(rd._Reader):
                      dict(self.extractor.pid_ranks))
 
 
-def read_piece(path: str, start: int, stop: int, last: bool, chunk: int) -> Piece:
+def read_piece(path: str, start: int, stop: int, last: bool, chunk: int,
+               hits: list[int] | None = None) -> Piece:
     with open(path, "rb") as raw:
-        return _PieceReader(path, raw, start, stop, last, chunk).run_piece()
+        return _PieceReader(path, raw, start, stop, last, chunk, hits).run_piece()
+
+
+def _within(hits: list[int] | None, start: int, stop: int) -> list[int] | None:
+    if hits is None:
+        return None
+    return hits[bisect.bisect_left(hits, start):bisect.bisect_left(hits, stop)]
 
 
 def read_split(path: str, jobs: int, *, chunk: int | None = None,
@@ -147,10 +160,12 @@ def read_split(path: str, jobs: int, *, chunk: int | None = None,
     if cuts is None:
         return None
     spans = list(itertools.pairwise(cuts))
+    hits = rd.grep_hits(path, size)  # one pass here; each piece gets its share
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=jobs) as workers:
-        futures = [workers.submit(read_piece, path, a, b, i == len(spans) - 1, chunk)
+        futures = [workers.submit(read_piece, path, a, b, i == len(spans) - 1, chunk,
+                                  _within(hits, a, b))
                    for i, (a, b) in enumerate(spans)]
         pieces = [f.result() for f in futures]
     # A piece that ends inside a block is read again with the next one (rare: a traceback
@@ -161,7 +176,8 @@ def read_split(path: str, jobs: int, *, chunk: int | None = None,
         piece = pieces[i]
         while piece.open_blocks and i + 1 < len(pieces):
             i += 1
-            piece = read_piece(path, piece.start, pieces[i].stop, i == len(pieces) - 1, chunk)
+            piece = read_piece(path, piece.start, pieces[i].stop, i == len(pieces) - 1, chunk,
+                               _within(hits, piece.start, pieces[i].stop))
         joined.append(piece)
         i += 1
     return _join(path, size, joined)

@@ -34,12 +34,15 @@ def _big_file(path: Path, seed: int, copies: int) -> None:
         out.write(b"".join(b"[rank3]: step %d tokens/s 4123\n" % i for i in range(5000)))
 
 
-@pytest.mark.parametrize("seed,jobs", [(1, 2), (2, 3), (3, 5)])
+@pytest.mark.parametrize("seed,jobs,grep", [(1, 2, False), (2, 3, True), (3, 5, False),
+                                            (4, 4, True)])
 def test_pieces_join_to_the_single_reader_result(tmp_path: Path, seed: int, jobs: int,
+                                                 grep: bool,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "big.log"
     _big_file(path, seed, copies=6)
     monkeypatch.setattr(rd, "CHUNK_BYTES", CHUNK)
+    monkeypatch.setattr(rd, "GREP_MIN_BYTES", 0 if grep else 1 << 62)
     serial = scan_file(str(path))
     assert isinstance(serial, rd.FileScan)
     cuts = plan(str(path), path.stat().st_size, jobs, CHUNK)
