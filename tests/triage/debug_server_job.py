@@ -32,7 +32,8 @@ def main() -> None:
     t = torch.ones(16)
     for _ in range(3):
         dist.all_reduce(t)
-    pathlib.Path(os.environ["DBG_READY_DIR"], f"rank{rank}").write_text("ready")
+    # the pid, so the test can stop this worker (torchrun starts each in its own session)
+    pathlib.Path(os.environ["DBG_READY_DIR"], f"rank{rank}").write_text(str(os.getpid()))
     if rank == int(os.environ.get("DBG_SKIP_RANK", "1")):
         time.sleep(600)  # skips the collective the others wait in
     else:

@@ -5,6 +5,7 @@ rank's code is. A port nobody listens on is a fault observation, not an exceptio
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -65,6 +66,9 @@ def job(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         time.sleep(1.0)  # rank 0 is inside the all-reduce by now
         yield base
     finally:
+        for marker in ready.iterdir():  # the workers run in sessions of their own
+            with contextlib.suppress(OSError, ValueError):
+                os.kill(int(marker.read_text()), signal.SIGKILL)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
         log.close()
