@@ -152,12 +152,22 @@ def out_of_memory(ctx: Context) -> Finding | None:
         culprits.extend(f"task {t} on {node}" for t in task_ids)
         evidence.append(f"srun: task {compress_ranks(task_ids)} on {node} ran out of memory "
                         f"({item.where})")
+    pid_rank = _launcher_pids(ctx)
+    killed_ranks: list[int] = []
     for item in host:
         evidence.append(f"{item.kind.value}: {item.event.text.strip()[:160]} ({item.where})")
         pid = item.event.fields.get("pid")
         if pid is not None and item.kind is EventKind.HOST_OOM:
+            rank = pid_rank.get(pid) if isinstance(pid, int) else None
+            if rank is not None:
+                killed_ranks.append(rank)
+                evidence.append(f"pid {pid} is rank {rank} in the launcher's summary: the "
+                                "launcher's exit -9 for it was the OOM killer")
             culprits.append(f"pid {pid} ({item.event.fields.get('process')}) killed by the "
-                            "kernel OOM killer")
+                            "kernel OOM killer" + (f" = rank {rank}" if rank is not None else ""))
+    if killed_ranks:
+        ranks = tuple(sorted({*ranks, *killed_ranks}))
+        culprits[:0] = [f"rank {r}" for r in ranks if f"rank {r}" not in culprits]
     for item in workers:
         evidence.append(f"{who(item)}: a DataLoader worker was killed (host memory) ({item.where})")
     recs = []
@@ -176,6 +186,22 @@ def out_of_memory(ctx: Context) -> Finding | None:
 _IO_EXCEPTIONS = frozenset({"OSError", "IOError", "FileNotFoundError", "PermissionError",
                             "BlockingIOError", "ConnectionResetError", "TimeoutError",
                             "ConnectionError", "ReadTimeoutError", "ReadTimeout"})
+
+
+def _launcher_pids(ctx: Context) -> dict[int, int]:
+    """pid → global rank, from the launcher's failure summaries."""
+    out: dict[int, int] = {}
+    for item in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
+        fields = item.event.fields
+        pid, rank = fields.get("root_pid"), fields.get("root_rank")
+        if isinstance(pid, int) and isinstance(rank, int):
+            out[pid] = rank
+        others = fields.get("other_failures")
+        for entry in others if isinstance(others, tuple) else ():
+            values = dict(entry)
+            if isinstance(values.get("pid"), int) and isinstance(values.get("rank"), int):
+                out[values["pid"]] = values["rank"]
+    return out
 
 
 def dataloader(ctx: Context) -> Finding | None:
@@ -502,6 +528,8 @@ def own_exception(ctx: Context) -> Finding | None:
     own = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
            if item.event.fields.get("exc_type")
            and not any(w in str(item.event.fields["exc_type"]) for w in _COLLATERAL)
+           and not _launcher_called_process(item)
+           and not any(w in str(item.event.fields.get("exc_message", "")) for w in _PEER_LOST)
            and "CUDA" not in str(item.event.fields.get("exc_message", ""))]
     if not own:
         return None
@@ -523,6 +551,16 @@ def own_exception(ctx: Context) -> Finding | None:
         ("Fix the exception on the first failing rank; the errors on the other ranks are "
          "its consequences.",),
     )
+
+
+# A collective that failed because its peer went away: the peer's failure is the cause.
+_PEER_LOST = ("remote worker", "Connection reset by peer", "Connection closed by peer")
+
+
+def _launcher_called_process(item: Located) -> bool:
+    """torch.distributed.launch's own CalledProcessError about a worker: not the job's bug."""
+    return str(item.event.fields.get("exc_type", "")).endswith("CalledProcessError") and \
+        _LEGACY_LOCAL.search(_message(item)) is not None
 
 
 def native_crash(ctx: Context) -> Finding | None:
@@ -784,6 +822,10 @@ def actor_died(ctx: Context) -> Finding | None:
 
 
 _SPAWN_EXIT = re.compile(r"process (\d+) terminated with (?:signal (\w+)|exit code (-?\d+))")
+# torch.distributed.launch before torchrun: `Command '[…, '--local_rank=3']' died with
+# <Signals.SIGKILL: 9>.` or `returned non-zero exit status 1.`
+_LEGACY_EXIT = re.compile(r"died with <Signals\.(SIG\w+): \d+>|returned non-zero exit status (-?\d+)")
+_LEGACY_LOCAL = re.compile(r"--local[_-]rank[= ]'?(\d+)")
 
 
 def launcher_exit(ctx: Context) -> Finding | None:
@@ -816,6 +858,26 @@ def launcher_exit(ctx: Context) -> Finding | None:
              "someone else sent it",), item,
             ("Check `dmesg -T | grep -i 'killed process'` on that host and the scheduler's "
              "accounting (`sacct -j JOB -o MaxRSS,State`).",),
+        )
+    for item in ctx.of(EventKind.PYTHON_TRACEBACK):
+        if not str(item.event.fields.get("exc_type", "")).endswith("CalledProcessError"):
+            continue
+        message = _message(item)
+        legacy = _LEGACY_EXIT.search(message)
+        local_arg = _LEGACY_LOCAL.search(message)
+        if legacy is None or local_arg is None:
+            continue
+        signal = legacy.group(1)
+        what = f"killed by {signal}" if signal else f"exit status {legacy.group(2)}"
+        return Finding(
+            Category.UNDETERMINED, (), (f"local_rank {local_arg.group(1)}",),
+            (f"torch.distributed.launch reports the worker with --local_rank="
+             f"{local_arg.group(1)} "
+             f"{what} ({item.where})" + ("; no kernel or cgroup line says whether the OOM "
+                                         "killer or someone else sent it" if signal else ""),),
+            item,
+            ("Check `dmesg -T | grep -i 'killed process'` on that host; the worker's own "
+             "output holds its error when it exited by itself.",),
         )
     for item in ctx.of(EventKind.PYTHON_TRACEBACK):
         m = _SPAWN_EXIT.search(_message(item))
