@@ -259,8 +259,13 @@ def mismatch(ctx: Context) -> Finding | None:
         evidence.append(f"rank(s) {compress_ranks(m.culprits)}: {m.reason}")
     else:
         evidence.append(m.reason)
+        evidence.append("no single rank can be blamed: each side only sees the other disagree")
+    # Different operations at one sequence number: the ranks' code paths diverged (a desync);
+    # the same operation with different sizes is a shape bug in the job.
+    ops = {op for op, _numel in m.variants}
+    category = Category.COLLECTIVE_DESYNC if len(ops) > 1 else Category.SOFTWARE
     return Finding(
-        Category.SOFTWARE, m.culprits, tuple(f"rank {r}" for r in m.culprits), tuple(evidence),
+        category, m.culprits, tuple(f"rank {r}" for r in m.culprits), tuple(evidence),
         ctx.at(m.first_timeout),
         ("The ranks called different collectives (or different sizes) at the same point: make "
          "every rank issue the same collectives in the same order with the same shapes; "

@@ -272,3 +272,13 @@ def test_an_empty_rank_file_makes_the_world_and_names_its_rank(tmp_path: Path) -
     empty.write_text("")
     d = _triage(*files, empty)
     assert d.culprit_ranks == (2,)
+
+
+def test_same_seqnum_different_op_types_is_a_desync_nobody_is_blamed(tmp_path: Path) -> None:
+    """Rank 0 times out in ALLREDUCE #5, rank 1 in BROADCAST #5: the code paths diverged and
+    a pair cannot say which side is wrong."""
+    lines = [watchdog_timeout(0, 5, AT, op="ALLREDUCE"),
+             watchdog_timeout(1, 5, AT + dt.timedelta(milliseconds=3), op="BROADCAST")]
+    d = _triage(write_lines(tmp_path / "job.log", lines))
+    assert (d.category, d.culprit_ranks) == (Category.COLLECTIVE_DESYNC, ())
+    assert any("no single rank can be blamed" in f for f in d.findings)
