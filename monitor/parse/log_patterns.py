@@ -62,6 +62,7 @@ class EventKind(str, enum.Enum):
     CONNECTION_ERROR = "connection_error"
     PROGRESS = "progress"
     DDP_MISMATCH = "ddp_mismatch"
+    CHECKPOINT_FAILED = "checkpoint_failed"
     MONITORED_BARRIER = "monitored_barrier"
     COLLECTIVE_MISMATCH = "collective_mismatch"
     STORAGE_WRITE = "storage_write"
@@ -514,6 +515,11 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"Rank (?P<reporter_rank>\d+) has (?P<count>\d+) params, while rank "
             r"(?P<peer_rank>\d+) has inconsistent (?P<expected>\d+) params",
         ),
+    ),
+    LinePattern(
+        EventKind.CHECKPOINT_FAILED, Level.FATAL,
+        ("CheckpointException ranks:",),
+        _rx(r"CheckpointException ranks:dict_keys\(\[(?P<ranks>[\d, ]*)\]\)"),
     ),
     LinePattern(
         EventKind.MONITORED_BARRIER, Level.FATAL,

@@ -765,10 +765,20 @@ def storage_write(ctx: Context) -> Finding | None:
     items.sort(key=Located.order)
     first = items[0]
     ranks = ctx.global_ranks(items[:1])
+    dcp = ctx.of(EventKind.CHECKPOINT_FAILED)
+    if dcp:
+        # torch.distributed.checkpoint names the ranks whose write failed
+        named = tuple(sorted({int(r) for r in str(dcp[0].event.fields.get("ranks", ""))
+                              .replace(" ", "").split(",") if r.isdigit()}))
+        ranks = named or ranks
     text = _message(first).strip() or first.event.text.strip()
+    evidence = [f"{who(first)}: a write failed: {text[:160]} ({first.where})"]
+    if dcp:
+        evidence.append(f"torch.distributed.checkpoint reports the failed ranks: "
+                        f"{compress_ranks(ranks)} ({dcp[0].where})")
     return Finding(
         Category.STORAGE_IO, ranks, tuple(f"rank {r}" for r in ranks),
-        (f"{who(first)}: a write failed: {text[:160]} ({first.where})",), first,
+        tuple(evidence), first,
         ("Check the target filesystem's free space and quota (`df -h`, `quota -s`, `lfs quota`) "
          "and where the checkpoint goes; keep fewer checkpoints or write them elsewhere.",),
     )

@@ -81,3 +81,26 @@ def test_legacy_launch_called_process_error_names_the_local_rank(tmp_path: Path)
     assert d.category is Category.UNDETERMINED and d.culprit_ranks == ()
     assert any("local_rank 3" in c for c in d.culprits)
     assert any("SIGKILL" in f for f in d.findings)
+
+
+def test_a_distributed_checkpoint_failure_names_the_ranks_that_failed_to_write(
+        tmp_path: Path) -> None:
+    """torch.distributed.checkpoint's own CheckpointException (made by torch here) names the
+    rank whose write failed with ENOSPC; the rank that raised it is rank 0."""
+    from torch.distributed.checkpoint.api import CheckpointException
+
+    def write() -> None:
+        raise OSError(28, "No space left on device")
+
+    try:
+        write()
+    except OSError as exc:
+        failure = (exc, traceback.extract_tb(exc.__traceback__))
+    try:
+        raise CheckpointException("save", {3: failure})
+    except BaseException:  # noqa: BLE001 - CheckpointException is a BaseException
+        text = traceback.format_exc()
+    log = tmp_path / "rank0.log"
+    log.write_text("".join(f"[rank0]: {line}\n" for line in text.splitlines()))
+    d = _triage(log)
+    assert (d.category, d.culprit_ranks) == (Category.STORAGE_IO, (3,))
