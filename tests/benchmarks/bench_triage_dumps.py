@@ -61,7 +61,8 @@ def test_triage_of_128_ranks_dumps_and_logs(tmp_path: Path) -> None:
     root = tmp_path / "job"
     (root / "dumps").mkdir(parents=True)
     try:
-        _write_job(root / "logs", log_bytes * FILES) if (root / "logs").mkdir() is None else None
+        (root / "logs").mkdir()
+        _write_job(root / "logs", log_bytes * FILES)
         for rank in range(FILES):
             (root / "dumps" / f"nccl_trace_rank_{rank}").write_bytes(
                 _dump(rank, entries, template))

@@ -17,7 +17,10 @@ import time
 
 import torch
 import torch.distributed as dist
-from torch._C._distributed_c10d import _dump_fr_trace, _dump_fr_trace_json
+from torch._C._distributed_c10d import (  # type: ignore[attr-defined]
+    _dump_fr_trace,
+    _dump_fr_trace_json,
+)
 
 
 def dump_name(rank: int) -> str:

@@ -5,6 +5,7 @@ below is the score measured, not a target (the target is 85 %; docs/triage-corpu
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -44,3 +45,21 @@ def test_a_confident_wrong_culprit_never_comes_from_an_undetermined_excerpt() ->
         if entry.category.value == "undetermined" and not entry.culprit_ranks:
             outcome = judge(entry)
             assert outcome.diagnosis.culprit_ranks == (), (entry.id, outcome.reason)
+
+
+def test_the_shared_corpus_stays_at_or_above_92_percent(capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    """The shared corpus (tests/data/logs), scored the same way: category and culprit ranks."""
+    from tests.triage.test_corpus_golden import FILES, TABLE, _category, _run
+
+    right = 0
+    for name in FILES:
+        diagnosis, _ = _run(name)
+        cell = TABLE[name][0]
+        m = re.match(r"\*{0,2}rank (\d+)", cell)
+        ranks = (int(m.group(1)),) if m else ()
+        right += diagnosis.category is _category(TABLE[name][1]) and \
+            diagnosis.culprit_ranks == ranks
+    with capsys.disabled():
+        print(f"\nshared corpus: {right}/{len(FILES)} = {100 * right / len(FILES):.0f} %")
+    assert right / len(FILES) >= 0.92

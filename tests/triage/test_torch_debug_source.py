@@ -34,7 +34,7 @@ def _free_pair() -> int:
     for _ in range(50):
         with socket.socket() as a:
             a.bind(("127.0.0.1", 0))
-            base = a.getsockname()[1]
+            base = int(a.getsockname()[1])
         if base >= 65535:
             continue
         try:
