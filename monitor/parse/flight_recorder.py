@@ -293,6 +293,7 @@ class RankState:
     last_op: str | None
     last_frames: tuple[str, ...]
     status: PgStatus | None = None  # what the backend itself recorded, when it did
+    last_sizes: tuple[tuple[int, ...], ...] = ()  # input sizes of the last collective
 
 
 @dataclass(frozen=True)
@@ -379,7 +380,7 @@ def _group(pg: str, name: str, members: tuple[int, ...],
                                 max(started) if started else None,
                                 max(completed) if completed else None,
                                 newest.op if newest else None, newest.frames if newest else (),
-                                dump.status.get(pg)))
+                                dump.status.get(pg), newest.input_sizes if newest else ()))
     present = tuple(sorted(seqs))
     members = members or present
     no_dump = tuple(r for r in members if r not in by_rank)

@@ -70,7 +70,8 @@ def _fr_dict(fr: FrAnalysis | None) -> dict[str, Any] | None:
             "no_dump_ranks": list(g.no_dump), "sentences": list(g.sentences),
             "ranks": [{"rank": r.rank, "last_enqueued": r.last_enqueued,
                        "last_started": r.last_started, "last_completed": r.last_completed,
-                       "last_op": r.last_op, "called_from": user_frame(r.last_frames),
+                       "last_op": r.last_op, "last_input_sizes": [list(x) for x in r.last_sizes],
+                       "called_from": user_frame(r.last_frames),
                        "stack": list(r.last_frames)} for r in g.states],
         } for g in fr.groups],
     }
@@ -86,8 +87,13 @@ def _fr_lines(fr: FrAnalysis) -> list[str]:
             frame = user_frame(r.last_frames)
             out.append(f"  rank {r.rank}: last enqueued {_value(r.last_enqueued)}, started "
                        f"{_value(r.last_started)}, completed {_value(r.last_completed)}, last op "
-                       f"{_value(r.last_op)}" + (f" from {frame}" if frame else ""))
+                       f"{_value(r.last_op)} {_shapes(r.last_sizes)}"
+                       + (f" from {frame}" if frame else ""))
     return out
+
+
+def _shapes(sizes: tuple[tuple[int, ...], ...]) -> str:
+    return "[" + ", ".join("x".join(map(str, s)) or "scalar" for s in sizes) + "]"
 
 
 def _clock_dict(clock: ClockReport | None) -> dict[str, Any] | None:

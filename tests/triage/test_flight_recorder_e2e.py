@@ -70,3 +70,19 @@ def test_with_the_job_log_the_dumps_still_decide(job_run: tuple[Path, Path]) -> 
     findings = report["findings"]
     assert isinstance(findings, list)
     assert any("never entered collective #5" in f for f in findings)
+
+
+def test_logs_and_dumps_agree_on_the_collective(tmp_path: Path) -> None:
+    """Watchdog timeouts of ranks 0 and 2 in collective #5 beside the real dumps in which
+    rank 1 never entered #5: the report says they agree, and names rank 1."""
+    from tests.logformats import BASE, watchdog_timeout, write_lines
+
+    fixtures = ROOT / "tests" / "data" / "flight_recorder" / "gloo-skip-allreduce"
+    for rank in range(3):
+        (tmp_path / f"fr_rank_{rank}").write_bytes((fixtures / f"fr_rank_{rank}").read_bytes())
+    write_lines(tmp_path / "job.log", [watchdog_timeout(0, 5, BASE), watchdog_timeout(2, 5, BASE)])
+    report = _triage(tmp_path)
+    assert report["category"] == "collective_desync" and report["culprit_ranks"] == [1]
+    findings = report["findings"]
+    assert isinstance(findings, list)
+    assert any("logs and dumps agree on the collective: #5" in f for f in findings)
