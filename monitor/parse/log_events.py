@@ -155,8 +155,11 @@ _MSG_CONT = re.compile(
     r"Search for|Device-side assertion|=+\s*$|-+\s*$|\S.* FAILED\s*$|Failures:|Root Cause|"
     r"\[\d+\]:|\s+<NO_OTHER_FAILURES>|Original Traceback|Exception raised from|frame #\d+|"
     r"This may indicate|If reserved but unallocated|See documentation|To enable traceback|"
-    r"Please |HINT|Hint|\s+what\(\):)"
+    r"Please |HINT|Hint|\s+what\(\):|"
+    # Ray's ActorDiedError: the dead actor's identity on indented lines, then the cause
+    r"\s+(?:class_name|actor_id|pid|name|namespace|ip): |The actor is dead because)"
 )
+_RAY_FIELD = re.compile(r"^(pid|ip|name): (\S+)")
 _FAULT_LINE = re.compile(
     r"^(?:(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):|"
     r"Stack \(most recent call first\):|\s+File \"[^\"]*\", line \d+ in \S+|\s+<no Python frame>|"
@@ -594,6 +597,7 @@ class EventExtractor:
     def _close(self, block: _Block) -> list[LogEvent]:
         self._blocks.pop(block.key, None)
         _annotate_last_error(block)
+        _annotate_actor(block)
         summary_block = block.state == "child_failed"
         events = list(block.events) if summary_block else _merge_by_kind(block.events)
         rank, origin = block.rank, block.rank_origin
@@ -782,6 +786,26 @@ def _line_stamp(env: Envelope, payload: str) -> Stamp | None:
             year = shipper.year if shipper is not None and shipper.month == month else None
             return Stamp(year, month, day, _seconds(m))
     return shipper
+
+
+def _annotate_actor(block: _Block) -> None:
+    """Fold the dead Ray actor's pid, ip and name (indented lines under the exception) into
+    its event."""
+    if not any(e.kind is EventKind.ACTOR_DIED for e in block.events):
+        return
+    found: dict[str, FieldValue] = {}
+    for line in block.message:
+        m = _RAY_FIELD.match(line)
+        if m is not None:
+            key = "actor_name" if m.group(1) == "name" else m.group(1)
+            found[key] = int(m.group(2)) if key == "pid" and m.group(2).isdigit() else m.group(2)
+    if not found:
+        return
+    for i, event in enumerate(block.events):
+        if event.kind is EventKind.ACTOR_DIED and "pid" not in event.fields:
+            block.events[i] = LogEvent(event.kind, event.level, event.rank, event.rank_origin,
+                                       {**event.fields, **found}, event.text, event.line,
+                                       event.end_line, event.host, event.stamp)
 
 
 def _annotate_last_error(block: _Block) -> None:

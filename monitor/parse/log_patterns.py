@@ -61,6 +61,13 @@ class EventKind(str, enum.Enum):
     RETRY = "retry"
     CONNECTION_ERROR = "connection_error"
     PROGRESS = "progress"
+    DDP_MISMATCH = "ddp_mismatch"
+    CHECKPOINT_FAILED = "checkpoint_failed"
+    MONITORED_BARRIER = "monitored_barrier"
+    COLLECTIVE_MISMATCH = "collective_mismatch"
+    STORAGE_WRITE = "storage_write"
+    GPU_FAULT = "gpu_fault"
+    ACTOR_DIED = "actor_died"
 
 
 class Level(enum.IntEnum):
@@ -111,6 +118,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "failed to connect",
     "Stack trace of the failed",
     "process down",
+    "has inconsistent",  # DDP's model check, also when quoted without its exception type
 )
 
 
@@ -127,7 +135,7 @@ _INT_FIELDS = frozenset(
         "retcode", "status", "vendor_err", "exitcode", "local_rank", "attempt", "max_attempts",
         "xid", "caused_by", "count", "joined", "expected", "port", "peer_port", "source_rank",
         "stuck_seconds", "pending_works", "worker", "signo", "code", "timeout_seconds",
-        "remaining", "peer_rank", "closed_by_local_rank", "status_alt", "rank_in_message",
+        "remaining", "reporter_rank", "peer_rank", "closed_by_local_rank", "status_alt", "rank_in_message",
         "line", "gpu",
     }
 )
@@ -500,6 +508,64 @@ NCCL_LINE = re.compile(
 )
 
 PATTERNS: tuple[LinePattern, ...] = (
+    LinePattern(
+        EventKind.DDP_MISMATCH, Level.FATAL,
+        ("has inconsistent",),
+        _rx(
+            r"Rank (?P<reporter_rank>\d+) has (?P<count>\d+) params, while rank "
+            r"(?P<peer_rank>\d+) has inconsistent (?P<expected>\d+) params",
+        ),
+    ),
+    LinePattern(
+        EventKind.CHECKPOINT_FAILED, Level.FATAL,
+        ("CheckpointException ranks:",),
+        _rx(r"CheckpointException ranks:dict_keys\(\[(?P<ranks>[\d, ]*)\]\)"),
+    ),
+    LinePattern(
+        EventKind.MONITORED_BARRIER, Level.FATAL,
+        ("monitoredBarrier",),
+        _rx(
+            r"Ranks? (?P<ranks>\d+(?:, ?\d+)*) failed to pass monitoredBarrier",
+        ),
+    ),
+    LinePattern(
+        EventKind.COLLECTIVE_MISMATCH, Level.FATAL,
+        ("Detected mismatch between collectives", "Mismatched collective detected"),
+        _rx(
+            r"(?P<message>Detected mismatch between collectives on ranks.*)",
+            r"(?P<message>Mismatched collective detected.*?around rank (?P<peer_rank>\d+).*)",
+        ),
+    ),
+    LinePattern(
+        EventKind.STORAGE_WRITE, Level.FATAL,
+        ("PytorchStreamWriter failed", "No space left on device", "Disk quota exceeded",
+         "StorageFull"),
+        _rx(
+            r"(?P<message>PytorchStreamWriter failed writing file.*|"
+            r"\[Errno 28\] No space left on device.*|\[Errno 122\] Disk quota exceeded.*|"
+            r"No space left on device.*|Disk quota exceeded.*)",
+        ),
+    ),
+    LinePattern(
+        EventKind.GPU_FAULT, Level.FATAL,
+        ("Unable to determine the device handle", "AER:", "fallen off the bus", "The NVIDIA GPU"),
+        _rx(
+            r"The NVIDIA GPU (?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F:.]+)\s*$",
+            r"Unable to determine the device handle for GPU ?(?P<pci>[0-9a-fA-F:.]+): "
+            r"(?P<message>.*)",
+            r"pcieport (?P<pci>[0-9a-fA-F:.]+): AER: (?P<message>.*)",
+            r"(?P<message>fallen off the bus.*)",
+        ),
+    ),
+    LinePattern(
+        EventKind.ACTOR_DIED, Level.FATAL,
+        ("actor died unexpectedly", "A worker died or was killed", "because its owner has died"),
+        _rx(
+            r"(?P<message>Owner's node has crashed)",
+            r"Worker IP address: (?P<ip>[\d.]+) .*?Worker PID: (?P<pid>\d+)",
+            r"(?P<message>The actor died unexpectedly.*)",
+        ),
+    ),
     LinePattern(
         EventKind.WATCHDOG_TIMEOUT, Level.ERROR,
         ("Watchdog caught collective operation timeout", "timed out in blocking wait"),

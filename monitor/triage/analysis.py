@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from monitor.model import Category
 from monitor.parse.collectives import CollectivePicture, StuckCollective, collective_picture
+from monitor.parse.flight_recorder import FrAnalysis
 from monitor.parse.log_events import EventKind, Level, LogEvent
 from monitor.triage.clocks import (
     ClockReport,
@@ -24,6 +25,7 @@ from monitor.triage.clocks import (
     order_uncertain,
     plan_clocks,
 )
+from monitor.triage.dumps import combine, read_dumps
 from monitor.triage.evidence import (
     Located,
     compress_ranks,
@@ -139,6 +141,7 @@ class Diagnosis:
     world_size: int | None = None
     retries: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     clock: ClockReport | None = None
+    flight_recorder: FrAnalysis | None = None
 
 
 _NOISE = frozenset({EventKind.PROGRESS, EventKind.NCCL_INIT})
@@ -171,11 +174,13 @@ def diagnose(
     errors = [e for e in located if e.event.level >= Level.ERROR and e.kind not in _NOISE]
     if finding is None:
         finding = Finding(Category.UNDETERMINED if errors else Category.NONE)
+    fr = read_dumps([s.fr_dump for s in scans if s.fr_dump is not None])
+    finding, fr_notes = combine(finding, fr, picture.stuck)
 
     stuck = tuple(_stuck_summary(ctx, s) for s in picture.stuck)
     seen = {i.rank for i in located if i.rank is not None and i.kind not in _NOISE}
     silent = tuple(r for r in range(world) if r not in seen) if world else ()
-    context = _context_findings(ctx, stuck, silent, finding)
+    context = [*_context_findings(ctx, stuck, silent, finding), *fr_notes]
     if clock.flagged:
         context.insert(0, clock.headline)
     findings = tuple(dict.fromkeys([*finding.evidence, *context]))
@@ -217,6 +222,7 @@ def diagnose(
         world_size=world,
         retries=_retry_summary(scans),
         clock=clock,
+        flight_recorder=fr,
     )
 
 

@@ -18,18 +18,28 @@ they hold each writer's last activity (the progress bar it was showing when it s
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import contextlib
 import glob
 import json
 import os
+import shutil
 import stat
+import subprocess
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from monitor.parse.envelope import line_rank, split_envelope
+from monitor.parse.flight_recorder import (
+    MAX_DUMP_BYTES,
+    DumpError,
+    RankDump,
+    load_dump,
+    looks_like_dump,
+)
 from monitor.parse.log_events import (
     PREFILTER_LITERALS,
     EventExtractor,
@@ -88,6 +98,7 @@ class FileScan:
     pid_ranks: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
     clock_records: list[tuple[int, dict[str, object]]] = field(default_factory=list)
     alert_log: bool = False  # a rankwatch alert log: clock records read, no training events
+    fr_dump: RankDump | None = None  # a flight-recorder dump: read as such, no lines
 
 
 ProgressCallback = Callable[[int], None]
@@ -164,6 +175,10 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
     scan = FileScan(path=path, size_bytes=size)
     try:
         with raw:
+            head = raw.read(4096)
+            raw.seek(0)
+            if looks_like_dump(head) is not None:
+                return _read_dump(path, raw, size, on_bytes)
             reader = _Reader(scan, raw, on_bytes, gzipped=_is_gzip(raw))
             problem = reader.run()
             if problem is not None:
@@ -173,6 +188,64 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
             return InputProblem(path, f"cannot read: {_reason(exc)}", True)
         scan.notes.append(f"read error after line {scan.lines}: {_reason(exc)}")
     return scan
+
+
+def _read_dump(path: str, raw: BinaryIO, size: int,
+               on_bytes: ProgressCallback | None) -> FileScan | InputProblem:
+    """A flight-recorder dump (pickle or JSON), read with the restricted loader."""
+    if size > MAX_DUMP_BYTES:
+        return InputProblem(path, f"flight-recorder dump refused: {size} bytes is over the "
+                            f"{MAX_DUMP_BYTES >> 20} MiB limit", True)
+    data = raw.read(MAX_DUMP_BYTES + 1)
+    if on_bytes is not None:
+        on_bytes(len(data))
+    try:
+        dump = load_dump(data, source=path)
+    except DumpError as exc:
+        return InputProblem(path, f"flight-recorder dump not used: {exc}", True)
+    return FileScan(path=path, size_bytes=size, fr_dump=dump)
+
+
+GREP_MIN_BYTES = 4 << 20  # smaller files: the literal search is as quick as starting grep
+GREP_MAX_OUTPUT = 64 << 20  # a file full of hits: stop grep and search in-process
+
+
+def grep_hits(path: str, size: int) -> list[int] | None:
+    """Byte offsets of every pre-filter literal in the file, found by one `grep -F` pass (a
+    multi-literal search, much faster than one `bytes.find` pass per literal); None when
+    grep is absent, fails, or finds too much."""
+    if size < GREP_MIN_BYTES or _GREP is None:
+        return None
+    args = [_GREP, "-a", "-b", "-o", "-F"]
+    for literal in PREFILTER_LITERALS:
+        args += ["-e", literal]
+    args += ["--", path]
+    try:
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                env={**os.environ, "LC_ALL": "C"})
+    except OSError:
+        return None
+    assert proc.stdout is not None
+    out: list[int] = []
+    taken = 0
+    try:
+        for line in proc.stdout:
+            taken += len(line)
+            if taken > GREP_MAX_OUTPUT:
+                proc.kill()
+                return None
+            colon = line.find(b":")
+            if colon > 0:
+                out.append(int(line[:colon]))
+    finally:
+        proc.stdout.close()
+        code = proc.wait()
+    if code not in (0, 1):  # 1: no line matched
+        return None
+    return out  # grep reports in file order: already sorted
+
+
+_GREP = shutil.which("grep")
 
 
 def _is_gzip(raw: BinaryIO) -> bool:
@@ -198,6 +271,9 @@ class _Reader:
         self.decode_fallbacks = 0
         self.overlong = 0
         self.kept: dict[EventKind, int] = {}
+        self.hits: list[int] | None = None  # absolute offsets of pre-filter hits (grep)
+        self.base = 0  # absolute offset of the current region's first byte
+        self.consumed = 0  # bytes of the (decoded) stream handed to the regions so far
 
     def run(self) -> str | None:
         chunks = self._chunks()
@@ -209,12 +285,16 @@ class _Reader:
             return f"unreadable gzip: {exc}"
         if _looks_binary(first[:BINARY_SNIFF_BYTES]):
             return "binary file (skipped)"
-        if first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        recoded = first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+        if recoded:
             chunks = _utf16_chunks(first, chunks)
             first = next(chunks, b"")
         if _looks_like_alert_log(first):
             self._alert_log(_chain_first(first, chunks))
             return None
+        if not self.gzipped and not recoded and type(self) is _Reader:
+            # offsets in the file are offsets in the stream: one grep pass finds the hits
+            self.hits = grep_hits(self.scan.path, self.scan.size_bytes)
         carry = b""
         pending: Iterator[bytes] = _chain_first(first, chunks)
         while True:
@@ -228,6 +308,8 @@ class _Reader:
                 )
                 break
             buf = carry + chunk if carry else chunk
+            self.consumed += len(chunk)
+            self.base = self.consumed - len(buf)
             end = buf.rfind(b"\n") + 1
             if end == 0:
                 carry = self._overlong(buf) if len(buf) >= MAX_LINE_BYTES else buf
@@ -237,6 +319,7 @@ class _Reader:
             if len(carry) >= MAX_LINE_BYTES:
                 carry = self._overlong(carry)
         if carry:
+            self.base = self.consumed - len(carry)
             self._region(carry + b"\n", len(carry) + 1)
         self._finish()
         return None
@@ -357,11 +440,14 @@ class _Reader:
             self._feed(buf[start:stop], line_no, prev)
             pos = stop + 1
             line_no += 1
-        self.line_no += buf.count(b"\n", 0, end)
+        # line_no is the number of the line at pos: count only what is left
+        self.line_no = line_no + (buf.count(b"\n", pos, end) if pos < end else 0)
         self.scan.lines = self.line_no - 1
-        self.tail = (self.tail + buf[:end])[-TAIL_BYTES:]
+        self.tail = (self.tail + buf[max(0, end - TAIL_BYTES):end])[-TAIL_BYTES:]
 
     def _candidate_starts(self, buf: bytes, end: int) -> list[int]:
+        if self.hits is not None:
+            return self._grep_starts(buf, end)
         starts: set[int] = set()
         find = buf.find
         rfind = buf.rfind
@@ -373,6 +459,22 @@ class _Reader:
                 line_end = find(b"\n", pos, end)
                 pos = find(literal, line_end, end)
         return sorted(starts)
+
+    def _grep_starts(self, buf: bytes, end: int) -> list[int]:
+        """Line starts of the hits grep found in buf[:end] (the same lines the literal
+        search would find)."""
+        hits = self.hits or []
+        lo = bisect.bisect_left(hits, self.base)
+        hi = bisect.bisect_left(hits, self.base + end)
+        starts: list[int] = []
+        rfind = buf.rfind
+        last = -1
+        for absolute in hits[lo:hi]:
+            start = rfind(b"\n", 0, absolute - self.base) + 1
+            if start != last:
+                starts.append(start)
+                last = start
+        return starts
 
     def _overlong(self, buf: bytes) -> bytes:
         """A line longer than MAX_LINE_BYTES: read the events in it, keep a short carry."""
@@ -432,6 +534,10 @@ class _Reader:
         scan.pid_ranks = dict(self.extractor.pid_ranks)
         scan.events.sort(key=lambda e: (e.line, e.kind.value))
         self._parse_tail()
+        self._notes()
+
+    def _notes(self) -> None:
+        scan = self.scan
         if self.decode_fallbacks:
             scan.notes.append(
                 f"mixed encoding: {self.decode_fallbacks} line(s) were not UTF-8 (read as Latin-1)"
@@ -567,13 +673,30 @@ def read_inputs(
     for path in files:
         with contextlib.suppress(OSError):
             total += os.path.getsize(path)
-    scans: list[FileScan] = []
-    results: Iterator[FileScan | InputProblem]
-    if jobs > 1 and len(files) > 1:
-        results = _parallel(files, jobs, on_bytes)
+    found: dict[str, FileScan | InputProblem] = {}
+    if jobs > 1 and len(files) < jobs:
+        # Fewer files than workers: a large file is cut into pieces, one per worker.
+        from monitor.triage.split_read import SPLIT_MIN_BYTES, read_split
+
+        for path in files:
+            with contextlib.suppress(OSError):
+                if os.path.getsize(path) >= SPLIT_MIN_BYTES:
+                    split = read_split(path, jobs)
+                    if split is not None:
+                        found[path] = split
+                        if on_bytes is not None:
+                            on_bytes(split.size_bytes)
+    rest = [path for path in files if path not in found]
+    if jobs > 1 and len(rest) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            found.update(_collect(_submit(pool, rest), on_bytes))
     else:
-        results = (scan_file(path, on_bytes) for path in files)
-    for result in results:
+        found.update((path, scan_file(path, on_bytes)) for path in rest)
+    scans: list[FileScan] = []
+    for path in files:
+        result = found[path]
         if isinstance(result, InputProblem):
             problems.append(result)
         else:
@@ -582,22 +705,21 @@ def read_inputs(
     return scans, problems, total
 
 
-def _parallel(
-    files: list[str], jobs: int, on_bytes: ProgressCallback | None
-) -> Iterator[FileScan | InputProblem]:
-    from concurrent.futures import ProcessPoolExecutor
+def _submit(pool: Any, files: list[str]) -> list[tuple[str, Any]]:
+    return [(path, pool.submit(scan_file, path)) for path in files]
 
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(scan_file, path) for path in files]
-        for path, future in zip(files, futures, strict=True):
-            try:
-                result = future.result()
-            except Exception as exc:  # noqa: BLE001 - a worker crash must not lose the report
-                result = InputProblem(path, f"cannot read: {type(exc).__name__}: {exc}", True)
-            if on_bytes is not None:
-                with contextlib.suppress(OSError):
-                    on_bytes(os.path.getsize(path))
-            yield result
+
+def _collect(pending: list[tuple[str, Any]],
+             on_bytes: ProgressCallback | None) -> Iterator[tuple[str, FileScan | InputProblem]]:
+    for path, future in pending:
+        try:
+            result = future.result()
+        except Exception as exc:  # noqa: BLE001 - a worker crash must not lose the report
+            result = InputProblem(path, f"cannot read: {type(exc).__name__}: {exc}", True)
+        if on_bytes is not None:
+            with contextlib.suppress(OSError):
+                on_bytes(os.path.getsize(path))
+        yield path, result
 
 
 __all__ = ["FileScan", "InputProblem", "TailLine", "expand_inputs", "read_inputs", "scan_file"]

@@ -14,6 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from monitor.parse.flight_recorder import FrAnalysis, user_frame
 from monitor.triage.analysis import Diagnosis, FileLine, RankRow, StuckSummary, TimelineEntry
 from monitor.triage.clocks import ClockReport, DomainClock
 from monitor.triage.evidence import compress_ranks
@@ -52,7 +53,47 @@ def to_json_dict(d: Diagnosis) -> dict[str, Any]:
         "problems": [{"path": p.path, "problem": p.problem, "skipped": p.skipped}
                      for p in d.problems],
         "clock": _clock_dict(d.clock),
+        "flight_recorder": _fr_dict(d.flight_recorder),
     }
+
+
+def _fr_dict(fr: FrAnalysis | None) -> dict[str, Any] | None:
+    if fr is None:
+        return None
+    return {
+        "dumps": fr.dumps,
+        "ranks": list(fr.ranks),
+        "groups": [{
+            "pg": g.pg, "name": g.name, "members": list(g.members), "verdict": g.verdict,
+            "seq": g.seq, "op": g.op, "waiting_ranks": list(g.waiting),
+            "never_entered_ranks": list(g.never_entered), "blamed_ranks": list(g.blamed),
+            "no_dump_ranks": list(g.no_dump), "sentences": list(g.sentences),
+            "ranks": [{"rank": r.rank, "last_enqueued": r.last_enqueued,
+                       "last_started": r.last_started, "last_completed": r.last_completed,
+                       "last_op": r.last_op, "last_input_sizes": [list(x) for x in r.last_sizes],
+                       "called_from": user_frame(r.last_frames),
+                       "stack": list(r.last_frames)} for r in g.states],
+        } for g in fr.groups],
+    }
+
+
+def _fr_lines(fr: FrAnalysis) -> list[str]:
+    out: list[str] = []
+    for g in fr.groups:
+        out.append(f"{g.name or g.pg}: {g.verdict}"
+                   + (f" at #{g.seq} ({g.op})" if g.seq is not None else ""))
+        out.extend(f"  {s}" for s in g.sentences)
+        for r in g.states:
+            frame = user_frame(r.last_frames)
+            out.append(f"  rank {r.rank}: last enqueued {_value(r.last_enqueued)}, started "
+                       f"{_value(r.last_started)}, completed {_value(r.last_completed)}, last op "
+                       f"{_value(r.last_op)} {_shapes(r.last_sizes)}"
+                       + (f" from {frame}" if frame else ""))
+    return out
+
+
+def _shapes(sizes: tuple[tuple[int, ...], ...]) -> str:
+    return "[" + ", ".join("x".join(map(str, s)) or "scalar" for s in sizes) + "]"
 
 
 def _clock_dict(clock: ClockReport | None) -> dict[str, Any] | None:
@@ -232,6 +273,10 @@ def render_text(d: Diagnosis, timeline_lines: int = TEXT_TIMELINE_LINES) -> str:
         add("")
         add(_clock_title(d.clock))
         lines.extend(f"  - {line}" for line in _clock_lines(d.clock))
+    if d.flight_recorder is not None:
+        add("")
+        add(f"FLIGHT RECORDER ({d.flight_recorder.dumps} dump(s))")
+        lines.extend(f"  {line}" for line in _fr_lines(d.flight_recorder))
     if d.stuck:
         add("")
         add("STUCK COLLECTIVES")
@@ -318,6 +363,11 @@ def render_markdown(d: Diagnosis, timeline_lines: int = 100) -> str:
         add(f"## {'Clock skew: node timestamps disagree' if d.clock.flagged else 'Clocks'}")
         add("")
         lines.extend(f"- {line}" for line in _clock_lines(d.clock))
+    if d.flight_recorder is not None:
+        add("")
+        add(f"## Flight recorder ({d.flight_recorder.dumps} dump(s))")
+        add("")
+        lines.extend(f"- {line.strip()}" for line in _fr_lines(d.flight_recorder))
     if d.stuck:
         add("")
         add("## Stuck collectives")

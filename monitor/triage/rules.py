@@ -8,6 +8,7 @@ unlabelled process), the evidence sentences with file:line, the cause event and 
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -151,8 +152,22 @@ def out_of_memory(ctx: Context) -> Finding | None:
         culprits.extend(f"task {t} on {node}" for t in task_ids)
         evidence.append(f"srun: task {compress_ranks(task_ids)} on {node} ran out of memory "
                         f"({item.where})")
+    pid_rank = _launcher_pids(ctx)
+    killed_ranks: list[int] = []
     for item in host:
         evidence.append(f"{item.kind.value}: {item.event.text.strip()[:160]} ({item.where})")
+        pid = item.event.fields.get("pid")
+        if pid is not None and item.kind is EventKind.HOST_OOM:
+            rank = pid_rank.get(pid) if isinstance(pid, int) else None
+            if rank is not None:
+                killed_ranks.append(rank)
+                evidence.append(f"pid {pid} is rank {rank} in the launcher's summary: the "
+                                "launcher's exit -9 for it was the OOM killer")
+            culprits.append(f"pid {pid} ({item.event.fields.get('process')}) killed by the "
+                            "kernel OOM killer" + (f" = rank {rank}" if rank is not None else ""))
+    if killed_ranks:
+        ranks = tuple(sorted({*ranks, *killed_ranks}))
+        culprits[:0] = [f"rank {r}" for r in ranks if f"rank {r}" not in culprits]
     for item in workers:
         evidence.append(f"{who(item)}: a DataLoader worker was killed (host memory) ({item.where})")
     recs = []
@@ -171,6 +186,22 @@ def out_of_memory(ctx: Context) -> Finding | None:
 _IO_EXCEPTIONS = frozenset({"OSError", "IOError", "FileNotFoundError", "PermissionError",
                             "BlockingIOError", "ConnectionResetError", "TimeoutError",
                             "ConnectionError", "ReadTimeoutError", "ReadTimeout"})
+
+
+def _launcher_pids(ctx: Context) -> dict[int, int]:
+    """pid → global rank, from the launcher's failure summaries."""
+    out: dict[int, int] = {}
+    for item in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
+        fields = item.event.fields
+        pid, rank = fields.get("root_pid"), fields.get("root_rank")
+        if isinstance(pid, int) and isinstance(rank, int):
+            out[pid] = rank
+        others = fields.get("other_failures")
+        for entry in others if isinstance(others, tuple) else ():
+            values = dict(entry)
+            if isinstance(values.get("pid"), int) and isinstance(values.get("rank"), int):
+                out[values["pid"]] = values["rank"]
+    return out
 
 
 def dataloader(ctx: Context) -> Finding | None:
@@ -228,8 +259,13 @@ def mismatch(ctx: Context) -> Finding | None:
         evidence.append(f"rank(s) {compress_ranks(m.culprits)}: {m.reason}")
     else:
         evidence.append(m.reason)
+        evidence.append("no single rank can be blamed: each side only sees the other disagree")
+    # Different operations at one sequence number: the ranks' code paths diverged (a desync);
+    # the same operation with different sizes is a shape bug in the job.
+    ops = {op for op, _numel in m.variants}
+    category = Category.COLLECTIVE_DESYNC if len(ops) > 1 else Category.SOFTWARE
     return Finding(
-        Category.SOFTWARE, m.culprits, tuple(f"rank {r}" for r in m.culprits), tuple(evidence),
+        category, m.culprits, tuple(f"rank {r}" for r in m.culprits), tuple(evidence),
         ctx.at(m.first_timeout),
         ("The ranks called different collectives (or different sizes) at the same point: make "
          "every rank issue the same collectives in the same order with the same shapes; "
@@ -489,13 +525,16 @@ def cuda_software(ctx: Context) -> Finding | None:
 
 
 _COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "KeyboardInterrupt",
-               "DistNetworkError", "DistStoreError", "RendezvousConnectionError", "NCCL")
+               "DistNetworkError", "DistStoreError", "RendezvousConnectionError", "NCCL",
+               "ProcessExitedException", "ActorDiedError", "RayActorError")
 
 
 def own_exception(ctx: Context) -> Finding | None:
     own = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
            if item.event.fields.get("exc_type")
            and not any(w in str(item.event.fields["exc_type"]) for w in _COLLATERAL)
+           and not _launcher_called_process(item)
+           and not any(w in str(item.event.fields.get("exc_message", "")) for w in _PEER_LOST)
            and "CUDA" not in str(item.event.fields.get("exc_message", ""))]
     if not own:
         return None
@@ -517,6 +556,16 @@ def own_exception(ctx: Context) -> Finding | None:
         ("Fix the exception on the first failing rank; the errors on the other ranks are "
          "its consequences.",),
     )
+
+
+# A collective that failed because its peer went away: the peer's failure is the cause.
+_PEER_LOST = ("remote worker", "Connection reset by peer", "Connection closed by peer")
+
+
+def _launcher_called_process(item: Located) -> bool:
+    """torch.distributed.launch's own CalledProcessError about a worker: not the job's bug."""
+    return str(item.event.fields.get("exc_type", "")).endswith("CalledProcessError") and \
+        _LEGACY_LOCAL.search(_message(item)) is not None
 
 
 def native_crash(ctx: Context) -> Finding | None:
@@ -556,6 +605,52 @@ def signal_kill(ctx: Context) -> Finding | None:
     return None
 
 
+_FILE_RANK = re.compile(r"rank[_-]?(\d+)(?:\D*)$", re.IGNORECASE)
+
+
+def _file_named_ranks(ctx: Context) -> dict[int, FileScan]:
+    out: dict[int, FileScan] = {}
+    for scan in ctx.scans:
+        m = _FILE_RANK.search(scan.path.rsplit("/", 1)[-1])
+        if m is not None and scan.fr_dump is None:
+            out[int(m.group(1))] = scan
+    return out
+
+
+def absent_rank(ctx: Context) -> Finding | None:
+    """Every rank that reported waits in the same collective and the others of a known world
+    said nothing: the silent rank is the suspect (it never entered, or died without a word)."""
+    files = _file_named_ranks(ctx)
+    world = ctx.world_size
+    if world is None and files and set(files) == set(range(len(files))):
+        world = len(files)
+    if world is None:
+        return None
+    for stuck in ctx.picture.stuck:
+        if stuck.stragglers or not stuck.waiting:
+            continue
+        reported = {i.rank for i in ctx.located if i.rank is not None
+                    and i.kind not in (EventKind.PROGRESS, EventKind.NCCL_INIT)}
+        silent = tuple(r for r in range(world) if r not in stuck.waiting and r not in reported)
+        if len(silent) != 1:
+            continue  # several silent ranks stay suspects (see the report's findings)
+        quiet_files = [f"{files[r].path} ({files[r].lines} lines)" for r in silent if r in files]
+        evidence = [
+            f"rank(s) {compress_ranks(stuck.waiting)} of {world} time out in collective "
+            f"#{stuck.seq} ({stuck.op_type or 'op unknown'}); rank(s) {compress_ranks(silent)} "
+            "reported nothing: it never entered the collective, or died without a word"]
+        if quiet_files:
+            evidence.append("its log: " + ", ".join(quiet_files))
+        return Finding(
+            Category.UNDETERMINED, silent, tuple(f"rank {r} (did not report)" for r in silent),
+            tuple(evidence), ctx.at(stuck.first_timeout),
+            (f"Find out what rank(s) {compress_ranks(silent)} did: the node's kernel log "
+             "(OOM killer, Xid), the scheduler's record of the process, a py-spy dump if it is "
+             "still alive; `rankwatch run` watches every rank live.",),
+        )
+    return None
+
+
 def collective_hang(ctx: Context) -> Finding | None:
     world = ctx.world_size
     if world is None:
@@ -573,10 +668,257 @@ def collective_hang(ctx: Context) -> Finding | None:
     return None
 
 
+_STORAGE_WORDS = ("PytorchStreamWriter failed", "No space left on device", "Disk quota exceeded",
+                  "StorageFull")
+
+
+def _message(item: Located) -> str:
+    return f"{item.event.fields.get('message', '')} {item.event.fields.get('exc_message', '')}"
+
+
+def ddp_mismatch(ctx: Context) -> Finding | None:
+    """DDP's parameter check names the inconsistent rank; the rank that printed it is only the
+    messenger."""
+    items = ctx.of(EventKind.DDP_MISMATCH)
+    if not items:
+        return None
+    first = items[0]
+    bad = first.event.int_field("peer_rank")
+    reporter = first.event.int_field("reporter_rank")
+    if bad is None:
+        return None
+    return Finding(
+        Category.SOFTWARE, (bad,), (f"rank {bad}",),
+        (f"DDP's model check: rank {reporter} has {first.event.fields.get('count')} parameters "
+         f"while rank {bad} has an inconsistent {first.event.fields.get('expected')} "
+         f"({first.where}); rank {bad} built a different model, rank {reporter} only reported it",),
+        first,
+        (f"Compare how rank {bad} builds the model (rank-dependent code, a missing adapter or "
+         "checkpoint, a different config or world-size setting) with the other ranks.",),
+    )
+
+
+def monitored_barrier(ctx: Context) -> Finding | None:
+    """gloo's monitored barrier names the ranks that never arrived."""
+    items = ctx.of(EventKind.MONITORED_BARRIER)
+    if not items:
+        return None
+    first = items[0]
+    ranks = tuple(sorted({int(r) for r in str(first.event.fields.get("ranks", "")).replace(
+        " ", "").split(",") if r.isdigit()}))
+    if not ranks:
+        return None
+    return Finding(
+        Category.COLLECTIVE_DESYNC, ranks, tuple(f"rank {r}" for r in ranks),
+        (f"the monitored barrier reports that rank(s) {compress_ranks(ranks)} did not reach it "
+         f"({first.where})",), first,
+        ("Look at what those ranks were doing instead (their last lines, their stacks); they "
+         "took a different path or were stuck before the barrier.",),
+    )
+
+
+_FINGERPRINT = re.compile(r"Rank (\d+) is running (?:inconsistent )?collective: "
+                          r"CollectiveFingerPrint\((?:SequenceNumber=(\d+),? ?)?OpType=(\w+)")
+
+
+def collective_mismatch(ctx: Context) -> Finding | None:
+    """Ranks reported in different collectives: a desync, and with a pairwise report no single
+    rank can be blamed."""
+    items = ctx.of(EventKind.COLLECTIVE_MISMATCH)
+    if not items:
+        return None
+    first = items[0]
+    sides = _FINGERPRINT.findall(str(first.event.fields.get("message", "")))
+    detail = ""
+    if len(sides) >= 2:
+        (r1, s1, o1), (r2, s2, o2) = sides[0], sides[1]
+        same_seq = s1 == s2 and s1 != ""
+        if same_seq and o1 != o2:
+            detail = (f": at the same sequence number {s1} rank {r1} runs {o1} and rank {r2} "
+                      f"runs {o2}")
+        elif same_seq:
+            detail = f": ranks {r1} and {r2} run {o1} #{s1} with different tensors"
+        else:
+            detail = (f": rank {r1} is in {o1}" + (f" #{s1}" if s1 else "")
+                      + f", rank {r2} in {o2}" + (f" #{s2}" if s2 else ""))
+    around = sorted({i.event.int_field("peer_rank") for i in items
+                     if i.event.int_field("peer_rank") is not None})  # type: ignore[type-var]
+    if around and not detail:
+        detail = f": NCCL points at ranks around {compress_ranks(around)}"  # type: ignore[arg-type]
+    return Finding(
+        Category.COLLECTIVE_DESYNC, (), (),
+        (f"ranks called different collectives{detail} ({first.where}); no single rank can be "
+         "blamed from this report: each side only sees the other disagree",), first,
+        ("Find where the ranks' code paths diverge (rank-dependent branches, data-dependent "
+         "shapes, a collective inside a condition); TORCH_DISTRIBUTED_DEBUG=DETAIL and the "
+         "flight recorder show every rank's sequence of collectives.",),
+    )
+
+
+def storage_write(ctx: Context) -> Finding | None:
+    """A checkpoint or file write that failed: full disk, quota, the writer itself."""
+    items = ctx.of(EventKind.STORAGE_WRITE)
+    items += [t for t in ctx.of(EventKind.PYTHON_TRACEBACK)
+              if any(w in _message(t) for w in _STORAGE_WORDS)]
+    if not items:
+        return None
+    items.sort(key=Located.order)
+    first = items[0]
+    ranks = ctx.global_ranks(items[:1])
+    dcp = ctx.of(EventKind.CHECKPOINT_FAILED)
+    if dcp:
+        # torch.distributed.checkpoint names the ranks whose write failed
+        named = tuple(sorted({int(r) for r in str(dcp[0].event.fields.get("ranks", ""))
+                              .replace(" ", "").split(",") if r.isdigit()}))
+        ranks = named or ranks
+    text = _message(first).strip() or first.event.text.strip()
+    evidence = [f"{who(first)}: a write failed: {text[:160]} ({first.where})"]
+    if dcp:
+        evidence.append(f"torch.distributed.checkpoint reports the failed ranks: "
+                        f"{compress_ranks(ranks)} ({dcp[0].where})")
+    return Finding(
+        Category.STORAGE_IO, ranks, tuple(f"rank {r}" for r in ranks),
+        tuple(evidence), first,
+        ("Check the target filesystem's free space and quota (`df -h`, `quota -s`, `lfs quota`) "
+         "and where the checkpoint goes; keep fewer checkpoints or write them elsewhere.",),
+    )
+
+
+def gpu_fault(ctx: Context) -> Finding | None:
+    """Driver and PCIe lines about a GPU: the hardware under the software errors."""
+    items = ctx.of(EventKind.GPU_FAULT)
+    if not items:
+        return None
+    named = [i for i in items if i.event.fields.get("pci")]
+    devices = sorted({str(i.event.fields["pci"]) for i in named if "device handle" in
+                      i.event.text or "NVIDIA GPU" in i.event.text})
+    ports = sorted({str(i.event.fields["pci"]) for i in named if "AER" in i.event.text})
+    culprits = [f"GPU {d}" for d in devices] + [f"PCIe port {p}" for p in ports
+                                                  if not devices]
+    first = items[0]
+    hosts = sorted({i.event.host for i in items if i.event.host})
+    evidence = [f"{first.event.text.strip()[:160]} ({first.where})"]
+    if ports:
+        evidence.append(f"kernel PCIe AER errors on {', '.join(ports)}")
+    return Finding(
+        Category.GPU_CUDA, (), tuple(culprits) + tuple(f"node {h}" for h in hosts),
+        tuple(evidence), first,
+        ("Drain the node and check the GPU and its PCIe link (`nvidia-smi -q`, `dmesg | grep -i "
+         "-e xid -e aer`); reseat or replace it before resubmitting.",),
+    )
+
+
+def actor_died(ctx: Context) -> Finding | None:
+    """Ray: an actor or worker process died; Ray states the pid and, sometimes, the cause."""
+    items = ctx.of(EventKind.ACTOR_DIED)
+    if not items:
+        return None
+    node = [i for i in items if "node has crashed" in str(i.event.fields.get("message", ""))]
+    if node:
+        first = node[0]
+        ips = sorted(set(re.findall(r"Owner Ip address: ([\d.]+)", first.event.text)))
+        return Finding(
+            Category.INFRASTRUCTURE, (), tuple(f"node {ip}" for ip in ips),
+            (f"Ray reports that the owner's node crashed ({first.where})",), first,
+            ("Check that node's health (kernel log, memory, power) and the Ray head's logs.",),
+        )
+    with_pid = [i for i in items if i.event.fields.get("pid")]
+    first = with_pid[0] if with_pid else items[0]
+    pid = first.event.fields.get("pid")
+    ip = first.event.fields.get("ip")
+    culprit = f"Ray worker pid {pid}" + (f" on {ip}" if ip else "") if pid else ""
+    return Finding(
+        Category.UNDETERMINED, (), (culprit,) if culprit else (),
+        (f"a Ray actor/worker died ({first.where}); Ray's own message lists the OOM killer, "
+         "`ray stop --force` or a crash as causes, and nothing here picks one",), first,
+        ("Look for the worker's own log under /tmp/ray/session_latest/logs and the node's "
+         "`dmesg` (OOM killer) at that time.",),
+    )
+
+
+_SPAWN_EXIT = re.compile(r"process (\d+) terminated with (?:signal (\w+)|exit code (-?\d+))")
+# torch.distributed.launch before torchrun: `Command '[…, '--local_rank=3']' died with
+# <Signals.SIGKILL: 9>.` or `returned non-zero exit status 1.`
+_LEGACY_EXIT = re.compile(r"died with <Signals\.(SIG\w+): \d+>|returned non-zero exit status (-?\d+)")
+_LEGACY_LOCAL = re.compile(r"--local[_-]rank[= ]'?(\d+)")
+
+
+def launcher_exit(ctx: Context) -> Finding | None:
+    """What the launcher says about the first worker to fail: its rank (or local rank and pid)
+    and its exit. A SIGKILL without OOM evidence is not a software bug; the category stays
+    undetermined and the culprit is the killed process."""
+    for item in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
+        rank = item.event.fields.get("root_rank")
+        code = item.event.fields.get("root_exitcode")
+        if isinstance(rank, int) and isinstance(code, int) and code > 0:
+            pid = item.event.fields.get("root_pid")
+            return Finding(
+                Category.UNDETERMINED, (rank,), (f"rank {rank} (pid {pid})",),
+                (f"the launcher's summary names rank {rank} as the first failure, exit code "
+                 f"{code} ({item.where}); its own error is not in these logs",), item,
+                (f"Read rank {rank}'s own output (or rerun with the entry point decorated with "
+                 "torch.distributed.elastic.multiprocessing.errors.record) for its traceback.",),
+            )
+    for item in ctx.of(EventKind.AGENT_WORKER_FAILED):
+        code = item.event.int_field("exitcode")
+        local = item.event.int_field("local_rank")
+        if code is None or code >= 0 or local is None:
+            continue
+        pid = item.event.fields.get("pid")
+        signal = item.event.fields.get("signal") or f"signal {-code}"
+        return Finding(
+            Category.UNDETERMINED, (), (f"local_rank {local} (pid {pid})",),
+            (f"the launcher reports local_rank {local} (pid {pid}) killed by {signal} "
+             f"({item.where}); no kernel or cgroup line says whether the OOM killer or "
+             "someone else sent it",), item,
+            ("Check `dmesg -T | grep -i 'killed process'` on that host and the scheduler's "
+             "accounting (`sacct -j JOB -o MaxRSS,State`).",),
+        )
+    for item in ctx.of(EventKind.PYTHON_TRACEBACK):
+        if not str(item.event.fields.get("exc_type", "")).endswith("CalledProcessError"):
+            continue
+        message = _message(item)
+        legacy = _LEGACY_EXIT.search(message)
+        local_arg = _LEGACY_LOCAL.search(message)
+        if legacy is None or local_arg is None:
+            continue
+        signal = legacy.group(1)
+        what = f"killed by {signal}" if signal else f"exit status {legacy.group(2)}"
+        return Finding(
+            Category.UNDETERMINED, (), (f"local_rank {local_arg.group(1)}",),
+            (f"torch.distributed.launch reports the worker with --local_rank="
+             f"{local_arg.group(1)} "
+             f"{what} ({item.where})" + ("; no kernel or cgroup line says whether the OOM "
+                                         "killer or someone else sent it" if signal else ""),),
+            item,
+            ("Check `dmesg -T | grep -i 'killed process'` on that host; the worker's own "
+             "output holds its error when it exited by itself.",),
+        )
+    for item in ctx.of(EventKind.PYTHON_TRACEBACK):
+        m = _SPAWN_EXIT.search(_message(item))
+        if m is None:
+            continue
+        signal = m.group(2)
+        return Finding(
+            Category.UNDETERMINED if signal else Category.SOFTWARE, (), (f"process {m.group(1)}",),
+            (f"torch.multiprocessing reports that process {m.group(1)} terminated with "
+             f"{signal or 'exit code ' + str(m.group(3))} ({item.where})",), item,
+            ("A SIGKILL is usually the host OOM killer or the scheduler: check `dmesg -T` on "
+             "that host.",),
+        )
+    return None
+
+
 RULES: tuple[Rule, ...] = (
     desync_report,
     gpu_hardware,
+    gpu_fault,
     out_of_memory,
+    ddp_mismatch,
+    monitored_barrier,
+    collective_mismatch,
+    storage_write,
+    actor_died,
     dataloader,
     mismatch,
     straggler,
@@ -589,5 +931,7 @@ RULES: tuple[Rule, ...] = (
     own_exception,
     native_crash,
     signal_kill,
+    launcher_exit,
+    absent_rank,
     collective_hang,
 )

@@ -249,3 +249,36 @@ def test_gzip_and_plain_files_are_read_together(tmp_path: Path) -> None:
     d = _triage(tmp_path)
     assert d.culprit_ranks == (3,)
     assert d.inputs.files == 4
+
+
+def test_one_absent_rank_of_a_known_world_is_named(tmp_path: Path) -> None:
+    """World size 8 from NCCL's init lines; ranks 1-7 time out in the same collective and rank
+    0 prints nothing: rank 0 is named (category undetermined: it may have died or wandered)."""
+    files = [write_lines(tmp_path / f"rank{r:02d}.log",
+                         _waiting_rank(r, AT + dt.timedelta(milliseconds=r)))
+             for r in range(1, 8)]
+    write_lines(tmp_path / "nccl.log", [nccl_init("node0", 4000 + r, r, 8) for r in range(8)])
+    d = _triage(*files, tmp_path / "nccl.log")
+    assert (d.category, d.culprit_ranks) == (Category.UNDETERMINED, (0,))
+    assert any("reported nothing" in f for f in d.findings)
+
+
+def test_an_empty_rank_file_makes_the_world_and_names_its_rank(tmp_path: Path) -> None:
+    """Per-rank files rank00..rank03, rank02's is empty: the others wait in one collective."""
+    files = [write_lines(tmp_path / f"rank{r:02d}.log",
+                         _waiting_rank(r, AT + dt.timedelta(milliseconds=r)))
+             for r in (0, 1, 3)]
+    empty = tmp_path / "rank02.log"
+    empty.write_text("")
+    d = _triage(*files, empty)
+    assert d.culprit_ranks == (2,)
+
+
+def test_same_seqnum_different_op_types_is_a_desync_nobody_is_blamed(tmp_path: Path) -> None:
+    """Rank 0 times out in ALLREDUCE #5, rank 1 in BROADCAST #5: the code paths diverged and
+    a pair cannot say which side is wrong."""
+    lines = [watchdog_timeout(0, 5, AT, op="ALLREDUCE"),
+             watchdog_timeout(1, 5, AT + dt.timedelta(milliseconds=3), op="BROADCAST")]
+    d = _triage(write_lines(tmp_path / "job.log", lines))
+    assert (d.category, d.culprit_ranks) == (Category.COLLECTIVE_DESYNC, ())
+    assert any("no single rank can be blamed" in f for f in d.findings)

@@ -1,0 +1,122 @@
+"""torch debug server source: on a suspected stall, ask every rank's debug worker server which
+collective it is in and where its Python threads are — without ptrace.
+
+A job opts in with one line per rank (torch 2.13):
+
+    torch.distributed.debug.start_debug_server(worker_port=29700 + local_rank)
+
+(rank 0's frontend also needs `tabulate` and `jinja2` installed: without them the call fails
+on rank 0). A job that only wants the per-rank servers, without the frontend, may start them
+directly: `torch._C._distributed_c10d._WorkerServer("::", 29700 + local_rank)` (private API).
+A job that does not opt in loses nothing: the ports refuse and the source reports the ranks as
+not answering, once, as a fault observation.
+
+Each query is `POST /handler/dump_traceback` and `POST /handler/fr_trace_json` on every rank's
+port (in parallel threads, each with a deadline and a size cap); the answers become a
+`DebugSnapshot` observation with the joined picture (`monitor.parse.torch_debug`). Nothing here
+raises past `query()`.
+"""
+
+from __future__ import annotations
+
+import http.client
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from monitor.model import Observation, SourceFault
+from monitor.parse.torch_debug import LivePicture, RankAnswer, live_picture, rank_answer
+
+SOURCE = "torch_debug"
+MAX_REPLY_BYTES = 64 << 20
+DEFAULT_TIMEOUT_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class WorkerEndpoint:
+    """One rank's debug worker server."""
+
+    rank: int
+    host: str
+    port: int
+
+
+def endpoints_for(ranks: Sequence[int], host: str, base_port: int,
+                  local_rank_of: Callable[[int], int] | None = None) -> tuple[WorkerEndpoint, ...]:
+    """The endpoints of this node's ranks when the job used `base_port + local_rank`."""
+    local = local_rank_of or (lambda r: r)
+    return tuple(WorkerEndpoint(r, host, base_port + local(r)) for r in ranks)
+
+
+@dataclass(frozen=True, slots=True)
+class DebugSnapshot(Observation):
+    """What the ranks' debug servers said at `at`."""
+
+    picture: LivePicture
+    seconds: float
+
+
+class TorchDebugSource:
+    """Queries the debug worker servers of the given ranks; `query()` is called on suspicion,
+    not on a timer (every query makes every rank serialise its stacks and buffer)."""
+
+    def __init__(self, endpoints: Sequence[WorkerEndpoint], *,
+                 timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.endpoints = tuple(endpoints)
+        self.timeout = timeout_seconds
+        self.clock = clock
+
+    def query(self) -> list[Observation]:
+        started = time.monotonic()
+        at = self.clock()
+        if not self.endpoints:
+            return []
+        with ThreadPoolExecutor(max_workers=min(16, len(self.endpoints))) as pool:
+            answers = list(pool.map(self._ask, self.endpoints))
+        picture = live_picture({a.rank: a for a in answers})
+        out: list[Observation] = [DebugSnapshot(at, picture, time.monotonic() - started)]
+        if picture.silent:
+            errors = "; ".join(f"rank {a.rank}: {a.error}" for a in answers if a.error)
+            out.append(SourceFault(at, SOURCE, "no_answer", errors[:500]))
+        return out
+
+    def _ask(self, endpoint: WorkerEndpoint) -> RankAnswer:
+        try:
+            stacks = post(endpoint, "dump_traceback", self.timeout)
+        except OSError as exc:
+            return rank_answer(endpoint.rank, None, None, error=_describe(exc))
+        try:
+            fr = post(endpoint, "fr_trace_json", self.timeout)
+        except OSError as exc:
+            return rank_answer(endpoint.rank, stacks.decode("utf-8", "replace"), None,
+                               error=f"flight recorder: {_describe(exc)}")
+        return rank_answer(endpoint.rank, stacks.decode("utf-8", "replace"), fr)
+
+
+def post(endpoint: WorkerEndpoint, handler: str, timeout: float) -> bytes:
+    """`POST /handler/<handler>`; raises OSError on any failure (refused, timeout, non-200,
+    reply over the cap)."""
+    conn = http.client.HTTPConnection(endpoint.host, endpoint.port, timeout=timeout)
+    try:
+        conn.request("POST", f"/handler/{handler}", body=b"",
+                     headers={"Content-Length": "0"})
+        reply = conn.getresponse()
+        body = reply.read(MAX_REPLY_BYTES + 1)
+        if reply.status != 200:
+            raise OSError(f"HTTP {reply.status} from {handler}: {body[:200]!r}")
+        if len(body) > MAX_REPLY_BYTES:
+            raise OSError(f"{handler} reply over {MAX_REPLY_BYTES >> 20} MiB")
+        return body
+    except http.client.HTTPException as exc:
+        raise OSError(f"{handler}: {type(exc).__name__}: {exc}") from exc
+    finally:
+        conn.close()
+
+
+def _describe(exc: OSError) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+__all__ = ["DebugSnapshot", "TorchDebugSource", "WorkerEndpoint", "endpoints_for", "post"]

@@ -1,0 +1,65 @@
+"""Scoring of tests/data/corpus_public: real excerpts from public issue threads, each with the
+culprit and category its own lines support (index.json), split once into a tuning half and a
+held-out half before any rule was changed against them.
+
+An entry is right when the category matches, the culprit ranks are exactly the expected ones,
+and every expected culprit text (a pid, a PCI address, a node) appears in a named culprit.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from monitor.model import Category
+from monitor.triage.analysis import Diagnosis, diagnose
+from monitor.triage.reader import read_inputs
+
+CORPUS = Path(__file__).resolve().parent.parent / "data" / "corpus_public"
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: str
+    url: str
+    files: tuple[str, ...]
+    culprit_ranks: tuple[int, ...]
+    culprit_text: tuple[str, ...]
+    category: Category
+    split: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    entry: Entry
+    diagnosis: Diagnosis
+    right: bool
+    reason: str
+
+
+def entries() -> list[Entry]:
+    raw: dict[str, Any] = json.loads((CORPUS / "index.json").read_text(encoding="utf-8"))
+    return [Entry(e["id"], e["url"], tuple(e["files"]), tuple(e["culprit_ranks"]),
+                  tuple(e["culprit_text"]), Category(e["category"]), e["split"])
+            for e in raw["entries"]]
+
+
+def judge(entry: Entry) -> Outcome:
+    scans, problems, _ = read_inputs([str(CORPUS / f) for f in entry.files])
+    diagnosis = diagnose(scans, problems)
+    reasons = []
+    if diagnosis.category is not entry.category:
+        reasons.append(f"category {diagnosis.category.value} != {entry.category.value}")
+    if tuple(sorted(diagnosis.culprit_ranks)) != tuple(sorted(entry.culprit_ranks)):
+        reasons.append(f"culprit ranks {diagnosis.culprit_ranks} != {entry.culprit_ranks}")
+    for needle in entry.culprit_text:
+        if not any(needle in c for c in diagnosis.culprits):
+            reasons.append(f"no culprit names {needle!r} (culprits: {diagnosis.culprits})")
+    return Outcome(entry, diagnosis, not reasons, "; ".join(reasons))
+
+
+def score(split: str) -> tuple[int, int, list[Outcome]]:
+    outcomes = [judge(e) for e in entries() if e.split == split]
+    return sum(o.right for o in outcomes), len(outcomes), outcomes

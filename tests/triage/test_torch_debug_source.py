@@ -1,0 +1,106 @@
+"""The torch_debug source against a real job: torchrun, 2 gloo ranks, each with torch 2.13's
+debug worker server on loopback; rank 1 skips an all-reduce. Asked live, the servers' stacks
+and flight-recorder buffers name rank 1 as the rank that never entered, and show where each
+rank's code is. A port nobody listens on is a fault observation, not an exception."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from monitor.model import SourceFault
+from monitor.sources.torch_debug import (
+    DebugSnapshot,
+    TorchDebugSource,
+    WorkerEndpoint,
+    endpoints_for,
+    post,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+JOB = Path(__file__).resolve().parent / "debug_server_job.py"
+
+
+def _free_pair() -> int:
+    for _ in range(50):
+        with socket.socket() as a:
+            a.bind(("127.0.0.1", 0))
+            base = int(a.getsockname()[1])
+        if base >= 65535:
+            continue
+        try:
+            with socket.socket() as b, socket.socket() as c:
+                b.bind(("127.0.0.1", base))
+                c.bind(("127.0.0.1", base + 1))
+            return base
+        except OSError:
+            continue
+    raise RuntimeError("no two free consecutive ports")
+
+
+@pytest.fixture(scope="module")
+def job(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    ready = tmp_path_factory.mktemp("ready")
+    base = _free_pair()
+    env = {**os.environ, "DBG_WORKER_BASE": str(base), "DBG_READY_DIR": str(ready),
+           "DBG_SKIP_RANK": "1", "TORCH_FR_BUFFER_SIZE": "64", "PYTHONPATH": str(ROOT)}
+    log = (tmp_path_factory.mktemp("log") / "job.log").open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                             "--nproc-per-node", "2", str(JOB)], env=env, stdout=log,
+                            stderr=subprocess.STDOUT, cwd=ROOT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and len(list(ready.iterdir())) < 2:
+            assert proc.poll() is None, "the job ended early"
+            time.sleep(0.2)
+        assert len(list(ready.iterdir())) == 2
+        time.sleep(1.0)  # rank 0 is inside the all-reduce by now
+        yield base
+    finally:
+        for marker in ready.iterdir():  # the workers run in sessions of their own
+            with contextlib.suppress(OSError, ValueError):
+                os.kill(int(marker.read_text()), signal.SIGKILL)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        log.close()
+
+
+@pytest.mark.timeout(180)
+def test_the_live_servers_name_the_rank_that_never_entered(job: int) -> None:
+    assert post(WorkerEndpoint(0, "127.0.0.1", job), "ping", 5.0) == b"pong"
+    source = TorchDebugSource(endpoints_for([0, 1], "127.0.0.1", job), timeout_seconds=10)
+    out = source.query()
+    snapshot = next(o for o in out if isinstance(o, DebugSnapshot))
+    assert not any(isinstance(o, SourceFault) for o in out)
+    picture = snapshot.picture
+    assert picture.fr is not None and picture.fr.primary is not None
+    verdict = picture.fr.primary
+    assert (verdict.verdict, verdict.seq, verdict.op) == ("never_entered", 4, "all_reduce")
+    assert verdict.never_entered == (1,) and verdict.waiting == (0,)
+    where = {a.rank: a.where for a in picture.answers}
+    assert where[1] is not None and where[1].file.endswith("debug_server_job.py")
+    assert where[0] is not None and where[0].file.endswith("debug_server_job.py")
+    rank0_frames = [f.function for s in picture.answers[0].stacks for f in s.frames]
+    assert "all_reduce" in rank0_frames
+    assert any("never entered collective #4" in s for s in picture.sentences)
+
+
+def test_a_rank_that_does_not_answer_is_a_fault_not_an_exception() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nobody listens there
+    source = TorchDebugSource([WorkerEndpoint(3, "127.0.0.1", port)], timeout_seconds=2)
+    out = source.query()
+    snapshot = next(o for o in out if isinstance(o, DebugSnapshot))
+    assert snapshot.picture.silent == (3,) and snapshot.picture.fr is None
+    faults = [o for o in out if isinstance(o, SourceFault)]
+    assert faults and faults[0].source == "torch_debug" and "rank 3" in faults[0].message
