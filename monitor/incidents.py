@@ -113,6 +113,9 @@ class JobFacts(Protocol):
     def stall_window_seconds(self) -> float | None: ...
 
     @property
+    def last_progress_at(self) -> float | None: ...
+
+    @property
     def stopping(self) -> bool: ...
 
     @property
@@ -131,6 +134,7 @@ class JobView:
     exit_code: int | None = None
     steps_seen: int = 0
     stall_window_seconds: float | None = None
+    last_progress_at: float | None = None  # when the job last stepped (monotonic)
     phase: str | None = None
     phase_until: float = 0.0
     host_states: dict[int, tuple[str, str]] = field(default_factory=dict)
@@ -230,6 +234,8 @@ class IncidentLayer:
         if isinstance(obs, StopRequested):
             self._stop(obs.reason, now)
         elif isinstance(obs, PaceUpdate):
+            if obs.steps_seen > self.view.steps_seen:
+                self.view.last_progress_at = obs.at
             self.view.steps_seen = obs.steps_seen
             self.view.stall_window_seconds = obs.stall_window_seconds
             if obs.steps_seen > 0 and self.view.lifecycle is Lifecycle.STARTING:

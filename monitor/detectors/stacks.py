@@ -170,6 +170,8 @@ class StackDetector:
             proc = self._proc(info.pid, info.role, info.rank, info.rank_pid)
             self._note_state(proc, info.state, snap.at)
             self._note_cpu(proc, snap.at, info.cpu_seconds)
+            if info.state is ProcState.RUNNING:
+                proc.active_at = snap.at  # running, or waiting its turn for a CPU: not idle
         # Forget processes that left the table (workers come and go), except those an alert
         # still names: their ProcessExit resolves it.
         named = {f.culprit_pid for f in self._firing.values()}
@@ -225,7 +227,14 @@ class StackDetector:
         longest = 0.0
         if self.view is not None and self.view.stopping:
             return out  # ranks of a job being stopped go quiet: nothing to look for
+        stepping = (
+            self.view is not None
+            and self.view.last_progress_at is not None
+            and now - self.view.last_progress_at < self._idle_limit()
+        )
         for rank, pid in sorted(self._rank_pid.items()):
+            if stepping:
+                break  # the job steps: a rank using little CPU is waiting its turn, not stuck
             proc = self._procs.get(pid)
             if proc is None or proc.active_at is None:
                 continue
