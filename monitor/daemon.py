@@ -40,7 +40,7 @@ from monitor.runner import (
 )
 
 log = structlog.get_logger("rankwatch.daemon")
-SNAPSHOT_SECONDS = 2.0  # the health snapshot is rebuilt at least this often
+SNAPSHOT_SECONDS = 5.0  # the health snapshot is rebuilt at least this often
 
 
 @dataclass(frozen=True)
@@ -209,7 +209,7 @@ class Daemon:
         if self.incidents is not None:
             self._to_policy(self.incidents.tick(now))
         # The snapshot is read at scrape time (every 15 s or so): rebuilding it on every tick
-        # was most of the daemon's own CPU. Rebuild when something was said, or every 2 s.
+        # was most of the daemon's own CPU. Rebuild when something was said, or every 5 s.
         if self._records_since_snapshot or now - self._snapshot_at >= SNAPSHOT_SECONDS:
             self.rebuild_snapshot()
 

@@ -72,7 +72,12 @@ class GeneralSettings:
         "https://github.com/rankwatch/rankwatch/blob/main/docs/alerts.md#",
         "Alert runbook links are this prefix plus the runbook anchor.",
     )
-    tick_seconds: float = setting(0.5, "How often detectors are ticked.", minimum=0.05, maximum=10)
+    tick_seconds: float = setting(
+        1.0,
+        "How often detectors are ticked (time-based verdicts; observations are handled at once).",
+        minimum=0.05,
+        maximum=10,
+    )
     queue_size: int = setting(
         20000, "Bound of the observation queue; overflow is dropped and counted.", minimum=100
     )
