@@ -88,7 +88,12 @@ class GeneralSettings:
 
 @dataclass(frozen=True)
 class ProcessSettings:
-    interval_seconds: float = setting(1.0, "Process probe interval.", minimum=0.1, maximum=60)
+    interval_seconds: float = setting(
+        2.0,
+        "Process probe interval (exits come at once from the exit-event connector).",
+        minimum=0.1,
+        maximum=60,
+    )
     stopped_alert_seconds: float = setting(
         10.0, "A rank stopped (SIGSTOP, traced) this long raises RankStopped.", minimum=0
     )
