@@ -109,7 +109,7 @@ def test_parse_16k_rank_reports() -> None:
     world_best, world_median = best_ms(lambda: parse_json(world_document, fast=False))
     world_fast, _ = best_ms(lambda: parse_json(world_document, fast=True))
     world_loads, _ = best_ms(lambda: json.loads(world_document))
-    job = f"{NODES} nodes x {GPUS} = {NODES * GPUS} ranks"
+    job = f"{NODES} x {GPUS} ranks"
     record(
         "ras",
         f"parse {job}, VERBOSE text ({len(text) / 1e6:.2f} MB, {text.count(chr(10))} lines)",
@@ -122,10 +122,10 @@ def test_parse_16k_rank_reports() -> None:
         f"best {ref_best:.2f} ms (text above = x{text_best / ref_best:.0f})",
     )
     typed = "msgspec" if parse_json_typed(document) is not None else "not installed: stdlib"
-    world = f"parse {job}, JSON, world communicator only ({len(world_document) / 1e6:.1f} MB)"
+    world = f"parse {job}, JSON, world comm only ({len(world_document) / 1e6:.1f} MB)"
     record(
         "ras",
-        f"{world}, standard library",
+        f"{world}, stdlib",
         f"best {world_best:.1f} ms, median CPU {world_median:.1f} ms "
         f"(x{world_best / world_loads:.2f} json.loads)",
         PARSE_TARGET,
@@ -136,14 +136,13 @@ def test_parse_16k_rank_reports() -> None:
         f"best {world_fast:.1f} ms (x{world_fast / world_loads:.2f} json.loads)",
         PARSE_TARGET,
     )
-    record("ras", f"{world}, reference bare json.loads", f"best {world_loads:.1f} ms")
+    record("ras", f"{world}, reference: bare json.loads", f"best {world_loads:.1f} ms")
     full = (
-        f"parse {job}, JSON, world + 8 DP + {NODES:,} TP communicators "
-        f"({len(document) / 1e6:.1f} MB)"
+        f"parse {job}, JSON, world + 8 DP + {NODES:,} TP comms ({len(document) / 1e6:.1f} MB)"
     )
     record(
         "ras",
-        f"{full}, standard library",
+        f"{full}, stdlib",
         f"best {json_best:.1f} ms, median CPU {json_median:.1f} ms "
         f"(x{json_best / loads_best:.2f} json.loads)",
         PARSE_TARGET,
@@ -155,7 +154,7 @@ def test_parse_16k_rank_reports() -> None:
         f"(x{fast_best / loads_best:.2f} json.loads)",
         PARSE_TARGET,
     )
-    record("ras", f"{full}, reference bare json.loads", f"best {loads_best:.1f} ms")
+    record("ras", f"{full}, reference: bare json.loads", f"best {loads_best:.1f} ms")
 
 @pytest.mark.benchmark
 def test_detector_cost_per_16k_snapshot() -> None:
@@ -178,7 +177,7 @@ def test_detector_cost_per_16k_snapshot() -> None:
                 times.append((time.perf_counter() - started) * 1000)
             record(
                 "ras",
-                f"NCCL detector cost per snapshot (event loop time), {label}, {fmt}"
+                f"detector per snapshot (event loop), {label}, {fmt}"
                 + (" (reference)" if state is small else ""),
                 f"first {times[0]:.2f} ms, then median {statistics.median(times[1:]):.2f} ms",
             )
@@ -188,7 +187,7 @@ def test_detector_cost_per_16k_snapshot() -> None:
 def test_client_cost_per_poll() -> None:
     """Wall time and the client thread's CPU time per poll (exchange + parse) against the fake."""
     options = ClientOptions(handshake_timeout_seconds=1.0, deadline_seconds=30.0)
-    what = "client cost per poll (loopback fake server; exchange + parse)"
+    what = "client per poll (loopback fake, exchange + parse)"
     for label, version in (("2 x 8 job, JSON", "2.29.7"), ("2 x 8 job, text", "2.27.7")):
         shape = JobShape(version=version, collection_delay_seconds=0.0)
         with FakeRasServer(scenario(shape=shape)) as srv:
