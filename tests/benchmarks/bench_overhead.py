@@ -77,7 +77,7 @@ def test_daemon_overhead(tmp_path: Path) -> None:
         f"{peak_rss / 2**20:.1f} MiB = {peak_rss / base_rss:.1f}x a bare interpreter",
         "< 80 MiB",
     )
-    record("overhead", "reference: bare interpreter RSS", f"{base_rss / 2**20:.1f} MiB")
+    record("overhead", f"{what}: reference: bare interpreter RSS", f"{base_rss / 2**20:.1f} MiB")
 
 
 # ---------------------------------------------------------------------------------------
@@ -227,7 +227,7 @@ def _measure_torch_job(
     split = ", ".join(
         f"{name} {pct:.2f}%" for name, pct in sorted(by_thread.items(), key=lambda i: -i[1])[:8]
     )
-    job = f"torchrun {ranks} ranks x {workers} DataLoader workers, healthy, {span:.0f} s"
+    job = f"torchrun {ranks} ranks x {workers} workers, healthy, {span:.0f} s"
     record(
         "overhead",
         f"{job}: daemon CPU (rankwatch + py-spy children)",
@@ -246,7 +246,7 @@ def _measure_torch_job(
         f"{peak_rss / 2**20:.1f} MiB = {peak_rss / base_rss:.1f}x a bare interpreter",
         "<= 60 MB at 8 x 8",
     )
-    record("overhead", "reference: bare interpreter RSS", f"{base_rss / 2**20:.1f} MiB")
+    record("overhead", f"{job}: reference: bare interpreter RSS", f"{base_rss / 2**20:.1f} MiB")
     record(
         "overhead",
         f"{job}: py-spy since start",
@@ -259,7 +259,9 @@ def _measure_torch_job(
         f"= x{probe_ms / max(floor_ms, 1e-9):.1f} the floor",
     )
     record(
-        "overhead", "reference: probe floor (one /proc/PID/stat read each)", f"{floor_ms:.2f} ms"
+        "overhead",
+        f"{job}: reference: probe floor (one /proc/PID/stat read each)",
+        f"{floor_ms:.2f} ms",
     )
     record("overhead", f"{job}: sources up", str(sources))
 

@@ -66,7 +66,9 @@ def test_time_from_worker_stall_to_dataloader_stalled(tmp_path: Path) -> None:
         assert alert is not None and stalled_at is not None, job.tail()
         fired_at = dt.datetime.fromisoformat(alert["starts_at"].replace("Z", "+00:00"))
         latencies.append(fired_at.timestamp() - stalled_at)
-        progress(f"run {run}: DataloaderStalled {latencies[-1]:.1f} s after the worker blocked")
+        progress(
+            f"run {run + 1}/{runs}: DataloaderStalled {latencies[-1]:.1f} s after the worker blocked"
+        )
     record(
         "pyspy",
         f"worker stall -> DataloaderStalled ({len(latencies)} runs)",
@@ -113,11 +115,11 @@ def test_training_time_with_dumps_every_2_seconds(tmp_path: Path) -> None:
             dumps = len(list((tmp_path / f"{name}{run}" / "state" / "pyspy").glob("*.json")))
             record(
                 "pyspy",
-                f"training run {run}, sampler {name}",
+                f"training run {run + 1}/{count}, sampler {name}",
                 f"{total:.2f} s, median step {step * 1000:.2f} ms, {dumps} dumps",
             )
     wall = {k: statistics.median(t for t, _s in v) for k, v in runs.items()}
-    step = {k: statistics.median(s for _t, s in v) for k, v in runs.items()}
+    median_step = {k: statistics.median(s for _t, s in v) for k, v in runs.items()}
     record(
         "pyspy",
         "training wall time, sampler off (reference) / dumping every 2 s",
@@ -127,7 +129,7 @@ def test_training_time_with_dumps_every_2_seconds(tmp_path: Path) -> None:
     record(
         "pyspy",
         "median step time, dumping every 2 s / sampler off",
-        f"ratio {step['on'] / step['off']:.3f}",
+        f"ratio {median_step['on'] / median_step['off']:.3f}",
         "< 1.01",
     )
 
