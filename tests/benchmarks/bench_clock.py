@@ -28,6 +28,7 @@ from monitor.detectors.time_sync import ClockDetector
 from monitor.parse.time_sync_model import ClockMeasurement, ClockReading
 from monitor.settings import ClockSettings
 from monitor.sources.time_sync_probe import ClockReferenceProbe, LocalClockProbe
+from tests.benchmarks.report import progress, record
 from tests.chrony_support import Chronyd, start_client, start_server
 
 QUICK = os.environ.get("RW_BENCH_QUICK") == "1"
@@ -81,22 +82,42 @@ def test_clock_probe_cpu_per_minute(chrony_pair: tuple[Chronyd, Chronyd], tmp_pa
     per_minute_ref = 60 / defaults.offset_interval_seconds
     composed_sntp = per_minute_local + per_minute_ref * sntp_cpu
     composed_chrony = per_minute_local + per_minute_ref * chrony_cpu
-    print(
-        f"\nclock parts (CPU per call): local probe {local_cpu * 1e6:.1f} us, detector "
-        f"{detect_cpu * 1e6:.1f} us, SNTP measurement ({defaults.sntp_samples} samples) "
-        f"{sntp_cpu * 1e3:.2f} ms, chronyc tracking (incl. the child) {chrony_cpu * 1e3:.2f} ms"
-        f"\nclock composed per minute at defaults: SNTP {composed_sntp * 1e3:.2f} ms/min, "
-        f"chrony {composed_chrony * 1e3:.2f} ms/min "
-        f"(= {composed_sntp / 60 * 100:.4f}% / {composed_chrony / 60 * 100:.4f}% of one core)"
+    record("clock", "local probe, CPU per call", f"{local_cpu * 1e6:.1f} us")
+    record("clock", "detector, CPU per call", f"{detect_cpu * 1e6:.1f} us")
+    record(
+        "clock",
+        f"SNTP measurement ({defaults.sntp_samples} samples), CPU per call",
+        f"{sntp_cpu * 1e3:.2f} ms",
+    )
+    record(
+        "clock", "chronyc tracking (incl. the child), CPU per call", f"{chrony_cpu * 1e3:.2f} ms"
+    )
+    record(
+        "clock",
+        "composed per minute at defaults, SNTP",
+        f"{composed_sntp * 1e3:.2f} ms/min = {composed_sntp / 60 * 100:.4f}% of one core",
+    )
+    record(
+        "clock",
+        "composed per minute at defaults, chrony",
+        f"{composed_chrony * 1e3:.2f} ms/min = {composed_chrony / 60 * 100:.4f}% of one core",
     )
 
+    progress(f"clock daemon at defaults, {DAEMON_SECONDS:.0f} s")
     clock_cpu = daemon_cpu_per_minute(tmp_path / "clock", server, enabled=True)
+    progress(f"bare daemon loop, {DAEMON_SECONDS:.0f} s")
     bare_cpu = daemon_cpu_per_minute(tmp_path / "bare", server, enabled=False)
-    print(
-        f"clock daemon at defaults over {DAEMON_SECONDS:.0f} s: {clock_cpu * 1e3:.1f} ms CPU/min; "
-        f"bare daemon loop (reference) {bare_cpu * 1e3:.1f} ms/min; clock watching adds "
+    record(
+        "clock",
+        f"clock daemon at defaults over {DAEMON_SECONDS:.0f} s, CPU",
+        f"{clock_cpu * 1e3:.1f} ms/min",
+    )
+    record("clock", "bare daemon loop (reference), CPU", f"{bare_cpu * 1e3:.1f} ms/min")
+    record(
+        "clock",
+        "clock watching adds",
         f"{(clock_cpu - bare_cpu) * 1e3:.1f} ms/min = {(clock_cpu - bare_cpu) / 60 * 100:.3f}% "
-        f"of one core ({clock_cpu / bare_cpu:.2f}x the bare loop)"
+        f"of one core ({clock_cpu / bare_cpu:.2f}x the bare loop)",
     )
 
 
@@ -162,21 +183,27 @@ def test_sntp_accuracy_against_chrony(chrony_pair: tuple[Chronyd, Chronyd]) -> N
     delays = [m.delay_seconds or 0.0 for m in sntp]
     s_err = statistics.fmean(abs(x) for x in s_off)
     c_err = statistics.fmean(abs(x) for x in c_off)
-    print(
-        f"\nSNTP on loopback ({len(sntp)} measurements of {ClockSettings().sntp_samples} samples): "
+    record(
+        "clock",
+        f"SNTP on loopback ({len(sntp)} measurements of {ClockSettings().sntp_samples} samples)",
         f"mean |offset| {s_err * 1e6:.1f} us, max {max(map(abs, s_off)) * 1e6:.1f} us, "
-        f"stdev {statistics.pstdev(s_off) * 1e6:.1f} us, median delay "
-        f"{statistics.median(delays) * 1e6:.1f} us; |offset| within its uncertainty "
-        f"{within}/{len(sntp)}"
-        f"\nchronyd's estimate: mean |offset| {c_err * 1e6:.2f} us, max "
-        f"{max(map(abs, c_off)) * 1e6:.2f} us; SNTP error / chronyd error = {s_err / c_err:.1f}x"
+        f"stdev {statistics.pstdev(s_off) * 1e6:.1f} us",
     )
+    record("clock", "SNTP on loopback, median delay", f"{statistics.median(delays) * 1e6:.1f} us")
+    record("clock", "SNTP |offset| within its uncertainty", f"{within}/{len(sntp)}")
+    record(
+        "clock",
+        "chronyd's estimate (reference)",
+        f"mean |offset| {c_err * 1e6:.2f} us, max {max(map(abs, c_off)) * 1e6:.2f} us",
+    )
+    record("clock", "SNTP error / chronyd error", f"{s_err / c_err:.1f}x")
+    progress("SNTP under libfaketime")
     shifted = sntp_under_faketime(server.ntp_port, shift=-0.25)
     errors = [abs(x - -0.25) for x in shifted]
-    print(
-        f"SNTP with the client's clock shifted -0.250 s by libfaketime ({len(shifted)} "
-        f"measurements): mean error {statistics.fmean(errors) * 1e6:.1f} us, max "
-        f"{max(errors) * 1e6:.1f} us"
+    record(
+        "clock",
+        f"SNTP, client clock shifted -0.250 s by libfaketime ({len(shifted)} measurements)",
+        f"mean error {statistics.fmean(errors) * 1e6:.1f} us, max {max(errors) * 1e6:.1f} us",
     )
 
 

@@ -1,6 +1,6 @@
 """Benchmark: the daemon's own cost watching 8 simulated ranks × 4 workers at default intervals.
 
-Prints CPU seconds per minute (and % of one core) and peak RSS of the rankwatch process itself,
+Records CPU seconds per minute (and % of one core) and peak RSS of the rankwatch process itself,
 with a bare Python interpreter's RSS measured in the same run as the reference.
 Duration: RW_BENCH_OVERHEAD_SECONDS (default 60).
 """
@@ -24,6 +24,7 @@ import pytest
 from monitor.model import ProcessSnapshot
 from monitor.sources.exit_events import ExitStatusBook
 from monitor.sources.process_probe import ProcessProbe
+from tests.benchmarks.report import progress, record
 from tests.conftest import child_env, rankwatch_argv
 from tests.fake_ras import FakeRasServer, JobShape, scenario
 
@@ -41,6 +42,7 @@ def test_daemon_overhead(tmp_path: Path) -> None:
         stderr=subprocess.DEVNULL,
     )
     me = psutil.Process(proc.pid)
+    progress(f"overhead: simulated 8 x 4 job, {seconds:.0f} s")
     time.sleep(min(5.0, seconds / 4))  # start-up (imports) is not steady-state overhead
     cpu0 = sum(me.cpu_times()[:2])
     t0 = t1 = time.monotonic()
@@ -62,12 +64,20 @@ def test_daemon_overhead(tmp_path: Path) -> None:
     time.sleep(1.0)
     base_rss = psutil.Process(baseline.pid).memory_info().rss
     baseline.wait()
-    print(
-        f"\noverhead: watched {workers_seen} processes for {t1 - t0:.0f} s; daemon CPU "
-        f"{per_minute:.2f} s/min = {per_minute / 60 * 100:.2f}% of one core (target < 1%); "
-        f"peak RSS {peak_rss / 2**20:.1f} MiB (target < 80 MiB), "
-        f"{peak_rss / base_rss:.1f}x a bare interpreter ({base_rss / 2**20:.1f} MiB)"
+    what = f"simulated 8 x 4, watched {workers_seen} processes for {t1 - t0:.0f} s"
+    record(
+        "overhead",
+        f"{what}: daemon CPU",
+        f"{per_minute:.2f} s/min = {per_minute / 60 * 100:.2f}% of one core",
+        "< 1% of a core",
     )
+    record(
+        "overhead",
+        f"{what}: daemon peak RSS",
+        f"{peak_rss / 2**20:.1f} MiB = {peak_rss / base_rss:.1f}x a bare interpreter",
+        "< 80 MiB",
+    )
+    record("overhead", f"{what}: reference: bare interpreter RSS", f"{base_rss / 2**20:.1f} MiB")
 
 
 # ---------------------------------------------------------------------------------------
@@ -131,7 +141,7 @@ def _probe_cost(root_pid: int, polls: int = 20) -> tuple[float, float, int]:
 def test_daemon_overhead_torch_job(tmp_path: Path) -> None:
     """A healthy torchrun job (gloo, R ranks x W DataLoader workers, 0.2 s steps) with every
     source on: process probe, log tails, RAS polling (a fake RAS port on loopback), clock, and
-    py-spy. Prints the daemon's CPU (its own and its py-spy children's) as % of one core, its
+    py-spy. Records the daemon's CPU (its own and its py-spy children's) as % of one core, its
     peak RSS, py-spy rounds by trigger and the probe's cost per poll; references from the same
     run: the job's own CPU, a bare interpreter's RSS, and one /proc/PID/stat read per process.
     Targets at 8 x 8: <= 1% of a core, <= 60 MB."""
@@ -177,6 +187,7 @@ def _measure_torch_job(
             break
         time.sleep(1.0)
     assert launcher is not None, "the job never started"
+    progress(f"overhead: torchrun {ranks} x {workers} started, measuring {seconds:.0f} s")
     time.sleep(5.0)  # the first background py-spy pass and the first RAS polls
     own0, kids0 = _own_and_children(me)
     threads0 = _thread_cpu(me.pid)
@@ -216,22 +227,43 @@ def _measure_torch_job(
     split = ", ".join(
         f"{name} {pct:.2f}%" for name, pct in sorted(by_thread.items(), key=lambda i: -i[1])[:8]
     )
-    print(
-        f"\noverhead, torchrun {ranks} ranks x {workers} DataLoader workers, healthy, "
-        f"{span:.0f} s measured:\n"
-        f"  daemon CPU {total:.2f}% of one core (target <= 1%): rankwatch {own_pct:.2f}%, "
-        f"py-spy children {kids_pct:.2f}%; the job itself used {job_pct:.0f}% "
-        f"(daemon/job = {total / max(job_pct, 1e-9):.4f})\n"
-        f"  rankwatch by thread: {split}\n"
-        f"  peak RSS {peak_rss / 2**20:.1f} MiB (target <= 60 MB), "
-        f"{peak_rss / base_rss:.1f}x a bare interpreter ({base_rss / 2**20:.1f} MiB)\n"
-        f"  py-spy since start: rounds {rounds or '{}'}, {dumps:.0f} dumps, "
-        f"py-spy CPU s by trigger {pyspy_cpu or 'n/a'}\n"
-        f"  process probe over {probed} processes: {probe_ms:.2f} ms CPU per poll "
-        f"({probe_ms / 10:.2f}% of a core at 1 Hz); floor (one stat read each) "
-        f"{floor_ms:.2f} ms (x{probe_ms / max(floor_ms, 1e-9):.1f})\n"
-        f"  sources up: {sources}"
+    job = f"torchrun {ranks} ranks x {workers} workers, healthy, {span:.0f} s"
+    record(
+        "overhead",
+        f"{job}: daemon CPU (rankwatch + py-spy children)",
+        f"{total:.2f}% of one core: rankwatch {own_pct:.2f}%, py-spy children {kids_pct:.2f}%",
+        "<= 1% of a core at 8 x 8",
     )
+    record(
+        "overhead",
+        f"{job}: reference: the job's own CPU",
+        f"{job_pct:.0f}% (daemon/job = {total / max(job_pct, 1e-9):.4f})",
+    )
+    record("overhead", f"{job}: rankwatch CPU by thread", split)
+    record(
+        "overhead",
+        f"{job}: daemon peak RSS",
+        f"{peak_rss / 2**20:.1f} MiB = {peak_rss / base_rss:.1f}x a bare interpreter",
+        "<= 60 MB at 8 x 8",
+    )
+    record("overhead", f"{job}: reference: bare interpreter RSS", f"{base_rss / 2**20:.1f} MiB")
+    record(
+        "overhead",
+        f"{job}: py-spy since start",
+        f"rounds {rounds or '{}'}, {dumps:.0f} dumps, py-spy CPU s by trigger {pyspy_cpu or 'n/a'}",
+    )
+    record(
+        "overhead",
+        f"{job}: process probe over {probed} processes",
+        f"{probe_ms:.2f} ms CPU per poll ({probe_ms / 10:.2f}% of a core at 1 Hz) "
+        f"= x{probe_ms / max(floor_ms, 1e-9):.1f} the floor",
+    )
+    record(
+        "overhead",
+        f"{job}: reference: probe floor (one /proc/PID/stat read each)",
+        f"{floor_ms:.2f} ms",
+    )
+    record("overhead", f"{job}: sources up", str(sources))
 
 
 def _own_and_children(me: psutil.Process) -> tuple[float, float]:

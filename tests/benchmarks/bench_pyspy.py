@@ -1,6 +1,6 @@
-"""Benchmarks of the stack sampler (run by path: pytest -s tests/benchmarks/bench_pyspy.py).
+"""Benchmarks of the stack sampler (run by path: pytest tests/benchmarks/bench_pyspy.py).
 
-They print figures; they assert only that a measurement was taken.
+They record figures in the benchmark table; they assert only that a measurement was taken.
 
 1. Detection latency: a DataLoader worker of rank 1 blocks in __getitem__ in the real 2-rank
    torch job under `rankwatch run` (default settings); time from the block to the
@@ -33,6 +33,7 @@ from monitor.model import ProcessInfo, ProcessSnapshot, ProcRole, ProcState
 from monitor.parse.stacks import DumpResult, StackSample
 from monitor.settings import PyspySettings
 from monitor.sources.pyspy import PyspySampler
+from tests.benchmarks.report import progress, record
 from tests.e2e.watched_job import WatchedJob, stall_time
 
 pytestmark = pytest.mark.benchmark
@@ -45,29 +46,35 @@ def _stop(job: WatchedJob) -> None:
 
 @pytest.mark.timeout(1800)
 def test_time_from_worker_stall_to_dataloader_stalled(tmp_path: Path) -> None:
-    """Print median and max seconds from a worker blocking to the DataloaderStalled record."""
+    """Record median and max seconds from a worker blocking to the DataloaderStalled record."""
     latencies = []
-    for run in range(2 if QUICK else 5):
+    runs = 2 if QUICK else 5
+    for run in range(runs):
+        progress(f"stall -> DataloaderStalled, run {run + 1}/{runs}")
         job = WatchedJob(
             tmp_path / f"run{run}", "--mode", "stall_worker", "--steps", "100000",
             "--fault-step", "40",
         )  # fmt: skip
         try:
-            record = job.wait_for(
+            alert = job.wait_for(
                 lambda r: r["status"] == "firing" and r["alertname"] == "DataloaderStalled",
                 timeout=180,
             )
             stalled_at = stall_time(job)
         finally:
             _stop(job)
-        assert record is not None and stalled_at is not None, job.tail()
-        fired_at = dt.datetime.fromisoformat(record["starts_at"].replace("Z", "+00:00"))
+        assert alert is not None and stalled_at is not None, job.tail()
+        fired_at = dt.datetime.fromisoformat(alert["starts_at"].replace("Z", "+00:00"))
         latencies.append(fired_at.timestamp() - stalled_at)
-        print(f"run {run}: DataloaderStalled {latencies[-1]:.1f} s after the worker blocked")
-    print(
-        f"stall -> DataloaderStalled over {len(latencies)} runs: "
+        progress(
+            f"run {run + 1}/{runs}: DataloaderStalled {latencies[-1]:.1f} s after the worker blocked"
+        )
+    record(
+        "pyspy",
+        f"worker stall -> DataloaderStalled ({len(latencies)} runs)",
         f"median {statistics.median(latencies):.1f} s, max {max(latencies):.1f} s "
-        "(target: median < 30 s)"
+        f"(runs: {', '.join(f'{x:.1f}' for x in latencies)} s)",
+        "median < 30 s",
     )
 
 
@@ -90,7 +97,7 @@ def _training_run(tmp_path: Path, env: dict[str, str]) -> tuple[float, float]:
 
 @pytest.mark.timeout(1800)
 def test_training_time_with_dumps_every_2_seconds(tmp_path: Path) -> None:
-    """Print training wall time and median step time with the sampler dumping every 2 s
+    """Record training wall time and median step time with the sampler dumping every 2 s
     versus with the sampler off (alternating runs), and their ratios."""
     dumping = {
         "RANKWATCH_PYSPY_BACKGROUND_INTERVAL_SECONDS": "2",
@@ -99,20 +106,31 @@ def test_training_time_with_dumps_every_2_seconds(tmp_path: Path) -> None:
     }
     off = {"RANKWATCH_PYSPY_ENABLED": "false"}
     runs: dict[str, list[tuple[float, float]]] = {"off": [], "on": []}
-    for run in range(1 if QUICK else 3):
+    count = 1 if QUICK else 3
+    for run in range(count):
         for name, env in (("off", off), ("on", dumping)):
+            progress(f"training run {run + 1}/{count}, sampler {name}")
             runs[name].append(_training_run(tmp_path / f"{name}{run}", env))
             total, step = runs[name][-1]
             dumps = len(list((tmp_path / f"{name}{run}" / "state" / "pyspy").glob("*.json")))
-            print(
-                f"run {run} sampler {name}: {total:.2f} s, median step {step * 1000:.2f} ms, {dumps} dumps"
+            record(
+                "pyspy",
+                f"training run {run + 1}/{count}, sampler {name}",
+                f"{total:.2f} s, median step {step * 1000:.2f} ms, {dumps} dumps",
             )
     wall = {k: statistics.median(t for t, _s in v) for k, v in runs.items()}
-    step = {k: statistics.median(s for _t, s in v) for k, v in runs.items()}
-    print(
-        f"training wall time: off {wall['off']:.2f} s, dumping every 2 s {wall['on']:.2f} s, "
-        f"ratio {wall['on'] / wall['off']:.3f}; median step time ratio "
-        f"{step['on'] / step['off']:.3f} (target < 1.01)"
+    median_step = {k: statistics.median(s for _t, s in v) for k, v in runs.items()}
+    record(
+        "pyspy",
+        "training wall time, sampler off (reference) / dumping every 2 s",
+        f"{wall['off']:.2f} s / {wall['on']:.2f} s, ratio {wall['on'] / wall['off']:.3f}",
+        "ratio < 1.01",
+    )
+    record(
+        "pyspy",
+        "median step time, dumping every 2 s / sampler off",
+        f"ratio {median_step['on'] / median_step['off']:.3f}",
+        "< 1.01",
     )
 
 
@@ -175,7 +193,7 @@ def _info(pid: int, role: ProcRole, rank: int, rank_pid: int | None) -> ProcessI
 def test_one_pass_over_8_ranks_by_8_workers(
     tmp_path: Path, eight_by_eight: list[tuple[int, list[int]]], parallel: int
 ) -> None:
-    """Print the wall time of one dump pass over 72 processes (target < 2 s at the default 4)."""
+    """Record the wall time of one dump pass over 72 processes (target < 2 s at the default 4)."""
     infos = []
     for rank, (rank_pid, workers) in enumerate(eight_by_eight):
         infos.append(_info(rank_pid, ProcRole.RANK, rank, None))
@@ -201,7 +219,9 @@ def test_one_pass_over_8_ranks_by_8_workers(
             now[0] += 10.0
     finally:
         sampler.close()
-    print(
-        f"one pass over 8 ranks x 8 workers, {parallel} dumps at a time: "
-        f"median {statistics.median(durations):.2f} s, max {max(durations):.2f} s (target < 2 s)"
+    record(
+        "pyspy",
+        f"one dump pass over 8 ranks x 8 workers, {parallel} dumps at a time",
+        f"median {statistics.median(durations):.2f} s, max {max(durations):.2f} s",
+        "< 2 s (at the default 4)",
     )

@@ -5,11 +5,11 @@ communicators (2,048 ranks, one per node) and 2,048 tensor-parallel ones (8 rank
 One node is dead and a quarter of the ranks (4,096) are one AllReduce behind, so the VERBOSE text
 report lists thousands of lines. RW_BENCH_QUICK=1 runs 256 nodes instead.
 
-Figures are printed, with ratios against a reference measured in the same run (the 1,024-rank
+Figures are recorded in the benchmark table, with ratios against a reference measured in the same run (the 1,024-rank
 sample for text, bare `json.loads` for JSON); nothing is asserted on time. Target: under 100 ms
 per parse.
 
-Run: pytest tests/benchmarks/bench_ras.py -m benchmark -s
+Run: pytest tests/benchmarks/bench_ras.py -m benchmark
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from monitor.parse.ras_model import RasSnapshot
 from monitor.parse.ras_text import parse_text
 from monitor.settings import RasSettings
 from monitor.sources.nccl_ras import ClientOptions, parse_reply, query_status
+from tests.benchmarks.report import record
 from tests.fake_ras import (
     Comm,
     FakeRasServer,
@@ -46,6 +47,7 @@ from tests.fake_ras import (
 # RW_BENCH_QUICK=1 (CI) shrinks the job eightfold; the figures then say so.
 NODES, GPUS = (256 if os.environ.get("RW_BENCH_QUICK") == "1" else 2048), 8
 RANKS_TEXT = f"{NODES * GPUS:,}-rank"
+PARSE_TARGET = "< 100 ms"
 SAMPLE_13 = Path(__file__).parent.parent / "data" / "ras" / "samples" / "13-node-dead-128x8.txt"
 
 
@@ -87,7 +89,7 @@ def best_ms(fn: Callable[[], object], repeat: int = 5) -> tuple[float, float]:
 
 @pytest.mark.benchmark
 def test_parse_16k_rank_reports() -> None:
-    """Parse a VERBOSE text report and JSON reports of the job; print ms each."""
+    """Parse a VERBOSE text report and JSON reports of the job; record ms each."""
     state = big_job()
     text = "".join(render_text_chunks(state, verbose=True, elapsed=0.0))
     document = render_json(state, elapsed=0.0)
@@ -107,31 +109,58 @@ def test_parse_16k_rank_reports() -> None:
     world_best, world_median = best_ms(lambda: parse_json(world_document, fast=False))
     world_fast, _ = best_ms(lambda: parse_json(world_document, fast=True))
     world_loads, _ = best_ms(lambda: json.loads(world_document))
-    print()
-    print(f"RAS parse, {NODES} nodes x {GPUS} = {NODES * GPUS} ranks (target < 100 ms each)")
-    print(f"  VERBOSE text ({len(text) / 1e6:.2f} MB, {text.count(chr(10))} lines): "
-          f"best {text_best:.1f} ms, median CPU {text_median:.1f} ms; "
-          f"reference 1,024-rank sample {ref_best:.2f} ms (x{text_best / ref_best:.0f})")
+    job = f"{NODES} x {GPUS} ranks"
+    record(
+        "ras",
+        f"parse {job}, VERBOSE text ({len(text) / 1e6:.2f} MB, {text.count(chr(10))} lines)",
+        f"best {text_best:.1f} ms, median CPU {text_median:.1f} ms",
+        PARSE_TARGET,
+    )
+    record(
+        "ras",
+        "reference: 1,024-rank text sample",
+        f"best {ref_best:.2f} ms (text above = x{text_best / ref_best:.0f})",
+    )
     typed = "msgspec" if parse_json_typed(document) is not None else "not installed: stdlib"
-    print(f"  JSON, world communicator only ({len(world_document) / 1e6:.1f} MB): "
-          f"standard library best {world_best:.1f} ms, median CPU {world_median:.1f} ms; "
-          f"typed ({typed}) best {world_fast:.1f} ms; "
-          f"reference bare json.loads {world_loads:.1f} ms (x{world_best / world_loads:.2f}, "
-          f"x{world_fast / world_loads:.2f})")
-    print(f"  JSON, world + 8 DP + {NODES:,} TP communicators ({len(document) / 1e6:.1f} MB): "
-          f"standard library best {json_best:.1f} ms, median CPU {json_median:.1f} ms; "
-          f"typed ({typed}) best {fast_best:.1f} ms, median CPU {fast_median:.1f} ms; "
-          f"reference bare json.loads {loads_best:.1f} ms (x{json_best / loads_best:.2f}, "
-          f"x{fast_best / loads_best:.2f})")
-
+    world = f"parse {job}, JSON, world comm only ({len(world_document) / 1e6:.1f} MB)"
+    record(
+        "ras",
+        f"{world}, stdlib",
+        f"best {world_best:.1f} ms, median CPU {world_median:.1f} ms "
+        f"(x{world_best / world_loads:.2f} json.loads)",
+        PARSE_TARGET,
+    )
+    record(
+        "ras",
+        f"{world}, typed ({typed})",
+        f"best {world_fast:.1f} ms (x{world_fast / world_loads:.2f} json.loads)",
+        PARSE_TARGET,
+    )
+    record("ras", f"{world}, reference: bare json.loads", f"best {world_loads:.1f} ms")
+    full = (
+        f"parse {job}, JSON, world + 8 DP + {NODES:,} TP comms ({len(document) / 1e6:.1f} MB)"
+    )
+    record(
+        "ras",
+        f"{full}, stdlib",
+        f"best {json_best:.1f} ms, median CPU {json_median:.1f} ms "
+        f"(x{json_best / loads_best:.2f} json.loads)",
+        PARSE_TARGET,
+    )
+    record(
+        "ras",
+        f"{full}, typed ({typed})",
+        f"best {fast_best:.1f} ms, median CPU {fast_median:.1f} ms "
+        f"(x{fast_best / loads_best:.2f} json.loads)",
+        PARSE_TARGET,
+    )
+    record("ras", f"{full}, reference: bare json.loads", f"best {loads_best:.1f} ms")
 
 @pytest.mark.benchmark
 def test_detector_cost_per_16k_snapshot() -> None:
     """The detector runs on the event loop: its cost per snapshot of the big job, and per 16-rank
     snapshot as the reference."""
     settings = RasSettings()
-    print()
-    print("NCCL detector cost per snapshot (event loop time)")
     small = JobState(peers=make_peers(2, 8), comms=[world_comm(make_peers(2, 8), 1, (0,) * 5)])
     for label, state in (("16 ranks", small), (f"{NODES * GPUS:,} ranks", big_job())):
         for fmt, report in (
@@ -146,21 +175,24 @@ def test_detector_cost_per_16k_snapshot() -> None:
                 detector.observe(RasSnapshot(at=at, report=report, poll_interval_seconds=10), at)
                 detector.metric_families(at)
                 times.append((time.perf_counter() - started) * 1000)
-            print(f"  {label}, {fmt}: first {times[0]:.2f} ms, then median "
-                  f"{statistics.median(times[1:]):.2f} ms")
+            record(
+                "ras",
+                f"detector per snapshot (event loop), {label}, {fmt}"
+                + (" (reference)" if state is small else ""),
+                f"first {times[0]:.2f} ms, then median {statistics.median(times[1:]):.2f} ms",
+            )
 
 
 @pytest.mark.benchmark
 def test_client_cost_per_poll() -> None:
     """Wall time and the client thread's CPU time per poll (exchange + parse) against the fake."""
     options = ClientOptions(handshake_timeout_seconds=1.0, deadline_seconds=30.0)
-    print()
-    print("RAS client cost per poll (loopback fake server; exchange + parse)")
+    what = "client per poll (loopback fake, exchange + parse)"
     for label, version in (("2 x 8 job, JSON", "2.29.7"), ("2 x 8 job, text", "2.27.7")):
         shape = JobShape(version=version, collection_delay_seconds=0.0)
         with FakeRasServer(scenario(shape=shape)) as srv:
             wall, cpu = _polls(srv.port, options, 40)
-        print(f"  {label}: {wall:.2f} ms wall, {cpu:.2f} ms client CPU per poll")
+        record("ras", f"{what}, {label}", f"{wall:.2f} ms wall, {cpu:.2f} ms client CPU")
     big = big_job()
     replies = (
         (f"{RANKS_TEXT} job, JSON (all communicators)", (render_json(big, elapsed=0.0), "")),
@@ -169,8 +201,11 @@ def test_client_cost_per_poll() -> None:
     for label, chunks in replies:
         with FakeRasServer(replay_chunks=_constant(chunks)) as srv:
             wall, cpu = _polls(srv.port, options, 3)
-        print(f"  {label} ({len(chunks[0]) + len(chunks[1]):,} bytes): "
-              f"{wall:.0f} ms wall, {cpu:.0f} ms client CPU per poll")
+        record(
+            "ras",
+            f"{what}, {label} ({len(chunks[0]) + len(chunks[1]):,} bytes)",
+            f"{wall:.0f} ms wall, {cpu:.0f} ms client CPU",
+        )
 
 
 def _constant(chunks: tuple[str, str]) -> Callable[[], tuple[str, str]]:

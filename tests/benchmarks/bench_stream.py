@@ -1,6 +1,6 @@
 """Benchmark: output-stream throughput (split + rank attribution + progress extraction).
 
-Prints lines/s over a generated log with NCCL INFO noise, and the ratio against `grep -c`
+Records lines/s over a generated log with NCCL INFO noise, and the ratio against `grep -c`
 over the same file in the same run. Size: RW_BENCH_STREAM_BYTES (default 1 GiB).
 """
 
@@ -15,6 +15,7 @@ import pytest
 
 from monitor.parse.progress import match_progress
 from monitor.sources.stream import Attribution, LineSplitter, attribute
+from tests.benchmarks.report import record
 
 NOISE = [
     "gpu017:81234:81290 [3] NCCL INFO Channel 05/0 : 3[3] -> 4[4] via P2P/CUMEM/read\n",
@@ -58,7 +59,7 @@ def test_stream_throughput(tmp_path: Path) -> None:
 
     splitter = LineSplitter(1_048_576)
     how = Attribution()
-    lines = progress = 0
+    lines = progress_lines = 0
     started = time.perf_counter()
     with path.open("rb", buffering=0) as fh:
         while chunk := fh.read(65536):
@@ -66,12 +67,19 @@ def test_stream_throughput(tmp_path: Path) -> None:
                 line = attribute(text, how)
                 lines += 1
                 if match_progress(line.text) is not None:
-                    progress += 1
+                    progress_lines += 1
     ours = time.perf_counter() - started
     assert lines == expected
     rate = lines / ours
-    print(
-        f"\nstream: {size / 2**20:.0f} MiB, {lines:,} lines ({progress:,} progress) in {ours:.2f} s = "
-        f"{rate:,.0f} lines/s (target >= 300,000); grep -c: {grep_seconds:.2f} s "
-        f"({int(grep.stdout)} lines); ratio ours/grep = {ours / grep_seconds:.1f}x"
+    record(
+        "stream",
+        f"split + attribute + progress, {size / 2**20:.0f} MiB, {lines:,} lines "
+        f"({progress_lines:,} progress)",
+        f"{ours:.2f} s = {rate:,.0f} lines/s",
+        ">= 300,000 lines/s",
+    )
+    record(
+        "stream",
+        f"reference: grep -c on the same file ({int(grep.stdout)} lines)",
+        f"{grep_seconds:.2f} s; ratio ours/grep = {ours / grep_seconds:.1f}x",
     )

@@ -1,12 +1,12 @@
 """Benchmark: triage of 128 ranks' flight-recorder dumps and logs together.
 
 Run by hand:
-    python -m pytest tests/benchmarks/bench_triage_dumps.py -m benchmark -s
+    python -m pytest tests/benchmarks/bench_triage_dumps.py -m benchmark
 Each rank's dump holds RW_BENCH_FR_ENTRIES entries (default 2000, NCCL's default ring size)
 with an 8-frame stack each, built from the entries of a real torch 2.13 dump
 (tests/data/flight_recorder); rank 77 never enters the last collective. Each rank's log is
 RW_BENCH_FR_LOG_BYTES (default 1 MiB) of realistic noise ending in the watchdog timeouts.
-Figures are printed with the time of `pickle.load` of the same dumps (no checks, no typing)
+Figures are recorded in the benchmark table with the time of `pickle.load` of the same dumps (no checks, no typing)
 as the reference; nothing asserts a time.
 """
 
@@ -26,6 +26,7 @@ from monitor.model import Category
 from monitor.triage.analysis import diagnose
 from monitor.triage.reader import read_inputs
 from tests.benchmarks.bench_triage import FILES, STRAGGLER, _write_job
+from tests.benchmarks.report import progress, record
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "flight_recorder" / \
     "gloo-skip-allreduce" / "fr_rank_0"
@@ -62,6 +63,7 @@ def test_triage_of_128_ranks_dumps_and_logs(tmp_path: Path) -> None:
     (root / "dumps").mkdir(parents=True)
     try:
         (root / "logs").mkdir()
+        progress(f"triage with dumps: writing {FILES} logs and {FILES} dumps")
         _write_job(root / "logs", log_bytes * FILES)
         for rank in range(FILES):
             (root / "dumps" / f"nccl_trace_rank_{rank}").write_bytes(
@@ -83,10 +85,22 @@ def test_triage_of_128_ranks_dumps_and_logs(tmp_path: Path) -> None:
         dumps_only = time.perf_counter() - started
         assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.COLLECTIVE_DESYNC,
                                                                  (STRAGGLER,))
-        print(f"\ntriage with dumps: {FILES} dumps ({dump_bytes / 2**20:.1f} MiB, {entries} "
-              f"entries each) + {FILES} logs ({logs / 2**20:.0f} MiB), jobs={jobs}: "
-              f"{wall:.2f} s wall (target <= 5 s)")
-        print(f"dumps alone: {dumps_only:.2f} s; plain pickle.loads of the same dumps "
-              f"(reference, no checks): {plain:.2f} s -> ratio {dumps_only / plain:.1f}x")
+        record(
+            "triage with dumps",
+            f"{FILES} dumps ({dump_bytes / 2**20:.1f} MiB, {entries} entries each) + {FILES} "
+            f"logs ({logs / 2**20:.0f} MiB), jobs={jobs}: wall",
+            f"{wall:.2f} s",
+            "<= 5 s",
+        )
+        record(
+            "triage with dumps",
+            "dumps alone",
+            f"{dumps_only:.2f} s ({dumps_only / plain:.1f}x the reference)",
+        )
+        record(
+            "triage with dumps",
+            "reference: plain pickle.loads of the same dumps (no checks)",
+            f"{plain:.2f} s",
+        )
     finally:
         shutil.rmtree(root, ignore_errors=True)

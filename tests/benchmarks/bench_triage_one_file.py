@@ -2,8 +2,9 @@
 worker processes, against `grep -c` on the same file and against the one-process reader.
 
 Run by hand:
-    python -m pytest tests/benchmarks/bench_triage_one_file.py -m benchmark -s
-RW_BENCH_ONE_FILE_BYTES sets the size. Figures are printed; nothing asserts a time.
+    python -m pytest tests/benchmarks/bench_triage_one_file.py -m benchmark
+RW_BENCH_ONE_FILE_BYTES sets the size. Figures are recorded in the benchmark table; nothing
+asserts a time.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pytest
 from monitor.triage.analysis import diagnose
 from monitor.triage.reader import read_inputs
 from tests.benchmarks.bench_triage import _noise_block
+from tests.benchmarks.report import progress, record
 from tests.logformats import BASE, watchdog_timeout
 
 # Lines that pass the pre-filter without being failures (1 % of the lines by default,
@@ -76,6 +78,7 @@ def test_triage_of_one_large_file(tmp_path: Path) -> None:
     jobs = min(os.cpu_count() or 1, 8)
     results = {}
     for label, n in (("one process", 1), (f"{jobs} processes", jobs)):
+        progress(f"one file: triage, {label}")
         started = time.perf_counter()
         scans, problems, _ = read_inputs([str(path)], jobs=n)
         diagnosis = diagnose(scans, problems)
@@ -84,12 +87,20 @@ def test_triage_of_one_large_file(tmp_path: Path) -> None:
     assert results[f"{jobs} processes"][1].inputs.lines == lines
     assert results[f"{jobs} processes"][1].events == results["one process"][1].events
     share = 100 * float(os.environ.get("RW_BENCH_ONE_FILE_HITS", "0.01"))
-    print(f"\none file: {size / 1e6:,.0f} MB, {lines:,} lines ({share:g} % pre-filter hits); "
-          "load average "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    what = (
+        f"one file, {size / 1e6:,.0f} MB, {lines:,} lines ({share:g} % pre-filter hits), "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
+    if grep_one is not None:
+        record(
+            "triage one file", "reference: grep -c 'Watchdog caught' on the same file",
+            f"{grep_one:.2f} s",
+        )
     for label, (wall, _d) in results.items():
-        print(f"  triage, {label}: {wall:.2f} s = {lines / wall:,.0f} lines/s "
-              f"(target >= 300,000 lines/s)")
-        if grep_one is not None:
-            print(f"    ratio to grep -c 'Watchdog caught' on the same file ({grep_one:.2f} s): "
-                  f"{wall / grep_one:.1f}x")
+        ratio = f"; {wall / grep_one:.1f}x grep -c" if grep_one is not None else ""
+        record(
+            "triage one file",
+            f"{what}: triage, {label}",
+            f"{wall:.2f} s = {lines / wall:,.0f} lines/s{ratio}",
+            ">= 300,000 lines/s",
+        )

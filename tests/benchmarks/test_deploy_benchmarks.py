@@ -1,5 +1,6 @@
 """Deployment costs: how long the Prolog and Epilog take, and what opening a job file with
-the job user's rights costs against a plain open. Figures are printed, never asserted."""
+the job user's rights costs against a plain open. Figures are recorded in the benchmark table,
+never asserted."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 
 from monitor.slurm.context import PatternFields, expand_pattern, parse_listpids
 from monitor.sources.user_file import UserIdentity, open_user_file
+from tests.benchmarks.report import record
 from tests.deploy.scripts import EPILOG, PROLOG, job_env, kill_quietly, make_node, run_like_slurmd
 
 pytestmark = pytest.mark.benchmark
@@ -31,10 +33,14 @@ def test_prolog_and_epilog_duration(tmp_path: Path) -> None:
             prolog.append(run_like_slurmd(PROLOG, job_env(node, str(job))).seconds)
             epilog.append(run_like_slurmd(EPILOG, job_env(node, str(job), "epilog_slurmd")).seconds)
     finally:
-        for record in node.started():
-            kill_quietly(int(record["pid"]))
-    print(f"\nprolog: {_median_ms(prolog)} over {len(prolog)} runs")
-    print(f"epilog: {_median_ms(epilog)} over {len(epilog)} runs (fake sidecar exits on SIGTERM)")
+        for started in node.started():
+            kill_quietly(int(started["pid"]))
+    record("deploy", f"prolog wall time ({len(prolog)} runs)", _median_ms(prolog))
+    record(
+        "deploy",
+        f"epilog wall time ({len(epilog)} runs, fake sidecar exits on SIGTERM)",
+        _median_ms(epilog),
+    )
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="opening as another user needs root")
@@ -57,7 +63,9 @@ def test_open_as_user_cost() -> None:
     base = timings["direct"]
     for strategy, seconds in timings.items():
         ratio = seconds / base
-        print(f"\nopen_user_file[{strategy}]: {seconds * 1e6:.0f} us ({ratio:.1f}x direct)")
+        record(
+            "deploy", f"open_user_file[{strategy}]", f"{seconds * 1e6:.0f} us ({ratio:.1f}x direct)"
+        )
     path.unlink()
     root.rmdir()
 
@@ -78,4 +86,5 @@ def test_pattern_and_listpids_parsing_speed() -> None:
     for _ in range(2000):
         parse_listpids(text)
     parse_us = (time.perf_counter() - start) / 2000 * 1e6
-    print(f"\nexpand_pattern: {expand_us:.1f} us; parse_listpids (64 rows): {parse_us:.0f} us")
+    record("deploy", "expand_pattern per call", f"{expand_us:.1f} us")
+    record("deploy", "parse_listpids (64 rows) per call", f"{parse_us:.0f} us")
