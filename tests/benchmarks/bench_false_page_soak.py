@@ -1,4 +1,4 @@
-"""False-page soak (run by path: pytest -s -m benchmark tests/benchmarks/bench_false_page_soak.py).
+"""False-page soak (run by path: pytest -m benchmark tests/benchmarks/bench_false_page_soak.py).
 
 A healthy job under the real `rankwatch run`, default settings, for RW_BENCH_SOAK_SECONDS
 (default 1200 s = 20 minutes; CI passes less), in three segments — the job and two restarts —
