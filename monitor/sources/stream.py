@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import select
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,6 +36,8 @@ from monitor.runner import Emit
 log = structlog.get_logger("rankwatch.stream")
 
 READ_SIZE = 65536
+EMIT_SECONDS = 0.1  # the longest a line waits for the detectors (the passthrough never waits)
+EMIT_LINES = 4096
 
 
 @dataclass
@@ -266,8 +269,33 @@ class PipeStream(_Reader):
         await asyncio.to_thread(self.eof.wait)
 
     def _pump(self, emit: Emit) -> None:
+        # The job's bytes go through at once; the lines for the detectors are handed over at
+        # most every EMIT_SECONDS (a waiting batch is sent when the pipe goes quiet), so a
+        # chatty job wakes the detector loop a few times a second, not once per write.
+        pending: list[str] = []
+        last_emit = self._monotonic()
+
+        def flush() -> None:
+            nonlocal last_emit
+            chunk = self.chunk(self._monotonic(), pending)
+            pending.clear()
+            last_emit = self._monotonic()
+            if chunk is not None:
+                emit(chunk)
+
         try:
             while True:
+                if pending:
+                    wait = max(0.0, last_emit + EMIT_SECONDS - self._monotonic())
+                    try:
+                        ready, _, _ = select.select([self.fd], [], [], wait)
+                    except InterruptedError:
+                        continue
+                    except (OSError, ValueError):
+                        break
+                    if not ready:
+                        flush()
+                        continue
                 try:
                     data = os.read(self.fd, READ_SIZE)
                 except InterruptedError:
@@ -278,12 +306,11 @@ class PipeStream(_Reader):
                     break
                 if self.passthrough_fd is not None:
                     _write_all(self.passthrough_fd, data)
-                chunk = self.chunk(self._monotonic(), self.splitter.feed(data))
-                if chunk is not None:
-                    emit(chunk)
-            chunk = self.chunk(self._monotonic(), self.splitter.flush())
-            if chunk is not None:
-                emit(chunk)
+                pending.extend(self.splitter.feed(data))
+                if len(pending) >= EMIT_LINES or self._monotonic() - last_emit >= EMIT_SECONDS:
+                    flush()
+            pending.extend(self.splitter.flush())
+            flush()
         finally:
             try:
                 os.close(self.fd)
