@@ -100,6 +100,14 @@ class HostStates(Observation):
     states: tuple[tuple[int, str, str], ...]  # (rank, state, frame)
 
 
+@dataclass(frozen=True, slots=True)
+class LiveEvidence(Observation):
+    """What a job that opted in said about itself (its debug servers), as sentences."""
+
+    source: str
+    sentences: tuple[str, ...]
+
+
 class JobFacts(Protocol):
     """What detectors may read of the job (read-only)."""
 
@@ -138,6 +146,7 @@ class JobView:
     phase: str | None = None
     phase_until: float = 0.0
     host_states: dict[int, tuple[str, str]] = field(default_factory=dict)
+    live_evidence: tuple[str, ...] = ()  # what the job's own debug servers said last
 
     def in_phase(self, now: float) -> str | None:
         """The known long phase (checkpoint, evaluation, init) the job is in now, if any."""
@@ -246,6 +255,8 @@ class IncidentLayer:
                     self._rank_of_pid[info.pid] = info.rank
             while len(self._rank_of_pid) > _MAX_PIDS:
                 self._rank_of_pid.pop(next(iter(self._rank_of_pid)))
+        elif isinstance(obs, LiveEvidence):
+            self.view.live_evidence = obs.sentences
         elif isinstance(obs, HostStates):
             self.view.host_states = {rank: (state, frame) for rank, state, frame in obs.states}
         elif isinstance(obs, PhaseHint):
@@ -428,6 +439,8 @@ class IncidentLayer:
         evidence = dict(t.evidence)
         if related:
             evidence["related"] = related
+        if self.view.live_evidence:
+            evidence["torch_debug"] = list(self.view.live_evidence[:_MAX_RELATED])
         if severity is not t.severity:
             evidence["severity_note"] = (
                 f"{t.severity.value} lowered to {severity.value}: no culprit rank named"

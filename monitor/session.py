@@ -55,6 +55,7 @@ from monitor.sources.process_probe import ProcessProbe
 from monitor.sources.pyspy import PyspySampler
 from monitor.sources.stream import Attribution, FollowedFile, Opener, PipeStream
 from monitor.sources.time_sync_probe import ClockReferenceProbe, LocalClockProbe
+from monitor.sources.torch_debug import TorchDebugOnSuspicion
 from monitor.sources.user_file import RefusedFile, UserIdentity, open_user_file
 
 log = structlog.get_logger("rankwatch.session")
@@ -235,6 +236,16 @@ def build_components(
             )
         )
         detectors.append(StackDetector(settings.pyspy, settings.progress, view=incidents.view))
+    if settings.torch_debug.base_port:
+        # The job opted in: a suspicion also asks its ranks' debug servers, without ptrace.
+        sources.append(
+            TorchDebugOnSuspicion(
+                settings.torch_debug.base_port,
+                lambda: probe.latest,
+                timeout_seconds=settings.torch_debug.timeout_seconds,
+                min_gap_seconds=settings.torch_debug.min_gap_seconds,
+            )
+        )
     if settings.clock.enabled:
         sources.extend([LocalClockProbe(settings.clock), ClockReferenceProbe(settings.clock)])
         detectors.append(ClockDetector(settings.clock, node_name(settings)))

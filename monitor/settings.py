@@ -168,6 +168,21 @@ class IncidentSettings:
 
 
 @dataclass(frozen=True)
+class TorchDebugSettings:
+    base_port: int = setting(
+        0,
+        "The job opted in to torch's debug servers at this port + local rank "
+        "(torch.distributed.debug.start_debug_server); 0: it did not.",
+        minimum=0,
+        maximum=65535,
+    )
+    timeout_seconds: float = setting(5.0, "Deadline of one debug-server request.", minimum=0.5)
+    min_gap_seconds: float = setting(
+        15.0, "At most one query of the debug servers this often (on suspicion only).", minimum=1
+    )
+
+
+@dataclass(frozen=True)
 class MemorySettings:
     available_warning_fraction: float = setting(
         0.10, "Warn when available node memory falls under this fraction.", minimum=0, maximum=1
@@ -472,6 +487,7 @@ class Settings:
     log_events: LogEventsSettings = field(default_factory=LogEventsSettings)
     ras: RasSettings = field(default_factory=RasSettings)
     pyspy: PyspySettings = field(default_factory=PyspySettings)
+    torch_debug: TorchDebugSettings = field(default_factory=TorchDebugSettings)
     clock: ClockSettings = field(default_factory=ClockSettings)
     delivery: DeliverySettings = field(default_factory=DeliverySettings)
     slurm: SlurmSettings = field(default_factory=SlurmSettings)

@@ -19,13 +19,15 @@ raises past `query()`.
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from monitor.model import Observation, SourceFault
+from monitor.incidents import LiveEvidence
+from monitor.model import Observation, ProcessSnapshot, ProcRole, SourceFault, Suspicion
 from monitor.parse.torch_debug import LivePicture, RankAnswer, live_picture, rank_answer
 
 SOURCE = "torch_debug"
@@ -120,3 +122,65 @@ def _describe(exc: OSError) -> str:
 
 
 __all__ = ["DebugSnapshot", "TorchDebugSource", "WorkerEndpoint", "endpoints_for", "post"]
+
+
+class TorchDebugOnSuspicion:
+    """The live source in the daemon: when a detector suspects a stall, ask the local ranks'
+    debug servers (`torch_debug.base_port` + local rank) once, at most every
+    `min_gap_seconds`, off the event loop; the answers join the incident as evidence.
+    Only for jobs that opted in (`base_port` set)."""
+
+    name = SOURCE
+
+    def __init__(
+        self,
+        base_port: int,
+        process_table: Callable[[], ProcessSnapshot | None],
+        *,
+        host: str = "127.0.0.1",
+        timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
+        min_gap_seconds: float = 15.0,
+    ) -> None:
+        self.base_port = base_port
+        self.process_table = process_table
+        self.host = host
+        self.timeout = timeout_seconds
+        self.min_gap = min_gap_seconds
+        self._asked: asyncio.Queue[Suspicion] | None = None
+        self._last_at: float | None = None
+        self.queries = 0
+
+    def on_observation(self, obs: Observation) -> None:
+        if not isinstance(obs, Suspicion) or self._asked is None:
+            return
+        if self._last_at is not None and obs.at - self._last_at < self.min_gap:
+            return
+        try:
+            self._asked.put_nowait(obs)
+        except asyncio.QueueFull:
+            return  # a query is already asked for
+        self._last_at = obs.at
+
+    def endpoints(self) -> tuple[WorkerEndpoint, ...]:
+        table = self.process_table()
+        if table is None:
+            return ()
+        ranks = {
+            p.rank: p.local_rank if p.local_rank is not None else p.rank
+            for p in table.processes
+            if p.role is ProcRole.RANK and p.rank is not None
+        }
+        return endpoints_for(sorted(ranks), self.host, self.base_port, ranks.__getitem__)
+
+    async def run(self, emit: Callable[[Observation], None]) -> None:
+        self._asked = asyncio.Queue(maxsize=1)
+        while True:
+            await self._asked.get()
+            source = TorchDebugSource(
+                self.endpoints(), timeout_seconds=self.timeout, clock=time.monotonic
+            )
+            self.queries += 1
+            for obs in await asyncio.to_thread(source.query):
+                emit(obs)
+                if isinstance(obs, DebugSnapshot) and obs.picture.sentences:
+                    emit(LiveEvidence(obs.at, SOURCE, obs.picture.sentences))

@@ -104,3 +104,62 @@ def test_a_rank_that_does_not_answer_is_a_fault_not_an_exception() -> None:
     assert snapshot.picture.silent == (3,) and snapshot.picture.fr is None
     faults = [o for o in out if isinstance(o, SourceFault)]
     assert faults and faults[0].source == "torch_debug" and "rank 3" in faults[0].message
+
+
+@pytest.mark.timeout(180)
+def test_a_suspicion_asks_the_live_servers_once_and_the_incident_gets_their_word(
+    job: int,
+) -> None:
+    """In the daemon: a suspicion makes the on-suspicion source ask the local ranks' servers
+    (ranks from the process table, port = base + local rank); the answer becomes evidence the
+    incident layer carries on the page. A second suspicion within the gap asks nothing."""
+    import asyncio
+
+    from monitor.incidents import IncidentLayer, LiveEvidence
+    from monitor.model import (
+        Category,
+        ProcessInfo,
+        ProcessSnapshot,
+        ProcRole,
+        ProcState,
+        Severity,
+        Suspicion,
+        Transition,
+    )
+    from monitor.settings import IncidentSettings
+    from monitor.sources.torch_debug import TorchDebugOnSuspicion
+
+    def rank(r: int) -> ProcessInfo:
+        return ProcessInfo(
+            1000 + r, 1, ProcRole.RANK, r, r, None, "python", ProcState.SLEEPING, 1.0, 1, 1,
+            True, True,
+        )  # fmt: skip
+
+    table = ProcessSnapshot(0.0, (rank(0), rank(1)), 1, 1)
+    source = TorchDebugOnSuspicion(job, lambda: table, timeout_seconds=10, min_gap_seconds=60)
+    emitted: list[object] = []
+
+    async def scenario() -> None:
+        task = asyncio.ensure_future(source.run(emitted.append))
+        await asyncio.sleep(0.1)
+        source.on_observation(Suspicion(time.monotonic(), (1,), "progress stalled", "progress"))
+        source.on_observation(Suspicion(time.monotonic(), (1,), "again", "progress"))
+        deadline = time.monotonic() + 60
+        while not any(isinstance(o, LiveEvidence) for o in emitted):
+            assert time.monotonic() < deadline, emitted
+            await asyncio.sleep(0.2)
+        task.cancel()
+
+    asyncio.run(scenario())
+    assert source.queries == 1
+    evidence = next(o for o in emitted if isinstance(o, LiveEvidence))
+    assert any("never entered collective #4" in s for s in evidence.sentences)
+
+    incidents = IncidentLayer(IncidentSettings(settle_seconds=0.0))
+    incidents.observe(evidence, 1.0)
+    stall = Transition(
+        "progress", "ProgressStalled", True, Severity.WARNING, Category.UNDETERMINED, {},
+        "job progress stalled",
+    )  # fmt: skip
+    (page,) = incidents.judge(stall, 2.0) + incidents.tick(2.0)
+    assert any("never entered" in s for s in page.evidence["torch_debug"])  # type: ignore[union-attr]
