@@ -18,8 +18,11 @@ Alerts (identity: rank), each quiet → firing → resolved:
   thread elsewhere or the worker in another frame, when both use CPU again, or when the worker
   exits.
 - RankNotInCollective (category from the culprit's state). Fires when local ranks waited in a
-  collective in their last two samples for at least `straggler_alert_seconds` while this rank
-  was elsewhere in both of its last two samples (or stopped, or in disk sleep), unless a
+  collective (or, on CUDA, on the GPU behind one) in their last two samples for at least
+  `straggler_alert_seconds` while this rank was elsewhere in both of its last two samples (or
+  stopped, or in disk sleep) — or, when no local rank waits but the job has ranks on other nodes
+  (WORLD_SIZE) and has not stepped for its stall window, when this rank is outside any
+  collective (the node that sees its rank elsewhere names it; the others cannot) — unless a
   DataloaderStalled or CheckpointStalled alert already explains it or the rank is in a known
   long phase and making progress. Resolves when that no longer holds.
 - CheckpointStalled (storage_io, critical). Fires when the rank was saving a checkpoint in its
@@ -78,6 +81,7 @@ RANK_STATES: tuple[str, ...] = (*(s.value for s in MainState), STOPPED, DISK_SLE
 # A rank waiting for its peers: inside the collective call (gloo, or NCCL's own wait), or, on
 # CUDA, on its GPU whose collective kernel cannot finish until every rank launched it.
 WAITING_STATES = frozenset({MainState.IN_COLLECTIVE.value, MainState.GPU_WAIT.value})
+REMOTE_PEERS = -1  # stands for "the ranks on other nodes" where local victims are listed
 
 # CPU accounting has a 10 ms tick: a process must exceed the idle fraction by this much
 # before it counts as having run.
@@ -132,6 +136,7 @@ class StackDetector:
         self._sampler_seen = False
         self._blind_reason = ""
         self._published: tuple[tuple[int, str, str], ...] = ()
+        self._world_size: int | None = None
 
     # -- inputs --------------------------------------------------------------------------
     def observe(self, obs: Observation, now: float) -> Sequence[DetectorOutput]:
@@ -166,6 +171,8 @@ class StackDetector:
         for info in snap.processes:
             if info.role is ProcRole.LAUNCHER:
                 continue
+            if info.role is ProcRole.RANK and info.world_size is not None:
+                self._world_size = info.world_size
             present.add(info.pid)
             proc = self._proc(info.pid, info.role, info.rank, info.rank_pid)
             self._note_state(proc, info.state, snap.at)
@@ -578,19 +585,28 @@ class StackDetector:
     ) -> list[DetectorOutput]:
         out: list[DetectorOutput] = []
         waiting_since = self._persistent_victims()
+        # No local rank waits, but the peers are on other nodes and the job stopped stepping:
+        # the node that sees its rank outside any collective names it (the others cannot).
+        quiet = self._job_quiet(now)
+        remote = not waiting_since and quiet is not None and self._peers_elsewhere()
         for rank in sorted(self._rank_pid):
             key = ("RankNotInCollective", rank)
             culprit = (
                 self._culprit_state(rank, now)
-                if waiting_since and rank not in waiting_since
+                if (waiting_since and rank not in waiting_since) or remote
                 else None
             )
             explained = culprit is not None and self._explained(rank, culprit, now)
             limit = self._straggler_limit(culprit is not None and self._busy(rank))
-            victims = {r: now - t for r, t in waiting_since.items() if now - t >= limit}
-            if culprit is not None and not explained and not victims:
+            if remote and quiet is not None:
+                victims = {REMOTE_PEERS: quiet} if quiet >= limit else {}
+            else:
+                victims = {r: now - t for r, t in waiting_since.items() if now - t >= limit}
+            if culprit is not None and not explained and not victims and waiting_since:
                 first = min(waiting_since.values())
                 self._confirm_later(first + limit, f"confirm: rank {rank} not in the collective")
+            elif culprit is not None and not explained and not victims and quiet is not None:
+                self._confirm_later(now + limit - quiet, f"confirm: rank {rank} outside collectives")
             if culprit is None or explained or not victims:
                 if key in self._firing:
                     out.append(
@@ -603,12 +619,19 @@ class StackDetector:
             if current is not None and current.category is category:
                 continue
             waiting = max(victims.values())
-            victim_list = [r for r in sorted(victims)]
-            summary = (
-                f"rank {rank} is not in the collective that rank {_ranks_text(victim_list)} "
-                f"{'has' if len(victim_list) == 1 else 'have'} waited in for {waiting:.0f} s: "
-                f"{_describe(state)}" + (f" at {frame}" if frame else "")
-            )
+            victim_list = [r for r in sorted(victims) if r != REMOTE_PEERS]
+            if victim_list:
+                summary = (
+                    f"rank {rank} is not in the collective that rank {_ranks_text(victim_list)} "
+                    f"{'has' if len(victim_list) == 1 else 'have'} waited in for {waiting:.0f} s: "
+                    f"{_describe(state)}" + (f" at {frame}" if frame else "")
+                )
+            else:
+                summary = (
+                    f"rank {rank} is outside any collective while the job has made no step for "
+                    f"{waiting:.0f} s (its peers run on other nodes): {_describe(state)}"
+                    + (f" at {frame}" if frame else "")
+                )
             pid = self._rank_pid[rank]
             proc = self._procs.get(pid)
             last = proc.samples[-1] if proc is not None and proc.samples else None
@@ -686,6 +709,18 @@ class StackDetector:
                 run_start = min(run_start, proc.active_at)
             victims[rank] = run_start
         return victims
+
+    def _job_quiet(self, now: float) -> float | None:
+        """Seconds since the job last stepped, once its pace is known and it is overdue."""
+        view = self.view
+        if view is None or view.last_progress_at is None or view.stall_window_seconds is None:
+            return None
+        quiet = now - view.last_progress_at
+        return quiet if quiet >= view.stall_window_seconds else None
+
+    def _peers_elsewhere(self) -> bool:
+        """The job has ranks this node does not run (WORLD_SIZE larger than its ranks here)."""
+        return self._world_size is not None and self._world_size > len(self._rank_pid)
 
     def _busy(self, rank: int) -> bool:
         """The rank used CPU between its last two samples."""
