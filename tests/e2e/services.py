@@ -167,19 +167,31 @@ def rules_with_short_waits(for_seconds: str = "3s") -> dict[str, Any]:
     return dict(rules)
 
 
-def start_prometheus(workdir: Path, sd_dir: Path, alertmanager_url: str) -> Service:
-    """The example prometheus.yml with 1 s intervals, the file_sd directory and the local
-    Alertmanager; rule files copied next to it (clock_rules.yml too when present)."""
+def start_prometheus(
+    workdir: Path,
+    sd_dir: Path,
+    alertmanager_url: str,
+    *,
+    interval: str = "1s",
+    short_waits: bool = True,
+) -> Service:
+    """The example prometheus.yml with `interval` as scrape and evaluation interval, the
+    file_sd directory and the local Alertmanager; rule files copied next to it (clock_rules.yml
+    too when present). rankwatch_rules.yml gets 3 s `for:` waits unless `short_waits` is
+    False, which keeps the repo's own."""
     workdir.mkdir(parents=True, exist_ok=True)
     config = yaml.safe_load((PROMETHEUS_DIR / "prometheus.yml").read_text())
-    config["global"].update(scrape_interval="1s", evaluation_interval="1s")
+    config["global"].update(scrape_interval=interval, evaluation_interval=interval)
     scrape = config["scrape_configs"][0]
-    scrape.update(scrape_interval="1s", scrape_timeout="1s")
+    scrape.update(scrape_interval=interval, scrape_timeout="1s")
     scrape["file_sd_configs"] = [{"files": [f"{sd_dir}/*.json"], "refresh_interval": "1s"}]
     am_host = urllib.parse.urlparse(alertmanager_url).netloc
     config["alerting"]["alertmanagers"] = [{"static_configs": [{"targets": [am_host]}]}]
     (workdir / "prometheus.yml").write_text(yaml.safe_dump(config))
-    (workdir / "rankwatch_rules.yml").write_text(yaml.safe_dump(rules_with_short_waits()))
+    if short_waits:
+        (workdir / "rankwatch_rules.yml").write_text(yaml.safe_dump(rules_with_short_waits()))
+    else:
+        shutil.copy(PROMETHEUS_DIR / "rankwatch_rules.yml", workdir / "rankwatch_rules.yml")
     for extra in PROMETHEUS_DIR.glob("*_rules.yml"):
         if extra.name != "rankwatch_rules.yml":
             shutil.copy(extra, workdir / extra.name)
