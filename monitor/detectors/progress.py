@@ -326,7 +326,18 @@ class ProgressDetector:
         if advancing:
             summary += "; still advancing: " + ",".join(map(str, advancing))
         elif not culprits:
-            summary += "; no rank on this node is ahead: waiting for a rank it cannot name"
+            elsewhere = self.world_size is not None and self.world_size > len(self.known_ranks)
+            summary += (
+                "; waiting for a rank on another node"
+                if elsewhere
+                else "; no rank on this node is ahead: waiting for a rank it cannot name"
+            )
+            here = self.view.host_states if self.view is not None else {}
+            if here:
+                summary += " (here: " + ", ".join(
+                    f"rank {r} {state}" + (f" at {frame}" if frame else "")
+                    for r, (state, frame) in sorted(here.items())[:4]
+                ) + ")"
         evidence: dict[str, EvidenceValue] = {
             "stalled": [c.key for c in stalled],
             "stalled_ranks": stalled_ranks,
