@@ -126,7 +126,7 @@ def test_checkpoints_and_evaluations_page_no_one(tmp_path: Path, ranks: str) -> 
     """(7) checkpoints of 40 s every 30 s on rank 0 (it prints "saving checkpoint at
     iteration N" and writes all the time, the others wait at a barrier), and (9) 45 s
     evaluations, on rank 0 alone (`if rank == 0: validate()`, the others at a barrier) or on
-    every rank. Shorter in CI: 20 s and 25 s against windows of 5-10 s."""
+    every rank. Shorter in CI: 15 s and 20 s against windows of 5-10 s."""
     checkpoint, evaluation = (40.0, 45.0) if FULL else (20.0, 25.0)
     outcome = run_healthy(
         tmp_path,
@@ -144,8 +144,8 @@ def test_checkpoints_and_evaluations_page_no_one(tmp_path: Path, ranks: str) -> 
 
 
 def test_a_long_checkpoint_that_keeps_writing_pages_no_one(tmp_path: Path) -> None:
-    """(8) A 3-minute checkpoint save that keeps writing (60 s in CI)."""
-    seconds = 180.0 if FULL else 60.0
+    """(8) A 3-minute checkpoint save that keeps writing (40 s in CI: four times the windows)."""
+    seconds = 180.0 if FULL else 40.0
     outcome = run_healthy(
         tmp_path,
         seconds + 15,
@@ -175,7 +175,7 @@ def test_a_long_start_before_the_first_step_pages_no_one(tmp_path: Path) -> None
 
 def test_a_job_that_prints_no_progress_pages_no_one(tmp_path: Path) -> None:
     """(12) No progress output at all: the progress path never pages alone."""
-    outcome = run_healthy(tmp_path, 45, _sigterm_rankwatch, progress="none")
+    outcome = run_healthy(tmp_path, 30, _sigterm_rankwatch, progress="none")
     assert pages(outcome.alerts) == [], outcome.output.read_text()[-3000:]
 
 
