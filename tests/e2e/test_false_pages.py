@@ -127,7 +127,7 @@ def test_checkpoints_and_evaluations_page_no_one(tmp_path: Path, ranks: str) -> 
     iteration N" and writes all the time, the others wait at a barrier), and (9) 45 s
     evaluations, on rank 0 alone (`if rank == 0: validate()`, the others at a barrier) or on
     every rank. Shorter in CI: 15 s and 20 s against windows of 5-10 s."""
-    checkpoint, evaluation = (40.0, 45.0) if FULL else (20.0, 25.0)
+    checkpoint, evaluation = (40.0, 45.0) if FULL else (15.0, 20.0)
     outcome = run_healthy(
         tmp_path,
         checkpoint + evaluation + 25,
