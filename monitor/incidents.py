@@ -439,6 +439,15 @@ class IncidentLayer:
         evidence = dict(t.evidence)
         if related:
             evidence["related"] = related
+        # Sources that blame someone else are stated, not hidden.
+        disagree: list[Any] = [
+            f"{m.alertname} ({m.detector}) names rank {','.join(map(str, m.culprit_ranks))}"
+            for k, m in incident.members.items()
+            if k != incident.lead and m.culprit_ranks and set(m.culprit_ranks) != set(t.culprit_ranks)
+            and not is_teardown_death(m)
+        ][:_MAX_RELATED]
+        if disagree:
+            evidence["disagreeing"] = disagree
         if self.view.live_evidence:
             evidence["torch_debug"] = list(self.view.live_evidence[:_MAX_RELATED])
         if severity is not t.severity:

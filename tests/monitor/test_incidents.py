@@ -277,3 +277,15 @@ def test_pace_and_phase_reach_the_view() -> None:
     view = incidents.view
     assert view.lifecycle is Lifecycle.RUNNING and view.stall_window_seconds == 30.0
     assert view.in_phase(40.0) == "evaluation" and view.in_phase(48.0) is None
+
+
+def test_a_source_that_blames_another_rank_is_stated_on_the_lead() -> None:
+    """Two sources disagree about the culprit: the page says so instead of hiding it."""
+    incidents = layer()
+    lead = finding("RankStopped", Severity.CRITICAL, Category.RANK_STOPPED, (1,),
+                   identity={"rank": "1"}, detector="process")
+    other = finding("CollectiveDesync", Severity.WARNING, Category.COLLECTIVE_DESYNC, (3,),
+                    detector="nccl")
+    judge_all(incidents, [lead, other], at=1.0)
+    again = incidents.judge(replace_firing(lead, True), 5.0)
+    assert again[0].evidence["disagreeing"] == ["CollectiveDesync (nccl) names rank 3"]
