@@ -31,6 +31,7 @@ Findings, in order:
 from __future__ import annotations
 
 import enum
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -40,6 +41,8 @@ from monitor.model import (
     JobEnded,
     MetricFamilyData,
     Observation,
+    OutputChunk,
+    OutputLine,
     PhaseHint,
     ProcessSnapshot,
     ProcRole,
@@ -76,6 +79,7 @@ _CAUSE_INDEX = {c: i for i, c in enumerate(CAUSE_ORDER)}
 _FAULT_CANCEL_WORDS = ("NODE FAIL", "NODE_FAIL")
 _MAX_RELATED = 12
 _MAX_PIDS = 4096
+_TAIL_LINES = 10
 
 
 class Lifecycle(str, enum.Enum):
@@ -208,6 +212,7 @@ class Incident:
     lead: FindingKey
     members: dict[FindingKey, Transition] = field(default_factory=dict)
     announced: set[FindingKey] = field(default_factory=set)  # sent above info
+    tail: list[Any] | None = None  # the job's last output lines when it opened
 
     @property
     def lead_finding(self) -> Transition:
@@ -236,6 +241,7 @@ class IncidentLayer:
         self.opened_total = 0
         self.findings_total: dict[str, int] = {}
         self._rank_of_pid: dict[int, int] = {}
+        self._tail: deque[OutputLine] = deque(maxlen=_TAIL_LINES)
 
     # -- lifecycle -------------------------------------------------------------------------
     def observe(self, obs: Observation, now: float) -> list[Transition]:
@@ -249,6 +255,9 @@ class IncidentLayer:
             self.view.stall_window_seconds = obs.stall_window_seconds
             if obs.steps_seen > 0 and self.view.lifecycle is Lifecycle.STARTING:
                 self.view.lifecycle = Lifecycle.RUNNING
+        elif isinstance(obs, OutputChunk):
+            # The job's last words, for the page: a bounded tail, attributed to ranks.
+            self._tail.extend(obs.lines[-_TAIL_LINES:])
         elif isinstance(obs, ProcessSnapshot):
             for info in obs.processes:
                 if info.role is ProcRole.RANK and info.rank is not None:
@@ -448,6 +457,13 @@ class IncidentLayer:
         ][:_MAX_RELATED]
         if disagree:
             evidence["disagreeing"] = disagree
+        if incident.tail is None:  # the output as it was when the incident opened
+            incident.tail = [
+                (f"[rank{line.rank}] " if line.rank is not None else "") + line.text[:200]
+                for line in self._tail
+            ]
+        if incident.tail:
+            evidence["last_output_lines"] = list(incident.tail)
         if self.view.live_evidence:
             evidence["torch_debug"] = list(self.view.live_evidence[:_MAX_RELATED])
         if severity is not t.severity:

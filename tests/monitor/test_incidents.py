@@ -289,3 +289,15 @@ def test_a_source_that_blames_another_rank_is_stated_on_the_lead() -> None:
     judge_all(incidents, [lead, other], at=1.0)
     again = incidents.judge(replace_firing(lead, True), 5.0)
     assert again[0].evidence["disagreeing"] == ["CollectiveDesync (nccl) names rank 3"]
+
+
+def test_the_page_carries_the_jobs_last_output_lines() -> None:
+    """The last lines the job printed before the incident opened travel with its page."""
+    from monitor.model import OutputChunk, OutputLine
+
+    incidents = layer()
+    lines = tuple(OutputLine(r, f"step {i}") for i, r in enumerate([0, 1] * 8))
+    incidents.observe(OutputChunk(0.5, "stderr", lines), 0.5)
+    (page,) = judge_all(incidents, [death(1, "SIGSEGV")], at=1.0)
+    tail = page.evidence["last_output_lines"]
+    assert isinstance(tail, list) and len(tail) == 10 and tail[-1] == "[rank1] step 15"
