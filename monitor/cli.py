@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from monitor import __version__
@@ -154,6 +155,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_triage_parser(sub)
 
+    status = sub.add_parser(
+        "status",
+        help="what a running sidecar sees (its metrics) and what it recorded (its alert log)",
+    )
+    status.add_argument(
+        "--metrics-url",
+        default="http://127.0.0.1:9824/metrics",
+        help="the sidecar's metrics endpoint (default http://127.0.0.1:9824/metrics)",
+    )
+    status.add_argument(
+        "--alert-log", metavar="PATH", help="also list the records of this alert log, info included"
+    )
+
     sub.add_parser("version", help="print the version")
     return parser
 
@@ -280,6 +294,27 @@ def cmd_run(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
+def cmd_status(args: argparse.Namespace) -> int:
+    from monitor import status
+
+    lines: list[str] = []
+    code = 0
+    try:
+        lines += status.render_status(status.summarise(status.parse_metrics(
+            status.fetch(args.metrics_url))))  # fmt: skip
+    except OSError as exc:
+        lines.append(f"rankwatch status: {exc}")
+        code = 1
+    if args.alert_log:
+        try:
+            lines += status.render_records(status.read_records(Path(args.alert_log)))
+        except OSError as exc:
+            lines.append(f"rankwatch status: cannot read {args.alert_log}: {exc.strerror or exc}")
+            code = 1
+    print("\n".join(lines))
+    return code
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from monitor.demo.command import run_demo
 
@@ -301,6 +336,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_run(args)
     if args.command == "demo":
         return cmd_demo(args)
+    if args.command == "status":
+        return cmd_status(args)
     if args.command == "triage":
         from monitor.triage.command import run as run_triage
 

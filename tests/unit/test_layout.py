@@ -23,6 +23,7 @@ CORE = {
     "runner",
     "session",
     "settings",
+    "status",  # `rankwatch status`: a running sidecar's view and its recorded alerts
     "training",  # the helper that training scripts import (Yama opt-in)
 }
 
