@@ -275,10 +275,13 @@ class ProgressDetector:
         if self._firing is severity and keys == self._firing_stalled:
             return out
         if self._firing is None:
-            ranks = tuple(
-                sorted({c.rank for c in stalled if c.rank is not None} or self.known_ranks)
-            )
-            out.append(Suspicion(now, ranks, "progress stalled", self.name))
+            stalled_ranks = {c.rank for c in stalled if c.rank is not None}
+            stepping = {
+                c.rank for c in self._primary() if not c.stalled and not c.done and c.rank is not None
+            }
+            # With no local rank still stepping, any of them may be the culprit: look at all.
+            suspects = stalled_ranks if stepping else stalled_ranks | self.known_ranks
+            out.append(Suspicion(now, tuple(sorted(suspects)), "progress stalled", self.name))
         self._firing, self._firing_stalled = severity, keys
         out.append(self._transition(True, severity, stalled, now))
         return out

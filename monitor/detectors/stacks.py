@@ -317,6 +317,17 @@ class StackDetector:
             self._published = published
             out.append(HostStates(now, published))
         out.extend(self._phase_hints(now, states))
+        thin = [
+            rank
+            for rank, pid in self._rank_pid.items()
+            if pid in self._procs and len(self._procs[pid].samples) < 2
+        ]
+        if thin and self._job_quiet(now) is not None:
+            # A verdict needs two looks at each rank: the job has stopped, so take the second.
+            self._confirm_later(
+                now + self.settings.repeat_gap_seconds,
+                f"confirm: a second look at rank {_ranks_text(sorted(thin))}",
+            )
         for rank in sorted(self._rank_pid):
             out.extend(self._dataloader_verdict(rank, now, states))
             out.extend(self._checkpoint_verdict(rank, now))
