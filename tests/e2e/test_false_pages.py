@@ -59,6 +59,9 @@ def run_healthy(
     """Run a healthy job for `seconds` after its first collectives, then end it with `end`
     (None: the job ends by itself) and collect what rankwatch recorded."""
     settings = {**WATCHFUL, **knobs.pop("settings", {})}
+    # No DataLoader workers here: the phases are the subject, and a worker forked after the
+    # process group's threads exist can, rarely, hang at start (a real hang rankwatch pages).
+    knobs.setdefault("workers", 0)
     job = EmulatedJob(scenario("none", settings=settings, **knobs), tmp_path).start()
     try:
         job.wait_for_ops(1, timeout=90 + knobs.get("startup_delay_seconds", 0))

@@ -239,12 +239,9 @@ def main() -> int:
         comm.broadcast(p.data)
     if cfg.startup_delay_seconds:
         time.sleep(cfg.startup_delay_seconds)  # loading the model, compiling...
-    # Workers start from a fresh interpreter, not a fork: forking after the process group's
-    # threads exist can leave a worker holding a lock forever (a hang the job did not ask for).
     loader = DataLoader(
         Shards(cfg, rank), batch_size=cfg.batch_size, num_workers=cfg.workers,
         persistent_workers=cfg.workers > 0,
-        multiprocessing_context="forkserver" if cfg.workers > 0 else None,
     )  # fmt: skip
     batches = iter(loader)
     step = 0
