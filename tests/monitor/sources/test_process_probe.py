@@ -118,11 +118,11 @@ def test_a_killed_rank_its_launcher_does_not_reap_is_dead_at_once(launcher: obje
 
 def test_a_launcher_outliving_its_ranks_is_never_taken_for_one(launcher: object) -> None:
     """Both ranks exit; the launcher (a plain Python parent) lives on: it is not rank 0."""
-    parent = launcher("1.0")  # type: ignore[operator]
+    parent = launcher("5.0")  # type: ignore[operator]
     probe = ProcessProbe(lambda: [parent.pid], ExitStatusBook(), 0.2)
     seen = _poll_until(probe, lambda s: len(_ranks(s)) == 2)
     assert len(_ranks(seen)) == 2
-    time.sleep(2.0)
+    time.sleep(6.0)  # both ranks have ended (and been reaped); the launcher lives on
     later = _poll_until(probe, lambda s: len(s) >= 6, timeout=5)
     snaps = [o for o in later if isinstance(o, ProcessSnapshot)]
     assert snaps and all(
