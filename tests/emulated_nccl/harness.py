@@ -313,7 +313,19 @@ class EmulatedJob:
             ok = len(counts) == self.spec.ranks and all(c.completed >= ops for c in counts.values())
             return counts if ok else None
 
-        return self.wait_until(enough, timeout, f"{ops} completed collectives on every rank")  # type: ignore[no-any-return]
+        counts = self.wait_until(enough, timeout, f"{ops} completed collectives on every rank")
+        if self.spec.ras:
+            self.wait_for_ras_endpoint(timeout)
+        return counts  # type: ignore[no-any-return]
+
+    def wait_for_ras_endpoint(self, timeout: float = 60.0) -> None:
+        """Until the RAS port accepts (its server process may start after the ranks do)."""
+        log = self.workdir / "ras.txt"
+        self.wait_until(
+            lambda: log.exists() and b"RAS endpoint on" in log.read_bytes(),
+            timeout,
+            "the RAS endpoint",
+        )
 
     def wait_for_fault(self, timeout: float = 60.0) -> FaultRecord:
         return self.wait_until(self.fault, timeout, "the fault")  # type: ignore[no-any-return]

@@ -226,6 +226,13 @@ def main() -> int:
     print(f"rank {rank} pid {os.getpid()} starting", flush=True)
     if cfg.fault == "oom" and rank == cfg.fault_rank:
         enter_memory_cgroup(directory, cfg.oom_limit_bytes)
+    # Workers are forked before the process group starts its threads: a fork taken while
+    # another thread holds a lock can leave the worker blocked forever (a hang of its own).
+    loader = DataLoader(
+        Shards(cfg, rank), batch_size=cfg.batch_size, num_workers=cfg.workers,
+        persistent_workers=cfg.workers > 0,
+    )  # fmt: skip
+    batches = iter(loader)
     slot.set_state(COMM_INIT)
     dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=cfg.pg_timeout_seconds))
     torch.set_num_threads(1)
@@ -239,11 +246,6 @@ def main() -> int:
         comm.broadcast(p.data)
     if cfg.startup_delay_seconds:
         time.sleep(cfg.startup_delay_seconds)  # loading the model, compiling...
-    loader = DataLoader(
-        Shards(cfg, rank), batch_size=cfg.batch_size, num_workers=cfg.workers,
-        persistent_workers=cfg.workers > 0,
-    )  # fmt: skip
-    batches = iter(loader)
     step = 0
     while not cfg.steps or step < cfg.steps:
         step += 1
