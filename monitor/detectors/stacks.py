@@ -24,7 +24,11 @@ Alerts (identity: rank), each quiet → firing → resolved:
   (WORLD_SIZE) and has not stepped for its stall window, when this rank is outside any
   collective (the node that sees its rank elsewhere names it; the others cannot) — unless a
   DataloaderStalled or CheckpointStalled alert already explains it or the rank is in a known
-  long phase and making progress. Resolves when that no longer holds.
+  long phase and making progress. When no local rank is recognised as waiting but the job has
+  not stepped for its stall window, the odd one out decides instead (a warning: suspected): if
+  more than half of at least three local ranks show one and the same stack in their last two
+  samples, they are the waiting majority and a rank whose stack differs is named.
+  Resolves when that no longer holds.
 - CheckpointStalled (storage_io, critical). Fires when the rank was saving a checkpoint in its
   last two samples, wrote nothing and used no CPU (or stayed in disk sleep) for at least
   `checkpoint_stall_seconds`. Resolves when it writes or computes again, or leaves the save.
@@ -65,6 +69,7 @@ from monitor.model import (
     Transition,
     gauge,
 )
+from monitor.parse.stack_groups import OddOnesOut, group_stacks, odd_ones_out
 from monitor.parse.stacks import (
     DumpResult,
     MainState,
@@ -599,17 +604,23 @@ class StackDetector:
         # No local rank waits, but the peers are on other nodes and the job stopped stepping:
         # the node that sees its rank outside any collective names it (the others cannot).
         quiet = self._job_quiet(now)
-        remote = not waiting_since and quiet is not None and self._peers_elsewhere()
+        # Nobody recognisably waits and the job stopped: the ranks that look alike are the
+        # waiting majority, whatever they wait in, and the odd ones out are the suspects.
+        odd = self._odd_ones_out() if not waiting_since and quiet is not None else None
+        remote = not waiting_since and odd is None and quiet is not None and self._peers_elsewhere()
         for rank in sorted(self._rank_pid):
             key = ("RankNotInCollective", rank)
+            outlier = odd is not None and rank in odd.outliers
             culprit = (
                 self._culprit_state(rank, now)
-                if (waiting_since and rank not in waiting_since) or remote
+                if (waiting_since and rank not in waiting_since) or remote or outlier
                 else None
             )
             explained = culprit is not None and self._explained(rank, culprit, now)
             limit = self._straggler_limit(culprit is not None and self._busy(rank))
-            if remote and quiet is not None:
+            if odd is not None and quiet is not None:
+                victims = dict.fromkeys(odd.majority.ranks, quiet) if quiet >= limit else {}
+            elif remote and quiet is not None:
                 victims = {REMOTE_PEERS: quiet} if quiet >= limit else {}
             else:
                 victims = {r: now - t for r, t in waiting_since.items() if now - t >= limit}
@@ -617,7 +628,9 @@ class StackDetector:
                 first = min(waiting_since.values())
                 self._confirm_later(first + limit, f"confirm: rank {rank} not in the collective")
             elif culprit is not None and not explained and not victims and quiet is not None:
-                self._confirm_later(now + limit - quiet, f"confirm: rank {rank} outside collectives")
+                self._confirm_later(
+                    now + limit - quiet, f"confirm: rank {rank} outside collectives"
+                )
             if culprit is None or explained or not victims:
                 if key in self._firing:
                     out.append(
@@ -626,12 +639,22 @@ class StackDetector:
                 continue
             state, frame = culprit
             category, severity = _straggler_category(state)
+            if outlier:
+                severity = Severity.WARNING  # suspected: nothing recognised the others' wait
             current = self._firing.get(key)
             if current is not None and current.category is category:
                 continue
             waiting = max(victims.values())
             victim_list = [r for r in sorted(victims) if r != REMOTE_PEERS]
-            if victim_list:
+            if outlier and odd is not None:
+                summary = (
+                    f"rank {rank} is the odd one out while the job has made no step for "
+                    f"{waiting:.0f} s: ranks {_ranks_text(victim_list)} all show one stack"
+                    + (f" (at {self._group_frame(odd.majority.ranks)})" if victim_list else "")
+                    + f", rank {rank} another: {_describe(state)}"
+                    + (f" at {frame}" if frame else "")
+                )
+            elif victim_list:
                 summary = (
                     f"rank {rank} is not in the collective that rank {_ranks_text(victim_list)} "
                     f"{'has' if len(victim_list) == 1 else 'have'} waited in for {waiting:.0f} s: "
@@ -679,6 +702,7 @@ class StackDetector:
                         "victims": self._victims(states, exclude=rank, now=now),
                         "waiting_ranks": victim_list,
                         "waiting_seconds": round(waiting, 1),
+                        "stack_groups": self._stack_groups_evidence(),
                         "dump_path": last.dump_path if last is not None else "",
                         **self._stack_evidence(),
                     },
@@ -686,6 +710,53 @@ class StackDetector:
                 )
             )
         return out
+
+    def _signatures(self, *, stable: bool) -> dict[int, str]:
+        """rank → the signature of its latest stack (with `stable`, only ranks whose last two
+        stacks were the same: a rank stuck in one place)."""
+        out = {}
+        for rank, pid in self._rank_pid.items():
+            proc = self._procs.get(pid)
+            if proc is None or not proc.samples or proc.samples[-1].main is None:
+                continue
+            last = proc.samples[-1].main
+            if stable:
+                pair = self._last_two(pid)
+                if pair is None or pair[0].main is None:
+                    continue
+                if pair[0].main.signature != last.signature:
+                    continue
+            out[rank] = last.signature
+        return out
+
+    def _odd_ones_out(self) -> OddOnesOut | None:
+        """The waiting majority and the ranks outside it. The majority must be stuck (the same
+        stack twice); an outlier may be anywhere, busy or not."""
+        latest = self._signatures(stable=False)
+        if len(latest) < len(self._rank_pid):
+            return None  # a rank not yet seen could be the odd one out, or the majority's
+        odd = odd_ones_out(latest)
+        if odd is None:
+            return None
+        stable = self._signatures(stable=True)
+        if any(stable.get(r) != odd.majority.signature for r in odd.majority.ranks):
+            return None
+        return odd
+
+    def _group_frame(self, ranks: Sequence[int]) -> str:
+        proc = self._procs.get(self._rank_pid.get(ranks[0], -1)) if ranks else None
+        return _main_frame(proc.samples[-1]) if proc is not None and proc.samples else ""
+
+    def _stack_groups_evidence(self) -> list[EvidenceValue]:
+        """The local ranks grouped by stack, largest group first: who looks like whom."""
+        return [
+            {
+                "ranks": list(g.ranks),
+                "signature": g.signature,
+                "frame": self._group_frame(g.ranks),
+            }
+            for g in group_stacks(self._signatures(stable=False))
+        ]
 
     def _idle_pids(self, ranks: Sequence[int], now: float) -> tuple[int, ...]:
         """Pids of these ranks when all of them are idle now (their CPU use then means they run
@@ -852,16 +923,16 @@ class StackDetector:
         states = self._rank_states()
         ranks = sorted(states)
         stalled = {r for (name, r) in self._firing if name == "DataloaderStalled"}
+        # Only while the job is overdue: a busy rank's signature changes with every dump, and
+        # a series per dump would churn the metrics store for nothing.
+        signatures = self._signatures(stable=False) if self._job_quiet(now) is not None else {}
         return [
             gauge(
                 "rank_in_collective",
                 "1 when the rank's latest stack shows it waiting for its peers: inside a "
                 "collective, or (CUDA) on the GPU behind one.",
                 ("rank",),
-                [
-                    ((str(r),), 1.0 if states[r][0] in WAITING_STATES else 0.0)
-                    for r in ranks
-                ],
+                [((str(r),), 1.0 if states[r][0] in WAITING_STATES else 0.0) for r in ranks],
             ),
             gauge(
                 "rank_stack_state",
@@ -872,6 +943,13 @@ class StackDetector:
                     for r in ranks
                     for s in RANK_STATES
                 ],
+            ),
+            gauge(
+                "rank_stack_signature",
+                "1 for the signature of the rank's latest stack, exported while the job is "
+                "overdue for a step: ranks stuck alike share it, across nodes.",
+                ("rank", "signature"),
+                [((str(r), sig), 1.0) for r, sig in sorted(signatures.items())],
             ),
             gauge(
                 "dataloader_stalled",

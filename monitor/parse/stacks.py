@@ -13,6 +13,7 @@ standard library and torch (the user's dataset code).
 from __future__ import annotations
 
 import enum
+import hashlib
 import json
 import re
 import sys
@@ -333,6 +334,18 @@ def top_frames(frames: Sequence[Frame], limit: int = 6) -> tuple[str, ...]:
     return tuple(frame.location for frame in frames[:limit])
 
 
+SIGNATURE_FRAMES = 24  # innermost frames that make a signature: deep enough, bounded
+
+
+def stack_signature(frames: Sequence[Frame]) -> str:
+    """A short stable name for a stack: file, line and function of its innermost frames.
+
+    Ranks of one job blocked at the same place have the same signature (same code, same
+    lines); addresses, thread ids and locals never enter it."""
+    text = "\n".join(f"{f.short_filename}:{f.line}:{f.function}" for f in frames[:SIGNATURE_FRAMES])
+    return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
+
+
 @dataclass(frozen=True, slots=True)
 class MainClass:
     """What a rank's main thread is doing, from one dump."""
@@ -344,6 +357,7 @@ class MainClass:
     frame: Frame | None  # the frame that decided, else the innermost
     user_frame: Frame | None
     top: tuple[str, ...]
+    signature: str = ""  # stack_signature of the main thread: ranks stuck alike share it
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,6 +384,7 @@ def classify_main(dump: Dump) -> MainClass:
                     frame=frame,
                     user_frame=user_frame(frames),
                     top=top_frames(frames),
+                    signature=stack_signature(frames),
                 )
     return MainClass(
         MainState.COMPUTE,
@@ -379,6 +394,7 @@ def classify_main(dump: Dump) -> MainClass:
         frames[0],
         user_frame(frames),
         top_frames(frames),
+        stack_signature(frames),
     )
 
 
