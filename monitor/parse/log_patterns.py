@@ -119,6 +119,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "Stack trace of the failed",
     "process down",
     "has inconsistent",  # DDP's model check, also when quoted without its exception type
+    "device handle",  # nvidia-smi on a broken GPU: "…: GPU is lost", "…: Unknown Error"
 )
 
 
@@ -413,6 +414,10 @@ def _post_store(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]
         fields["timeout_ms"] = fields["timeout_seconds"] * 1000
     if "while trying to connect" in payload or "failed to connect" in payload:
         fields["phase"] = "connect"
+    elif fields.get("op") in ("recv", "send"):
+        # gloo's pair transport: a collective (or monitoredBarrier) waited for a peer, any
+        # time in the job, not the startup rendezvous.
+        fields["phase"] = "collective"
     else:
         fields["phase"] = "wait"
     return EventKind.STORE_TIMEOUT, Level.ERROR, fields
@@ -749,11 +754,13 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.AGENT_WORKER_FAILED, Level.FATAL,
-        ("failed (exitcode", "[ERROR] failed"),
+        ("failed (exitcode", "[ERROR] failed", "exits with return code"),
         _rx(
             r"\bfailed \(exitcode: (?P<exitcode>-?\d+)\)(?: local_rank: (?P<local_rank>\d+))?"
             r"(?: \(pid: (?P<pid>\d+)\))?(?: of binary: (?P<binary>\S+))?",
             r"multiprocessing\.api:? \[ERROR\] failed\b",
+            # DeepSpeed's launcher: `[…, '--local_rank=3', …] exits with return code = -9`
+            r"--local_rank=(?P<local_rank>\d+)'.*\] exits with return code = (?P<exitcode>-?\d+)",
         ),
         post=_post_agent_failed,
     ),

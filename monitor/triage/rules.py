@@ -131,8 +131,10 @@ def out_of_memory(ctx: Context) -> Finding | None:
     gpu = [e for e in ctx.of(EventKind.CUDA_OOM) if not e.event.fields.get("bad_size")]
     host = ctx.of(EventKind.HOST_OOM, EventKind.SLURM_OOM)
     tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT) if e.event.fields.get("oom")]
+    # A worker killed by SIGKILL is usually the OOM killer, but only a kernel or cgroup line
+    # says so; without one the `dataloader` rule names the worker, cause undetermined.
     workers = [e for e in ctx.of(EventKind.DATALOADER_WORKER_DIED)
-               if e.event.fields.get("cause") == "killed"]
+               if e.event.fields.get("cause") == "killed"] if (host or tasks) else []
     if not (gpu or host or tasks or workers):
         return None
     culprits: list[str] = []
@@ -204,15 +206,21 @@ def _launcher_pids(ctx: Context) -> dict[int, int]:
     return out
 
 
+def _worker(item: Located) -> str:
+    """The dead DataLoader worker, by its rank and pid as far as the line shows them."""
+    pid = item.event.fields.get("pid") or item.event.fields.get("pids")
+    worker = f"DataLoader worker pid {pid}" if pid else "a DataLoader worker"
+    return f"{worker} of {who(item)}" if item.rank is not None else worker
+
+
 def dataloader(ctx: Context) -> Finding | None:
-    died = [e for e in ctx.of(EventKind.DATALOADER_WORKER_DIED)
-            if e.event.fields.get("cause") != "killed"]
+    died = ctx.of(EventKind.DATALOADER_WORKER_DIED)
     timeouts = ctx.of(EventKind.DATALOADER_TIMEOUT)
     if died:
         first = died[0]
         cause = first.event.fields.get("cause")
         ranks = ctx.global_ranks([first])
-        culprits = (who(first),) if first.rank is not None else ()
+        culprits = (_worker(first),)
         if cause == "bus_error" or first.event.fields.get("shm"):
             return Finding(
                 Category.INFRASTRUCTURE, ranks, culprits,
@@ -229,6 +237,14 @@ def dataloader(ctx: Context) -> Finding | None:
                 (f"{who(first)}: {exc} in a DataLoader worker ({first.where})",), first,
                 ("Fix the sample or the data path the worker failed on (the 'Original "
                  "Traceback' shows the frame).",),
+            )
+        if cause == "killed":
+            return Finding(
+                Category.UNDETERMINED, ranks, culprits,
+                (f"{_worker(first)} was killed by SIGKILL ({first.where}); that is usually "
+                 "the host OOM killer, but no kernel or cgroup line here says so",), first,
+                ("Check `dmesg -T | grep -i 'killed process'` on that host; if it was the OOM "
+                 "killer, lower num_workers/prefetch_factor or raise the memory limit.",),
             )
         return Finding(
             Category.SOFTWARE if cause == "segfault" else Category.UNDETERMINED, ranks, culprits,
@@ -534,7 +550,8 @@ def own_exception(ctx: Context) -> Finding | None:
            if item.event.fields.get("exc_type")
            and not any(w in str(item.event.fields["exc_type"]) for w in _COLLATERAL)
            and not _launcher_called_process(item)
-           and not any(w in str(item.event.fields.get("exc_message", "")) for w in _PEER_LOST)
+           and not any(w in str(item.event.fields.get("exc_message", ""))
+                       for w in (*_PEER_LOST, *_WAITED_FOR_A_PEER))
            and "CUDA" not in str(item.event.fields.get("exc_message", ""))]
     if not own:
         return None
@@ -559,7 +576,11 @@ def own_exception(ctx: Context) -> Finding | None:
 
 
 # A collective that failed because its peer went away: the peer's failure is the cause.
-_PEER_LOST = ("remote worker", "Connection reset by peer", "Connection closed by peer")
+_PEER_LOST = ("remote worker", "Connection reset by peer", "Connection closed by peer",
+              "Connection closed by remote peer")
+# A collective that timed out waiting for a peer: the symptom of whoever did not arrive.
+_WAITED_FOR_A_PEER = ("Timed out waiting", "Watchdog caught collective operation timeout",
+                      "failed to pass monitoredBarrier")
 
 
 def _launcher_called_process(item: Located) -> bool:
@@ -866,9 +887,10 @@ def launcher_exit(ctx: Context) -> Finding | None:
             continue
         pid = item.event.fields.get("pid")
         signal = item.event.fields.get("signal") or f"signal {-code}"
+        process = f"local_rank {local}" + (f" (pid {pid})" if pid else "")
         return Finding(
-            Category.UNDETERMINED, (), (f"local_rank {local} (pid {pid})",),
-            (f"the launcher reports local_rank {local} (pid {pid}) killed by {signal} "
+            Category.UNDETERMINED, (), (process,),
+            (f"the launcher reports {process} killed by {signal} "
              f"({item.where}); no kernel or cgroup line says whether the OOM killer or "
              "someone else sent it",), item,
             ("Check `dmesg -T | grep -i 'killed process'` on that host and the scheduler's "
