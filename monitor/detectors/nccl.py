@@ -33,7 +33,9 @@ longest recent freeze, within [stall_floor_seconds, stall_ceiling_seconds] (twic
 a first advance has been seen), and never under two poll intervals. Once the communicator's rate
 (operations per second between two observations with counts: text MISMATCH replies, JSON
 replies; polls stretched while communicators initialise do not count) is known, its floor is
-`paced_floor_seconds`, and a freeze first seen in a new MISMATCH is dated from that rate (when
+`paced_floor_seconds`; before RAS gives one, operation counts in the job's log lines (NCCL COLL
+opCount lines, torch's periodic SeqNum line: monitor/detectors/op_pace.py) pace it the same
+way, their longest recent gap between advances counting as a freeze that ended; and a freeze first seen in a new MISMATCH is dated from that rate (when
 the count it stopped at was reached, not the poll that saw it). The category of a desync comes
 from what the lagging ranks' hosts do (JobView host states from the stack detector): waiting on
 a GPU whose count is behind is `gpu_cuda` (a kernel that does not finish); a DataLoader wait is
@@ -53,6 +55,7 @@ from collections import deque
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from monitor.detectors.op_pace import OpPace, Pace
 from monitor.incidents import JobFacts
 from monitor.model import (
     Category,
@@ -62,6 +65,7 @@ from monitor.model import (
     JobEnded,
     MetricFamilyData,
     Observation,
+    OutputChunk,
     PhaseHint,
     Scope,
     Severity,
@@ -71,6 +75,7 @@ from monitor.model import (
     counter,
     gauge,
 )
+from monitor.parse.op_counts import is_comm_init, match_op_count
 from monitor.parse.ras_model import (
     OPS,
     CommProblem,
@@ -316,6 +321,9 @@ class NcclRasDetector:
         # rate in operations per second: the job's pace, kept across MISMATCHes that clear.
         self._seen_count: dict[str, tuple[float, int]] = {}
         self._rate: dict[str, float] = {}
+        # The job's pace from its own log lines (NCCL COLL opCount, torch SeqNum), for
+        # communicators RAS has not given a rate yet.
+        self._op_pace = OpPace()
         self._local_hosts = frozenset(local_hosts)
         self._source = source_name
         self._polling_off: str | None = None
@@ -341,6 +349,9 @@ class NcclRasDetector:
     def observe(self, obs: Observation, now: float) -> Sequence[DetectorOutput]:
         if isinstance(obs, RasSnapshot):
             return self._snapshot(obs, now)
+        if isinstance(obs, OutputChunk):
+            self._op_lines(obs)
+            return []
         if isinstance(obs, RasPollingOff):
             self._polling_off = obs.reason
             return []
@@ -418,11 +429,28 @@ class NcclRasDetector:
             )
         return families
 
+    # -- log lines ----------------------------------------------------------------------------
+    def _op_lines(self, chunk: OutputChunk) -> None:
+        """Operation counts in the job's output feed the pace; nothing else is kept."""
+        pace = self._op_pace
+        for line in chunk.lines:
+            text = line.text
+            if "opCount " in text or "Work update periodically" in text:
+                op = match_op_count(text)
+                if op is not None:
+                    pace.observe(op, chunk.at)
+            elif "- Init " in text and is_comm_init(text):
+                pace.reset()  # a communicator being created: initialisation is not pace
+
     # -- snapshots ----------------------------------------------------------------------------
     def _snapshot(self, snap: RasSnapshot, now: float) -> list[DetectorOutput]:
         self._last = snap
-        self._polling_off = None
         report = snap.report
+        if any(c.status is CommStatus.INIT for c in report.communicators) or any(
+            row.status is CommStatus.INIT for row in report.groups
+        ):
+            self._op_pace.reset()  # lines while communicators initialise are not pace
+        self._polling_off = None
         complete = not snap.partial and report.complete
         key = "complete" if complete else "partial"
         self._reports[key] = self._reports.get(key, 0) + 1
@@ -820,11 +848,21 @@ class NcclRasDetector:
             lowers = _lower_groups(comm)
             if not lowers:
                 continue
-            window = self._window(
-                track.gaps, interval, cold=not track.text, paced=comm.key in self._rate
-            )
+            log_pace = None if comm.key in self._rate else self._op_pace.pace(comm.size, at)
+            if log_pace is not None:
+                # No RAS rate yet (text shows counts only inside a MISMATCH): the job's log
+                # lines pace it, their longest recent gap counting as a freeze that ended.
+                window = self._window(
+                    [*track.gaps, log_pace.longest_gap_seconds], interval, paced=True
+                )
+            else:
+                window = self._window(
+                    track.gaps, interval, cold=not track.text, paced=comm.key in self._rate
+                )
             frozen = at - track.changed_at
-            out += self._check_desync(view, comm, track, lowers, frozen, window, quiet, now)
+            out += self._check_desync(
+                view, comm, track, lowers, frozen, window, quiet, now, log_pace
+            )
         if json_report and not self._desync:
             out += self._hang_check(report, at, interval, quiet, now)
         return out
@@ -839,6 +877,7 @@ class NcclRasDetector:
         window: float,
         quiet: bool,
         now: float,
+        log_pace: Pace | None = None,
     ) -> list[DetectorOutput]:
         out: list[DetectorOutput] = []
         refs = [ref for low in lowers for ref in low.refs]
@@ -871,9 +910,16 @@ class NcclRasDetector:
             else (f"local {_ranks_phrase(local)}" if local else "lagging ranks (not listed)")
         )
         rate = self._rate.get(comm.key)
+        pace_source = "ras" if rate else None
+        if not rate and log_pace is not None:
+            rate = log_pace.ops_per_second
+            pace_source = "log_lines" if log_pace.matched_by_size else "log_lines_job_wide"
         pace_note = (
             f", about {rate * frozen:.0f} operations missing at {rate:.1f}/s" if rate else ""
         )
+        if pace_source and pace_source != "ras":
+            pace_note += " (the job's pace from its NCCL log lines)"
+
         self._emit(out, Transition(
             detector=DETECTOR,
             alertname="CollectiveDesync",
@@ -896,6 +942,7 @@ class NcclRasDetector:
                 "comm": comm.hash,
                 "size": comm.size,
                 "ops_per_second": round(rate, 2) if rate else None,
+                "pace_source": pace_source,
                 "lagging_host_state": host_note or None,
                 "frozen_seconds": round(frozen, 1),
                 "window_seconds": round(window, 1),

@@ -29,6 +29,7 @@ DEADLOCK_STYLES = ("lock", "spin", "sleep")
 HOST_WAITS = ("synchronize", "item")
 EVAL_RANKS = ("rank0", "all")
 PEER_FAILURE = ("hang", "raise")
+OP_LINES = ("none", "nccl")
 PREFIX = "RW_EMU_"
 
 
@@ -57,6 +58,9 @@ class JobConfig:
     deadlock: str = field(default="lock", metadata={"choices": DEADLOCK_STYLES})
     host_wait: str = field(default="synchronize", metadata={"choices": HOST_WAITS})
     peer_failure: str = field(default="hang", metadata={"choices": PEER_FAILURE})
+    # `nccl`: every rank prints an NCCL COLL line per collective it launches, with its real
+    # count as opCount (what NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL prints).
+    op_lines: str = field(default="none", metadata={"choices": OP_LINES})
     ras_host: str = "127.0.0.1"  # the node address RAS reports (NCCL names nodes by IP)
     pg_timeout_seconds: float = 1800.0
     oom_limit_bytes: int = 1 << 30  # fault "oom": the limit of the rank's own memory cgroup

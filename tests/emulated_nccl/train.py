@@ -16,7 +16,9 @@ import ctypes
 import datetime
 import os
 import signal
+import socket
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -84,6 +86,9 @@ class Collectives:
         self.stream.raise_on_peer_failure = cfg.peer_failure == "raise"
         self.hidden: list[Any] = []
         self.network_down = False
+        self.world = world
+        self.local_rank = int(os.environ.get("LOCAL_RANK", rank))
+        self.host = socket.gethostname().split(".")[0]
         if cfg.fault == "network_hang" and cfg.mode == "gloo":
             # Two world-sized groups: at the hang, even ranks reduce on one and odd ranks on the
             # other, so every rank blocks inside a real all_reduce that can never complete.
@@ -95,14 +100,30 @@ class Collectives:
     def _peer_failed(self) -> None:
         self.slot.set_state(async_error=REMOTE_PROCESS_ERROR)
 
+    def _op_line(self, op: str, tensor: torch.Tensor) -> None:
+        """NCCL's COLL line for a launched collective; opCount is the communicator's count
+        before this one, in hexadecimal, as enqueue.cc prints it."""
+        if self.cfg.op_lines != "nccl":
+            return
+        count = self.slot.launched - 1
+        print(
+            f"{self.host}:{os.getpid()}:{threading.get_native_id()} [{self.local_rank}] NCCL "
+            f"INFO {op}: opCount {count:x} sendbuff 0x{tensor.data_ptr():x} recvbuff "
+            f"0x{tensor.data_ptr():x} count {tensor.numel()} datatype 7 op 0 root 0 comm "
+            f"0x{id(self):x} [nranks={self.world}] stream 0x{id(self.stream):x}",
+            flush=True,
+        )
+
     def broadcast(self, tensor: torch.Tensor) -> None:
         self.slot.bump(broadcast=1, issued=1)
+        self._op_line("Broadcast", tensor)
         dist.broadcast(tensor, 0)
         self.slot.bump(completed=1)
 
     def barrier(self) -> None:
         """NCCL counts a barrier as a one-element AllReduce; the host blocks in it."""
         self.slot.bump(allreduce=1, issued=1)
+        self._op_line("AllReduce", torch.zeros(1))
         dist.barrier()
         self.slot.bump(completed=1)
 
@@ -112,6 +133,7 @@ class Collectives:
             return
         if self.cfg.mode == "gloo":
             self.slot.bump(allreduce=1, issued=1)
+            self._op_line("AllReduce", tensor)
             dist.all_reduce(tensor)
             self.slot.bump(completed=1)
             return
@@ -119,6 +141,7 @@ class Collectives:
         if self.stream.hung:
             return  # the launch sits behind the hung kernel: NCCL never counts it
         self.slot.bump(allreduce=1)
+        self._op_line("AllReduce", tensor)
         self.stream.launch(dist.all_reduce(tensor, async_op=True))
 
     def _all_reduce_never_completes(self, tensor: torch.Tensor) -> None:
