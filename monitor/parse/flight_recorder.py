@@ -28,12 +28,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
+from monitor.gc_pause import gc_paused
+
 MAX_DUMP_BYTES = 256 << 20
 MAX_ENTRIES = 100_000
 MAX_FRAMES = 64  # frames kept of a stack
 MAX_TENSORS = 64  # tensors and dimensions read of one entry's sizes
 MAX_GROUPS = 10_000
 MAX_TEXT = 2048
+_UNPICKLE_BUFFER_BYTES = 1 << 20
+_INT_ONLY = frozenset({int})  # bool is not a dimension
 
 _NUMBERED = re.compile(r"(\d+)(?:\.json|\.pkl|\.pickle)?$")
 
@@ -81,7 +85,7 @@ def decode_dump(data: bytes) -> dict[str, Any]:
     obj: Any
     if kind == "pickle":
         try:
-            obj = _PlainUnpickler(io.BytesIO(data)).load()
+            obj = _PlainUnpickler(_peekable(data)).load()
         except DumpRefused:
             raise
         except (TypeError, AttributeError) as exc:
@@ -103,6 +107,12 @@ def decode_dump(data: bytes) -> dict[str, Any]:
     return obj
 
 
+def _peekable(data: bytes) -> io.BufferedReader:
+    """The dump as a stream the C unpickler reads in large slices: a stream without `peek`
+    (a bare BytesIO) costs a Python call per opcode, twice the time of `pickle.loads`."""
+    return io.BufferedReader(io.BytesIO(data), buffer_size=_UNPICKLE_BUFFER_BYTES)
+
+
 # Without find_class the C unpickler can build only dict, list, tuple, set, frozenset, str,
 # bytes, bytearray, int, float, bool and None; JSON builds fewer. Shared references (a small
 # pickle that names one huge list a million times) are never walked here: the typed form below
@@ -114,7 +124,7 @@ def decode_dump(data: bytes) -> dict[str, Any]:
 
 class FrEntry(NamedTuple):
     """One recorded operation of one rank (a tuple: cheap to build and to send between
-    processes, a dump has thousands)."""
+    processes, a dump has thousands). Only what the comparison and the report use is kept."""
 
     pg: str  # the process group's id as the dump names it
     seq: int | None  # collective_seq_id (p2p operations: p2p_seq_id, with is_p2p)
@@ -123,11 +133,7 @@ class FrEntry(NamedTuple):
     backend: str  # `nccl`, `gloo`, …
     state: str  # scheduled | started | completed
     input_sizes: tuple[tuple[int, ...], ...]
-    output_sizes: tuple[tuple[int, ...], ...]
-    dtypes: tuple[str, ...]
     frames: tuple[str, ...]  # `file:line function`, innermost first
-    time_created_ns: int | None
-    timeout_ms: int | None
 
 
 @dataclass(frozen=True)
@@ -158,7 +164,11 @@ def rank_from_name(name: str) -> int | None:
 
 def load_dump(data: bytes, *, source: str, rank: int | None = None) -> RankDump:
     """Decode and type one dump. The rank comes from `rank` or the file name's last number."""
-    raw = decode_dump(data)
+    with gc_paused():  # a dump is ~15 containers per entry, none in a cycle
+        return _typed_dump(decode_dump(data), source, rank)
+
+
+def _typed_dump(raw: dict[str, Any], source: str, rank: int | None) -> RankDump:
     if rank is None:
         rank = rank_from_name(source)
     if rank is None:
@@ -186,7 +196,8 @@ def load_dump(data: bytes, *, source: str, rank: int | None = None) -> RankDump:
                 status[str(key)] = PgStatus(_int(value.get("last_enqueued_collective")),
                                             _int(value.get("last_started_collective")),
                                             _int(value.get("last_completed_collective")))
-    typed = [_entry(item) for item in entries_raw]
+    typer = _EntryTyper()
+    typed = [typer.entry(item) for item in entries_raw]
     # Stacks are read for each group's newest entry only (the one a report shows): a ring of
     # 2,000 entries with 30-frame stacks is most of a dump's size.
     newest: dict[tuple[str, bool], int] = {}
@@ -200,43 +211,51 @@ def load_dump(data: bytes, *, source: str, rank: int | None = None) -> RankDump:
         if e is not None:
             typed[index] = e._replace(frames=_frames(entries_raw[index].get("frames")))
     entries = tuple(e for e in typed if e is not None)
-    seen: set[object] = set()
-    for item in entries_raw:
-        group = item.get("process_group") if isinstance(item, dict) else None
-        if isinstance(group, (list, tuple)) and len(group) > 1 and group[0] not in seen:
-            seen.add(group[0] if isinstance(group[0], (str, int)) else id(group[0]))
-            key = _text(group[0])
-            pg_names.setdefault(key, _text(group[1]))
-            if not pg_names[key]:
-                pg_names[key] = _text(group[1])
-            # torch's gloo recorder lists the default group under an empty name in pg_config
-            if key not in pg_ranks and "" in pg_ranks and pg_names.get(key) == "default_pg":
-                pg_ranks[key] = pg_ranks[""]
+    for key, desc in typer.group_descs.items():
+        if not pg_names.get(key):
+            pg_names[key] = desc
+        # torch's gloo recorder lists the default group under an empty name in pg_config
+        if key not in pg_ranks and "" in pg_ranks and pg_names.get(key) == "default_pg":
+            pg_ranks[key] = pg_ranks[""]
     if "" in pg_ranks and len(pg_ranks) > 1 and not any(e.pg == "" for e in entries):
         del pg_ranks[""]  # its entries are filed under the group's real name
     return RankDump(rank, source, _text(raw.get("version", "")), pg_ranks, pg_names, status,
                     entries)
 
 
-def _entry(item: Any) -> FrEntry | None:
-    if not isinstance(item, dict):
-        return None
-    get = item.get
-    name = _text(get("profiling_name", ""))
-    backend, _, op = name.rpartition(":")
-    group = get("process_group")
-    if isinstance(group, (list, tuple)) and group:
-        pg_name = _text(group[0])
-    else:
-        pg_name = _text(get("pg_id", ""))
-    is_p2p = get("is_p2p") is True
-    seq = _int(get("p2p_seq_id") if is_p2p else get("collective_seq_id"))
-    dtypes_raw = get("input_dtypes")
-    dtypes = tuple(_text(d) for d in dtypes_raw[:MAX_TENSORS]
-                   if isinstance(d, (str, bytes))) if isinstance(dtypes_raw, list) else ()
-    return FrEntry(pg_name, seq, is_p2p, op or name, backend, _text(get("state", "")),
-                   _sizes(get("input_sizes")), _sizes(get("output_sizes")),
-                   dtypes, (), _int(get("time_created_ns")), _int(get("timeout_ms")))
+class _EntryTyper:
+    """Types a dump's entries one by one. Equal groups, states and sizes become one object, so
+    thousands of entries build (and pickle, on their way back from a worker) few values."""
+
+    def __init__(self) -> None:
+        self.op_backend: dict[str, tuple[str, str]] = {}  # profiling name → (op, backend)
+        self.shared: dict[Any, Any] = {}
+        self.group_descs: dict[str, str] = {}  # group id → the desc its first entry gives
+
+    def entry(self, item: Any) -> FrEntry | None:
+        if not isinstance(item, dict):
+            return None
+        get = item.get
+        name = _text(get("profiling_name", ""))
+        op_backend = self.op_backend.get(name)
+        if op_backend is None:
+            prefix, _, suffix = name.rpartition(":")
+            op_backend = self.op_backend[name] = (suffix or name, prefix)
+        group = get("process_group")
+        if isinstance(group, (list, tuple)) and group:
+            pg_name = _text(group[0])
+            if len(group) > 1 and pg_name not in self.group_descs:
+                self.group_descs[pg_name] = _text(group[1])
+        else:
+            pg_name = _text(get("pg_id", ""))
+        is_p2p = get("is_p2p") is True
+        seq = _int(get("p2p_seq_id") if is_p2p else get("collective_seq_id"))
+        state = _text(get("state", ""))
+        sizes = _sizes(get("input_sizes"))
+        op, backend = op_backend
+        share = self.shared.setdefault
+        pg, state, sizes = share(pg_name, pg_name), share(state, state), share(sizes, sizes)
+        return FrEntry(pg, seq, is_p2p, op, backend, state, sizes, ())
 
 
 def _frames(value: Any) -> tuple[str, ...]:
@@ -273,7 +292,7 @@ def _sizes(value: Any) -> tuple[tuple[int, ...], ...]:
     for shape in value[:MAX_TENSORS]:
         if isinstance(shape, (list, tuple)):
             dims = tuple(shape[:MAX_TENSORS])
-            if not all(type(d) is int for d in dims):
+            if not _INT_ONLY.issuperset(map(type, dims)):
                 dims = tuple(d for d in dims if type(d) is int)
             out.append(dims)
     return tuple(out)

@@ -20,14 +20,13 @@ reports (tests/test_ras_parse.py checks them against each other).
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
+from monitor.gc_pause import gc_paused
 from monitor.parse.ras_model import (
     ERROR_TEXTS,
     IN_PROGRESS,
@@ -324,27 +323,12 @@ def _repair(text: str, faults: list[str]) -> str:
     return repaired
 
 
-@contextlib.contextmanager
-def _collector_paused(size: int) -> Iterator[None]:
-    """A large reply allocates ~30 container objects per rank; the cyclic garbage collector
-    would rescan them over and over while they are built (a third of the time at 16k ranks).
-    None of them form cycles, so collection waits until the parse is done."""
-    pause = size >= LARGE_REPLY_BYTES and gc.isenabled()
-    if pause:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if pause:
-            gc.enable()
-
-
 def parse_json(data: str | bytes, *, fast: bool | None = None) -> RasReport:
     """Parse a JSON STATUS reply. Never raises; damage is counted in `faults`.
 
     `fast`: decode with msgspec (None: when it is installed; False: the standard library only).
     """
-    with _collector_paused(len(data)):
+    with gc_paused(len(data) >= LARGE_REPLY_BYTES):  # ~30 containers per rank
         return _parse_json(data, _typed_decoder() if fast is not False else None)
 
 
@@ -468,7 +452,7 @@ def parse_json_typed(data: str | bytes) -> RasReport | None:
         return None
     text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
     text, preamble = _strip_preamble(text)
-    with _collector_paused(len(text)):
+    with gc_paused(len(text) >= LARGE_REPLY_BYTES):
         return _parse_typed(decoder, text, ["preamble_lines_skipped"] if preamble else [])
 
 

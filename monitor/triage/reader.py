@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
+from monitor.gc_pause import gc_paused
 from monitor.parse.envelope import line_rank, split_envelope
 from monitor.parse.flight_recorder import (
     MAX_DUMP_BYTES,
@@ -206,7 +207,8 @@ def _read_dump(path: str, raw: BinaryIO, size: int,
     return FileScan(path=path, size_bytes=size, fr_dump=dump)
 
 
-GREP_MIN_BYTES = 4 << 20  # smaller files: the literal search is as quick as starting grep
+POOL_MIN_BYTES = 8 << 20  # less than this is read in one process before workers would start
+GREP_MIN_BYTES = 256 << 10  # smaller files: starting grep costs more than it saves
 GREP_MAX_OUTPUT = 64 << 20  # a file full of hits: stop grep and search in-process
 
 
@@ -669,10 +671,11 @@ def read_inputs(
 ) -> tuple[list[FileScan], list[InputProblem], int]:
     """Read every input; returns the scans, the problems and the total input size in bytes."""
     files, problems = expand_inputs(paths)
-    total = 0
+    sizes: dict[str, int] = {}
     for path in files:
         with contextlib.suppress(OSError):
-            total += os.path.getsize(path)
+            sizes[path] = os.path.getsize(path)
+    total = sum(sizes.values())
     found: dict[str, FileScan | InputProblem] = {}
     if jobs > 1 and len(files) < jobs:
         # Fewer files than workers: a large file is cut into pieces, one per worker.
@@ -687,11 +690,15 @@ def read_inputs(
                         if on_bytes is not None:
                             on_bytes(split.size_bytes)
     rest = [path for path in files if path not in found]
-    if jobs > 1 and len(rest) > 1:
+    if jobs > 1 and len(rest) > 1 and sum(sizes.get(p, 0) for p in rest) >= POOL_MIN_BYTES:
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            found.update(_collect(_submit(pool, rest), on_bytes))
+            pending = _submit(pool, rest)  # starts the workers, before the pause they'd inherit
+            # The results are unpickled in this process: a dump's typed entries are many small
+            # objects that the collector would rescan as each result arrives.
+            with gc_paused():
+                found.update(_collect(pending, on_bytes))
     else:
         found.update((path, scan_file(path, on_bytes)) for path in rest)
     scans: list[FileScan] = []

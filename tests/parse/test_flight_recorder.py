@@ -8,6 +8,7 @@ changed field by field, the way a different fault would have changed them.
 from __future__ import annotations
 
 import copy
+import gc
 import json
 import os
 import pickle
@@ -28,6 +29,7 @@ from monitor.parse.flight_recorder import (
     looks_like_dump,
     rank_from_name,
 )
+from monitor.triage import reader
 from monitor.triage.reader import read_inputs
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "flight_recorder" / "gloo-skip-allreduce"
@@ -241,3 +243,35 @@ def test_json_dump_round_trip_matches_pickle() -> None:
     as_pickle = pickle.loads(_raw(2))
     assert [e["collective_seq_id"] for e in as_json["entries"]] == [
         e["collective_seq_id"] for e in as_pickle["entries"]]
+
+
+def test_a_group_id_that_is_not_text_is_read_not_a_crash() -> None:
+    raw = pickle.loads(_raw(0))
+    for entry in raw["entries"]:
+        entry["process_group"] = [["0"], "default_pg"]
+    dump = load_dump(pickle.dumps(raw), source="fr_rank_0")
+    assert {e.pg for e in dump.entries} == {"['0']"}
+    assert dump.pg_names["['0']"] == "default_pg"
+
+
+def test_the_collector_is_back_on_after_a_dump_read_or_refused() -> None:
+    load_dump(_raw(0), source="fr_rank_0")
+    assert gc.isenabled()
+    with pytest.raises(DumpRefused):
+        load_dump(pickle.dumps({"entries": [_Evil("x")]}), source="fr_rank_0")
+    assert gc.isenabled()
+
+
+def test_dumps_read_by_worker_processes_are_the_dumps_read_in_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Same typed dumps, same order, whether the files are read in one process or several."""
+    monkeypatch.setattr(reader, "POOL_MIN_BYTES", 0)
+    for rank in range(3):
+        (tmp_path / f"fr_rank_{rank}").write_bytes(_raw(rank))
+        (tmp_path / f"fr_rank_{rank}.json").write_bytes(_raw(rank, ".json"))
+    one, _, _ = read_inputs([str(tmp_path)], jobs=1)
+    several, _, _ = read_inputs([str(tmp_path)], jobs=2)
+    assert [s.path for s in several] == [s.path for s in one]
+    assert [s.fr_dump for s in several] == [s.fr_dump for s in one]
+    assert all(s.fr_dump is not None and s.fr_dump.entries for s in one)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from monitor.model import Category
+from monitor.triage import reader
 from monitor.triage.analysis import diagnose
 from monitor.triage.reader import MAX_LINE_BYTES, read_inputs
 from tests.logformats import BASE, watchdog_timeout, write_lines
@@ -173,8 +174,11 @@ def test_last_line_without_newline_is_read(tmp_path: Path) -> None:
     assert [(e.kind.value, e.line) for e in scans[0].events] == [("watchdog_timeout", 2)]
 
 
-def test_files_are_read_in_parallel_with_the_same_result(tmp_path: Path) -> None:
+def test_files_are_read_in_parallel_with_the_same_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Reading with several worker processes gives the same events as reading in one."""
+    monkeypatch.setattr(reader, "POOL_MIN_BYTES", 0)  # small files: workers only when asked
     for rank in range(6):
         write_lines(tmp_path / f"rank{rank}.log", [watchdog_timeout(rank, 9, BASE), OOM])
     serial, _, _ = read_inputs([str(tmp_path)], jobs=1)
