@@ -112,7 +112,9 @@ def collective_picture(items: Iterable[tuple[int, LogEvent]]) -> CollectivePictu
             initiators.add(rank)
         elif kind is EventKind.DESYNC_REPORT:
             ranks = fields.get("ranks")
-            names_culprits = "lagging" in event.text or "didn't join" in event.text
+            names_culprits = any(
+                w in event.text for w in ("lagging", "didn't join", "missing ranks")
+            )
             if isinstance(ranks, tuple) and names_culprits:
                 lagging.update(int(r) for r in ranks)
     groups = _groups(timeouts, statuses, order)

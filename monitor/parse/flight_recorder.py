@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
-from monitor.gc_pause import gc_paused
+from monitor.parse.gc_pause import gc_paused
 
 MAX_DUMP_BYTES = 256 << 20
 MAX_ENTRIES = 100_000

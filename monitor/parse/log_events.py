@@ -225,8 +225,13 @@ class EventExtractor:
         srun_label: bool = False,
         host_prefix: bool = False,
         stale_lines: int = 200,
+        bare_exceptions: bool = False,
     ) -> None:
         self._srun_label = srun_label
+        # Triage: an exception line with no traceback and nothing else recognised in it is
+        # still the rank's error (pasted logs often keep only that line). Live output keeps
+        # them out: a healthy job may log caught exceptions that way.
+        self._bare_exceptions = bare_exceptions
         self._host_prefix = host_prefix
         self._stale_lines = stale_lines
         self._blocks: dict[tuple[object, ...], _Block] = {}
@@ -634,7 +639,9 @@ class EventExtractor:
             return LogEvent(EventKind.NCCL_ERROR, Level.ERROR, rank, origin, fields,
                             block.text, block.line, block.end_line, block.host, block.stamp)
         if block.kind in ("traceback", "exception"):
-            if block.kind == "exception" and not block.headless:
+            if block.kind == "exception" and not block.headless and (
+                events or not self._bare_exceptions
+            ):
                 return None  # a bare exception line: its own events say what it was
             fields = {
                 "exc_type": block.exc_type,

@@ -99,6 +99,7 @@ LIVE_LITERALS: tuple[str, ...] = (
     "atchdog",
     "collective #",
     "] failed",
+    "failed (exitcode",  # torchrun's agent under any logging format (`…api:failed (exitcode`)
     "core dumped",
     "0 bytes",
     "terminate called",
@@ -120,6 +121,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "process down",
     "has inconsistent",  # DDP's model check, also when quoted without its exception type
     "device handle",  # nvidia-smi on a broken GPU: "…: GPU is lost", "…: Unknown Error"
+    "missing ranks: ",  # Horovod's stall inspector, torch's flight-recorder analyser
 )
 
 
@@ -643,13 +645,16 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         EventKind.DESYNC_REPORT, Level.ERROR,
         ("lagging ranks", "joined but didn't finish", "didn't join collective",
-         "Timeout at collective:"),
+         "Timeout at collective:", "missing ranks: "),
         _rx(
             r"ranks \[(?P<rank_list>[\d, ]*)\] are the lagging ranks",
             r"\[(?P<rank_list>[\d, ]*)\] joined but didn't finish collective #(?P<seq>\d+)",
             r"\[(?P<rank_list>[\d, ]*)\] finished collective #\d+, but didn't join collective "
             r"#(?P<seq>\d+)",
             r"\[(?P<rank_list>\d+)\] Timeout at collective: (?P<op>\w+), #(?P<seq>\d+)",
+            # Horovod's stall inspector and torch's flight-recorder analyser: the ranks that
+            # never submitted the operation the others wait in.
+            r"missing ranks: [\[{]?(?P<rank_list>\d+(?:, ?\d+)*)[\]}]?",
         ),
         post=_post_desync,
     ),

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
-from monitor.gc_pause import gc_paused
+from monitor.parse.gc_pause import gc_paused
 from monitor.parse.ras_model import (
     ERROR_TEXTS,
     IN_PROGRESS,

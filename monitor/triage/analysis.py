@@ -162,7 +162,12 @@ def diagnose(
     by_kind: dict[EventKind, list[Located]] = defaultdict(list)
     for item in located:
         by_kind[item.kind].append(item)
-    picture = collective_picture((i.rank, i.event) for i in located if i.rank is not None)
+    # A report that names the missing ranks in its text counts whoever printed it.
+    picture = collective_picture(
+        (i.rank if i.rank is not None else -1, i.event)
+        for i in located
+        if i.rank is not None or i.kind is EventKind.DESYNC_REPORT
+    )
     world = _world_size(located)
     ctx = Context(located, by_kind, picture, {id(i.event): i for i in located}, scans, world)
 

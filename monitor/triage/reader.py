@@ -32,7 +32,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from monitor.gc_pause import gc_paused
 from monitor.parse.envelope import line_rank, split_envelope
 from monitor.parse.flight_recorder import (
     MAX_DUMP_BYTES,
@@ -41,6 +40,7 @@ from monitor.parse.flight_recorder import (
     load_dump,
     looks_like_dump,
 )
+from monitor.parse.gc_pause import gc_paused
 from monitor.parse.log_events import (
     PREFILTER_LITERALS,
     EventExtractor,
@@ -266,7 +266,7 @@ class _Reader:
         self.raw = raw
         self.gzipped = gzipped
         self.on_bytes = on_bytes
-        self.extractor = EventExtractor()
+        self.extractor = EventExtractor(bare_exceptions=True)
         self.line_no = 1  # number of the line that starts at the current region's offset 0
         self.tail = b""
         self.reported_raw = 0

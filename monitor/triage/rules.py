@@ -447,7 +447,8 @@ def network(ctx: Context) -> Finding | None:
                 if e.event.fields.get("phase") == "connect"]
     rendezvous = [e for e in ctx.of(EventKind.RENDEZVOUS_ERROR)
                   if "Connection" in str(e.event.fields.get("exc", ""))]
-    items = [*warns, *errors, *connects, *rendezvous]
+    store_raised = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK) if _store_unreachable(e)]
+    items = [*warns, *errors, *connects, *rendezvous, *store_raised]
     if not items:
         return None
     first = min(items, key=Located.order)
@@ -467,6 +468,10 @@ def network(ctx: Context) -> Finding | None:
         culprit = f"{local} <-> {fields.get('peer')}"
         evidence.append(f"{local}: {detail} talking to {fields.get('peer')}"
                         f"<{fields.get('peer_port')}> ({first.where})")
+    elif first.kind is EventKind.PYTHON_TRACEBACK:
+        culprit = "the rendezvous store endpoint (MASTER_ADDR:MASTER_PORT)"
+        evidence.append(f"{who(first)} could not connect to the rendezvous store: "
+                        f"{fields.get('exc_type')}: {fields.get('exc_message')} ({first.where})")
     else:
         culprit = f"the rendezvous endpoint {fields.get('host')}:{fields.get('port')}"
         evidence.append(f"{who(first)} could not reach the rendezvous/store endpoint "
@@ -478,6 +483,21 @@ def network(ctx: Context) -> Finding | None:
         ("Check the link between these hosts (`ibstat`, `ibv_devinfo`, switch counters) and "
          "that NCCL uses the right interfaces (NCCL_SOCKET_IFNAME, NCCL_IB_HCA); for the "
          "rendezvous, a reachable MASTER_ADDR and port.",),
+    )
+
+
+_UNREACHABLE = ("Connection timed out", "Connection refused", "No route to host")
+
+
+def _store_unreachable(item: Located) -> bool:
+    """An exception raised while connecting to the rendezvous store (TCPStore in the
+    rendezvous handler): the endpoint could not be reached."""
+    frames = item.event.fields.get("frames")
+    message = str(item.event.fields.get("exc_message", ""))
+    return (
+        isinstance(frames, tuple)
+        and any("rendezvous" in str(f) or "TCPStore" in str(f) for f in frames)
+        and any(w in message for w in _UNREACHABLE)
     )
 
 
@@ -560,7 +580,7 @@ def own_exception(ctx: Context) -> Finding | None:
     message = str(first.event.fields.get("exc_message", ""))
     if exc.rsplit(".", 1)[-1] in _IO_EXCEPTIONS or any(
             w in message for w in ("Input/output error", "Stale file handle",
-                                   "No space left on device")):
+                                   "No space left on device", "Parent directory")):
         category = Category.STORAGE_IO
     elif first.event.fields.get("in_data_code"):
         category = Category.DATA
@@ -883,11 +903,20 @@ def launcher_exit(ctx: Context) -> Finding | None:
     for item in ctx.of(EventKind.AGENT_WORKER_FAILED):
         code = item.event.int_field("exitcode")
         local = item.event.int_field("local_rank")
-        if code is None or code >= 0 or local is None:
+        if code is None or code == 0 or local is None:
             continue
         pid = item.event.fields.get("pid")
-        signal = item.event.fields.get("signal") or f"signal {-code}"
         process = f"local_rank {local}" + (f" (pid {pid})" if pid else "")
+        if code > 0:
+            return Finding(
+                Category.UNDETERMINED, (), (process,),
+                (f"the launcher reports that {process} exited with code {code} "
+                 f"({item.where}); its own error is not in these logs",), item,
+                (f"Read local_rank {local}'s own output for its traceback (torchrun "
+                 "--redirects/--tee, or the entry point decorated with "
+                 "torch.distributed.elastic.multiprocessing.errors.record).",),
+            )
+        signal = item.event.fields.get("signal") or f"signal {-code}"
         return Finding(
             Category.UNDETERMINED, (), (process,),
             (f"the launcher reports {process} killed by {signal} "

@@ -1,0 +1,57 @@
+"""Rules learned from the public corpus's tuning halves, each checked on the real lines that
+taught it (tests/data/corpus_public) and on what must not change with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from monitor.model import Category
+from monitor.parse.log_events import EventExtractor, EventKind
+from monitor.triage.analysis import diagnose
+from monitor.triage.reader import read_inputs
+
+CORPUS = Path(__file__).resolve().parent.parent / "data" / "corpus_public"
+
+
+def triage(name: str):  # type: ignore[no-untyped-def]
+    scans, problems, _ = read_inputs([str(CORPUS / name)])
+    return diagnose(scans, problems)
+
+
+def test_a_lone_exception_line_is_the_rank_error_in_triage_but_not_live() -> None:
+    line = (CORPUS / "nan-gradnorm-rank2-nemo-14348.log").read_text().splitlines()[0]
+    live, post_mortem = EventExtractor(), EventExtractor(bare_exceptions=True)
+    live_events = live.feed(line, 0) + live.flush()
+    triage_events = post_mortem.feed(line, 0) + post_mortem.flush()
+    assert not [e for e in live_events if e.kind is EventKind.PYTHON_TRACEBACK]
+    (event,) = [e for e in triage_events if e.kind is EventKind.PYTHON_TRACEBACK]
+    assert event.rank == 2 and event.fields["exc_type"] == "RuntimeError"
+    diagnosis = triage("nan-gradnorm-rank2-nemo-14348.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, (2,))
+
+
+def test_missing_ranks_in_a_stall_report_are_the_culprits() -> None:
+    diagnosis = triage("horovod-missing-rank0-534.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.COLLECTIVE_DESYNC, (0,))
+
+
+def test_gloo_transport_timeouts_are_collective_symptoms_not_startup_or_bugs() -> None:
+    diagnosis = triage("gloo-recv-timeout-pipedream39.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
+
+
+def test_an_agent_exit_code_names_the_local_rank_without_calling_it_global() -> None:
+    diagnosis = triage("torchrun-exit1-local5-pytorch-88251.log")
+    assert diagnosis.category is Category.UNDETERMINED and diagnosis.culprit_ranks == ()
+    assert any("local_rank 5" in c and "59469" in c for c in diagnosis.culprits)
+
+
+def test_a_killed_dataloader_worker_is_oom_only_with_oom_evidence() -> None:
+    diagnosis = triage("dataloader-worker-killed-dcpdn.log")
+    assert diagnosis.category is Category.UNDETERMINED
+    assert any("19597" in c for c in diagnosis.culprits)
+
+
+def test_a_store_that_cannot_be_reached_is_the_network_not_the_jobs_bug() -> None:
+    diagnosis = triage("store-connect-timeout-distributed-tutorial-3.log")
+    assert diagnosis.category is Category.NETWORK
