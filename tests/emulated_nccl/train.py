@@ -40,6 +40,7 @@ from tests.emulated_nccl.shared import (
     write_fault,
     write_rank_info,
 )
+from tests.emulated_nccl.vendor_comm import Engine
 
 FEATURES = 64
 REMOTE_PROCESS_ERROR = 6  # ncclRemoteError: what NCCL flags when a peer's connection breaks
@@ -179,6 +180,8 @@ def train_step(
     if cfg.mode == "nccl":
         if cfg.host_wait == "synchronize":
             cuda.synchronize(comm.stream)
+        elif cfg.host_wait == "vendor":
+            Engine.wait_for_peers(comm.stream)
         else:  # `loss.item()`: the host waits in a C call made right here
             pending = comm.stream.take()
             if comm.stream.hung:
