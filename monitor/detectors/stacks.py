@@ -619,7 +619,8 @@ class StackDetector:
             explained = culprit is not None and self._explained(rank, culprit, now)
             limit = self._straggler_limit(culprit is not None and self._busy(rank))
             if odd is not None and quiet is not None:
-                victims = dict.fromkeys(odd.majority.ranks, quiet) if quiet >= limit else {}
+                # Already overdue by the job's own pace, and only a warning: no extra wait.
+                victims = dict.fromkeys(odd.majority.ranks, quiet)
             elif remote and quiet is not None:
                 victims = {REMOTE_PEERS: quiet} if quiet >= limit else {}
             else:

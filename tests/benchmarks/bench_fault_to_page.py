@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.benchmarks.report import progress, record
-from tests.emulated_nccl.faults import EXPECTED, Measured, measure
+from tests.emulated_nccl.faults import EXPECTED, Measured, measure, started
+from tests.emulated_nccl.harness import run_scenario, scenario
 
 pytestmark = pytest.mark.benchmark
 QUICK = os.environ.get("RW_BENCH_QUICK") == "1"
@@ -60,3 +61,40 @@ def test_fault_to_first_page_per_fault(tmp_path: Path) -> None:
             f"<= {expected.bar_seconds:.0f} s ({'met' if ok else 'NOT met'})",
         )
     assert all(len(v) == runs for v in results.values())
+
+
+@pytest.mark.timeout(1200)
+@pytest.mark.skipif(bool(ONLY) and "odd_one_out" not in ONLY, reason="not in RW_BENCH_FAULTS")
+def test_odd_one_out_to_first_page(tmp_path: Path) -> None:
+    """A user-code deadlock where the waiting ranks sit in a library no rule recognises: four
+    ranks, no RAS, the stacks alone (tests/e2e/test_odd_one_out.py is the same scenario)."""
+    runs = 1 if QUICK else 3
+    seconds: list[float] = []
+    for run in range(runs):
+        progress(f"odd one out, run {run + 1}/{runs}")
+        spec = scenario("user_deadlock", ranks=4, host_wait="vendor", ras=False, fault_rank=1,
+                        fault_step=30, step_seconds=0.1, workers=0)  # fmt: skip
+        outcome = run_scenario(
+            spec, tmp_path / f"odd-{run}", timeout=90,
+            until=lambda alerts: any(_odd_one(a) for a in alerts),
+        )  # fmt: skip
+        named = [a for a in outcome.alerts if _odd_one(a)]
+        if named and outcome.fault is not None:
+            seconds.append(started(named[0]) - outcome.fault.wall)
+    ok = len(seconds) == runs and max(seconds) <= 30.0
+    record(
+        "fault_to_page",
+        f"user_deadlock, waits in an unknown library, 4 ranks, no RAS (median of {runs})",
+        f"named {_fmt(seconds).strip()}: RankNotInCollective warning collective_desync "
+        "culprit [1] (the odd one out)",
+        f"<= 30 s ({'met' if ok else 'NOT met'})",
+    )
+    assert len(seconds) == runs
+
+
+def _odd_one(alert: dict[str, object]) -> bool:
+    return (
+        alert["alertname"] == "RankNotInCollective"
+        and alert["status"] == "firing"
+        and alert["culprit_ranks"] == [1]
+    )
