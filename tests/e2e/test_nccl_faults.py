@@ -17,9 +17,14 @@ pytestmark = pytest.mark.e2e
 @pytest.mark.parametrize("fault", [e.fault for e in EXPECTED])
 def test_the_fault_is_named_with_its_rank_and_category(tmp_path: Path, fault: str) -> None:
     expected = BY_FAULT[fault]
-    measured = measure(fault, tmp_path, timeout=60)
+    # Generous: speed is the benchmark's to measure; a loaded CI machine only takes longer.
+    measured = measure(fault, tmp_path, timeout=120)
     log = measured.outcome.output.read_text(errors="replace")[-3000:]
-    assert measured.named is not None, (measured.first, log)
+    ras = tmp_path / "ras.txt"
+    ras_tail = ras.read_text(errors="replace")[-1500:] if ras.exists() else ""
+    seen = [(a["starts_at"], a["status"], a["alertname"], a["severity"], a["summary"][:120])
+            for a in measured.outcome.alerts]  # fmt: skip
+    assert measured.named is not None, (seen, log, ras_tail)
     named = measured.named
     if not expected.culprit:
         assert named["evidence"].get("severity_note") is None
