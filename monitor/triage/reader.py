@@ -24,10 +24,12 @@ import contextlib
 import glob
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
@@ -256,6 +258,26 @@ def _is_gzip(raw: BinaryIO) -> bool:
     return head == b"\x1f\x8b"
 
 
+_WORD_PREFIX = re.compile(rb"([\w.\-]{1,40}): ")
+# Words that open a payload, not a tag: exception lines, log levels, the kernel's own prefix.
+_NOT_A_TAG = (b"Error", b"Exception", b"Warning", b"NCCL", b"INFO", b"WARNING", b"ERROR",
+              b"kernel")
+
+
+def has_line_tag(head: bytes) -> bool:
+    """Nearly every line of the file's head starts with one and the same `word: ` (a pdsh or
+    DeepSpeed host, a test runner's `stderr: `, a container's name): a tag to strip, as the
+    host prefix of a multi-node runner is."""
+    lines = [line for line in head.split(b"\n")[:200] if line.strip()]
+    if len(lines) < 5:
+        return False
+    tags = Counter(m.group(1) for line in lines if (m := _WORD_PREFIX.match(line)))
+    if not tags:
+        return False
+    tag, count = tags.most_common(1)[0]
+    return count >= 0.9 * len(lines) and not tag.endswith(_NOT_A_TAG)
+
+
 class _Reader:
     """Chunked scan of one stream into a FileScan."""
 
@@ -294,6 +316,8 @@ class _Reader:
         if _looks_like_alert_log(first):
             self._alert_log(_chain_first(first, chunks))
             return None
+        if has_line_tag(first[:BINARY_SNIFF_BYTES]):
+            self.extractor = EventExtractor(bare_exceptions=True, host_prefix=True)
         if not self.gzipped and not recoded and type(self) is _Reader:
             # offsets in the file are offsets in the stream: one grep pass finds the hits
             self.hits = grep_hits(self.scan.path, self.scan.size_bytes)

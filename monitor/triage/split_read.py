@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import BinaryIO
 
 from monitor.parse.flight_recorder import looks_like_dump
-from monitor.parse.log_events import EventKind, Level, LogEvent
+from monitor.parse.log_events import EventExtractor, EventKind, Level, LogEvent
 from monitor.triage import reader as rd
 from monitor.triage.reader import FileScan
 
@@ -139,7 +139,10 @@ class _PieceReader(rd._Reader):
 def read_piece(path: str, start: int, stop: int, last: bool, chunk: int,
                hits: list[int] | None = None) -> Piece:
     with open(path, "rb") as raw:
-        return _PieceReader(path, raw, start, stop, last, chunk, hits).run_piece()
+        reader = _PieceReader(path, raw, start, stop, last, chunk, hits)
+        if rd.has_line_tag(raw.read(rd.BINARY_SNIFF_BYTES)):  # as the whole-file reader decides
+            reader.extractor = EventExtractor(bare_exceptions=True, host_prefix=True)
+        return reader.run_piece()
 
 
 def _within(hits: list[int] | None, start: int, stop: int) -> list[int] | None:

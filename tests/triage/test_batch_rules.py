@@ -55,3 +55,17 @@ def test_a_killed_dataloader_worker_is_oom_only_with_oom_evidence() -> None:
 def test_a_store_that_cannot_be_reached_is_the_network_not_the_jobs_bug() -> None:
     diagnosis = triage("store-connect-timeout-distributed-tutorial-3.log")
     assert diagnosis.category is Category.NETWORK
+
+
+def test_a_tag_on_every_line_is_stripped_like_a_runner_prefix() -> None:
+    from monitor.triage.reader import has_line_tag
+
+    tagged = (CORPUS / "torchrun-table-exit1-llamafactory-701.log").read_bytes()
+    assert has_line_tag(tagged)  # every line starts with `stderr: `
+    diagnosis = triage("torchrun-table-exit1-llamafactory-701.log")
+    assert diagnosis.category is Category.UNDETERMINED and diagnosis.culprit_ranks == ()
+    kernel = (Path(__file__).resolve().parent.parent / "data" / "logs" /
+              "26-kernel-xid45-after-nvlink-xid145-149.log").read_bytes()  # fmt: skip
+    assert not has_line_tag(kernel)  # `kernel:` opens the kernel's own lines
+    assert not has_line_tag(b"RuntimeError: a\n" * 10)  # exception lines are payloads
+    assert not has_line_tag(b"gpu1: x\ngpu1: y\n")  # too few lines to tell
