@@ -137,6 +137,8 @@ def route(event: LogEvent) -> str | None:
         return "RankException"
     if kind in (EventKind.STORE_TIMEOUT, EventKind.STORE_CONNECTION_LOST,
                 EventKind.RENDEZVOUS_ERROR):
+        if fields.get("phase") == "barrier_wait":
+            return None  # ranks still joining: a healthy start prints it too
         return "StoreTimeout"
     if kind in (EventKind.SLURM_CANCEL, EventKind.AGENT_DEATH_SIGNAL):
         return "JobTerminatedByScheduler"
@@ -576,6 +578,8 @@ def _explain_generic(incident: _Incident, spec: AlertSpec) -> _Verdict:
         # "failed (exitcode: -9) local_rank: 3 (pid: N)"); the incident layer maps the pid to
         # its global rank. A line that names no process at all is recorded, never paged.
         local_rank, pid = first.fields.get("local_rank"), first.fields.get("pid")
+        if first.fields.get("launcher") == "deepspeed":
+            local_rank = None  # its line shows the last-started worker, not the failed one
         parts = [f"local rank {local_rank}" if local_rank is not None else "",
                  f"pid {pid}" if pid is not None else ""]
         who = " ".join(p for p in parts if p) or "a process the line does not name"

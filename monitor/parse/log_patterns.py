@@ -122,6 +122,8 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "has inconsistent",  # DDP's model check, also when quoted without its exception type
     "device handle",  # nvidia-smi on a broken GPU: "…: GPU is lost", "…: Unknown Error"
     "missing ranks: ",  # Horovod's stall inspector, torch's flight-recorder analyser
+    "receive grad",  # DDP's reducer naming the rank whose parameters got no gradient
+    "Killing subprocess",  # DeepSpeed's launcher listing its workers as it stops them
 )
 
 
@@ -139,7 +141,7 @@ _INT_FIELDS = frozenset(
         "xid", "caused_by", "count", "joined", "expected", "port", "peer_port", "source_rank",
         "stuck_seconds", "pending_works", "worker", "signo", "code", "timeout_seconds",
         "remaining", "reporter_rank", "peer_rank", "closed_by_local_rank", "status_alt", "rank_in_message",
-        "line", "gpu",
+        "line", "gpu", "unused_rank",
     }
 )
 
@@ -416,6 +418,10 @@ def _post_store(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]
         fields["timeout_ms"] = fields["timeout_seconds"] * 1000
     if "while trying to connect" in payload or "failed to connect" in payload:
         fields["phase"] = "connect"
+    elif "Waiting in store based barrier" in payload and "timed out" not in payload:
+        # Printed every 10 s while ranks join: a healthy start shows it too. Only a start
+        # that never got past it (nothing after it) is a timeout.
+        fields["phase"] = "barrier_wait"
     elif fields.get("op") in ("recv", "send"):
         # gloo's pair transport: a collective (or monitoredBarrier) waited for a peer, any
         # time in the job, not the startup rendezvous.
@@ -490,6 +496,8 @@ def _post_desync(fields: Fields, _payload: str) -> tuple[EventKind, Level, Field
 
 
 def _post_agent_failed(fields: Fields, _payload: str) -> tuple[EventKind, Level, Fields]:
+    if fields.pop("ds_exit", None):
+        fields["launcher"] = "deepspeed"
     code = fields.get("exitcode")
     if isinstance(code, int) and code < 0:
         fields["signal"] = signal_name(code)
@@ -517,10 +525,12 @@ NCCL_LINE = re.compile(
 PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         EventKind.DDP_MISMATCH, Level.FATAL,
-        ("has inconsistent",),
+        ("has inconsistent", "did not receive grad for rank"),
         _rx(
             r"Rank (?P<reporter_rank>\d+) has (?P<count>\d+) params, while rank "
             r"(?P<peer_rank>\d+) has inconsistent (?P<expected>\d+) params",
+            # DDP's reducer: "Expected to have finished reduction in the prior iteration…"
+            r"Parameter indices which did not receive grad for rank (?P<unused_rank>\d+)",
         ),
     ),
     LinePattern(
@@ -669,17 +679,19 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.NCCL_WARN_NET, Level.ERROR,
-        ("NET/IB", "Call to ", "socketStartConnect", "Connection closed by remote peer",
+        ("NET/IB", "Call to ", "Connect to ", "Connection closed by remote peer",
          "Failed to execute operation", "Socket recv failed", "socketProgress"),
         _rx(
-            r"Got completion from peer (?P<peer>[\w.:\-]+)<(?P<peer_port>\d+)> with "
+            # IPv6 link-local peers carry their interface: `fe80::…%ib0<53249>`.
+            r"Got completion from peer (?P<peer>[\w.:%\-]+)<(?P<peer_port>\d+)> with "
             r"(?:error (?P<status>\d+)|status=(?:\w+\()?(?P<status_alt>\d+)\)?)"
             r"(?:.*?vendor[ _]err[ =](?P<vendor_err>\d+))?(?:.*?\((?P<direction>Send|Recv)\b)?",
             r"Got completion with error (?P<status>\d+).*?vendor err (?P<vendor_err>\d+)",
             r"Call to (?P<op>recv|send|connect|accept) (?:from|to) (?P<peer>[\w.:\-]+)"
             r"<(?P<peer_port>\d+)> failed ?: ?(?P<error>.+)",
-            r"socketStartConnect: Connect to (?P<peer>[\w.:\-]+)<(?P<peer_port>\d+)> "
-            r"failed ?: ?(?P<error>.+)",
+            # socketStartConnect / socketPollConnect / include/socket.h's connect failures.
+            r"Connect to (?P<peer>[\w.:%\-]+)<(?P<peer_port>\d+)> "
+            r"(?:failed ?: ?|returned )(?P<error>.+)",
             r"(?P<error>Connection closed by remote peer) (?P<peer>[\w.:\-]+)<(?P<peer_port>\d+)>",
             r"Failed to execute operation (?P<op>\w+) from rank (?P<peer_rank>\d+), "
             r"retcode (?P<retcode>\d+)",
@@ -719,7 +731,7 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.STORE_TIMEOUT, Level.ERROR,
-        ("wait timeout after", "Socket Timeout", "client socket has timed out",
+        ("wait timeout after", "Socket Timeout", "client socket has timed out", "waitForInput",
          "failed to connect to", "waiting for clients", "store based barrier",
          "ncclUniqueId", "Timeout waiting for key", "timed out (try=",
          "operation to complete", "server socket on"),
@@ -734,6 +746,10 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?P<joined>\d+)/(?P<expected>\d+) clients joined",
             r"store based barrier on rank:? (?P<rank_in_message>\d+).*?world_size=(?P<expected>\d+)"
             r", worker_count=(?P<joined>\d+)",
+            r"Waiting in store based barrier to initialize process group for rank: "
+            r"(?P<rank_in_message>\d+).*?world_size=(?P<expected>\d+), worker_count=(?P<joined>\d+)",
+            # The c10d socket to the store waited for the other agents' answer (rendezvous).
+            r"waitForInput: socket .*? timed out after (?P<timeout_ms>\d+)ms",
             r"\[(?P<rank_in_message>\d+)\] is setting up NCCL communicator and retr\w+ "
             r"ncclUniqueId from \[0\].*?got error: (?P<error>.*)",
             r"TCP client failed to connect/validate to host (?P<host>[^\s:]+):(?P<port>\d+) - "
@@ -765,15 +781,18 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?: \(pid: (?P<pid>\d+)\))?(?: of binary: (?P<binary>\S+))?",
             r"multiprocessing\.api:? \[ERROR\] failed\b",
             # DeepSpeed's launcher: `[…, '--local_rank=3', …] exits with return code = -9`
-            r"--local_rank=(?P<local_rank>\d+)'.*\] exits with return code = (?P<exitcode>-?\d+)",
+            # (its sigkill_handler prints the *last-started* worker's command, whichever failed)
+            r"--local_rank=(?P<local_rank>\d+)'.*\] (?P<ds_exit>exits) with return code = "
+            r"(?P<exitcode>-?\d+)",
         ),
         post=_post_agent_failed,
     ),
     LinePattern(
         EventKind.AGENT_SIGTERM, Level.WARNING,
-        ("closing signal", "Unable to shutdown process"),
+        ("closing signal", "Unable to shutdown process", "Killing subprocess"),
         _rx(
             r"Sending process (?P<pid>\d+) closing signal (?P<signal>\w+)",
+            r"sigkill_handler\] Killing subprocess (?P<pid>\d+)",  # DeepSpeed's launcher
             r"Unable to shutdown process (?P<pid>\d+) via (?P<signal>\S+?),",
         ),
     ),

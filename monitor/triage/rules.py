@@ -217,7 +217,10 @@ def dataloader(ctx: Context) -> Finding | None:
     died = ctx.of(EventKind.DATALOADER_WORKER_DIED)
     timeouts = ctx.of(EventKind.DATALOADER_TIMEOUT)
     if died:
-        first = died[0]
+        # A worker that "exited unexpectedly" says nothing of why; a line that names the cause
+        # (a bus error, shared memory) is the better witness of the same death.
+        named = [e for e in died if e.event.fields.get("cause") not in ("exited", None)]
+        first = named[0] if named else died[0]
         cause = first.event.fields.get("cause")
         ranks = ctx.global_ranks([first])
         culprits = (_worker(first),)
@@ -503,6 +506,10 @@ def _store_unreachable(item: Located) -> bool:
 
 def init_timeout(ctx: Context) -> Finding | None:
     waits = [e for e in ctx.of(EventKind.STORE_TIMEOUT) if e.event.fields.get("phase") == "wait"]
+    if not waits and not ctx.of(EventKind.PROGRESS):
+        # Still waiting in the store barrier when the log ends, the job never having stepped.
+        waits = [e for e in ctx.of(EventKind.STORE_TIMEOUT)
+                 if e.event.fields.get("phase") == "barrier_wait"]
     if not waits:
         return None
     first = waits[0]
@@ -600,7 +607,7 @@ _PEER_LOST = ("remote worker", "Connection reset by peer", "Connection closed by
               "Connection closed by remote peer")
 # A collective that timed out waiting for a peer: the symptom of whoever did not arrive.
 _WAITED_FOR_A_PEER = ("Timed out waiting", "Watchdog caught collective operation timeout",
-                      "failed to pass monitoredBarrier")
+                      "failed to pass monitoredBarrier", "communicator was aborted")
 
 
 def _launcher_called_process(item: Located) -> bool:
@@ -726,6 +733,16 @@ def ddp_mismatch(ctx: Context) -> Finding | None:
     first = items[0]
     bad = first.event.int_field("peer_rank")
     reporter = first.event.int_field("reporter_rank")
+    unused = first.event.int_field("unused_rank")
+    if bad is None and unused is not None:
+        return Finding(
+            Category.SOFTWARE, (unused,), (f"rank {unused}",),
+            (f"DDP's reducer: parameters of rank {unused} received no gradient in the previous "
+             f"iteration ({first.where}); its forward did not use them",), first,
+            ("Make every parameter take part in the loss on every rank, or construct DDP with "
+             "find_unused_parameters=True; TORCH_DISTRIBUTED_DEBUG=DETAIL names the "
+             "parameters.",),
+        )
     if bad is None:
         return None
     return Finding(
@@ -906,6 +923,23 @@ def launcher_exit(ctx: Context) -> Finding | None:
         if code is None or code == 0 or local is None:
             continue
         pid = item.event.fields.get("pid")
+        if item.event.fields.get("launcher") == "deepspeed":
+            # DeepSpeed prints the last-started worker's command, not the failed one's: the
+            # local rank is the culprit only when the launcher ran a single worker.
+            workers = {e.event.fields.get("pid") for e in ctx.of(EventKind.AGENT_SIGTERM)
+                       if "Killing subprocess" in e.event.text}
+            if len(workers) != 1:
+                return Finding(
+                    Category.UNDETERMINED, (), (),
+                    (f"DeepSpeed's launcher reports that a worker exited with code {code} "
+                     f"({item.where}); its line shows the last-started worker's command "
+                     f"(--local_rank={local}), not the failed one's, and "
+                     + (f"{len(workers)} workers were running" if workers else
+                        "the logs do not show how many workers ran"),), item,
+                    ("Read each worker's own output for its error; `dmesg -T` on the host "
+                     "for a kill.",),
+                )
+            pid = pid or next(iter(workers))
         process = f"local_rank {local}" + (f" (pid {pid})" if pid else "")
         if code > 0:
             return Finding(

@@ -69,3 +69,40 @@ def test_a_tag_on_every_line_is_stripped_like_a_runner_prefix() -> None:
     assert not has_line_tag(kernel)  # `kernel:` opens the kernel's own lines
     assert not has_line_tag(b"RuntimeError: a\n" * 10)  # exception lines are payloads
     assert not has_line_tag(b"gpu1: x\ngpu1: y\n")  # too few lines to tell
+
+
+def test_an_ib_completion_error_from_a_link_local_peer_is_the_network() -> None:
+    diagnosis = triage("network-nccl-928-ib-error4.log")
+    assert diagnosis.category is Category.NETWORK
+    assert any("%ib0" in c for c in diagnosis.culprits)
+
+
+def test_a_store_barrier_the_job_never_left_is_an_init_timeout_but_not_a_slow_start(
+    tmp_path: Path,
+) -> None:
+    assert triage("init-storebarrier-accelerate-1401.log").category is Category.INIT_TIMEOUT
+    # The same real waiting lines followed by real training steps: a start that took a while.
+    waits = (CORPUS / "init-storebarrier-accelerate-1401.log").read_text()
+    steps = (Path(__file__).resolve().parent.parent / "data" / "logs" /
+             "34-megatron-iteration-progress-slow-healthy.log").read_text()  # fmt: skip
+    (tmp_path / "job.log").write_text(waits + steps)
+    scans, problems, _ = read_inputs([str(tmp_path / "job.log")])
+    assert diagnose(scans, problems).category is not Category.INIT_TIMEOUT
+    # Live, the waiting lines never page: ranks still joining print them too.
+    from monitor.detectors.log_events import route
+
+    extractor = EventExtractor()
+    events = [e for i, line in enumerate(waits.splitlines()) for e in extractor.feed(line, i)]
+    assert events and all(route(e) is None for e in events)
+
+
+def test_deepspeeds_exit_line_names_a_local_rank_only_for_a_single_worker() -> None:
+    single = triage("deepspeed-launcher-return-code-9-ds3232.log")
+    assert any("local_rank 0" in c and "13266" in c for c in single.culprits)
+    several = triage("launcher-dsexamples-626-exit11.log")  # two workers: the line shows the last
+    assert several.category is Category.UNDETERMINED and several.culprits == ()
+
+
+def test_ddp_unused_parameters_blame_the_rank_they_name() -> None:
+    diagnosis = triage("ddp-unused-tuneavideo-78-rank0.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, (0,))
