@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from monitor.model import (
     Category,
@@ -57,6 +58,16 @@ _COLLATERAL_EXCEPTIONS = ("DistBackendError", "ChildFailedError", "SignalExcepti
 _IO_EXCEPTIONS = frozenset({"OSError", "IOError", "FileNotFoundError", "PermissionError",
                             "BlockingIOError", "ConnectionResetError", "TimeoutError"})
 _HW_XID_CAUSES = frozenset({48, 63, 64, 74, 79, 92, 94, 95, 109, 119, 120, 137, 145, 149, 154})
+# A traceback whose message is one of these is reported by the alert its own line routes to
+# (as triage's `own_exception` leaves them to their rules): not also a RankException.
+_ROUTED_MESSAGES = ("Timed out waiting", "failed to pass monitoredBarrier", "has inconsistent",
+                    "Detected mismatch between collectives", "PytorchStreamWriter failed",
+                    "No space left on device", "Disk quota exceeded",
+                    "The actor died unexpectedly")
+_ROUTED_EXCEPTIONS = ("ActorDiedError", "RayActorError")
+# A failed write the program itself handles (it retries, or logs it as a warning) may still
+# succeed: it warns, never pages (as with RetriesEscalating).
+_HANDLED = re.compile(r"\b(?:[Rr]etr(?:y|ying|ies)|[Ww]ill retry|WARNING|Warning)\b")
 
 
 @dataclass(frozen=True)
@@ -88,6 +99,15 @@ ALERTS: dict[str, AlertSpec] = {spec.alertname: spec for spec in (
               "job terminated from outside"),
     AlertSpec("RetriesExhausted", Severity.CRITICAL, Scope.JOB, "retries exhausted"),
     AlertSpec("RetriesEscalating", Severity.WARNING, Scope.JOB, "retries escalating"),
+    AlertSpec("GlooCollectiveTimeout", Severity.CRITICAL, Scope.JOB,
+              "gloo collective timed out waiting for a peer"),
+    AlertSpec("StorageWriteFailed", Severity.CRITICAL, Scope.NODE, "write to storage failed"),
+    AlertSpec("DdpModelMismatch", Severity.CRITICAL, Scope.JOB,
+              "DDP model differs across ranks"),
+    AlertSpec("MonitoredBarrierFailed", Severity.CRITICAL, Scope.JOB,
+              "ranks did not reach the monitored barrier"),
+    AlertSpec("CollectiveMismatch", Severity.CRITICAL, Scope.JOB,
+              "ranks called different collectives"),
 )}
 
 
@@ -132,14 +152,38 @@ def route(event: LogEvent) -> str | None:
         return "HostOutOfMemory" if fields.get("oom") else "RankCrashed"
     if kind is EventKind.PYTHON_TRACEBACK:
         exc = str(fields.get("exc_type") or "")
-        if not exc or any(word in exc for word in _COLLATERAL_EXCEPTIONS):
+        if not exc or any(word in exc for word in (*_COLLATERAL_EXCEPTIONS,
+                                                   *_ROUTED_EXCEPTIONS)):
+            return None
+        if any(word in str(fields.get("exc_message") or "") for word in _ROUTED_MESSAGES):
             return None
         return "RankException"
+    if kind is EventKind.STORE_TIMEOUT and fields.get("phase") == "collective":
+        # gloo's pair transport timed out inside a collective (or a monitored barrier), at any
+        # time in the job: a collective timeout, not a store or rendezvous failure.
+        return "GlooCollectiveTimeout"
     if kind in (EventKind.STORE_TIMEOUT, EventKind.STORE_CONNECTION_LOST,
                 EventKind.RENDEZVOUS_ERROR):
         if fields.get("phase") == "barrier_wait":
             return None  # ranks still joining: a healthy start prints it too
         return "StoreTimeout"
+    if kind is EventKind.GPU_FAULT:
+        message = str(fields.get("message") or "")
+        if "AER" in event.text and "Corrected" in message:
+            return None  # corrected by the hardware: counted only
+        if "ermission" in message:
+            return None  # nvidia-smi not allowed to see the device: not a GPU fault
+        return "GpuHardwareError"
+    if kind is EventKind.ACTOR_DIED:
+        return "RankCrashed"
+    if kind in (EventKind.STORAGE_WRITE, EventKind.CHECKPOINT_FAILED):
+        return "StorageWriteFailed"
+    if kind is EventKind.DDP_MISMATCH:
+        return "DdpModelMismatch" if fields.get("peer_rank") is not None else None
+    if kind is EventKind.MONITORED_BARRIER:
+        return "MonitoredBarrierFailed"
+    if kind is EventKind.COLLECTIVE_MISMATCH:
+        return "CollectiveMismatch"
     if kind in (EventKind.SLURM_CANCEL, EventKind.AGENT_DEATH_SIGNAL):
         return "JobTerminatedByScheduler"
     if kind is EventKind.RETRY:
@@ -161,6 +205,8 @@ class _Incident:
     firing: bool = False
     dirty: bool = True
     suspected: frozenset[int] = frozenset()
+    severity: Severity | None = None  # of the last verdict sent
+    handled: bool = False  # a failed write the program retries (StorageWriteFailed)
 
 
 @dataclass(frozen=True)
@@ -172,6 +218,7 @@ class _Verdict:
     culprits: tuple[int, ...]
     evidence: dict[str, EvidenceValue]
     suspects: tuple[int, ...]
+    no_culprit_reason: str = ""
 
 
 @dataclass
@@ -214,6 +261,7 @@ class LogEventsDetector:
         self._event_counts: Counter[str] = Counter()
         self._retries: Counter[str] = Counter()
         self._escalating: deque[float] = deque()
+        self._retrying_at = float("-inf")  # the last retry that was not exhausted
         self._seen_output = False
         self._blind: dict[str, str] = {}
 
@@ -268,9 +316,11 @@ class LogEventsDetector:
         if not self._seen_output:
             return ConcernHealth(self.name, Health.UNKNOWN, "no output seen yet")
         firing = [i for i in self._incidents.values() if i.firing]
-        if any(ALERTS[i.alertname].severity is Severity.CRITICAL for i in firing):
+        if any((i.severity or ALERTS[i.alertname].severity) is Severity.CRITICAL
+               for i in firing):
             return ConcernHealth(self.name, Health.CRITICAL,
                                  ", ".join(sorted(i.alertname for i in firing)))
+        firing = [i for i in firing if i.severity is not Severity.INFO]
         if firing:
             return ConcernHealth(self.name, Health.WARNING,
                                  ", ".join(sorted(i.alertname for i in firing)))
@@ -318,6 +368,9 @@ class LogEventsDetector:
             self._event_counts[event.kind.value] += 1
             if event.kind is EventKind.RETRY:
                 self._count_retry(event, now, out)
+                if not event.fields.get("exhausted"):
+                    self._retrying_at = now
+                    self._retried_write(now)
             elif event.kind is EventKind.NCCL_INIT:
                 hint = self._phase_hint(event, now)
                 if hint is not None:
@@ -332,11 +385,24 @@ class LogEventsDetector:
             incident.last_at = now
             incident.count += 1
             incident.dirty = True
+            if name == "StorageWriteFailed" and (
+                    _HANDLED.search(event.text) is not None
+                    or now - self._retrying_at <= self.settle_seconds):
+                incident.handled = True
             if event.rank is not None:
                 incident.ranks.add(event.rank)
             if len(incident.events) < _MAX_INCIDENT_EVENTS:
                 incident.events.append((event.rank, event))
         return out
+
+    def _retried_write(self, now: float) -> None:
+        """A retry right after a failed write (before its alert fired): the program is
+        trying again, and the write may still succeed."""
+        incident = self._incidents.get("StorageWriteFailed")
+        if incident is not None and not incident.handled and (
+                not incident.firing or now - incident.last_at <= self.settle_seconds):
+            incident.handled = True
+            incident.dirty = True
 
     def _count_retry(self, event: LogEvent, now: float, out: list[DetectorOutput]) -> None:
         attempt = event.int_field("attempt")
@@ -375,6 +441,10 @@ class LogEventsDetector:
         verdict = _EXPLAIN.get(incident.alertname, _explain_generic)(incident, spec)
         incident.firing = True
         incident.dirty = False
+        incident.severity = verdict.severity
+        evidence = verdict.evidence
+        if verdict.no_culprit_reason:
+            evidence = {**evidence, "no_culprit_reason": verdict.no_culprit_reason}
         out: list[DetectorOutput] = [Transition(
             detector=NAME,
             alertname=spec.alertname,
@@ -384,9 +454,10 @@ class LogEventsDetector:
             identity={},
             summary=verdict.summary,
             description=verdict.description,
-            evidence=verdict.evidence,
+            evidence=evidence,
             culprit_ranks=verdict.culprits,
             scope=spec.scope,
+            no_culprit_reason=verdict.no_culprit_reason,
         )]
         suspects = frozenset(verdict.suspects) - incident.suspected
         if suspects:
@@ -565,6 +636,246 @@ def _explain_communication(incident: _Incident, spec: AlertSpec) -> _Verdict:
                     tuple(sorted(incident.ranks))[:_MAX_EVIDENCE_RANKS])
 
 
+def _ranks_in(text: object) -> tuple[int, ...]:
+    return tuple(sorted({int(r) for r in re.findall(r"\d+", str(text or ""))}))
+
+
+def _where(event: LogEvent) -> str:
+    return f" on {event.host}" if event.host else " on this node"
+
+
+def _gpu_role(event: LogEvent) -> str:
+    """decisive: the GPU failed (nvidia-smi cannot reach it, it fell off the bus, a hardware
+    CUDA error or Xid); aer: a PCIe port reported an uncorrected error (which device sits
+    behind it is not said); naming: the driver's line naming the GPU its next line is about."""
+    if event.kind is not EventKind.GPU_FAULT:
+        return "decisive"
+    if "AER" in event.text:
+        return "aer"
+    if event.fields.get("message"):
+        return "decisive"
+    return "naming"
+
+
+def _explain_gpu_hardware(incident: _Incident, spec: AlertSpec) -> _Verdict:
+    """A GPU failed. A CUDA error names the rank on that GPU; nvidia-smi and the kernel name
+    the GPU by its PCI address, not a rank: a node-level fault, critical with that reason."""
+    roles = [(rank, event, _gpu_role(event)) for rank, event in incident.events]
+    decisive = [(r, e) for r, e, role in roles if role == "decisive"]
+    ranked = [(r, e) for r, e in decisive if r is not None and e.kind is not EventKind.GPU_FAULT]
+    pcis = sorted({str(e.fields["pci"]) for _, e, role in roles
+                   if role != "aer" and e.fields.get("pci")})
+    ports = sorted({str(e.fields["pci"]) for _, e, role in roles
+                    if role == "aer" and e.fields.get("pci")})
+    lead = (ranked or decisive or [(r, e) for r, e, _ in roles])[0][1]
+    evidence = _base_evidence(incident)
+    evidence["gpus"] = pcis[:_MAX_EVIDENCE_RANKS]
+    evidence["pcie_ports"] = ports[:_MAX_EVIDENCE_RANKS]
+    for key in ("message", "xid", "pci", "pid", "exc_message"):
+        value = lead.fields.get(key)
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            evidence[key] = value
+    hosts = sorted({e.host for _, e in incident.events if e.host})
+    if hosts:
+        evidence["node"] = hosts[0]
+    culprits: tuple[int, ...] = ()
+    reason = ""
+    if ranked:
+        culprits = tuple(sorted({r for r, _ in ranked if r is not None}))
+        severity, who = spec.severity, f"rank(s) {_ranks_text(culprits)}"
+    else:
+        gpu = f"GPU {pcis[0]}" if pcis else "a GPU"
+        who = gpu + _where(lead)
+        if decisive:
+            severity = spec.severity
+            reason = (f"a node-level fault: the line names {gpu}, not a rank; the rank on that "
+                      "GPU fails with it" if pcis else "a node-level fault: a GPU on this node "
+                      "failed; the line does not say which rank runs on it")
+        elif ports:
+            severity = Severity.WARNING
+            who = f"PCIe port {ports[0]}" + _where(lead)
+        else:
+            severity = Severity.INFO
+    summary = f"{who}: {spec.title}: {_detail(lead)}"
+    if ports and not ranked:
+        summary += f" (kernel PCIe AER errors on {', '.join(ports[:4])})"
+    description = (f"{incident.count} event(s). First line: {_first(incident).text[:200]}. "
+                   + ("Drain the node and check that GPU (nvidia-smi -q, the kernel log)."
+                      if decisive else "An uncorrected PCIe error: which device sits behind "
+                      "the port is not said; watch for GPU errors on this node."))
+    suspects = culprits or tuple(sorted(incident.ranks))[:_MAX_EVIDENCE_RANKS]
+    return _Verdict(severity, Category.GPU_CUDA, summary[:300], description, culprits, evidence,
+                    suspects, reason)
+
+
+def _explain_crash(incident: _Incident, spec: AlertSpec) -> _Verdict:
+    """RankCrashed; a dead Ray actor or worker is named by its pid (and ip), not its rank."""
+    verdict = _explain_generic(incident, spec)
+    first_rank, first = incident.events[0]
+    if first.kind is not EventKind.ACTOR_DIED or first_rank is not None:
+        return verdict
+    f = first.fields
+    pid, ip = f.get("pid"), f.get("ip")
+    worker = (f"Ray worker pid {pid}" if pid is not None else "a Ray worker") + (
+        f" on {ip}" if ip else "")
+    evidence = {**verdict.evidence, **({"ip": ip} if isinstance(ip, str) else {})}
+    name = f.get("actor_name")
+    if isinstance(name, str):
+        evidence["actor_name"] = name
+    if "worker died or was killed" in first.text:
+        # raylet's line: Ray retries the worker's task by default; the job may recover.
+        return replace(verdict, severity=Severity.WARNING,
+                       summary=f"{worker}: a Ray worker died or was killed (Ray may retry its "
+                               "task)"[:300], evidence=evidence)
+    return replace(
+        verdict, severity=spec.severity, evidence=evidence,
+        summary=f"{worker}: the actor died: {_detail(first)}"[:300],
+        no_culprit_reason=(f"Ray names the dead process as {worker}, not by rank; the "
+                           "incident layer names its rank when the pid is a rank's"))
+
+
+def _explain_storage(incident: _Incident, spec: AlertSpec) -> _Verdict:
+    """A write failed: a full disk, a quota, torch.save's writer, a distributed checkpoint.
+    The culprit is the rank that wrote (torch.distributed.checkpoint names the ranks whose
+    write failed); a write the program retries, or reports as a warning, only warns."""
+    evidence = _base_evidence(incident)
+    writes = [(r, e) for r, e in incident.events if e.kind is EventKind.STORAGE_WRITE]
+    dcp = [(r, e) for r, e in incident.events if e.kind is EventKind.CHECKPOINT_FAILED]
+    named = tuple(sorted({r for _, e in dcp for r in _ranks_in(e.fields.get("ranks"))}))
+    writers = tuple(sorted({r for r, _ in writes if r is not None}))
+    culprits = named or writers or tuple(sorted({r for r, _ in dcp if r is not None}))
+    lead = (writes or dcp)[0][1]
+    message = str(lead.fields.get("message") or "")
+    category = Category.STORAGE_IO if writes else Category.UNDETERMINED
+    if message:
+        evidence["message"] = message[:300]
+    if named:
+        evidence["checkpoint_failed_ranks"] = list(named)[:_MAX_EVIDENCE_RANKS]
+    evidence["handled"] = incident.handled
+    who = (f"rank(s) {_ranks_text(culprits)}" if culprits else
+           "a process the line does not name" + _where(lead))
+    what = message or (f"torch.distributed.checkpoint failed on rank(s) {_ranks_text(named)}"
+                       if named else lead.text.strip())
+    summary = f"{who}: {spec.title}: {what}"
+    if incident.handled:
+        summary += " (the program retries it or reports it as a warning)"
+    reason = ""
+    severity = Severity.WARNING if incident.handled else spec.severity
+    if not culprits and writes:
+        reason = ("a storage fault: the file system refused the write; the line does not say "
+                  "which rank wrote")
+    description = (f"{incident.count} event(s). First line: {_first(incident).text[:200]}. "
+                   "Check the target file system's free space and quota (df -h, quota -s, "
+                   "lfs quota).")
+    return _Verdict(severity, category, summary[:300], description, culprits, evidence,
+                    culprits or tuple(sorted(incident.ranks))[:_MAX_EVIDENCE_RANKS], reason)
+
+
+def _explain_ddp_mismatch(incident: _Incident, spec: AlertSpec) -> _Verdict:
+    """DDP's parameter check: "Rank A has N params, while rank B has inconsistent M params".
+    B is the culprit, A only the messenger. Each rank names the first rank that differs from
+    it, so the odd rank names another one: the rank named by most reports is the culprit."""
+    reports = [e for _, e in incident.events if e.int_field("peer_rank") is not None]
+    named = Counter(e.int_field("peer_rank") for e in reports)
+    order = list(dict.fromkeys(e.int_field("peer_rank") for e in reports))
+    bad = max(order, key=lambda r: named[r])
+    lead = next(e for e in reports if e.int_field("peer_rank") == bad)
+    reporter = lead.int_field("reporter_rank")
+    evidence = _base_evidence(incident)
+    evidence.update({
+        "inconsistent_rank": bad, "reporter_rank": reporter,
+        "reporter_params": lead.int_field("count"), "inconsistent_params": lead.int_field("expected"),
+        "reports": [f"rank {e.int_field('reporter_rank')} names rank {e.int_field('peer_rank')}"
+                    for e in reports[:_MAX_EVIDENCE_RANKS]],
+    })
+    summary = (f"rank {bad}: {spec.title}: rank {reporter} has {lead.fields.get('count')} "
+               f"parameters while rank {bad} has an inconsistent {lead.fields.get('expected')}; "
+               f"rank {bad} built a different model")
+    description = (f"{len(reports)} report(s) from DDP's model check. Compare how rank {bad} "
+                   "builds the model (rank-dependent code, a missing adapter or checkpoint, a "
+                   "different config) with the other ranks.")
+    culprits = (bad,) if bad is not None else ()
+    return _Verdict(spec.severity, Category.SOFTWARE, summary[:300], description, culprits,
+                    evidence, culprits)
+
+
+def _explain_monitored_barrier(incident: _Incident, spec: AlertSpec) -> _Verdict:
+    """gloo's monitoredBarrier: rank 0 names the ranks that did not reach it."""
+    missing = tuple(sorted({r for _, e in incident.events for r in _ranks_in(e.fields.get("ranks"))}))
+    evidence = _base_evidence(incident)
+    evidence["missing_ranks"] = list(missing)[:_MAX_EVIDENCE_RANKS]
+    reporters = sorted(incident.ranks)
+    summary = (f"rank(s) {_ranks_text(missing)}: {spec.title}"
+               + (f" (reported by rank {_ranks_text(reporters)})" if reporters else ""))
+    description = ("The named ranks took a different path or were stuck before the barrier: "
+                   "look at their last lines and stacks.")
+    return _Verdict(spec.severity, Category.COLLECTIVE_DESYNC, summary[:300], description,
+                    missing, evidence, missing)
+
+
+_FINGERPRINT = re.compile(r"Rank (\d+) is running (?:inconsistent )?collective: "
+                          r"CollectiveFingerPrint\((?:SequenceNumber=(\d+),? ?)?OpType=(\w+)")
+
+
+def _explain_collective_mismatch(incident: _Incident, spec: AlertSpec) -> _Verdict:
+    """Ranks called different collectives (the process-group wrapper's fingerprints, NCCL's
+    "Mismatched collective detected"): each side only sees the other disagree, so no single
+    rank is blamed."""
+    first = _first(incident)
+    sides = _FINGERPRINT.findall(str(first.fields.get("message", "")))
+    around = sorted({r for _, e in incident.events if (r := e.int_field("peer_rank")) is not None})
+    evidence = _base_evidence(incident)
+    evidence["sides"] = [f"rank {r} {op}" + (f" #{seq}" if seq else "") for r, seq, op in sides]
+    evidence["around_ranks"] = around[:_MAX_EVIDENCE_RANKS]
+    detail = ""
+    if len(sides) >= 2:
+        (r1, s1, o1), (r2, s2, o2) = sides[0], sides[1]
+        if s1 and s1 == s2 and o1 != o2:
+            detail = f": at sequence number {s1} rank {r1} runs {o1}, rank {r2} runs {o2}"
+        elif s1 and s1 == s2:
+            detail = f": ranks {r1} and {r2} run {o1} #{s1} with different tensors"
+        else:
+            detail = (f": rank {r1} is in {o1}" + (f" #{s1}" if s1 else "")
+                      + f", rank {r2} in {o2}" + (f" #{s2}" if s2 else ""))
+    elif sides:
+        r1, s1, o1 = sides[0]
+        detail = f": rank {r1}'s {o1}" + (f" #{s1}" if s1 else "") + " differs from another's"
+    elif around:
+        detail = f": NCCL points at ranks around {_ranks_text(around)}"
+    involved = {int(r) for r, _, _ in sides} | set(around) | incident.ranks
+    return _Verdict(
+        spec.severity, Category.COLLECTIVE_DESYNC, f"{spec.title}{detail}"[:300],
+        "Find where the ranks' code paths diverge (rank-dependent branches, data-dependent "
+        "shapes, a collective inside a condition); TORCH_DISTRIBUTED_DEBUG=DETAIL and the flight "
+        "recorder show every rank's sequence of collectives.",
+        (), evidence, tuple(sorted(involved))[:_MAX_EVIDENCE_RANKS],
+        "each side only sees the other disagree: no single rank can be blamed from this report")
+
+
+def _explain_gloo_timeout(incident: _Incident, spec: AlertSpec) -> _Verdict:
+    """gloo's pair transport gave up waiting for a peer's send or receive: the rank that
+    printed is a victim, and the line names neither the peer nor the collective."""
+    first = _first(incident)
+    evidence = _base_evidence(incident)
+    for key in ("timeout_ms", "op"):
+        value = first.fields.get(key)
+        if isinstance(value, (str, int)):
+            evidence[key] = value
+    timeout = first.int_field("timeout_ms")
+    waited = f" {timeout / 1000:.0f} s" if timeout is not None else ""
+    who = (f"rank(s) {_ranks_text(list(incident.ranks))}" if incident.ranks else
+           "a process the line does not name")
+    summary = (f"{who}: {spec.title}: waited{waited} for a peer's {first.fields.get('op', 'data')} "
+               "inside a collective or barrier")
+    description = ("The ranks that printed this are victims: a peer never sent or received "
+                   "(it died, is stuck elsewhere, or took another code path). Look for a rank "
+                   "that died or stalled first, on every node; `rankwatch triage` over all logs.")
+    return _Verdict(spec.severity, Category.UNDETERMINED, summary[:300], description, (),
+                    evidence, tuple(sorted(incident.ranks))[:_MAX_EVIDENCE_RANKS],
+                    "gloo's timeout names neither the peer it waited for nor the collective: "
+                    "the rank that printed it is a victim")
+
+
 def _explain_generic(incident: _Incident, spec: AlertSpec) -> _Verdict:
     evidence = _base_evidence(incident)
     first_rank, first = incident.events[0]
@@ -632,6 +943,9 @@ def _category_of(incident: _Incident) -> Category:
             return Category.STORAGE_IO if f.get("exc") in _IO_EXCEPTIONS else Category.DATA
         return Category.SOFTWARE if cause == "segfault" else Category.UNDETERMINED
     if name == "RankCrashed":
+        if first.kind is EventKind.ACTOR_DIED:
+            # Ray lists the OOM killer, `ray stop --force` or a crash as causes: none is picked
+            return Category.UNDETERMINED
         return Category.RANK_DEAD
     if name == "RankException":
         exc = str(f.get("exc_type", "")).rsplit(".", 1)[-1]
@@ -660,4 +974,11 @@ def _category_of(incident: _Incident) -> Category:
 _EXPLAIN: dict[str, Callable[[_Incident, AlertSpec], _Verdict]] = {
     "NcclCollectiveTimeout": _explain_timeout,
     "NcclCommunicationError": _explain_communication,
+    "GpuHardwareError": _explain_gpu_hardware,
+    "RankCrashed": _explain_crash,
+    "StorageWriteFailed": _explain_storage,
+    "DdpModelMismatch": _explain_ddp_mismatch,
+    "MonitoredBarrierFailed": _explain_monitored_barrier,
+    "CollectiveMismatch": _explain_collective_mismatch,
+    "GlooCollectiveTimeout": _explain_gloo_timeout,
 }

@@ -105,6 +105,13 @@ LIVE_LITERALS: tuple[str, ...] = (
     "terminate called",
     "Segmentation fault",
     "- Init ",  # NCCL communicator init: a long phase (PhaseHint)
+    # nvidia-smi on a broken GPU ("…: GPU is lost"; its "Unknown Error" form already has
+    # "rror"). The other lines live routes read need no literal of their own: storage
+    # writes, DDP's model check, monitoredBarrier, collective mismatches and Ray's dead actors
+    # come as exception lines ("rror"/"xception") or NCCL WARNs, gloo's transport timeouts
+    # say "imed out", kernel PCIe AER lines say "rror". The driver's "fallen off the bus" is a
+    # kernel line (as Xid), not in a job's output.
+    "device handle",
 )
 
 # Triage reads every line of every file once and also wants kernel lines, counted-only
@@ -120,7 +127,6 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "Stack trace of the failed",
     "process down",
     "has inconsistent",  # DDP's model check, also when quoted without its exception type
-    "device handle",  # nvidia-smi on a broken GPU: "…: GPU is lost", "…: Unknown Error"
     "missing ranks: ",  # Horovod's stall inspector, torch's flight-recorder analyser
     "receive grad",  # DDP's reducer naming the rank whose parameters got no gradient
     "Killing subprocess",  # DeepSpeed's launcher listing its workers as it stops them

@@ -10,6 +10,7 @@ import pytest
 
 from monitor.alerts import AlertPolicy
 from monitor.detectors.log_events import LogEventsDetector
+from monitor.incidents import contract_severity
 from monitor.model import (
     Category,
     DetectorOutput,
@@ -231,3 +232,133 @@ def test_live_and_triage_see_the_same_alert_worthy_events(name: str) -> None:
     triage_only = {"xid", "nccl_peer_closed", "connection_error", "progress"}
     assert live <= full
     assert full - live <= triage_only
+
+
+# --- routes for the events triage already reasoned about: real lines from the corpus --------
+
+CORPUS = DATA.parent / "corpus_public"
+
+
+def _stream(name: str, *, rank: int | None = None, lines: slice = slice(None),
+            extra: Sequence[str] = ()) -> dict[str, Transition]:
+    """A corpus excerpt streamed three lines at a time; the alerts fired, by name."""
+    folder = CORPUS if (CORPUS / name).exists() else DATA
+    text = [*(folder / name).read_text(encoding="utf-8").splitlines()[lines], *extra]
+    detector = LogEventsDetector(settle_seconds=0.0)
+    for i in range(0, len(text), 3):
+        detector.observe(_chunk(text[i:i + 3], rank=rank), 0.0)
+    return {t.alertname: t for t in _transitions(detector.tick(5.0)) if t.firing}
+
+
+def _verdict(t: Transition) -> tuple[str, Severity, Category, tuple[int, ...]]:
+    return (t.alertname, t.severity, t.category, t.culprit_ranks)
+
+
+def test_nvidia_smi_losing_a_gpu_pages_as_a_node_fault_naming_the_gpu() -> None:
+    """nvidia-smi cannot reach a GPU: GpuHardwareError, critical without a rank but with the
+    reason (the line names a GPU, not a rank), the GPU's PCI address in summary and evidence."""
+    fired = _stream("nvsmi-gpu-is-lost-owod.log")
+    alert = fired["GpuHardwareError"]
+    assert _verdict(alert) == ("GpuHardwareError", Severity.CRITICAL, Category.GPU_CUDA, ())
+    assert "GPU 0000:02:00.0" in alert.summary
+    assert alert.evidence["gpus"] == ["0000:02:00.0"]
+    assert alert.no_culprit_reason and alert.evidence["no_culprit_reason"]
+    assert contract_severity(alert) is Severity.CRITICAL
+
+
+def test_corrected_pcie_errors_alone_fire_nothing() -> None:
+    """The kernel's corrected PCIe AER lines (the hardware fixed them) are counted, not
+    alerted: the nvidia-smi line before them is what pages."""
+    assert _stream("nvidia-smi-unknown-error-pcie-aer.log", lines=slice(2, None)) == {}
+    fired = _stream("nvidia-smi-unknown-error-pcie-aer.log")
+    assert list(fired) == ["GpuHardwareError"]
+    assert "GPU 0000:03:00.0" in fired["GpuHardwareError"].summary
+
+
+def test_failed_checkpoint_write_names_the_writing_rank() -> None:
+    """torch.save's writer failed on rank 0: StorageWriteFailed, critical, storage_io, rank 0;
+    the traceback is not also a RankException."""
+    fired = _stream("ckpt-streamwriter-rank0-prefixed.log")
+    assert list(fired) == ["StorageWriteFailed"]
+    assert _verdict(fired["StorageWriteFailed"]) == (
+        "StorageWriteFailed", Severity.CRITICAL, Category.STORAGE_IO, (0,))
+
+
+def test_full_disk_without_a_rank_pages_with_the_reason() -> None:
+    """ENOSPC inside torch.save, no rank on the line: critical, storage_io, no culprit, and
+    the reason says the file system refused the write."""
+    alert = _stream("ckpt-enospc-torch-save-metaflow.log")["StorageWriteFailed"]
+    assert _verdict(alert) == ("StorageWriteFailed", Severity.CRITICAL, Category.STORAGE_IO, ())
+    assert "No space left on device" in alert.summary
+    assert contract_severity(alert) is Severity.CRITICAL
+
+
+def test_failed_write_that_is_retried_only_warns() -> None:
+    """A full disk while the program retries (a retry line right after it) may still succeed:
+    a warning, never a page."""
+    retry = "requesting GET https://s3.amazonaws.com/b/x. Retrying in 2s [Retry 1/5]."
+    alert = _stream("ckpt-enospc-torch-save-metaflow.log", extra=[retry])["StorageWriteFailed"]
+    assert _verdict(alert) == ("StorageWriteFailed", Severity.WARNING, Category.STORAGE_IO, ())
+    assert alert.evidence["handled"] is True
+
+
+def test_ddp_model_mismatch_blames_the_inconsistent_rank_not_the_reporter() -> None:
+    """"Rank 5 has 110 params, while rank 0 has inconsistent 0 params", printed by rank 5:
+    the culprit is rank 0."""
+    alert = _stream("ddp-param-mismatch-baby-llama2.log", rank=5)["DdpModelMismatch"]
+    assert _verdict(alert) == ("DdpModelMismatch", Severity.CRITICAL, Category.SOFTWARE, (0,))
+    assert (alert.evidence["reporter_rank"], alert.evidence["inconsistent_rank"]) == (5, 0)
+
+
+def test_monitored_barrier_names_the_ranks_that_never_arrived() -> None:
+    """gloo's monitoredBarrier on rank 0 names ranks 4-7: they are the culprits."""
+    alert = _stream("monitored-barrier-ranks-4-7-failed.log")["MonitoredBarrierFailed"]
+    assert _verdict(alert) == ("MonitoredBarrierFailed", Severity.CRITICAL,
+                               Category.COLLECTIVE_DESYNC, (4, 5, 6, 7))
+
+
+def test_collective_mismatch_pages_without_blaming_a_rank() -> None:
+    """Same SeqNum, different shapes: collective_desync, critical, no culprit, and the reason
+    (each side only sees the other disagree)."""
+    fired = _stream("desync-same-seq-allreduce-shape.log")
+    alert = fired["CollectiveMismatch"]
+    assert _verdict(alert) == ("CollectiveMismatch", Severity.CRITICAL,
+                               Category.COLLECTIVE_DESYNC, ())
+    assert "#3104" in alert.summary
+    assert "no single rank" in alert.no_culprit_reason
+    assert contract_severity(alert) is Severity.CRITICAL
+    assert "RankException" not in fired
+
+
+def test_dead_ray_actor_names_its_pid() -> None:
+    """ActorDiedError: RankCrashed, critical, undetermined, naming the worker's pid (the
+    incident layer turns a rank's pid into its rank)."""
+    fired = _stream("ray-actor-died-openrlhf-box.log")
+    alert = fired["RankCrashed"]
+    assert _verdict(alert) == ("RankCrashed", Severity.CRITICAL, Category.UNDETERMINED, ())
+    assert alert.evidence["pid"] == 5226 and "pid 5226" in alert.summary
+    assert contract_severity(alert) is Severity.CRITICAL
+    assert "RankException" not in fired
+
+
+def test_raylet_worker_death_only_warns() -> None:
+    """raylet's "A worker died or was killed": Ray retries the task, so a warning."""
+    alert = _stream("ray-raylet-worker-died-search-r1.log")["RankCrashed"]
+    assert _verdict(alert) == ("RankCrashed", Severity.WARNING, Category.UNDETERMINED, ())
+    assert alert.evidence["pid"] == 4018933
+
+
+def test_gloo_transport_timeout_is_a_collective_timeout_not_a_store_failure() -> None:
+    """gloo's "Timed out waiting 1800000ms for recv operation": GlooCollectiveTimeout,
+    undetermined, no culprit with the reason; neither StoreTimeout nor RankException."""
+    fired = _stream("gloo-recv-timeout-pipedream39.log")
+    assert list(fired) == ["GlooCollectiveTimeout"]
+    alert = fired["GlooCollectiveTimeout"]
+    assert _verdict(alert) == ("GlooCollectiveTimeout", Severity.CRITICAL,
+                               Category.UNDETERMINED, ())
+    assert alert.evidence["timeout_ms"] == 1800000 and alert.no_culprit_reason
+
+
+def test_healthy_megatron_run_fires_nothing() -> None:
+    """A slow but healthy Megatron run: none of the routes fires."""
+    assert _stream("34-megatron-iteration-progress-slow-healthy.log") == {}
