@@ -179,7 +179,8 @@ def route(event: LogEvent) -> str | None:
     if kind in (EventKind.STORAGE_WRITE, EventKind.CHECKPOINT_FAILED):
         return "StorageWriteFailed"
     if kind is EventKind.DDP_MISMATCH:
-        return "DdpModelMismatch" if fields.get("peer_rank") is not None else None
+        named = fields.get("peer_rank") is not None or fields.get("unused_rank") is not None
+        return "DdpModelMismatch" if named else None
     if kind is EventKind.MONITORED_BARRIER:
         return "MonitoredBarrierFailed"
     if kind is EventKind.COLLECTIVE_MISMATCH:
@@ -776,6 +777,8 @@ def _explain_ddp_mismatch(incident: _Incident, spec: AlertSpec) -> _Verdict:
     B is the culprit, A only the messenger. Each rank names the first rank that differs from
     it, so the odd rank names another one: the rank named by most reports is the culprit."""
     reports = [e for _, e in incident.events if e.int_field("peer_rank") is not None]
+    if not reports:
+        return _explain_ddp_unused(incident, spec)
     named = Counter(e.int_field("peer_rank") for e in reports)
     order = list(dict.fromkeys(e.int_field("peer_rank") for e in reports))
     bad = max(order, key=lambda r: named[r])
@@ -797,6 +800,20 @@ def _explain_ddp_mismatch(incident: _Incident, spec: AlertSpec) -> _Verdict:
     culprits = (bad,) if bad is not None else ()
     return _Verdict(spec.severity, Category.SOFTWARE, summary[:300], description, culprits,
                     evidence, culprits)
+
+
+def _explain_ddp_unused(incident: _Incident, spec: AlertSpec) -> _Verdict:
+    """DDP's reducer: "Parameter indices which did not receive grad for rank N"."""
+    ranks = tuple(sorted({r for _, e in incident.events
+                          if (r := e.int_field("unused_rank")) is not None}))
+    evidence = _base_evidence(incident)
+    evidence["unused_parameter_ranks"] = list(ranks)[:_MAX_EVIDENCE_RANKS]
+    summary = (f"rank {_ranks_text(ranks)}: DDP's reducer: parameters received no gradient in "
+               "the previous iteration (unused in the forward)")
+    description = ("Make every parameter take part in the loss on every rank, or construct DDP "
+                   "with find_unused_parameters=True; TORCH_DISTRIBUTED_DEBUG=DETAIL names them.")
+    return _Verdict(spec.severity, Category.SOFTWARE, summary[:300], description, ranks,
+                    evidence, ranks)
 
 
 def _explain_monitored_barrier(incident: _Incident, spec: AlertSpec) -> _Verdict:

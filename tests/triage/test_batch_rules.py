@@ -106,3 +106,14 @@ def test_deepspeeds_exit_line_names_a_local_rank_only_for_a_single_worker() -> N
 def test_ddp_unused_parameters_blame_the_rank_they_name() -> None:
     diagnosis = triage("ddp-unused-tuneavideo-78-rank0.log")
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, (0,))
+
+
+def test_ddp_unused_parameters_live_name_the_rank_too() -> None:
+    from monitor.detectors.log_events import route
+
+    lines = (CORPUS / "ddp-unused-tuneavideo-78-rank0.log").read_text().splitlines()
+    extractor = EventExtractor()
+    events = [e for i, line in enumerate(lines) for e in extractor.feed(line, i)]
+    events += extractor.flush()
+    unused = [e for e in events if e.kind is EventKind.DDP_MISMATCH]
+    assert all(route(e) == "DdpModelMismatch" for e in unused)
