@@ -148,6 +148,7 @@ class JobView:
     stall_window_seconds: float | None = None
     last_progress_at: float | None = None  # when the job last stepped (monotonic)
     phase: str | None = None
+    phase_since: float = 0.0
     phase_until: float = 0.0
     host_states: dict[int, tuple[str, str]] = field(default_factory=dict)
     live_evidence: tuple[str, ...] = ()  # what the job's own debug servers said last
@@ -164,6 +165,9 @@ class JobView:
             and (self.stop_asked_at is not None or self.exit_code == 0)
         )
 
+
+# A step line seen this soon after a phase began may have been printed before it.
+_PHASE_END_SLACK = 1.0
 
 FindingKey = tuple[str, str, tuple[tuple[str, str], ...]]
 
@@ -251,6 +255,10 @@ class IncidentLayer:
         elif isinstance(obs, PaceUpdate):
             if obs.steps_seen > self.view.steps_seen:
                 self.view.last_progress_at = obs.at
+                if self.view.in_phase(now) and obs.at - self.view.phase_since >= _PHASE_END_SLACK:
+                    # The job stepped again: the phase is over (a stack seen during start-up
+                    # must not hold an init phase for the whole first-step grace).
+                    self.view.phase_until = obs.at
             self.view.steps_seen = obs.steps_seen
             self.view.stall_window_seconds = obs.stall_window_seconds
             if obs.steps_seen > 0 and self.view.lifecycle is Lifecycle.STARTING:
@@ -271,6 +279,7 @@ class IncidentLayer:
         elif isinstance(obs, PhaseHint):
             if self.view.in_phase(now) != obs.phase:
                 self.view.phase = obs.phase
+                self.view.phase_since = now
             self.view.phase_until = max(self.view.phase_until, now + obs.hold_seconds)
         elif isinstance(obs, JobEnded):
             # What was found before the end is judged as it was found, not in its light.

@@ -429,6 +429,13 @@ class NcclRasDetector:
             )
         return families
 
+    def _in_phase(self, now: float) -> bool:
+        """A known long phase (checkpoint, evaluation, init) holds freezes back. The job's view
+        ends a phase when the job steps again; without a view, the hint's own hold does."""
+        if self._view is not None:
+            return self._view.in_phase(now) is not None
+        return now < self._phase_until
+
     # -- log lines ----------------------------------------------------------------------------
     def _op_lines(self, chunk: OutputChunk) -> None:
         """Operation counts in the job's output feed the pace; nothing else is kept."""
@@ -839,7 +846,7 @@ class NcclRasDetector:
             self._job_last_advance = min(t.changed_at for t in self._tracks.values())
         elif json_report:
             self._job_unchanged_polls += 1
-        quiet = bool(self._dead or self._missing) or now < self._phase_until
+        quiet = bool(self._dead or self._missing) or self._in_phase(now)
         interval = snap.poll_interval_seconds
         for comm in report.communicators:
             track = self._tracks.get(comm.key)

@@ -223,7 +223,8 @@ class ProcessProbe:
         # and it is reparented, although it carries the rank's RANK variable.
         self._known_workers: set[tuple[int, int]] = set()
         # rank pid -> (its memory cgroup, that cgroup's OOM-kill count at the last poll)
-        self._oom: dict[int, tuple[Path | None, int | None]] = {}
+        # rank pid -> (memory cgroup, its OOM-kill count one poll ago, and now)
+        self._oom: dict[int, tuple[Path | None, int | None, int | None]] = {}
 
     def poll(self, now: float) -> Sequence[Observation]:
         full_scan = self._polls % self.full_scan_every == 0
@@ -441,7 +442,9 @@ class ProcessProbe:
             self._deferred.pop(pid, None)
             del self._seen[pid]
             status = status or ExitStatus(None, None, "unknown")
-            cgroup, kills_before = self._oom.pop(pid, (None, None))
+            # The baseline is the count one poll before the last sighting: a rank the OOM
+            # killer is still tearing down is seen alive once more, after the count rose.
+            cgroup, kills_before, _last = self._oom.pop(pid, (None, None, None))
             kills_now = oom_kills(cgroup) if cgroup is not None else None
             oom_killed = (
                 status.signal == signal.SIGKILL
@@ -470,7 +473,10 @@ class ProcessProbe:
                 if info.role is ProcRole.RANK:
                     # Read each poll: a rank may be moved into its job's cgroup after it starts.
                     cgroup = memory_cgroup(pid)
-                    self._oom[pid] = (cgroup, oom_kills(cgroup) if cgroup else None)
+                    kills = oom_kills(cgroup) if cgroup else None
+                    known, _before, last = self._oom.get(pid, (None, None, None))
+                    before = last if known == cgroup and last is not None else kills
+                    self._oom[pid] = (cgroup, before, kills)
         # Within one poll, report the rank that failed on its own before those its launcher
         # terminated afterwards (SIGTERM/SIGINT), so the first cause is named first.
         out.sort(key=lambda e: e.signal in _TEARDOWN_SIGNALS)

@@ -279,6 +279,19 @@ def test_pace_and_phase_reach_the_view() -> None:
     assert view.in_phase(40.0) == "evaluation" and view.in_phase(48.0) is None
 
 
+def test_a_phase_ends_when_the_job_steps_again() -> None:
+    """A stack seen in init_process_group at start-up must not hold an init phase (and with it
+    every freeze) for the whole first-step grace once the job trains."""
+    incidents = layer()
+    incidents.observe(PhaseHint(1.0, 1, "init", 1800.0, "stacks"), 1.0)
+    incidents.observe(PaceUpdate(1.5, 1, None), 1.5)  # printed before the phase: too soon
+    assert incidents.view.in_phase(2.0) == "init"
+    incidents.observe(PaceUpdate(5.0, 2, None), 5.0)
+    assert incidents.view.in_phase(5.1) is None
+    incidents.observe(PaceUpdate(9.0, 3, None), 9.0)
+    assert incidents.view.in_phase(9.1) is None
+
+
 def test_a_source_that_blames_another_rank_is_stated_on_the_lead() -> None:
     """Two sources disagree about the culprit: the page says so instead of hiding it."""
     incidents = layer()

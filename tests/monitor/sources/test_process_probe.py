@@ -151,3 +151,30 @@ def test_a_launcher_outliving_its_ranks_is_never_taken_for_one(launcher: object)
 )
 def test_launcher_command_lines(cmdline: list[str], expected: bool) -> None:
     assert is_launcher(cmdline) is expected
+
+
+def test_an_oom_kill_counted_while_the_rank_is_still_seen_is_an_oom_kill(
+    launcher: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The OOM killer raises its cgroup counter, then the rank takes a moment to die: a poll
+    that still sees it must not make the raised count the baseline."""
+    from monitor.sources import process_probe
+
+    counter = {"kills": 0}
+    monkeypatch.setattr(process_probe, "memory_cgroup", lambda pid: tmp_path)
+    monkeypatch.setattr(process_probe, "oom_kills", lambda cgroup: counter["kills"])
+    parent = launcher("forever")  # type: ignore[operator]
+    probe = ProcessProbe(lambda: [parent.pid], ExitStatusBook(), 0.2)
+    ranks = _ranks(_poll_until(probe, lambda s: len(_ranks(s)) == 2))
+    probe.poll(time.monotonic())
+    counter["kills"] = 1  # the kernel counted the kill...
+    probe.poll(time.monotonic())  # ...and the rank is still there for one more look
+    victim = next(pid for pid, rank in ranks.items() if rank == 1)
+    os.kill(victim, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{victim}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)  # the launcher never reaps it: it stays a zombie
+    exits = _poll_until(probe, lambda s: any(isinstance(o, ProcessExit) for o in s))
+    (dead,) = [o for o in exits if isinstance(o, ProcessExit)]
+    assert dead.rank == 1 and dead.oom_killed
