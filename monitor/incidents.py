@@ -168,6 +168,7 @@ class JobView:
 
 # A step line seen this soon after a phase began may have been printed before it.
 _PHASE_END_SLACK = 1.0
+_ENDED_BY_A_STEP = frozenset({"init", "nccl_init"})
 
 FindingKey = tuple[str, str, tuple[tuple[str, str], ...]]
 
@@ -255,9 +256,14 @@ class IncidentLayer:
         elif isinstance(obs, PaceUpdate):
             if obs.steps_seen > self.view.steps_seen:
                 self.view.last_progress_at = obs.at
-                if self.view.in_phase(now) and obs.at - self.view.phase_since >= _PHASE_END_SLACK:
-                    # The job stepped again: the phase is over (a stack seen during start-up
-                    # must not hold an init phase for the whole first-step grace).
+                if (
+                    self.view.in_phase(now) in _ENDED_BY_A_STEP
+                    and obs.at - self.view.phase_since >= _PHASE_END_SLACK
+                ):
+                    # The job trains: start-up is over (a stack seen in init_process_group must
+                    # not hold every freeze back for the whole first-step grace). Checkpoints
+                    # and evaluations keep their hold: an evaluation's own progress bar reads
+                    # like steps.
                     self.view.phase_until = obs.at
             self.view.steps_seen = obs.steps_seen
             self.view.stall_window_seconds = obs.stall_window_seconds

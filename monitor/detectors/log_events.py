@@ -164,8 +164,10 @@ def route(event: LogEvent) -> str | None:
         return "GlooCollectiveTimeout"
     if kind in (EventKind.STORE_TIMEOUT, EventKind.STORE_CONNECTION_LOST,
                 EventKind.RENDEZVOUS_ERROR):
-        if fields.get("phase") == "barrier_wait":
-            return None  # ranks still joining: a healthy start prints it too
+        if fields.get("phase") == "barrier_wait" or fields.get("socket_wait"):
+            # Ranks still joining (a healthy start prints it too), or c10d's socket warning,
+            # which its caller may retry: the store exception that follows is the failure.
+            return None
         return "StoreTimeout"
     if kind is EventKind.GPU_FAULT:
         message = str(fields.get("message") or "")
@@ -738,7 +740,8 @@ def _explain_crash(incident: _Incident, spec: AlertSpec) -> _Verdict:
 def _explain_storage(incident: _Incident, spec: AlertSpec) -> _Verdict:
     """A write failed: a full disk, a quota, torch.save's writer, a distributed checkpoint.
     The culprit is the rank that wrote (torch.distributed.checkpoint names the ranks whose
-    write failed); a write the program retries, or reports as a warning, only warns."""
+    write failed); a write the program retries, or reports as a warning, is recorded only:
+    RetriesEscalating and RetriesExhausted page when the retries do not succeed."""
     evidence = _base_evidence(incident)
     writes = [(r, e) for r, e in incident.events if e.kind is EventKind.STORAGE_WRITE]
     dcp = [(r, e) for r, e in incident.events if e.kind is EventKind.CHECKPOINT_FAILED]
@@ -761,7 +764,7 @@ def _explain_storage(incident: _Incident, spec: AlertSpec) -> _Verdict:
     if incident.handled:
         summary += " (the program retries it or reports it as a warning)"
     reason = ""
-    severity = Severity.WARNING if incident.handled else spec.severity
+    severity = Severity.INFO if incident.handled else spec.severity
     if not culprits and writes:
         reason = ("a storage fault: the file system refused the write; the line does not say "
                   "which rank wrote")
@@ -896,6 +899,10 @@ def _explain_gloo_timeout(incident: _Incident, spec: AlertSpec) -> _Verdict:
 def _explain_generic(incident: _Incident, spec: AlertSpec) -> _Verdict:
     evidence = _base_evidence(incident)
     first_rank, first = incident.events[0]
+    if first.fields.get("launcher") == "deepspeed":
+        # Its line shows the last-started worker's command; a rank from an `srun -l` label is
+        # the launcher's node, not the worker that failed.
+        first_rank = None
     category = _category_of(incident)
     culprits = (first_rank,) if first_rank is not None else ()
     severity = spec.severity

@@ -9,8 +9,10 @@ seen goes first).
 What is learned, per communicator:
 * operations per second, measured over samples at least SAMPLE_SECONDS long and leaning to the
   slowest recent sample (as the RAS rate does);
-* the longest gap between two advances of its count in the last HORIZON_SECONDS: the job's own
-  rhythm (a step, a checkpoint), which the stall window must exceed.
+* the longest gap between two advances of its count in the last HORIZON_SECONDS, and the
+  longest ever seen: the job's own rhythm (a step, a checkpoint, a pause every twenty minutes
+  that nobody announced), which the stall window must exceed. A false page is worse than a late
+  one: a rhythm seen once is not forgotten.
 
 A gap is a time the count sat still and then moved on, so a freeze in progress never lengthens
 the window that judges it. Initialisation is not pace: `reset` (a communicator being created, or
@@ -44,9 +46,11 @@ class _Comm:
     gaps: deque[tuple[float, float]] = field(
         default_factory=lambda: deque(maxlen=int(HORIZON_SECONDS // BUCKET_SECONDS) + 1)
     )  # (bucket start, longest gap in it)
+    longest_ever: float = 0.0
 
     def longest_gap(self, now: float) -> float:
-        return max((g for start, g in self.gaps if start >= now - HORIZON_SECONDS), default=0.0)
+        recent = max((g for start, g in self.gaps if start >= now - HORIZON_SECONDS), default=0.0)
+        return max(recent, self.longest_ever)
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,7 @@ class OpPace:
         if op.count == comm.count:
             return
         gap = at - comm.changed_at
+        comm.longest_ever = max(comm.longest_ever, gap)
         if comm.gaps and comm.gaps[-1][0] + BUCKET_SECONDS > at:
             start, longest = comm.gaps[-1]
             comm.gaps[-1] = (start, max(longest, gap))

@@ -619,8 +619,10 @@ class StackDetector:
             explained = culprit is not None and self._explained(rank, culprit, now)
             limit = self._straggler_limit(culprit is not None and self._busy(rank))
             if odd is not None and quiet is not None:
-                # Already overdue by the job's own pace, and only a warning: no extra wait.
-                victims = dict.fromkeys(odd.majority.ranks, quiet)
+                # Overdue by the job's own pace, and only a warning; a busy outlier may be in a
+                # long phase nobody announced, so it gets the busy limit first.
+                need = self._straggler_limit(True) if self._busy(rank) else 0.0
+                victims = dict.fromkeys(odd.majority.ranks, quiet) if quiet >= need else {}
             elif remote and quiet is not None:
                 victims = {REMOTE_PEERS: quiet} if quiet >= limit else {}
             else:
@@ -742,6 +744,8 @@ class StackDetector:
         stable = self._signatures(stable=True)
         if any(stable.get(r) != odd.majority.signature for r in odd.majority.ranks):
             return None
+        if any(self._busy(r) for r in odd.majority.ranks):
+            return None  # a majority that computes is not waiting for anyone
         return odd
 
     def _group_frame(self, ranks: Sequence[int]) -> str:
@@ -926,7 +930,7 @@ class StackDetector:
         stalled = {r for (name, r) in self._firing if name == "DataloaderStalled"}
         # Only while the job is overdue: a busy rank's signature changes with every dump, and
         # a series per dump would churn the metrics store for nothing.
-        signatures = self._signatures(stable=False) if self._job_quiet(now) is not None else {}
+        signatures = self._signatures(stable=True) if self._job_quiet(now) is not None else {}
         return [
             gauge(
                 "rank_in_collective",
@@ -947,8 +951,8 @@ class StackDetector:
             ),
             gauge(
                 "rank_stack_signature",
-                "1 for the signature of the rank's latest stack, exported while the job is "
-                "overdue for a step: ranks stuck alike share it, across nodes.",
+                "1 for the signature of the rank's stack when its last two dumps agree, "
+                "exported while the job is overdue for a step: ranks stuck alike share it.",
                 ("rank", "signature"),
                 [((str(r), sig), 1.0) for r, sig in sorted(signatures.items())],
             ),

@@ -424,6 +424,9 @@ def _post_store(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]
         fields["timeout_ms"] = fields["timeout_seconds"] * 1000
     if "while trying to connect" in payload or "failed to connect" in payload:
         fields["phase"] = "connect"
+    elif "waitForInput" in payload:
+        fields["phase"] = "wait"
+        fields["socket_wait"] = True
     elif "Waiting in store based barrier" in payload and "timed out" not in payload:
         # Printed every 10 s while ranks join: a healthy start shows it too. Only a start
         # that never got past it (nothing after it) is a timeout.

@@ -290,6 +290,10 @@ def test_a_phase_ends_when_the_job_steps_again() -> None:
     assert incidents.view.in_phase(5.1) is None
     incidents.observe(PaceUpdate(9.0, 3, None), 9.0)
     assert incidents.view.in_phase(9.1) is None
+    # An evaluation keeps its hold: its own progress bar reads like steps.
+    incidents.observe(PhaseHint(10.0, 0, "evaluation", 600.0, "stacks"), 10.0)
+    incidents.observe(PaceUpdate(15.0, 4, None), 15.0)
+    assert incidents.view.in_phase(15.1) == "evaluation"
 
 
 def test_a_source_that_blames_another_rank_is_stated_on_the_lead() -> None:

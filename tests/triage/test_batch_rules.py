@@ -117,3 +117,17 @@ def test_ddp_unused_parameters_live_name_the_rank_too() -> None:
     events += extractor.flush()
     unused = [e for e in events if e.kind is EventKind.DDP_MISMATCH]
     assert all(route(e) == "DdpModelMismatch" for e in unused)
+
+
+def test_c10d_socket_warnings_never_page_live() -> None:
+    """c10d prints "waitForInput … timed out" as a warning its caller may retry; triage reads
+    it as a rendezvous that never completed, the live path waits for the store's exception."""
+    from monitor.detectors.log_events import route
+
+    lines = (CORPUS / "rdzv-wait-msswift-3343.log").read_text().splitlines()
+    waits = [line for line in lines if "waitForInput" in line]
+    extractor = EventExtractor()
+    events = [e for i, line in enumerate(waits) for e in extractor.feed(line, i)]
+    assert events and all(route(e) is None for e in events)
+    assert triage("rdzv-wait-msswift-3343.log").category is Category.INIT_TIMEOUT
+

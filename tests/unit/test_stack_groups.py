@@ -169,6 +169,16 @@ def test_a_job_that_still_steps_names_nobody_however_its_stacks_differ() -> None
     assert job.dump_pass(1043.0) == []
 
 
+def test_a_majority_that_computes_is_not_waiting_for_anyone() -> None:
+    job = stuck_job()
+    for t in range(1000, 1045, 5):
+        job.snapshot(float(t))
+    job.dump_pass(1040.0)
+    for pid in (300, 301, 303):
+        job.cpu[pid] += 3.0  # ranks 0, 1, 3 used CPU between the two looks
+    assert job.dump_pass(1043.0) == []
+
+
 def test_a_majority_that_moves_between_looks_is_not_stuck() -> None:
     job = stuck_job()
     for t in range(1000, 1045, 5):
@@ -184,13 +194,14 @@ def test_signatures_are_exported_only_while_the_job_is_overdue() -> None:
     for t in range(1000, 1045, 5):
         job.snapshot(float(t))
     job.dump_pass(1040.0)
+    job.dump_pass(1041.0)  # a signature is exported once two looks agree
 
     def series(now: float) -> list[tuple[tuple[str, ...], float]]:
         (family,) = [f for f in job.detector.metric_families(now)
                      if f.name == "rank_stack_signature"]  # fmt: skip
         return list(family.samples)
 
-    assert len(series(1041.0)) == 4
-    assert len({labels[1] for labels, _ in series(1041.0)}) == 2
-    job.view.last_progress_at = 1041.0
+    assert len(series(1042.0)) == 4
+    assert len({labels[1] for labels, _ in series(1042.0)}) == 2
+    job.view.last_progress_at = 1041.5
     assert series(1042.0) == []
