@@ -899,9 +899,10 @@ def _explain_gloo_timeout(incident: _Incident, spec: AlertSpec) -> _Verdict:
 def _explain_generic(incident: _Incident, spec: AlertSpec) -> _Verdict:
     evidence = _base_evidence(incident)
     first_rank, first = incident.events[0]
-    if first.fields.get("launcher") == "deepspeed":
-        # Its line shows the last-started worker's command; a rank from an `srun -l` label is
-        # the launcher's node, not the worker that failed.
+    # DeepSpeed's exit line shows the last-started worker's command, not the failed one's,
+    # and a rank from an `srun -l` label there is the launcher's node: neither names it.
+    deepspeed = first.fields.get("launcher") == "deepspeed"
+    if deepspeed:
         first_rank = None
     category = _category_of(incident)
     culprits = (first_rank,) if first_rank is not None else ()
@@ -912,9 +913,8 @@ def _explain_generic(incident: _Incident, spec: AlertSpec) -> _Verdict:
         # A launcher's line names the failed worker by local rank and pid (torchrun's
         # "failed (exitcode: -9) local_rank: 3 (pid: N)"); the incident layer maps the pid to
         # its global rank. A line that names no process at all is recorded, never paged.
-        local_rank, pid = first.fields.get("local_rank"), first.fields.get("pid")
-        if first.fields.get("launcher") == "deepspeed":
-            local_rank = None  # its line shows the last-started worker, not the failed one
+        local_rank = None if deepspeed else first.fields.get("local_rank")
+        pid = first.fields.get("pid")
         parts = [f"local rank {local_rank}" if local_rank is not None else "",
                  f"pid {pid}" if pid is not None else ""]
         who = " ".join(p for p in parts if p) or "a process the line does not name"

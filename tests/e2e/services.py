@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,6 +31,17 @@ ALERTMANAGER_BIN = "prometheus-alertmanager"
 
 def missing_tools() -> list[str]:
     return [t for t in (PROMETHEUS_BIN, ALERTMANAGER_BIN, "promtool") if not shutil.which(t)]
+
+
+def require_tools() -> None:
+    """Fail (never skip) when Prometheus or Alertmanager is not installed."""
+    missing = missing_tools()
+    if missing:
+        pytest.fail(
+            f"missing {', '.join(missing)}: install the Debian packages prometheus and "
+            "prometheus-alertmanager",
+            pytrace=False,
+        )
 
 
 def free_port() -> int:

@@ -159,13 +159,7 @@ def _ras_job_on_this_host() -> Scenario:
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[Stack]:
-    missing = services.missing_tools()
-    if missing:
-        pytest.fail(
-            f"missing {', '.join(missing)}: install the Debian packages prometheus and "
-            "prometheus-alertmanager",
-            pytrace=False,
-        )
+    services.require_tools()
     root = Path(tempfile.mkdtemp(prefix="rankwatch-promd-"))
     with contextlib.ExitStack() as cleanup:
         cleanup.callback(shutil.rmtree, root, ignore_errors=True)

@@ -95,13 +95,7 @@ class Stack:
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[Stack]:
-    missing = services.missing_tools()
-    if missing:
-        pytest.fail(
-            f"missing {', '.join(missing)}: install the Debian packages prometheus and "
-            "prometheus-alertmanager",
-            pytrace=False,
-        )
+    services.require_tools()
     root = Path(tempfile.mkdtemp(prefix="rankwatch-prom-"))
     sink = WebhookSink()
     sink.start()

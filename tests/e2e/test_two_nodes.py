@@ -157,13 +157,7 @@ def _pages(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def test_only_the_stuck_rank_is_named_across_nodes(tmp_path: Path) -> None:
-    missing = services.missing_tools()
-    if missing:
-        pytest.fail(
-            f"missing {', '.join(missing)}: install the Debian packages prometheus and "
-            "prometheus-alertmanager",
-            pytrace=False,
-        )
+    services.require_tools()
     (tmp_path / "rank.py").write_text(RANK_SOURCE)
     with contextlib.ExitStack() as cleanup:
         sink = WebhookSink()

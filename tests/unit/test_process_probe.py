@@ -149,6 +149,17 @@ def test_launcher_ranks_and_workers_with_their_proc_readings(tree: Tree) -> None
     assert probe.environments.keys() == {r.pid for r in ranks}
 
 
+def polls_until_found(
+    probe: ProcessProbe, pid: int, most: int
+) -> tuple[int | None, ProcessSnapshot]:
+    """How many polls (at most `most`) it takes the probe to list `pid`, and the last snapshot."""
+    for index in range(1, most + 1):
+        snapshot, _ = snapshot_of(probe)
+        if any(p.pid == pid for p in snapshot.processes):
+            return index, snapshot
+    return None, snapshot
+
+
 def test_a_worker_forked_from_another_thread_is_found_by_a_full_scan(tree: Tree) -> None:
     """Most polls read only the main thread's children; every `full_scan_every` polls read
     every thread's, so a child forked from a second thread is found by then."""
@@ -156,12 +167,7 @@ def test_a_worker_forked_from_another_thread_is_found_by_a_full_scan(tree: Tree)
     snapshot_of(probe)
     (tree.here / "spawn-0").write_text("")
     spawned = int(tree.wait_for("spawned-0"))
-    found_at = None
-    for index in range(1, 4):
-        snapshot, _ = snapshot_of(probe)
-        if any(p.pid == spawned for p in snapshot.processes):
-            found_at = index
-            break
+    found_at, snapshot = polls_until_found(probe, spawned, 3)
     assert found_at == 3, found_at  # the main thread's children file does not list it
     found = next(p for p in snapshot.processes if p.pid == spawned)
     assert (found.role, found.rank) == (ProcRole.WORKER, 0)
@@ -174,12 +180,7 @@ def test_a_child_of_a_worker_is_found_by_a_full_scan(tree: Tree) -> None:
     snapshot_of(probe)
     (tree.here / "grandchild-1").write_text("")
     grandchild = int(tree.wait_for("grandchild-1.pid"))
-    found_at = None
-    for index in range(1, 4):
-        snapshot, _ = snapshot_of(probe)
-        if any(p.pid == grandchild for p in snapshot.processes):
-            found_at = index
-            break
+    found_at, snapshot = polls_until_found(probe, grandchild, 3)
     assert found_at == 3, found_at
     found = next(p for p in snapshot.processes if p.pid == grandchild)
     assert (found.role, found.rank) == (ProcRole.WORKER, 1)
