@@ -160,6 +160,11 @@ _MSG_CONT = re.compile(
     r"\s+(?:class_name|actor_id|pid|name|namespace|ip): |The actor is dead because)"
 )
 _RAY_FIELD = re.compile(r"^(pid|ip|name): (\S+)")
+# Continuations that still belong to the message after a blank line (a double-spaced paste).
+_MSG_AFTER_BLANK = re.compile(
+    r"^(?:\s+(?:class_name|actor_id|pid|name|namespace|ip): |The actor is dead because|"
+    r"Last error:|ncc[lL]\w*:)"
+)
 _FAULT_LINE = re.compile(
     r"^(?:(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):|"
     r"Stack \(most recent call first\):|\s+File \"[^\"]*\", line \d+ in \S+|\s+<no Python frame>|"
@@ -472,6 +477,9 @@ class EventExtractor:
             if payload.startswith(_TRACEBACK):
                 block.state = "frames"
                 return _Verdict.TAKE
+            if _MSG_AFTER_BLANK.match(payload):
+                block.state = "message"
+                return self._accept_message(block, payload)
             return _Verdict.REJECT
         if block.state == "chain":
             if not stripped:

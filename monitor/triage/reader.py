@@ -22,6 +22,7 @@ import bisect
 import codecs
 import contextlib
 import glob
+import io
 import json
 import os
 import re
@@ -182,8 +183,20 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
             raw.seek(0)
             if looks_like_dump(head) is not None:
                 return _read_dump(path, raw, size, on_bytes)
-            reader = _Reader(scan, raw, on_bytes, gzipped=_is_gzip(raw))
+            gzipped = _is_gzip(raw)
+            source: BinaryIO = raw
+            width = None
+            if not gzipped and size <= UNWRAP_MAX_BYTES:
+                unwrapped, width = unwrap_terminal(raw.read(UNWRAP_MAX_BYTES))
+                raw.seek(0)
+                if width is not None:
+                    source = io.BytesIO(unwrapped)
+            reader = _Reader(scan, source, on_bytes, gzipped=gzipped)
+            reader.rewritten = width is not None
             problem = reader.run()
+            if width is not None:
+                scan.notes.append(f"lines cut at {width} columns (a terminal's copy) were "
+                                  "joined; line numbers count the joined lines")
             if problem is not None:
                 return InputProblem(path, problem, True)
     except OSError as exc:
@@ -191,6 +204,40 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
             return InputProblem(path, f"cannot read: {_reason(exc)}", True)
         scan.notes.append(f"read error after line {scan.lines}: {_reason(exc)}")
     return scan
+
+
+UNWRAP_MAX_BYTES = 4 << 20  # a terminal copy is a paste: small
+_UNWRAP_MIN_WIDTH = 80
+
+
+def unwrap_terminal(data: bytes) -> tuple[bytes, int | None]:
+    """Join lines a terminal cut at its width when the text was copied from it.
+
+    The signature: the longest lines all have one length W >= 80 (no line is longer), there
+    are at least three of them, and at least two are cut inside a word (a letter or digit on
+    both sides of the cut, the next line not starting as the cut one does). Returns the joined text and W, or the text unchanged and None."""
+    lines = data.split(b"\n")
+    lengths = [len(line.rstrip(b"\r").decode("utf-8", "replace")) for line in lines]
+    width = max(lengths, default=0)
+    if width < _UNWRAP_MIN_WIDTH:
+        return data, None
+    cut = [i for i, n in enumerate(lengths[:-1]) if n == width]
+    if len(cut) < 3:
+        return data, None
+    # A continuation rarely starts as its own line did (a log's lines share their prefix).
+    inside_word = sum(1 for i in cut
+                      if lines[i].rstrip(b"\r")[-1:].isalnum() and lines[i + 1][:1].isalnum()
+                      and lines[i + 1][:8] != lines[i][:8])
+    if inside_word < 2:
+        return data, None
+    out: list[bytes] = []
+    current = b""
+    for i, line in enumerate(lines):
+        current += line.rstrip(b"\r") if lengths[i] == width else line
+        if lengths[i] != width or i == len(lines) - 1:
+            out.append(current)
+            current = b""
+    return b"\n".join(out), width
 
 
 def _read_dump(path: str, raw: BinaryIO, size: int,
@@ -278,6 +325,29 @@ def has_line_tag(head: bytes) -> bool:
     return count >= 0.9 * len(lines) and not tag.endswith(_NOT_A_TAG)
 
 
+def file_margin(head: bytes) -> bytes:
+    """What a reporter put in front of every line of a paste: a markdown quote (`> `) or a
+    common indentation (a code block indented in a mail or a comment). Stripped from each
+    line, so patterns anchored at the line's start still match; b"" when there is none."""
+    lines = [line.rstrip(b"\r") for line in head.split(b"\n")[:200]]
+    lines = [line for line in lines if line.strip()]
+    if len(lines) < 3:
+        return b""
+    quoted = sum(1 for line in lines if line.startswith(b">"))
+    if quoted >= 0.9 * len(lines):
+        with_text = [line for line in lines if line.startswith(b">") and line[1:].strip()]
+        spaced = sum(1 for line in with_text if line.startswith(b"> "))
+        return b"> " if spaced >= 0.9 * len(with_text) else b">"
+    margin = re.match(rb"[ \t]*", lines[0])
+    common = margin.group(0) if margin else b""
+    for line in lines[1:]:
+        if not common:
+            break
+        while not line.startswith(common):
+            common = common[:-1]
+    return common
+
+
 class _Reader:
     """Chunked scan of one stream into a FileScan."""
 
@@ -298,6 +368,8 @@ class _Reader:
         self.hits: list[int] | None = None  # absolute offsets of pre-filter hits (grep)
         self.base = 0  # absolute offset of the current region's first byte
         self.consumed = 0  # bytes of the (decoded) stream handed to the regions so far
+        self.rewritten = False  # the stream is not the file's bytes (unwrap_terminal)
+        self.margin = b""  # a quote or indentation in front of every line (file_margin)
 
     def run(self) -> str | None:
         chunks = self._chunks()
@@ -316,9 +388,10 @@ class _Reader:
         if _looks_like_alert_log(first):
             self._alert_log(_chain_first(first, chunks))
             return None
-        if has_line_tag(first[:BINARY_SNIFF_BYTES]):
+        self.margin = file_margin(first[:BINARY_SNIFF_BYTES])
+        if has_line_tag(self._unquoted(first[:BINARY_SNIFF_BYTES])):
             self.extractor = EventExtractor(bare_exceptions=True, host_prefix=True)
-        if not self.gzipped and not recoded and type(self) is _Reader:
+        if not self.gzipped and not recoded and not self.rewritten and type(self) is _Reader:
             # offsets in the file are offsets in the stream: one grep pass finds the hits
             self.hits = grep_hits(self.scan.path, self.scan.size_bytes)
         carry = b""
@@ -462,7 +535,7 @@ class _Reader:
             prev = None
             if start > 0:
                 prev_start = buf.rfind(b"\n", 0, start - 1) + 1
-                prev = _quiet_decode(buf[prev_start : start - 1])
+                prev = _quiet_decode(self._unmargined(buf[prev_start : start - 1]))
             self._feed(buf[start:stop], line_no, prev)
             pos = stop + 1
             line_no += 1
@@ -519,7 +592,23 @@ class _Reader:
             self.decode_fallbacks += 1
             return data.decode("latin-1")
 
+    def _unmargined(self, line: bytes) -> bytes:
+        margin = self.margin
+        if margin and line.startswith(margin):
+            return line[len(margin):]
+        if margin and line.rstrip(b"\r") == margin.rstrip():
+            return b""  # a quoted or indented empty line
+        return line
+
+    def _unquoted(self, head: bytes) -> bytes:
+        if not self.margin:
+            return head
+        return b"\n".join(self._unmargined(line) for line in head.split(b"\n"))
+
     def _feed(self, data: bytes, line_no: int, prev: str | None) -> None:
+        data = self._unmargined(data)
+        if data.endswith(b"\r"):
+            data = data[:-1]  # CRLF: the line ends here, it is not a redraw
         if len(data) > SEGMENT_BYTES:
             self.overlong += 1
             for piece in _hit_segments(data):
@@ -589,7 +678,7 @@ class _Reader:
         found_progress = False
         progress_lines = 0
         for offset in range(len(lines) - 1, -1, -1):
-            text = _quiet_decode(lines[offset][:SEGMENT_BYTES])
+            text = _quiet_decode(self._unmargined(lines[offset])[:SEGMENT_BYTES])
             segment = next((s for s in reversed(text.split("\r")) if s.strip()), "")
             if not segment:
                 continue

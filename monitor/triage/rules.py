@@ -506,10 +506,14 @@ def _store_unreachable(item: Located) -> bool:
 
 def init_timeout(ctx: Context) -> Finding | None:
     waits = [e for e in ctx.of(EventKind.STORE_TIMEOUT) if e.event.fields.get("phase") == "wait"]
-    if not waits and not ctx.of(EventKind.PROGRESS):
-        # Still waiting in the store barrier when the log ends, the job never having stepped.
+    if not waits:
+        # Still waiting in the store barrier when the log ends: the job never stepped after
+        # it (steps before it belong to an earlier process group or run).
+        steps = ctx.of(EventKind.PROGRESS)
         waits = [e for e in ctx.of(EventKind.STORE_TIMEOUT)
-                 if e.event.fields.get("phase") == "barrier_wait"]
+                 if e.event.fields.get("phase") == "barrier_wait"
+                 and not any(s.file_index == e.file_index and s.event.line > e.event.line
+                             for s in steps)]
     if not waits:
         return None
     first = waits[0]

@@ -140,7 +140,9 @@ def read_piece(path: str, start: int, stop: int, last: bool, chunk: int,
                hits: list[int] | None = None) -> Piece:
     with open(path, "rb") as raw:
         reader = _PieceReader(path, raw, start, stop, last, chunk, hits)
-        if rd.has_line_tag(raw.read(rd.BINARY_SNIFF_BYTES)):  # as the whole-file reader decides
+        head = raw.read(rd.BINARY_SNIFF_BYTES)
+        reader.margin = rd.file_margin(head)  # as the whole-file reader decides
+        if rd.has_line_tag(reader._unquoted(head)):
             reader.extractor = EventExtractor(bare_exceptions=True, host_prefix=True)
         return reader.run_piece()
 

@@ -1,0 +1,109 @@
+"""A log reaches triage in the shape its reporter gave it: quoted in markdown, indented, with
+Windows line ends, double-spaced, or cut at a terminal's width. Every tuning excerpt the rules
+read right must still be read right in each of those shapes (a metamorphic check: the same
+lines, another envelope), and the shapes' own detectors must not fire on plain logs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from monitor.triage.analysis import diagnose
+from monitor.triage.reader import file_margin, read_inputs, unwrap_terminal
+from tests.triage.public_corpus import CORPUS, Entry, entries, judge
+
+
+def _quoted(text: str) -> str:
+    return "\n".join("> " + line for line in text.split("\n"))
+
+
+def _indented(text: str) -> str:
+    return "\n".join("    " + line for line in text.split("\n"))
+
+
+def _tabbed(text: str) -> str:
+    return "\n".join("\t" + line for line in text.split("\n"))
+
+
+def _crlf(text: str) -> str:
+    return text.replace("\n", "\r\n")
+
+
+def _double_spaced(text: str) -> str:
+    return text.replace("\n", "\n\n")
+
+
+def _trailing_blanks(text: str) -> str:
+    return "\n".join(line + "   " for line in text.split("\n"))
+
+
+def _terminal_cut(text: str, width: int = 150) -> str:
+    return "\n".join("\n".join(line[i:i + width] for i in range(0, len(line), width)) or line
+                     for line in text.split("\n"))
+
+
+SHAPES: dict[str, Callable[[str], str]] = {
+    "markdown quote": _quoted, "indented": _indented, "tab-indented": _tabbed, "crlf": _crlf,
+    "double-spaced": _double_spaced, "trailing blanks": _trailing_blanks,
+}
+
+
+def _right_in_shape(entry: Entry, shape: Callable[[str], str], tmp: Path) -> bool:
+    paths = []
+    for name in entry.files:
+        target = tmp / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(shape((CORPUS / name).read_text(encoding="utf-8", errors="replace")),
+                          encoding="utf-8")
+        paths.append(str(target))
+    scans, problems, _ = read_inputs(paths)
+    diagnosis = diagnose(scans, problems)
+    return (diagnosis.category is entry.category
+            and sorted(diagnosis.culprit_ranks) == sorted(entry.culprit_ranks)
+            and all(any(n in c for c in diagnosis.culprits) for n in entry.culprit_text))
+
+
+def _read_right() -> list[Entry]:
+    return [e for e in entries() if e.split == "tuning" and judge(e).right]
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_every_tuning_excerpt_read_right_stays_right_in_another_paste_shape(
+        shape: str, tmp_path: Path) -> None:
+    wrong = [e.id for i, e in enumerate(_read_right())
+             if not _right_in_shape(e, SHAPES[shape], tmp_path / str(i))]
+    assert not wrong, f"{shape}: {wrong}"
+
+
+def test_lines_cut_at_a_terminal_width_are_joined_again(tmp_path: Path) -> None:
+    read_right = _read_right()
+    wrong = [e.id for i, e in enumerate(read_right)
+             if not _right_in_shape(e, _terminal_cut, tmp_path / str(i))]
+    # A cut that leaves fewer than three full-width lines is not recognised as one (a plain
+    # log's longest lines can repeat); those few excerpts are allowed to stay unread.
+    assert len(wrong) <= 4, wrong
+
+
+def test_margin_is_a_quote_or_the_indentation_every_line_shares() -> None:
+    assert file_margin(b"> a\n> b\n>\n> c\n") == b"> "
+    assert file_margin(b"    a\n      b\n    c\n") == b"    "
+    assert file_margin(b"Traceback (most recent call last):\n  File x\nValueError: y\n") == b""
+    assert file_margin(b"> only\nplain\nplain\nplain\n") == b""
+
+
+def test_a_plain_log_with_repeated_longest_lines_is_not_unwrapped() -> None:
+    nccl = (b"gpu1:123:456 [0] NCCL INFO Channel 00/02 :    0   1   2   3   4   5   6   7   8"
+            b"   9  10  11  12  13  14  15\n")
+    text = nccl * 4 + b"gpu1:123:456 [0] NCCL INFO Connected all rings\n"
+    assert unwrap_terminal(text) == (text, None)
+
+
+def test_unwrap_joins_only_full_width_lines() -> None:
+    line = "RuntimeError: NCCL communicator was aborted on rank 3. Original reason for failure " \
+           "was: [Rank 3] Watchdog caught collective operation timeout " * 3
+    cut = _terminal_cut(line.strip(), 100) + "\nnext line\n"
+    joined, width = unwrap_terminal(cut.encode())
+    assert width == 100
+    assert joined.decode() == line.strip() + "\nnext line\n"
