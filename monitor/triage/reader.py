@@ -325,19 +325,34 @@ def has_line_tag(head: bytes) -> bool:
     return count >= 0.9 * len(lines) and not tag.endswith(_NOT_A_TAG)
 
 
-def file_margin(head: bytes) -> bytes:
-    """What a reporter put in front of every line of a paste: a markdown quote (`> `) or a
-    common indentation (a code block indented in a mail or a comment). Stripped from each
-    line, so patterns anchored at the line's start still match; b"" when there is none."""
+# Envelopes a collector puts on every line of a container's output: the CRI log format
+# (`<time> stderr F `), `docker compose` (`trainer-1  | `), `kubectl logs --prefix`
+# (`[pod/name/container] `), and glog-style stamps (`I0501 12:00:00.123456 12345 f.py:42] `).
+_LINE_ENVELOPES = (
+    re.compile(rb"\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d) (?:stdout|stderr) [FP] "),
+    re.compile(rb"[\w.\-]{1,60} +\| "),
+    re.compile(rb"\[pod/[^\]\s]{1,200}\] "),
+    re.compile(rb"[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.\-]+:\d+\] "),
+)
+
+
+def file_margin(head: bytes) -> re.Pattern[bytes] | None:
+    """What stands in front of every line of a paste or a collected log: a markdown quote
+    (`> `), an indentation all lines share (a code block indented in a mail or a comment), or
+    a container log's envelope. Stripped from each line, so patterns anchored at the line's
+    start still match; None when there is none."""
     lines = [line.rstrip(b"\r") for line in head.split(b"\n")[:200]]
     lines = [line for line in lines if line.strip()]
     if len(lines) < 3:
-        return b""
+        return None
+    for envelope in _LINE_ENVELOPES:
+        if sum(1 for line in lines if envelope.match(line)) >= 0.9 * len(lines):
+            return envelope
     quoted = sum(1 for line in lines if line.startswith(b">"))
     if quoted >= 0.9 * len(lines):
         with_text = [line for line in lines if line.startswith(b">") and line[1:].strip()]
         spaced = sum(1 for line in with_text if line.startswith(b"> "))
-        return b"> " if spaced >= 0.9 * len(with_text) else b">"
+        return re.compile(b"> ?" if spaced >= 0.9 * len(with_text) else b">")
     margin = re.match(rb"[ \t]*", lines[0])
     common = margin.group(0) if margin else b""
     for line in lines[1:]:
@@ -345,7 +360,7 @@ def file_margin(head: bytes) -> bytes:
             break
         while not line.startswith(common):
             common = common[:-1]
-    return common
+    return re.compile(re.escape(common)) if common else None
 
 
 class _Reader:
@@ -369,7 +384,7 @@ class _Reader:
         self.base = 0  # absolute offset of the current region's first byte
         self.consumed = 0  # bytes of the (decoded) stream handed to the regions so far
         self.rewritten = False  # the stream is not the file's bytes (unwrap_terminal)
-        self.margin = b""  # a quote or indentation in front of every line (file_margin)
+        self.margin: re.Pattern[bytes] | None = None  # in front of every line (file_margin)
 
     def run(self) -> str | None:
         chunks = self._chunks()
@@ -593,15 +608,17 @@ class _Reader:
             return data.decode("latin-1")
 
     def _unmargined(self, line: bytes) -> bytes:
-        margin = self.margin
-        if margin and line.startswith(margin):
-            return line[len(margin):]
-        if margin and line.rstrip(b"\r") == margin.rstrip():
+        if self.margin is None:
+            return line
+        m = self.margin.match(line)
+        if m is not None:
+            return line[m.end():]
+        if not line.strip(b"> \t\r"):
             return b""  # a quoted or indented empty line
         return line
 
     def _unquoted(self, head: bytes) -> bytes:
-        if not self.margin:
+        if self.margin is None:
             return head
         return b"\n".join(self._unmargined(line) for line in head.split(b"\n"))
 

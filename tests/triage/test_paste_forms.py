@@ -44,9 +44,17 @@ def _terminal_cut(text: str, width: int = 150) -> str:
                      for line in text.split("\n"))
 
 
+def _each(prefix: str) -> Callable[[str], str]:
+    return lambda text: "\n".join(prefix + line if line else line for line in text.split("\n"))
+
+
 SHAPES: dict[str, Callable[[str], str]] = {
     "markdown quote": _quoted, "indented": _indented, "tab-indented": _tabbed, "crlf": _crlf,
     "double-spaced": _double_spaced, "trailing blanks": _trailing_blanks,
+    "container runtime log": _each("2024-05-01T12:00:00.123456789Z stderr F "),
+    "docker compose": _each("trainer-1  | "),
+    "kubectl --prefix": _each("[pod/train-worker-0/pytorch] "),
+    "glog stamps": _each("I0501 12:00:00.123456 12345 train.py:42] "),
 }
 
 
@@ -86,11 +94,17 @@ def test_lines_cut_at_a_terminal_width_are_joined_again(tmp_path: Path) -> None:
     assert len(wrong) <= 4, wrong
 
 
+def _margin(head: bytes) -> bytes | None:
+    margin = file_margin(head)
+    return None if margin is None else margin.pattern
+
+
 def test_margin_is_a_quote_or_the_indentation_every_line_shares() -> None:
-    assert file_margin(b"> a\n> b\n>\n> c\n") == b"> "
-    assert file_margin(b"    a\n      b\n    c\n") == b"    "
-    assert file_margin(b"Traceback (most recent call last):\n  File x\nValueError: y\n") == b""
-    assert file_margin(b"> only\nplain\nplain\nplain\n") == b""
+    assert _margin(b"> a\n> b\n>\n> c\n") == b"> ?"
+    assert _margin(b"    a\n      b\n    c\n") == b"\\ \\ \\ \\ "
+    assert _margin(b"Traceback (most recent call last):\n  File x\nValueError: y\n") is None
+    assert _margin(b"> only\nplain\nplain\nplain\n") is None
+    assert _margin(b"web-1  | a\nweb-1  | b\nother line\n") is None  # not on nearly all
 
 
 def test_a_plain_log_with_repeated_longest_lines_is_not_unwrapped() -> None:
