@@ -398,6 +398,18 @@ class EventExtractor:
             else:
                 block.state = "what"
             return block
+        if self._bare_exceptions and _SUMMARY_LINE.match(payload):
+            # torchrun's failure table pasted without its ChildFailedError header
+            block = self._new_block("exception", key, env, payload, index, rank)
+            block.exc_type = "ChildFailedError"
+            block.chain.append(block.exc_type)
+            block.state = "child_failed"
+            block.headless = True
+            if _SUMMARY_FIELD.match(payload):
+                block.entry = {}
+                block.summary["failures"] = [block.entry]
+            self._accept_child_failed(block, payload)
+            return block
         m = _EXC_STRICT.match(payload)
         if m is not None and m["exc"].split(".")[-1] not in _NOT_EXCEPTIONS:
             block = self._new_block("exception", key, env, payload, index, rank)
@@ -698,11 +710,13 @@ class EventExtractor:
 
     def _child_failed_event(self, block: _Block) -> LogEvent | None:
         root = block.summary.get("root")
+        failures = block.summary.get("failures")
         if not isinstance(root, dict):
-            return None
+            if not (block.headless and isinstance(failures, list) and failures):
+                return None
+            root = {}  # a pasted table cut before its root cause: the failures still count
         fields: Fields = {"entrypoint": str(block.summary.get("entrypoint", ""))}
         fields.update(_failure_entry(root, "root_"))
-        failures = block.summary.get("failures")
         if isinstance(failures, list):
             fields["other_failures"] = tuple(
                 tuple(sorted(_failure_entry(f, "").items())) for f in failures
@@ -739,6 +753,10 @@ def _adopt_failure_rank(event: LogEvent, summary: LogEvent) -> LogEvent:
 
 
 _SUMMARY_KEYS = frozenset({"time", "host", "rank", "exitcode", "error_file", "traceback"})
+# A line of torchrun's failure table (keys padded to ten columns), for a table pasted alone.
+_SUMMARY_FIELD = re.compile(r"^\s*(?:time {6}|host {6}|rank {6}|exitcode {2}|error_file|"
+                            r"traceback ): ")
+_SUMMARY_LINE = re.compile(_SUMMARY_FIELD.pattern + r"|^Root Cause \(first observed failure\):")
 
 
 def _failure_entry(entry: Mapping[str, object], prefix: str) -> Fields:

@@ -130,6 +130,8 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "missing ranks: ",  # Horovod's stall inspector, torch's flight-recorder analyser
     "receive grad",  # DDP's reducer naming the rank whose parameters got no gradient
     "Killing subprocess",  # DeepSpeed's launcher listing its workers as it stops them
+    # torchrun's failure table, also pasted without its header (keys padded to ten columns)
+    "time      : ", "host      : ", "rank      : ", "exitcode  : ", "Root Cause (first",
 )
 
 

@@ -641,7 +641,12 @@ def signal_kill(ctx: Context) -> Finding | None:
     for item in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
         signal = item.event.fields.get("root_signal")
         rank = item.event.fields.get("root_rank")
-        if not signal or not isinstance(rank, int):
+        if not isinstance(rank, int):
+            finding = _killed_on_one_host(item)
+            if finding is not None:
+                return finding
+            continue
+        if not signal:
             continue
         if signal == "SIGABRT" and aborted_by_watchdog:
             continue  # the NCCL watchdog aborted it: a consequence of the timeout
@@ -655,6 +660,28 @@ def signal_kill(ctx: Context) -> Finding | None:
              "-i 'killed process'` on that host and `sacct -j JOB -o MaxRSS,State`.",),
         )
     return None
+
+
+def _killed_on_one_host(item: Located) -> Finding | None:
+    """A failure table without its root cause (cut in the paste) whose every failure was
+    killed by a signal on one host: the host is what the table shows, not a rank."""
+    others = item.event.fields.get("other_failures")
+    entries = [dict(e) for e in others] if isinstance(others, tuple) else []
+    hosts = {e.get("host") for e in entries}
+    signals = {e.get("signal") for e in entries}
+    if not entries or len(hosts) != 1 or None in hosts or len(signals) != 1 or None in signals:
+        return None
+    host, signal = hosts.pop(), signals.pop()
+    ranks = sorted(int(str(e["rank"])) for e in entries if isinstance(e.get("rank"), int))
+    return Finding(
+        Category.UNDETERMINED, (), (f"host {host} ({len(entries)} workers killed by {signal})",),
+        (f"every failure the launcher lists ({len(entries)}: ranks "
+         f"{', '.join(map(str, ranks)) or 'unknown'}) was killed by {signal} on host {host} "
+         f"({item.where}); the table's root cause is not in the logs, and nothing says who "
+         "sent the signal",), item,
+        ("Several workers of one host killed at once is usually the host OOM killer or the "
+         f"scheduler: check `dmesg -T | grep -i 'killed process'` on {host}.",),
+    )
 
 
 _FILE_RANK = re.compile(r"rank[_-]?(\d+)(?:\D*)$", re.IGNORECASE)
