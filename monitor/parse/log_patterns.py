@@ -68,6 +68,7 @@ class EventKind(str, enum.Enum):
     STORAGE_WRITE = "storage_write"
     GPU_FAULT = "gpu_fault"
     ACTOR_DIED = "actor_died"
+    LAUNCH_ENDPOINT = "launch_endpoint"  # the rendezvous/master address a launcher was given
 
 
 class Level(enum.IntEnum):
@@ -132,6 +133,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "Killing subprocess",  # DeepSpeed's launcher listing its workers as it stops them
     # torchrun's failure table, also pasted without its header (keys padded to ten columns)
     "time      : ", "host      : ", "rank      : ", "exitcode  : ", "Root Cause (first",
+    "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr",
 )
 
 
@@ -583,6 +585,16 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?P<message>.*)",
             r"pcieport (?P<pci>[0-9a-fA-F:.]+): AER: (?P<message>.*)",
             r"(?P<message>fallen off the bus.*)",
+        ),
+    ),
+    LinePattern(
+        # torchrun's arguments and its elastic config, torch.distributed.launch's master:
+        # which endpoint every rank was told to reach (read in triage only).
+        EventKind.LAUNCH_ENDPOINT, Level.INFO,
+        ("rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr"),
+        _rx(
+            r"rdzv[_-]endpoint\W{1,8}(?P<host>[\w.\-]+|\[[0-9a-fA-F:]+\])(?::(?P<port>\d+))?",
+            r"master[_-]addr\W{1,8}(?P<host>[\w.\-]+)",
         ),
     ),
     LinePattern(

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from monitor.model import Category
 from monitor.parse.collectives import CollectivePicture
 from monitor.parse.log_events import EventKind, Level
-from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS
+from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS, FieldValue
 from monitor.triage.evidence import Located, compress_ranks, who
 from monitor.triage.reader import FileScan, TailLine
 
@@ -472,13 +472,16 @@ def network(ctx: Context) -> Finding | None:
         evidence.append(f"{local}: {detail} talking to {fields.get('peer')}"
                         f"<{fields.get('peer_port')}> ({first.where})")
     elif first.kind is EventKind.PYTHON_TRACEBACK:
-        culprit = "the rendezvous store endpoint (MASTER_ADDR:MASTER_PORT)"
+        given = _endpoint(ctx, {})
+        culprit = ("the rendezvous store endpoint (MASTER_ADDR:MASTER_PORT)"
+                   if given.startswith("(") else f"the rendezvous store endpoint {given}")
         evidence.append(f"{who(first)} could not connect to the rendezvous store: "
                         f"{fields.get('exc_type')}: {fields.get('exc_message')} ({first.where})")
     else:
-        culprit = f"the rendezvous endpoint {fields.get('host')}:{fields.get('port')}"
+        endpoint = _endpoint(ctx, fields)
+        culprit = f"the rendezvous endpoint {endpoint}"
         evidence.append(f"{who(first)} could not reach the rendezvous/store endpoint "
-                        f"{fields.get('host')}:{fields.get('port')} ({first.where})")
+                        f"{endpoint} ({first.where})")
         evidence.extend(f"{item.event.fields.get('exc')} ({item.where})" for item in rendezvous[:1])
     return Finding(
         Category.NETWORK, ctx.global_ranks([first]) if first.rank_origin != "nccl" else (),
@@ -487,6 +490,19 @@ def network(ctx: Context) -> Finding | None:
          "that NCCL uses the right interfaces (NCCL_SOCKET_IFNAME, NCCL_IB_HCA); for the "
          "rendezvous, a reachable MASTER_ADDR and port.",),
     )
+
+
+def _endpoint(ctx: Context, fields: Mapping[str, FieldValue]) -> str:
+    """host:port of the endpoint an error names, else the one the launcher was given."""
+    host, port = fields.get("host"), fields.get("port")
+    if host is None:
+        given = ctx.of(EventKind.LAUNCH_ENDPOINT)
+        if given:
+            host, port = given[0].event.fields.get("host"), given[0].event.fields.get("port")
+            if host is not None:
+                return f"{host}:{port} (as the launcher was given)" if port is not None else \
+                    f"{host} (as the launcher was given)"
+    return f"{host}:{port}" if host is not None else "(not named in the logs)"
 
 
 _UNREACHABLE = ("Connection timed out", "Connection refused", "No route to host")
@@ -523,13 +539,42 @@ def init_timeout(ctx: Context) -> Finding | None:
         detail = f": {fields.get('joined')} of {fields.get('expected')} joined"
     elif fields.get("keys"):
         detail = f": keys {fields.get('keys')}"
+    absent = _absent_from_barrier(ctx)
+    evidence = [f"{who(first)}: store/rendezvous wait timed out{detail} ({first.where}); a rank "
+                "never arrived"]
+    if absent:
+        evidence.append(f"every rank of the world but {_ranks_text(absent)} reports waiting in "
+                        "the store barrier: the absent one never reached init_process_group")
     return Finding(
-        Category.INIT_TIMEOUT, (), (),
-        (f"{who(first)}: store/rendezvous wait timed out{detail} ({first.where}); a rank "
-         "never arrived",), first,
+        Category.INIT_TIMEOUT, absent, tuple(f"rank {r}" for r in absent),
+        tuple(evidence), first,
         ("Check that every rank started (scheduler, container pull, a crash before "
          "init_process_group) and that they all use the same MASTER_ADDR and port.",),
     )
+
+
+def _absent_from_barrier(ctx: Context) -> tuple[int, ...]:
+    """The ranks that never joined the store barrier, when the others each said they wait
+    (`... for rank: N ... world_size=W, worker_count=J`), most of the world spoke, and the
+    count of those missing (W - J) is exactly how many of 0..W-1 never spoke."""
+    waits = [e.event for e in ctx.of(EventKind.STORE_TIMEOUT)
+             if e.event.fields.get("phase") in ("barrier_wait", "wait")]
+    worlds = {e.int_field("expected") for e in waits} - {None}
+    joined = {e.int_field("joined") for e in waits} - {None}
+    if len(worlds) != 1 or len(joined) != 1:
+        return ()
+    world, count = worlds.pop(), joined.pop()
+    assert world is not None and count is not None
+    waiting = {e.int_field("rank_in_message") for e in waits} - {None}
+    absent = tuple(r for r in range(world) if r not in waiting)
+    # Most of the world must have spoken: one rank's own log shows only that rank waiting.
+    if not absent or len(absent) != world - count or len(absent) >= len(waiting):
+        return ()
+    return absent
+
+
+def _ranks_text(ranks: Sequence[int]) -> str:
+    return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(map(str, ranks))
 
 
 def retries_exhausted(ctx: Context) -> Finding | None:
