@@ -313,8 +313,8 @@ _NOT_A_TAG = (b"Error", b"Exception", b"Warning", b"NCCL", b"INFO", b"WARNING", 
 
 def has_line_tag(head: bytes) -> bool:
     """Nearly every line of the file's head starts with one and the same `word: ` (a pdsh or
-    DeepSpeed host, a test runner's `stderr: `, a container's name): a tag to strip, as the
-    host prefix of a multi-node runner is."""
+    DeepSpeed host, a test runner's `stderr: `, a container's name), or most lines start with
+    one of a few host names: a tag to strip, as the host prefix of a multi-node runner is."""
     lines = [line for line in head.split(b"\n")[:200] if line.strip()]
     if len(lines) < 5:
         return False
@@ -322,7 +322,11 @@ def has_line_tag(head: bytes) -> bool:
     if not tags:
         return False
     tag, count = tags.most_common(1)[0]
-    return count >= 0.9 * len(lines) and not tag.endswith(_NOT_A_TAG)
+    if count >= 0.9 * len(lines) and not tag.endswith(_NOT_A_TAG):
+        return True
+    # pdsh/DeepSpeed over several nodes: a few host names (each with a digit: node1, gpu-03)
+    hosts = [t for t in tags if any(c in b"0123456789" for c in t) and not t.endswith(_NOT_A_TAG)]
+    return 2 <= len(hosts) <= 64 and sum(tags[t] for t in hosts) >= 0.8 * len(lines)
 
 
 # Envelopes a collector puts on every line of a container's output: the CRI log format

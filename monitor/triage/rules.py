@@ -463,6 +463,8 @@ def network(ctx: Context) -> Finding | None:
             local = f"{host} GPU {fields.get('cuda_dev')} (pid {fields.get('pid')})"
         elif first.rank is not None:
             local = who(first)
+        elif first.event.host:
+            local = f"host {first.event.host}"
         else:
             local = f"the process writing {first.file.rsplit('/', 1)[-1]}"
         detail = fields.get("error") or (
