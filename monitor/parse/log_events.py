@@ -322,7 +322,7 @@ class EventExtractor:
         if env.task is not None:
             return env.task, "task"
         pg_rank = fields.get("pg_rank")
-        if isinstance(pg_rank, int):
+        if isinstance(pg_rank, int) and _default_group(fields):
             return pg_rank, "pg"
         if nccl is not None:
             known = self.pid_ranks.get((nccl["host"], int(nccl["pid"])))
@@ -730,6 +730,17 @@ class EventExtractor:
             fields, block.text, block.line, block.end_line, block.host,
             parse_stamp(str(root.get("time", ""))),
         )
+
+
+def _default_group(fields: Mapping[str, FieldValue]) -> bool:
+    """A `[PG … Rank N]` rank is the global rank only in the default group: in a sub-group
+    (tensor or pipeline parallel, `[PG ID 2 PG GUID 5(tp) Rank 1]`) it is the rank inside it."""
+    pg_id, guid, name = fields.get("pg_id"), fields.get("pg_guid"), fields.get("pg_name")
+    if pg_id is None and guid is None and name is None:
+        return True  # `[Rank N]` of the eras before process-group ids: the default group
+    if "default_pg" in str(fields.get("pg_desc", "")):
+        return True
+    return str(pg_id) == "0" or str(guid) == "0" or str(name) == "0"
 
 
 def _adopt_failure_rank(event: LogEvent, summary: LogEvent) -> LogEvent:
