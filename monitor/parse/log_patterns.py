@@ -245,7 +245,9 @@ def _post_cuda(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] 
     return EventKind.CUDA_ERROR, Level.ERROR, fields
 
 
-def _post_oom(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
+def _post_oom(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] | None:
+    if "running low on memory" in payload:
+        return None  # Ray's OutOfMemoryError: the host's memory (a HOST_OOM line)
     if "more than 1EB" in payload:
         fields["bad_size"] = True
     return EventKind.CUDA_OOM, Level.FATAL, fields
@@ -558,6 +560,8 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("monitoredBarrier",),
         _rx(
             r"Ranks? (?P<ranks>\d+(?:, ?\d+)*) failed to pass monitoredBarrier",
+            # a non-root rank: it reached the barrier, the rank it names did not answer
+            r"received errors while waiting for send/recv from rank (?P<ranks>\d+)",
         ),
     ),
     LinePattern(
@@ -601,16 +605,22 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.ACTOR_DIED, Level.FATAL,
-        ("actor died unexpectedly", "A worker died or was killed", "because its owner has died"),
+        ("actor died unexpectedly", "A worker died or was killed", "because its owner has died",
+         "missed too many heartbeats", "because its node has died", "node was terminated"),
         _rx(
             r"(?P<message>Owner's node has crashed)",
+            r"(?P<message>(?:The )?node with node id:? ?\w+ (?:and address: (?P<ip>[\d.]+) )?"
+            r".*?has been marked dead because the detector has missed too many heartbeats.*)",
+            r"(?P<message>The actor died because its node has died.*|"
+            r"The actor's node was terminated.*)",
             r"Worker IP address: (?P<ip>[\d.]+) .*?Worker PID: (?P<pid>\d+)",
             r"(?P<message>The actor died unexpectedly.*)",
         ),
     ),
     LinePattern(
         EventKind.WATCHDOG_TIMEOUT, Level.ERROR,
-        ("Watchdog caught collective operation timeout", "timed out in blocking wait"),
+        ("Watchdog caught collective operation timeout", "timed out in blocking wait",
+         "timed out in call to wait()"),
         _rx(
             r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)"
             r"(?:, TensorShape=\[[^\]]*\])?"
@@ -619,7 +629,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         ),
         post=lambda f, p: (
             EventKind.WATCHDOG_TIMEOUT, Level.ERROR,
-            {**f, "blocking_wait": "blocking wait" in p},
+            {**f, "blocking_wait": "blocking wait" in p or "call to wait()" in p},
         ),
     ),
     LinePattern(
@@ -704,7 +714,7 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.NCCL_WARN_NET, Level.ERROR,
-        ("NET/IB", "Call to ", "Connect to ", "Connection closed by remote peer",
+        ("NET/IB", "Call to ", "Connect to ", "connect to ", "Connection closed by remote peer",
          "Failed to execute operation", "Socket recv failed", "socketProgress"),
         _rx(
             # IPv6 link-local peers carry their interface: `fe80::…%ib0<53249>`.
@@ -715,8 +725,8 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"Call to (?P<op>recv|send|connect|accept) (?:from|to) (?P<peer>[\w.:\-]+)"
             r"<(?P<peer_port>\d+)> failed ?: ?(?P<error>.+)",
             # socketStartConnect / socketPollConnect / include/socket.h's connect failures.
-            r"Connect to (?P<peer>[\w.:%\-]+)<(?P<peer_port>\d+)> "
-            r"(?:failed ?: ?|returned )(?P<error>.+)",
+            r"[Cc]onnect to (?P<peer>[\w.:%\-]+)<(?P<peer_port>\d+)> "
+            r"(?:failed(?: with error)? ?:? ?|returned )(?P<error>.+)",
             r"(?P<error>Connection closed by remote peer) (?P<peer>[\w.:\-]+)<(?P<peer_port>\d+)>",
             r"Failed to execute operation (?P<op>\w+) from rank (?P<peer_rank>\d+), "
             r"retcode (?P<retcode>\d+)",
@@ -758,6 +768,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         EventKind.STORE_TIMEOUT, Level.ERROR,
         ("wait timeout after", "Socket Timeout", "client socket has timed out", "waitForInput",
          "failed to connect to", "waiting for clients", "store based barrier",
+         "store basedbarrier",
          "ncclUniqueId", "Timeout waiting for key", "timed out (try=",
          "operation to complete", "server socket on"),
         _rx(
@@ -769,10 +780,11 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"client socket has failed to connect to \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)",
             r"Timed out after (?P<timeout_seconds>\d+) seconds waiting for clients\. "
             r"(?P<joined>\d+)/(?P<expected>\d+) clients joined",
-            r"store based barrier on rank:? (?P<rank_in_message>\d+).*?world_size=(?P<expected>\d+)"
-            r", worker_count=(?P<joined>\d+)",
+            r"store based ?barrier on rank:? (?P<rank_in_message>\d+).*?world_size=(?P<expected>\d+)"
+            r", (?:worker_count|num_workers_joined)=(?P<joined>\d+)",
             r"Waiting in store based barrier to initialize process group for rank: "
-            r"(?P<rank_in_message>\d+).*?world_size=(?P<expected>\d+), worker_count=(?P<joined>\d+)",
+            r"(?P<rank_in_message>\d+).*?world_size=(?P<expected>\d+), "
+            r"(?:worker_count|num_workers_joined)=(?P<joined>\d+)",
             # The c10d socket to the store waited for the other agents' answer (rendezvous).
             r"waitForInput: socket .*? timed out after (?P<timeout_ms>\d+)ms",
             r"\[(?P<rank_in_message>\d+)\] is setting up NCCL communicator and retr\w+ "
@@ -892,9 +904,17 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         EventKind.HOST_OOM, Level.FATAL,
         ("Out of memory: Killed process", "oom-kill:", "Memory cgroup out of memory",
-         "invoked oom-killer"),
+         "invoked oom-killer", "Out of memory: Kill process", "running low on memory",
+         "killed due to memory pressure"),
         _rx(
             r"Killed process (?P<pid>\d+) \((?P<process>[^)]*)\)",
+            # kernels before 5.1: "Out of memory: Kill process 123 (python) score 9 or ..."
+            r"Kill process (?P<pid>\d+) \((?P<process>[^)]*)\)",
+            # Ray's memory monitor (host memory, not the GPU's)
+            r"(?P<process>[Ww]orkers?) .*?killed due to memory pressure.*?(?:IP: (?P<ip>[\d.]+))?",
+            r"(?:Worker PID: (?P<pid>\d+).*?)?(?P<process>[Tt]ask) was killed due to the node "
+            r"running low on memory.*?(?:IP: (?P<ip>[\d.]+))?",
+            r"(?P<process>worker\(s\)) were killed due to the node running low on memory",
             r"oom-kill:.*?task=(?P<process>[^,]+),pid=(?P<pid>\d+)",
             r"(?P<process>\S+) invoked oom-killer",
         ),
@@ -915,7 +935,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("CANCELLED AT",),
         _rx(
             r"\*\*\* (?P<what>JOB|STEP) (?P<job>[\w.]+) (?:ON (?P<node>\S+) )?CANCELLED AT "
-            r"(?P<time>\S+)(?: DUE TO (?P<reason>[A-Z ]+?)(?:,[^*]*?)?)?"
+            r"(?P<time>\S+)(?: DUE [Tt][Oo] (?P<reason>[A-Z ]+?)(?:,[^*]*?)?)?"
             r"(?: on (?P<node_old>\S+))? \*\*\*"
         ),
         post=_post_slurm_cancel,

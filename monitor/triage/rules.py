@@ -167,6 +167,8 @@ def out_of_memory(ctx: Context) -> Finding | None:
                                 "launcher's exit -9 for it was the OOM killer")
             culprits.append(f"pid {pid} ({item.event.fields.get('process')}) killed by the "
                             "kernel OOM killer" + (f" = rank {rank}" if rank is not None else ""))
+        elif item.event.fields.get("ip"):
+            culprits.append(f"node {item.event.fields.get('ip')} (host memory)")
     if killed_ranks:
         ranks = tuple(sorted({*ranks, *killed_ranks}))
         culprits[:0] = [f"rank {r}" for r in ranks if f"rank {r}" not in culprits]
@@ -524,6 +526,9 @@ def _store_unreachable(item: Located) -> bool:
 
 def init_timeout(ctx: Context) -> Finding | None:
     waits = [e for e in ctx.of(EventKind.STORE_TIMEOUT) if e.event.fields.get("phase") == "wait"]
+    waits += [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
+              if str(e.event.fields.get("exc_type", "")).endswith("RendezvousTimeoutError")]
+    waits.sort(key=Located.order)
     if not waits:
         # Still waiting in the store barrier when the log ends: the job never stepped after
         # it (steps before it belong to an earlier process group or run).
@@ -620,7 +625,11 @@ def cuda_software(ctx: Context) -> Finding | None:
 
 _COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "KeyboardInterrupt",
                "DistNetworkError", "DistStoreError", "RendezvousConnectionError", "NCCL",
-               "ProcessExitedException", "ActorDiedError", "RayActorError")
+               "ProcessExitedException", "ActorDiedError", "RayActorError",
+               # the agent's rendezvous ended or timed out: a node never came (init_timeout)
+               "RendezvousClosedError", "RendezvousTimeoutError",
+               # mp.spawn's wrapper: the worker's own traceback follows it
+               "ProcessRaisedException")
 
 
 def own_exception(ctx: Context) -> Finding | None:
@@ -658,13 +667,18 @@ _PEER_LOST = ("remote worker", "Connection reset by peer", "Connection closed by
               "Connection closed by remote peer")
 # A collective that timed out waiting for a peer: the symptom of whoever did not arrive.
 _WAITED_FOR_A_PEER = ("Timed out waiting", "Watchdog caught collective operation timeout",
-                      "failed to pass monitoredBarrier", "communicator was aborted")
+                      "failed to pass monitoredBarrier", "communicator was aborted",
+                      "timed out in call to wait()", "timed out in blocking wait",
+                      "Application timeout caused pair closure", "timed out in monitoredBarrier",
+                      "received errors while waiting for send/recv")
 
 
 def _launcher_called_process(item: Located) -> bool:
-    """torch.distributed.launch's own CalledProcessError about a worker: not the job's bug."""
-    return str(item.event.fields.get("exc_type", "")).endswith("CalledProcessError") and \
-        _LEGACY_LOCAL.search(_message(item)) is not None
+    """A launcher's own CalledProcessError about a worker (torch.distributed.launch, accelerate,
+    a wrapper script): the worker's exit, not the job's bug."""
+    message = _message(item)
+    return str(item.event.fields.get("exc_type", "")).endswith("CalledProcessError") and (
+        _LEGACY_LOCAL.search(message) is not None or "died with <Signals." in message)
 
 
 def native_crash(ctx: Context) -> Finding | None:
@@ -949,13 +963,16 @@ def actor_died(ctx: Context) -> Finding | None:
     items = ctx.of(EventKind.ACTOR_DIED)
     if not items:
         return None
-    node = [i for i in items if "node has crashed" in str(i.event.fields.get("message", ""))]
+    node = [i for i in items if any(w in str(i.event.fields.get("message", "")) for w in (
+        "node has crashed", "marked dead", "node has died", "node was terminated"))]
     if node:
         first = node[0]
-        ips = sorted(set(re.findall(r"Owner Ip address: ([\d.]+)", first.event.text)))
+        ips = sorted(set(re.findall(r"(?:Owner Ip address:|and address:|IP:) ([\d.]+)",
+                                    first.event.text)))
         return Finding(
             Category.INFRASTRUCTURE, (), tuple(f"node {ip}" for ip in ips),
-            (f"Ray reports that the owner's node crashed ({first.where})",), first,
+            (f"Ray reports that a node died or was lost: "
+             f"{str(first.event.fields.get('message'))[:120]} ({first.where})",), first,
             ("Check that node's health (kernel log, memory, power) and the Ray head's logs.",),
         )
     with_pid = [i for i in items if i.event.fields.get("pid")]
@@ -1043,9 +1060,20 @@ def launcher_exit(ctx: Context) -> Finding | None:
         message = _message(item)
         legacy = _LEGACY_EXIT.search(message)
         local_arg = _LEGACY_LOCAL.search(message)
-        if legacy is None or local_arg is None:
+        if legacy is None:
             continue
         signal = legacy.group(1)
+        if local_arg is None:
+            if not signal:
+                continue
+            return Finding(
+                Category.UNDETERMINED, (), (),
+                (f"a launcher reports that its worker command was killed by {signal} "
+                 f"({item.where}); the command names no rank, and no kernel or cgroup line says "
+                 "whether the OOM killer or someone else sent it",), item,
+                ("Check `dmesg -T | grep -i 'killed process'` on that host and the scheduler's "
+                 "accounting.",),
+            )
         what = f"killed by {signal}" if signal else f"exit status {legacy.group(2)}"
         return Finding(
             Category.UNDETERMINED, (), (f"local_rank {local_arg.group(1)}",),
