@@ -860,10 +860,12 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.NATIVE_CRASH, Level.FATAL,
-        ("Caught signal", "*** SIG"),
+        ("Caught signal", "*** SIG", "] Signal: "),
         _rx(
             r"Caught signal (?P<signo>\d+) \((?P<signal>[^:)]+)",
             r"\*\*\* (?P<signal>SIG\w+) received at time",
+            # OpenMPI's handler: `[host:00121] Signal: Bus error (7)`
+            r"^\[[\w.\-]+:(?P<pid>\d+)\] Signal: (?P<signal>[A-Za-z][\w ]*?) \((?P<signo>\d+)\)",
         ),
     ),
     LinePattern(

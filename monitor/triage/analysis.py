@@ -178,7 +178,8 @@ def diagnose(
             break
     errors = [e for e in located if e.event.level >= Level.ERROR and e.kind not in _NOISE]
     if finding is None:
-        finding = Finding(Category.UNDETERMINED if errors else Category.NONE)
+        failed = errors or any(_failure_sign(e) for e in located)
+        finding = Finding(Category.UNDETERMINED if failed else Category.NONE)
     fr = read_dumps([s.fr_dump for s in scans if s.fr_dump is not None])
     finding, fr_notes = combine(finding, fr, picture.stuck)
 
@@ -270,6 +271,18 @@ def _time_text(item: Located) -> str | None:
 
 def _file_line(item: Located | None) -> FileLine | None:
     return FileLine(item.file, item.event.line, item.event.text) if item is not None else None
+
+
+_FAILED_SOCKET = ("Call to ", "Proxy thread error", "Connection reset", "Connection closed")
+
+
+def _failure_sign(item: Located) -> bool:
+    """A warning that still shows something failed: a traceback cut before its exception
+    line, NCCL's socket calls that failed. Logs with one are not "no failure found"."""
+    if item.kind is EventKind.PYTHON_TRACEBACK:
+        return True
+    message = str(item.event.fields.get("message", ""))
+    return item.kind is EventKind.NCCL_WARN and any(w in message for w in _FAILED_SOCKET)
 
 
 def _world_size(located: Sequence[Located]) -> int | None:

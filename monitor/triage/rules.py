@@ -687,6 +687,18 @@ def native_crash(ctx: Context) -> Finding | None:
         return None
     first = crashes[0]
     ranks = ctx.global_ranks([first])
+    crashed = {c.rank for c in crashes if c.rank is not None}
+    if len(crashed) >= 2 and len({str(c.event.fields.get("signal")) for c in crashes}) == 1:
+        # the same signal in several ranks at once: a shared cause (shared memory, the node),
+        # not the first rank to print it
+        return Finding(
+            Category.UNDETERMINED, (), (),
+            (f"ranks {compress_ranks(sorted(crashed))} all crashed with "
+             f"{first.event.fields.get('signal')} (first at {first.where}); a cause they share "
+             "(shared memory, the node) is likelier than one rank's fault",), first,
+            ("A bus error in several ranks is usually a full /dev/shm (raise --shm-size); check "
+             "the node's kernel log for other causes.",),
+        )
     where = " inside a collective (all_reduce)" if first.event.fields.get("in_collective") else ""
     return Finding(
         Category.UNDETERMINED, ranks, (who(first),) if ranks else (),
