@@ -133,7 +133,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "Killing subprocess",  # DeepSpeed's launcher listing its workers as it stops them
     # torchrun's failure table, also pasted without its header (keys padded to ten columns)
     "time      : ", "host      : ", "rank      : ", "exitcode  : ", "Root Cause (first",
-    "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr",
+    "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "MASTER_ADDR",
 )
 
 
@@ -597,10 +597,14 @@ PATTERNS: tuple[LinePattern, ...] = (
         # torchrun's arguments and its elastic config, torch.distributed.launch's master:
         # which endpoint every rank was told to reach (read in triage only).
         EventKind.LAUNCH_ENDPOINT, Level.INFO,
-        ("rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr"),
+        ("rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "MASTER_ADDR"),
         _rx(
-            r"rdzv[_-]endpoint\W{1,8}(?P<host>[\w.\-]+|\[[0-9a-fA-F:]+\])(?::(?P<port>\d+))?",
-            r"master[_-]addr\W{1,8}(?P<host>[\w.\-]+)",
+            # `--rdzv_endpoint=10.0.0.1:29400`, `rdzv_endpoint    : node1` (a host has a digit
+            # or a dot: `master_addr, master_port` in code is no endpoint)
+            r"rdzv[_-]endpoint['\"]?(?:\s*[=:]\s*|\s+)['\"]?"
+            r"(?P<host>[\w\-]*[\d.][\w.\-]*|localhost|\[[0-9a-fA-F:]+\])(?::(?P<port>\d+))?",
+            r"(?i:master[_-]addr)['\"]?(?:\s*[=:]\s*|\s+)['\"]?"
+            r"(?P<host>[\w\-]*[\d.][\w.\-]*|localhost)",
         ),
     ),
     LinePattern(

@@ -472,7 +472,8 @@ def network(ctx: Context) -> Finding | None:
         detail = fields.get("error") or (
             f"completion error {fields.get('status')}, vendor err {fields.get('vendor_err')}"
             if fields.get("status") is not None else "network error")
-        culprit = f"{local} <-> {fields.get('peer')}"
+        port = fields.get("peer_port")
+        culprit = f"{local} <-> {fields.get('peer')}" + (f"<{port}>" if port is not None else "")
         evidence.append(f"{local}: {detail} talking to {fields.get('peer')}"
                         f"<{fields.get('peer_port')}> ({first.where})")
     elif first.kind is EventKind.PYTHON_TRACEBACK:
