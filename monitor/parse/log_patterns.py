@@ -69,6 +69,7 @@ class EventKind(str, enum.Enum):
     GPU_FAULT = "gpu_fault"
     ACTOR_DIED = "actor_died"
     LAUNCH_ENDPOINT = "launch_endpoint"  # the rendezvous/master address a launcher was given
+    COLLECTIVE_FINGERPRINT = "collective_fingerprint"  # one rank's collective (DETAIL debug)
 
 
 class Level(enum.IntEnum):
@@ -134,6 +135,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     # torchrun's failure table, also pasted without its header (keys padded to ten columns)
     "time      : ", "host      : ", "rank      : ", "exitcode  : ", "Root Cause (first",
     "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "MASTER_ADDR",
+    "Running collective: CollectiveFingerPrint",
 )
 
 
@@ -591,6 +593,17 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?P<message>.*)",
             r"pcieport (?P<pci>[0-9a-fA-F:.]+): AER: (?P<message>.*)",
             r"(?P<message>fallen off the bus.*)",
+        ),
+    ),
+    LinePattern(
+        # TORCH_DISTRIBUTED_DEBUG=DETAIL: ProcessGroupWrapper logs each rank's collective
+        # before running it (read in triage only).
+        EventKind.COLLECTIVE_FINGERPRINT, Level.INFO,
+        ("Running collective: CollectiveFingerPrint",),
+        _rx(
+            r"Running collective: CollectiveFingerPrint\((?:SequenceNumber=(?P<seq>\d+), )?"
+            r"OpType=(?P<op>\w+)(?:, TensorShape=(?P<shape>\[[^\]]*\]))?"
+            r"(?:, TensorDtypes=(?P<dtype>\w+))?",
         ),
     ),
     LinePattern(

@@ -918,6 +918,51 @@ def collective_mismatch(ctx: Context) -> Finding | None:
     )
 
 
+def fingerprint_outlier(ctx: Context) -> Finding | None:
+    """TORCH_DISTRIBUTED_DEBUG=DETAIL logs every rank's collective (sequence number, op,
+    shapes). The ranks whose last collective differs from what a clear majority last ran
+    (behind it, or another op or shape at its number) are the ones that diverged; ranks only
+    ahead of it are a log cut while the others caught up; with no majority no rank can be
+    blamed."""
+    last: dict[int, tuple[object, ...]] = {}
+    first_seen: dict[int, Located] = {}
+    for item in ctx.of(EventKind.COLLECTIVE_FINGERPRINT):
+        if item.rank is None or item.rank_origin == "local":
+            continue
+        f = item.event.fields
+        last[item.rank] = (f.get("seq"), f.get("op"), f.get("shape"), f.get("dtype"))
+        first_seen[item.rank] = item
+    if len(last) < 2 or len(set(last.values())) < 2:
+        return None
+    counts: dict[tuple[object, ...], list[int]] = defaultdict(list)
+    for rank, print_ in sorted(last.items()):
+        counts[print_].append(rank)
+    majority, ranks = max(counts.items(), key=lambda kv: len(kv[1]))
+    outliers = sorted(r for r, p in last.items() if p != majority)
+    seq = majority[0]
+    if isinstance(seq, int) and all(isinstance(last[r][0], int) and int(str(last[r][0])) > seq
+                                    for r in outliers):
+        return None  # ahead of the others: the log was cut while they caught up
+    item = first_seen[outliers[0]] if outliers else next(iter(first_seen.values()))
+    shown = "; ".join(f"rank {r}: {last[r][1]} #{last[r][0]} {last[r][2] or ''}".rstrip()
+                      for r in sorted(last))
+    if len(ranks) <= len(outliers) or len(ranks) < 2:
+        return Finding(
+            Category.COLLECTIVE_DESYNC, (), (),
+            (f"the ranks' last collectives differ ({shown}) and no majority agrees: no single "
+             f"rank can be blamed ({item.where})",), item,
+            ("Find where the ranks' code paths diverge (rank-dependent branches, data-dependent "
+             "shapes).",),
+        )
+    return Finding(
+        Category.COLLECTIVE_DESYNC, tuple(outliers), tuple(f"rank {r}" for r in outliers),
+        (f"{_ranks_text(outliers)} ran a different last collective than ranks "
+         f"{compress_ranks(ranks)} ({shown}; {item.where}): the odd ones out diverged",), item,
+        (f"Find where {_ranks_text(outliers)} took another code path (a rank-dependent branch, "
+         "a data-dependent shape, a collective inside a condition).",),
+    )
+
+
 def storage_write(ctx: Context) -> Finding | None:
     """A checkpoint or file write that failed: full disk, quota, the writer itself."""
     items = ctx.of(EventKind.STORAGE_WRITE)
@@ -1121,6 +1166,7 @@ RULES: tuple[Rule, ...] = (
     ddp_mismatch,
     monitored_barrier,
     collective_mismatch,
+    fingerprint_outlier,
     storage_write,
     actor_died,
     dataloader,

@@ -229,7 +229,8 @@ def test_live_and_triage_see_the_same_alert_worthy_events(name: str) -> None:
         full |= {e.kind.value for e in extractor.feed(line, i, prev=prev)}
         prev = line
     full |= {e.kind.value for e in extractor.flush()}
-    triage_only = {"xid", "nccl_peer_closed", "connection_error", "progress", "launch_endpoint"}
+    triage_only = {"xid", "nccl_peer_closed", "connection_error", "progress", "launch_endpoint",
+                   "collective_fingerprint"}
     assert live <= full
     assert full - live <= triage_only
 
