@@ -966,6 +966,9 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"srun: error: (?P<node>[\w.\-]+): tasks? (?P<task_list>[\d,\- ]+): "
             r"(?P<status_text>.+)",
             r"srun: error: (?P<status_text>Node failure) on (?P<node>\S+)",
+            # the step never started there: a credential, a node down, a prolog that failed
+            r"srun: error: (?P<status_text>Task launch for \S+ failed on node "
+            r"(?P<node>[\w.\-]+): .+)",
         ),
         post=_post_task_exit,
     ),

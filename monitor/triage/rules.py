@@ -418,7 +418,8 @@ def scheduler(ctx: Context) -> Finding | None:
     cancels = [e for e in ctx.of(EventKind.SLURM_CANCEL)
                if e.event.fields.get("reason") in ("time_limit", "preemption", "node_failure")]
     nodes = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
-             if str(e.event.fields.get("status_text", "")).startswith("Node failure")]
+             if str(e.event.fields.get("status_text", "")).startswith(
+                 ("Node failure", "Task launch for"))]
     items = [*cancels, *nodes, *ctx.of(EventKind.AGENT_DEATH_SIGNAL)]
     if not items:
         return None
@@ -435,9 +436,10 @@ def scheduler(ctx: Context) -> Finding | None:
         text = (f"the launcher received {fields.get('signal')} from outside the job (scheduler "
                 f"cancel, preemption or a user) ({first.where})")
     else:
-        text = f"srun: node failure on {fields.get('node')} ({first.where})"
+        text = f"srun: {fields.get('status_text')} ({first.where})"
+    node = fields.get("node")
     return Finding(
-        Category.INFRASTRUCTURE, (), (), (text,), first,
+        Category.INFRASTRUCTURE, (), (f"node {node}",) if node else (), (text,), first,
         ("Time limit: raise --time or checkpoint more often; preemption or node failure: "
          "resubmit and have the node checked.",),
     )
