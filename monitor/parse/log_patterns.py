@@ -70,6 +70,7 @@ class EventKind(str, enum.Enum):
     ACTOR_DIED = "actor_died"
     LAUNCH_ENDPOINT = "launch_endpoint"  # the rendezvous/master address a launcher was given
     COLLECTIVE_FINGERPRINT = "collective_fingerprint"  # one rank's collective (DETAIL debug)
+    RAY_TASK_ERROR = "ray_task_error"  # the Ray task (and its pid) an error that follows came from
 
 
 class Level(enum.IntEnum):
@@ -135,7 +136,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     # torchrun's failure table, also pasted without its header (keys padded to ten columns)
     "time      : ", "host      : ", "rank      : ", "exitcode  : ", "Root Cause (first",
     "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "MASTER_ADDR",
-    "Running collective: CollectiveFingerPrint",
+    "Running collective: CollectiveFingerPrint", "RayTaskError",
 )
 
 
@@ -594,6 +595,14 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"pcieport (?P<pci>[0-9a-fA-F:.]+): AER: (?P<message>.*)",
             r"(?P<message>fallen off the bus.*)",
         ),
+    ),
+    LinePattern(
+        # `ray.exceptions.RayTaskError(RuntimeError): ray::WorkerDict.save() (pid=21050,
+        # ip=…)`: the worker process whose error the lines below show (read in triage only).
+        EventKind.RAY_TASK_ERROR, Level.INFO,
+        ("RayTaskError",),
+        _rx(r"RayTaskError(?:\((?P<exc>\w+)\))?: ray::(?P<task>[\w.<>]+)\(\) "
+            r"\(pid=(?P<pid>\d+), ip=(?P<ip>[^,)\s]+)"),
     ),
     LinePattern(
         # TORCH_DISTRIBUTED_DEBUG=DETAIL: ProcessGroupWrapper logs each rank's collective

@@ -657,9 +657,12 @@ def own_exception(ctx: Context) -> Finding | None:
     else:
         category = Category.SOFTWARE
     ranks = ctx.global_ranks([first])
+    task = None if ranks else _ray_task(ctx, first)
+    culprits = (who(first),) if ranks else (_ray_task_name(task),) if task else ()
     return Finding(
-        category, ranks, (who(first),) if ranks else (),
-        (f"{who(first)} raised {exc}: {message[:160]} ({first.where})",), first,
+        category, ranks, culprits,
+        (f"{culprits[0] if task else who(first)} raised {exc}: {message[:160]} "
+         f"({first.where})",), first,
         ("Fix the exception on the first failing rank; the errors on the other ranks are "
          "its consequences.",),
     )
@@ -986,12 +989,29 @@ def storage_write(ctx: Context) -> Finding | None:
     if dcp:
         evidence.append(f"torch.distributed.checkpoint reports the failed ranks: "
                         f"{compress_ranks(ranks)} ({dcp[0].where})")
+    culprits = [f"rank {r}" for r in ranks]
+    task = _ray_task(ctx, first)
+    if not ranks and task is not None:
+        culprits.append(_ray_task_name(task))
+        evidence.append(f"the error came from {_ray_task_name(task)} ({task.where})")
     return Finding(
-        Category.STORAGE_IO, ranks, tuple(f"rank {r}" for r in ranks),
+        Category.STORAGE_IO, ranks, tuple(culprits),
         tuple(evidence), first,
         ("Check the target filesystem's free space and quota (`df -h`, `quota -s`, `lfs quota`) "
          "and where the checkpoint goes; keep fewer checkpoints or write them elsewhere.",),
     )
+
+
+def _ray_task(ctx: Context, item: Located) -> Located | None:
+    """The Ray task whose error `item` is: a RayTaskError header shortly before it."""
+    before = [t for t in ctx.of(EventKind.RAY_TASK_ERROR)
+              if t.file_index == item.file_index and 0 <= item.event.line - t.event.line <= 40]
+    return before[-1] if before else None
+
+
+def _ray_task_name(task: Located) -> str:
+    fields = task.event.fields
+    return f"Ray task {fields.get('task')} (pid {fields.get('pid')} on {fields.get('ip')})"
 
 
 def gpu_fault(ctx: Context) -> Finding | None:
