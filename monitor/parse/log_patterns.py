@@ -136,7 +136,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     # torchrun's failure table, also pasted without its header (keys padded to ten columns)
     "time      : ", "host      : ", "rank      : ", "exitcode  : ", "Root Cause (first",
     "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "MASTER_ADDR",
-    "Running collective: CollectiveFingerPrint", "RayTaskError",
+    "Running collective: CollectiveFingerPrint", "RayTaskError", "marked dead",
 )
 
 
@@ -963,7 +963,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("CANCELLED AT",),
         _rx(
             r"\*\*\* (?P<what>JOB|STEP) (?P<job>[\w.]+) (?:ON (?P<node>\S+) )?CANCELLED AT "
-            r"(?P<time>\S+)(?: DUE [Tt][Oo] (?P<reason>[A-Z ]+?)(?:,[^*]*?)?)?"
+            r"(?P<time>\S+)(?: DUE [Tt][Oo] (?P<reason>[A-Z][A-Za-z ]*?)(?:,[^*]*?)?)?"
             r"(?: on (?P<node_old>\S+))? \*\*\*"
         ),
         post=_post_slurm_cancel,

@@ -658,11 +658,11 @@ def own_exception(ctx: Context) -> Finding | None:
         category = Category.SOFTWARE
     ranks = ctx.global_ranks([first])
     task = None if ranks else _ray_task(ctx, first)
-    culprits = (who(first),) if ranks else (_ray_task_name(task),) if task else ()
+    raiser = _ray_task_name(task) if task is not None else who(first)
+    culprits: tuple[str, ...] = (raiser,) if ranks or task is not None else ()
     return Finding(
         category, ranks, culprits,
-        (f"{culprits[0] if task else who(first)} raised {exc}: {message[:160]} "
-         f"({first.where})",), first,
+        (f"{raiser} raised {exc}: {message[:160]} ({first.where})",), first,
         ("Fix the exception on the first failing rank; the errors on the other ranks are "
          "its consequences.",),
     )
@@ -844,6 +844,18 @@ def ddp_mismatch(ctx: Context) -> Finding | None:
     bad = first.event.int_field("peer_rank")
     reporter = first.event.int_field("reporter_rank")
     unused = first.event.int_field("unused_rank")
+    # Every rank compares itself with the others and reports the first that differs: the odd
+    # rank reports rank 0, all the others report the odd one. The rank in every report is it.
+    pairs = [{i.event.int_field("reporter_rank"), i.event.int_field("peer_rank")}
+             for i in items if i.event.int_field("peer_rank") is not None]
+    if len(pairs) >= 2:
+        common = set.intersection(*pairs) - {None}
+        if len(common) == 1:
+            odd = common.pop()
+            named = [i for i in items if i.event.int_field("peer_rank") == odd]
+            if named:  # a report that names it, so its counts read the right way round
+                first, bad = named[0], odd
+                reporter = first.event.int_field("reporter_rank")
     if bad is None and unused is not None:
         return Finding(
             Category.SOFTWARE, (unused,), (f"rank {unused}",),

@@ -1,0 +1,213 @@
+"""Wordings the upstream projects print (their format strings, across versions) that triage
+must read: each line here is built from the format string in the named source, not taken from
+a corpus, so these checks stand apart from the scored corpora."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from monitor.model import Category
+from monitor.parse.log_events import EventExtractor, EventKind
+from monitor.triage.analysis import Diagnosis, diagnose
+from monitor.triage.reader import read_inputs
+
+
+def _triage(tmp_path: Path, *files: str) -> Diagnosis:
+    paths = []
+    for i, text in enumerate(files):
+        path = tmp_path / f"part{i}.log"
+        path.write_text(text, encoding="utf-8")
+        paths.append(str(path))
+    scans, problems, _ = read_inputs(paths)
+    return diagnose(scans, problems)
+
+
+def _kinds(line: str) -> list[tuple[EventKind, object]]:
+    extractor = EventExtractor(bare_exceptions=True)
+    events = extractor.feed(line, 1) + extractor.flush()
+    return [(e.kind, e.rank) for e in events]
+
+
+def test_a_sub_group_rank_is_not_the_global_rank() -> None:
+    """ProcessGroupNCCL's logPrefix: `[PG ID 2 PG GUID 5(tp) Rank 1]` is a rank in that group."""
+    sub = ("[PG ID 2 PG GUID 5(tp) Rank 1] Watchdog caught collective operation timeout: "
+           "WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) "
+           "ran for 600010 milliseconds before timing out.")
+    default = sub.replace("PG ID 2 PG GUID 5(tp)", "PG ID 0 PG GUID 0(default_pg)")
+    assert _kinds(sub) == [(EventKind.WATCHDOG_TIMEOUT, None)]
+    assert _kinds(default) == [(EventKind.WATCHDOG_TIMEOUT, 1)]
+
+
+def test_ray_memory_monitor_kills_are_host_oom_not_cuda(tmp_path: Path) -> None:
+    diagnosis = _triage(tmp_path, (
+        "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on "
+        "memory.\nMemory on the node (IP: 10.0.0.7, ID: 4f2a) where the task was running was "
+        "31.2GB / 32.0GB (0.97), which exceeds the memory usage threshold of 0.95.\n"))
+    assert diagnosis.category is Category.OOM
+    assert not diagnosis.events.get("cuda_oom")
+
+
+def test_ray_node_marked_dead_is_infrastructure(tmp_path: Path) -> None:
+    diagnosis = _triage(tmp_path, (
+        "The node with node id: 8289f87b and address: 10.0.0.9 and node name: 10.0.0.9 has "
+        "been marked dead because the detector has missed too many heartbeats from it.\n"))
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert any("10.0.0.9" in c for c in diagnosis.culprits)
+
+
+def test_a_rendezvous_timeout_is_an_init_timeout_not_the_jobs_bug(tmp_path: Path) -> None:
+    diagnosis = _triage(tmp_path, (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3/torch/distributed/elastic/rendezvous/dynamic_rendezvous.py", '
+        "line 1100, in next_rendezvous\n"
+        "    self._op_executor.run(join_op, deadline, self._get_deadline)\n"
+        "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError\n"))
+    assert diagnosis.category is Category.INIT_TIMEOUT
+
+
+def test_a_launchers_calledprocesserror_with_a_signal_is_a_kill_not_software(
+        tmp_path: Path) -> None:
+    """accelerate's simple launcher: the command carries no --local_rank."""
+    diagnosis = _triage(tmp_path, (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/bin/accelerate", line 8, in <module>\n'
+        "    sys.exit(main())\n"
+        "subprocess.CalledProcessError: Command '['/usr/bin/python', 'train.py']' died with "
+        "<Signals.SIGKILL: 9>.\n"))
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
+
+
+def test_mp_spawn_wrapper_gives_way_to_the_workers_own_error(tmp_path: Path) -> None:
+    diagnosis = _triage(tmp_path, (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 90, in <module>\n'
+        "    mp.spawn(main, nprocs=4)\n"
+        "torch.multiprocessing.spawn.ProcessRaisedException: \n\n"
+        "-- Process 2 terminated with the following error:\n"
+        "Traceback (most recent call last):\n"
+        '  File "/data/loader.py", line 12, in __getitem__\n'
+        "    return open(self.paths[i], 'rb').read()\n"
+        "OSError: [Errno 5] Input/output error\n"))
+    assert diagnosis.category is Category.STORAGE_IO
+
+
+def test_ddp_model_check_names_the_rank_every_report_shares(tmp_path: Path) -> None:
+    """verify_params_across_processes: the odd rank reports rank 0, the others report it."""
+    odd_first = ("RuntimeError: DDP expects same model across all ranks, but Rank 3 has 12 "
+                 "params, while rank 0 has inconsistent 10 params.\n")
+    others = "".join(
+        f"RuntimeError: DDP expects same model across all ranks, but Rank {r} has 10 params, "
+        "while rank 3 has inconsistent 12 params.\n" for r in (0, 1, 2))
+    diagnosis = _triage(tmp_path, odd_first + others)
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, (3,))
+
+
+def test_old_blocking_wait_and_gloo_pair_closure_are_symptoms(tmp_path: Path) -> None:
+    for message in ("Work NCCL(SeqNum=5, OpType=ALLREDUCE) timed out in call to wait().",
+                    "[../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] "
+                    "Application timeout caused pair closure"):
+        diagnosis = _triage(tmp_path, f"[rank1]: RuntimeError: {message}\n")
+        assert diagnosis.category is not Category.SOFTWARE, message
+        assert diagnosis.culprit_ranks == (), message
+
+
+def test_monitored_barrier_from_a_rank_that_arrived_names_the_one_that_did_not() -> None:
+    line = ("RuntimeError: Rank 1 successfully reached monitoredBarrier, but received errors "
+            "while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.")
+    extractor = EventExtractor(bare_exceptions=True)
+    events = extractor.feed(line, 1) + extractor.flush()
+    (barrier,) = [e for e in events if e.kind is EventKind.MONITORED_BARRIER]
+    assert barrier.fields["ranks"] == "0"
+
+
+def test_newer_wordings_of_store_barriers_slurm_cancels_and_nccl_connects() -> None:
+    store = ("Timed out initializing process group in store based barrier on rank 3, for key: "
+             "store_based_barrier_key:1 (world_size=8, num_workers_joined=7, timeout=0:30:00)")
+    cancel = "slurmstepd: error: *** JOB 812 ON gpu07 CANCELLED AT 2025-06-01T10:00:00 DUE to " \
+             "SIGNAL Terminated ***"
+    connect = "gpu07:123:456 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: connect to " \
+              "10.0.0.5<45678> failed : Connection refused"
+    (kind, fields) = next((e.kind, e.fields) for e in EventExtractor().feed(store, 1))
+    assert kind is EventKind.STORE_TIMEOUT and fields["joined"] == 7
+    assert any(e.kind is EventKind.SLURM_CANCEL for e in EventExtractor().feed(cancel, 1))
+    (net,) = [e for e in EventExtractor().feed(connect, 1) if e.kind is EventKind.NCCL_WARN_NET]
+    assert (net.fields["peer"], net.fields["peer_port"]) == ("10.0.0.5", 45678)
+
+
+def test_the_rank_absent_from_a_store_barrier_is_named(tmp_path: Path) -> None:
+    lines = "".join(
+        f"INFO:root:Waiting in store based barrier to initialize process group for rank: {r}, "
+        "key: store_based_barrier_key:1 (world_size=4, worker_count=3, timeout=0:30:00)\n"
+        for r in (0, 1, 3))
+    diagnosis = _triage(tmp_path, lines)
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.INIT_TIMEOUT, (2,))
+    one_rank = _triage(tmp_path, lines.splitlines(keepends=True)[0] * 3)
+    assert one_rank.culprit_ranks == ()  # one rank's own log: the others were just not shown
+
+
+def _fingerprint(rank: int, seq: int, shape: str) -> str:
+    return (f"[I ProcessGroupWrapper.cpp:562] [Rank {rank}] Running collective: "
+            f"CollectiveFingerPrint(SequenceNumber={seq}, OpType=BROADCAST, "
+            f"TensorShape=[{shape}], TensorDtypes=Long, TensorDeviceTypes=TensorOptions())\n")
+
+
+def test_the_rank_behind_the_others_fingerprints_is_the_desync(tmp_path: Path) -> None:
+    behind = _fingerprint(1, 3, "1") + _fingerprint(0, 4, "73") + _fingerprint(2, 4, "73")
+    diagnosis = _triage(tmp_path, behind)
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.COLLECTIVE_DESYNC, (1,))
+    ahead = _fingerprint(1, 5, "1") + _fingerprint(0, 4, "73") + _fingerprint(2, 4, "73")
+    assert _triage(tmp_path, ahead).category is not Category.COLLECTIVE_DESYNC
+
+
+def test_a_failure_table_cut_before_its_root_cause_names_the_host(tmp_path: Path) -> None:
+    entries = "".join(
+        f"[{i}]:\n  time      : 2023-08-11_17:21:54\n  host      : node-b\n"
+        f"  rank      : {8 + i} (local_rank: {i})\n  exitcode  : -9 (pid: {100 + i})\n"
+        f"  error_file: <N/A>\n  traceback : Signal 9 (SIGKILL) received by PID {100 + i}\n"
+        for i in range(1, 4))
+    diagnosis = _triage(tmp_path, entries)
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
+    assert any("node-b" in c for c in diagnosis.culprits)
+
+
+def test_one_signal_in_several_ranks_names_none_of_them(tmp_path: Path) -> None:
+    text = "".join(f"[1,{r}]<stderr>:[host:0012{r}] *** Process received signal ***\n"
+                   f"[1,{r}]<stderr>:[host:0012{r}] Signal: Bus error (7)\n" for r in range(3))
+    diagnosis = _triage(tmp_path, text)
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
+
+
+def test_a_failed_srun_task_launch_names_the_node(tmp_path: Path) -> None:
+    diagnosis = _triage(tmp_path, "srun: error: Task launch for 36.0 failed on node cn131: "
+                                  "Job credential expired\n")
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert any("cn131" in c for c in diagnosis.culprits)
+
+
+def test_an_error_inside_a_ray_task_names_its_pid(tmp_path: Path) -> None:
+    diagnosis = _triage(tmp_path, (
+        "ray.exceptions.RayTaskError(RuntimeError): ray::Worker.save() (pid=4242, "
+        "ip=10.0.0.3, actor_id=ab12)\n"
+        '  File "/usr/lib/python3/torch/serialization.py", line 1266, in _save\n'
+        "RuntimeError: [enforce fail at inline_container.cc:857] . PytorchStreamWriter failed "
+        "writing file data/3: file write failed\n"))
+    assert diagnosis.category is Category.STORAGE_IO
+    assert any("4242" in c for c in diagnosis.culprits)
+
+
+def test_a_cut_traceback_or_failed_nccl_socket_is_not_a_clean_log(tmp_path: Path) -> None:
+    socket = "gpu1:15:91 [3] include/socket.h 398 NCCL WARN Call to recv failed : Connection " \
+             "reset by peer.\n"
+    assert _triage(tmp_path, socket).category is Category.UNDETERMINED
+    healthy = "gpu1:15:91 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+    assert _triage(tmp_path, healthy).category is Category.NONE
+
+
+def test_a_launch_endpoint_comes_from_arguments_not_from_code() -> None:
+    code = "    store = TCPStore(master_addr, master_port, world_size, start_daemon)"
+    args = "[INFO] run: Running torch.distributed.run with args: ['run.py', " \
+           "'--rdzv_endpoint=10.28.1.16:29400', 'main.py']"
+    assert not [e for e in EventExtractor().feed(code, 1)
+                if e.kind is EventKind.LAUNCH_ENDPOINT]
+    (given,) = [e for e in EventExtractor().feed(args, 1) if e.kind is EventKind.LAUNCH_ENDPOINT]
+    assert (given.fields["host"], given.fields["port"]) == ("10.28.1.16", 29400)
