@@ -383,7 +383,7 @@ def net_details(fields: Fields, payload: str) -> Fields:
 
 def _post_net(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] | None:
     if " NCCL WARN " not in payload:
-        if not payload.startswith(("Net : ", "NET/")):
+        if not payload.startswith(("Net : ", "NET/")) and "Net : Call to" not in payload[:80]:
             return None  # the same text as a `Last error:` line belongs to its nccl_error
         fields["quoted"] = True  # NCCL's last error, printed on a line of its own
     return EventKind.NCCL_WARN_NET, Level.ERROR, net_details(fields, payload)

@@ -306,6 +306,9 @@ def _is_gzip(raw: BinaryIO) -> bool:
 
 
 _WORD_PREFIX = re.compile(rb"([\w.\-]{1,40}): ")
+# What may stand before such a tag: colour codes, a shipper's date-time stamp.
+_LEAD = re.compile(rb"^(?:\x1b\[[0-9;?]*[A-Za-z])*\[?(?:\d{4}-\d\d-\d\d[ T][\d:.,]+"
+                   rb"(?:Z|[+-]\d\d:?\d\d)?\]? )?")
 # Words that open a payload, not a tag: exception lines, log levels, the kernel's own prefix.
 _NOT_A_TAG = (b"Error", b"Exception", b"Warning", b"NCCL", b"INFO", b"WARNING", b"ERROR",
               b"kernel")
@@ -315,7 +318,7 @@ def has_line_tag(head: bytes) -> bool:
     """Nearly every line of the file's head starts with one and the same `word: ` (a pdsh or
     DeepSpeed host, a test runner's `stderr: `, a container's name), or most lines start with
     one of a few host names: a tag to strip, as the host prefix of a multi-node runner is."""
-    lines = [line for line in head.split(b"\n")[:200] if line.strip()]
+    lines = [_LEAD.sub(b"", line) for line in head.split(b"\n")[:200] if line.strip()]
     if len(lines) < 5:
         return False
     tags = Counter(m.group(1) for line in lines if (m := _WORD_PREFIX.match(line)))

@@ -44,6 +44,11 @@ def _terminal_cut(text: str, width: int = 150) -> str:
                      for line in text.split("\n"))
 
 
+def _coloured(text: str) -> str:
+    return "\n".join(f"\x1b[31m{line}\x1b[0m" if "rror" in line else line
+                     for line in text.split("\n"))
+
+
 def _each(prefix: str) -> Callable[[str], str]:
     return lambda text: "\n".join(prefix + line if line else line for line in text.split("\n"))
 
@@ -55,6 +60,9 @@ SHAPES: dict[str, Callable[[str], str]] = {
     "docker compose": _each("trainer-1  | "),
     "kubectl --prefix": _each("[pod/train-worker-0/pytorch] "),
     "glog stamps": _each("I0501 12:00:00.123456 12345 train.py:42] "),
+    "shipper stamps": _each("2024-05-01T12:00:00.123Z "),
+    "bracketed stamps": _each("[2024-05-01 12:00:00,123] "),
+    "coloured errors": _coloured,
 }
 
 
