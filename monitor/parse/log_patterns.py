@@ -569,10 +569,15 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.COLLECTIVE_MISMATCH, Level.FATAL,
-        ("Detected mismatch between collectives", "Mismatched collective detected"),
+        ("Detected mismatch between collectives", "Mismatched collective detected",
+         "message truncated : receiving"),
         _rx(
             r"(?P<message>Detected mismatch between collectives on ranks.*)",
             r"(?P<message>Mismatched collective detected.*?around rank (?P<peer_rank>\d+).*)",
+            # NCCL's socket transport (net_socket.cc): the peer sent another size than this
+            # rank expects, "a mismatch in collective sizes"
+            r"(?P<message>NET/Socket : peer (?P<peer>[\w.:%\-]+)(?:<\d+>)? message truncated : "
+            r"receiving \d+ bytes instead of \d+.*)",
         ),
     ),
     LinePattern(
@@ -776,7 +781,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         _rx(
             r"NCCL error in: (?P<location>[^,]+), (?P<message>.*)",
             r"NCCL communicator was aborted on rank (?P<rank_in_message>\d+)\."
-            r"(?: Original reason for failure was: (?P<message>.*))?",
+            r"(?:\s*Original reason for failure was: (?P<message>.*))?",
             r"(?:raised the following async exception|found async exception when checking for "
             r"NCCL errors|encountered error set by ProcessGroupNCCL): ?(?P<message>.*)",
             r"(?P<message>ncc[lL]\w+Error: .*)",

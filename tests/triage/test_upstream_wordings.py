@@ -211,3 +211,20 @@ def test_a_launch_endpoint_comes_from_arguments_not_from_code() -> None:
                 if e.kind is EventKind.LAUNCH_ENDPOINT]
     (given,) = [e for e in EventExtractor().feed(args, 1) if e.kind is EventKind.LAUNCH_ENDPOINT]
     assert (given.fields["host"], given.fields["port"]) == ("10.28.1.16", 29400)
+
+
+def test_a_truncated_socket_message_is_a_collective_size_mismatch(tmp_path: Path) -> None:
+    """net_socket.cc: the peer sent another size than this rank expects."""
+    diagnosis = _triage(tmp_path, (
+        "gpu1:11:22 [0] transport/net_socket.cc:512 NCCL WARN NET/Socket : peer "
+        "10.0.0.2<4312> message truncated : receiving 1048576 bytes instead of 65536. If you "
+        "believe your socket network is in healthy state, there may be a mismatch in "
+        "collective sizes or environment settings (e.g. NCCL_PROTO, NCCL_ALGO) between ranks\n"))
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.COLLECTIVE_DESYNC, ())
+
+
+def test_the_abort_reason_is_read_after_two_spaces() -> None:
+    line = ("NCCL communicator was aborted on rank 3.  Original reason for failure was: NCCL "
+            "error: unhandled system error")
+    (event,) = [e for e in EventExtractor().feed(line, 1) if e.kind is EventKind.NCCL_ERROR]
+    assert str(event.fields["message"]).startswith("NCCL error: unhandled system error")
