@@ -489,7 +489,7 @@ class EventExtractor:
             if payload.startswith(_TRACEBACK):
                 block.state = "frames"
                 return _Verdict.TAKE
-            if _MSG_AFTER_BLANK.match(payload):
+            if _MSG_AFTER_BLANK.match(payload) or block.after_last_error:
                 block.state = "message"
                 return self._accept_message(block, payload)
             return _Verdict.REJECT
@@ -853,23 +853,21 @@ def _annotate_actor(block: _Block) -> None:
 
 
 def _annotate_last_error(block: _Block) -> None:
-    """Fold the `Last error:` text of an NCCL error into its event's fields."""
+    """Fold the `Last error:` text of an NCCL error into its event's fields: a network
+    failure gives the peer too; any other (a CUDA call that failed) is kept as it reads."""
     last = block.summary.get("last_error")
     if not isinstance(last, str):
         return
-    for pattern in PATTERNS:
-        if pattern.kind is EventKind.NCCL_WARN_NET:
-            m = first_match(pattern, last)
-            if m is not None:
-                detail = net_details(fields_from(m), last)
-                for i, event in enumerate(block.events):
-                    if event.kind is EventKind.NCCL_ERROR:
-                        block.events[i] = LogEvent(
-                            event.kind, event.level, event.rank, event.rank_origin,
-                            {**detail, **event.fields, "last_error": last}, event.text,
-                            event.line, event.end_line, event.host, event.stamp,
-                        )
-            break
+    net = next(p for p in PATTERNS if p.kind is EventKind.NCCL_WARN_NET)
+    m = first_match(net, last)
+    detail = net_details(fields_from(m), last) if m is not None else {}
+    for i, event in enumerate(block.events):
+        if event.kind is EventKind.NCCL_ERROR:
+            block.events[i] = LogEvent(
+                event.kind, event.level, event.rank, event.rank_origin,
+                {**detail, **event.fields, "last_error": last}, event.text,
+                event.line, event.end_line, event.host, event.stamp,
+            )
 
 
 _ACCEPTORS = {

@@ -137,6 +137,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "time      : ", "host      : ", "rank      : ", "exitcode  : ", "Root Cause (first",
     "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "MASTER_ADDR",
     "Running collective: CollectiveFingerPrint", "RayTaskError", "marked dead",
+    "resol", "servname",
 )
 
 
@@ -755,6 +756,8 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"Got completion with error (?P<status>\d+).*?vendor err (?P<vendor_err>\d+)",
             r"Call to (?P<op>recv|send|connect|accept) (?:from|to) (?P<peer>[\w.:\-]+)"
             r"<(?P<peer_port>\d+)> failed ?: ?(?P<error>.+)",
+            # older NCCL's bootstrap gave up connecting: no peer in the line
+            r"Call to (?P<op>connect) timeout ?: ?(?P<error>.+)",
             # socketStartConnect / socketPollConnect / include/socket.h's connect failures.
             r"[Cc]onnect to (?P<peer>[\w.:%\-]+)<(?P<peer_port>\d+)> "
             r"(?:failed(?: with error)? ?:? ?|returned )(?P<error>.+)",
@@ -1019,6 +1022,23 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"[Nn]o more retries)",
         ),
         post=_post_retry,
+    ),
+    LinePattern(
+        # The master/rendezvous host name does not resolve (a pod not up yet, a typo): the
+        # endpoint could not be reached.
+        EventKind.STORE_TIMEOUT, Level.ERROR,
+        ("Name or service not known", "Temporary failure in name resolution",
+         "Name does not resolve", "nodename nor servname"),
+        _rx(
+            r"can't resolve '(?P<host>[\w.\-]+)': (?P<error>Name does not resolve)",
+            r"(?:getaddrinfo|resolve|host|address)\W+(?P<host>[A-Za-z][\w.\-]*[\w])\W.*?"
+            r"(?P<error>Name or service not known|Temporary failure in name resolution|"
+            r"nodename nor servname provided)",
+            r"(?P<error>Name or service not known|Temporary failure in name resolution|"
+            r"nodename nor servname provided)",
+        ),
+        post=lambda f, p: (EventKind.STORE_TIMEOUT, Level.ERROR,
+                           {**f, "phase": "connect", "unresolved": True}),
     ),
     LinePattern(
         EventKind.CONNECTION_ERROR, Level.WARNING,

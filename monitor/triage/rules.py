@@ -129,6 +129,9 @@ def gpu_hardware(ctx: Context) -> Finding | None:
 
 def out_of_memory(ctx: Context) -> Finding | None:
     gpu = [e for e in ctx.of(EventKind.CUDA_OOM) if not e.event.fields.get("bad_size")]
+    # NCCL's "unhandled cuda error" whose last error is the allocation that failed
+    gpu += [e for e in ctx.of(EventKind.PYTHON_TRACEBACK, EventKind.NCCL_ERROR)
+            if "out of memory" in str(e.event.fields.get("last_error", ""))]
     host = ctx.of(EventKind.HOST_OOM, EventKind.SLURM_OOM)
     tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT) if e.event.fields.get("oom")]
     # A worker killed by SIGKILL is usually the OOM killer, but only a kernel or cgroup line
@@ -143,11 +146,15 @@ def out_of_memory(ctx: Context) -> Finding | None:
     culprits.extend(f"rank {r}" for r in ranks)
     for item in gpu:
         index = item.event.fields.get("gpu")
-        evidence.append(f"{who(item)}: CUDA out of memory (tried to allocate "
-                        f"{item.event.fields.get('requested')}"
-                        + (f" on GPU {index}" if index is not None else "") + f") ({item.where})")
+        on_gpu = f" on GPU {index}" if index is not None else ""
+        if item.kind is EventKind.CUDA_OOM:
+            evidence.append(f"{who(item)}: CUDA out of memory (tried to allocate "
+                            f"{item.event.fields.get('requested')}{on_gpu}) ({item.where})")
+        else:
+            evidence.append(f"{who(item)}: NCCL's CUDA call failed, last error "
+                            f"{item.event.fields.get('last_error')} ({item.where})")
         if item.rank is None:
-            culprits.append(f"the process that ran out of memory on GPU {index} (rank not shown)")
+            culprits.append(f"the process that ran out of GPU memory{on_gpu} (rank not shown)")
     for item in tasks:
         task_ids = [t for t in item.event.fields.get("tasks") or () if isinstance(t, int)]  # type: ignore[union-attr]
         node = item.event.fields.get("node")
@@ -447,7 +454,9 @@ def scheduler(ctx: Context) -> Finding | None:
 
 def network(ctx: Context) -> Finding | None:
     warns = [e for e in ctx.of(EventKind.NCCL_WARN_NET)
-             if not e.event.fields.get("consequence") and e.event.fields.get("peer")]
+             if not e.event.fields.get("consequence") and (
+                 e.event.fields.get("peer")
+                 or any(w in str(e.event.fields.get("error", "")) for w in _UNREACHABLE))]
     errors = [e for e in ctx.of(EventKind.NCCL_ERROR)
               if e.event.fields.get("peer") and not e.event.fields.get("consequence")]
     connects = [e for e in ctx.of(EventKind.STORE_TIMEOUT)
@@ -475,8 +484,9 @@ def network(ctx: Context) -> Finding | None:
             f"completion error {fields.get('status')}, vendor err {fields.get('vendor_err')}"
             if fields.get("status") is not None else "network error")
         port = fields.get("peer_port")
-        culprit = f"{local} <-> {fields.get('peer')}" + (f"<{port}>" if port is not None else "")
-        evidence.append(f"{local}: {detail} talking to {fields.get('peer')}"
+        peer = fields.get("peer") or "a peer the line does not name"
+        culprit = f"{local} <-> {peer}" + (f"<{port}>" if port is not None else "")
+        evidence.append(f"{local}: {detail} talking to {peer}"
                         f"<{fields.get('peer_port')}> ({first.where})")
     elif first.kind is EventKind.PYTHON_TRACEBACK:
         given = _endpoint(ctx, {})
@@ -509,7 +519,9 @@ def _endpoint(ctx: Context, fields: Mapping[str, FieldValue]) -> str:
             if host is not None:
                 return f"{host}:{port} (as the launcher was given)" if port is not None else \
                     f"{host} (as the launcher was given)"
-    return f"{host}:{port}" if host is not None else "(not named in the logs)"
+    if host is None:
+        return "(not named in the logs)"
+    return f"{host}:{port}" if port is not None else str(host)
 
 
 _UNREACHABLE = ("Connection timed out", "Connection refused", "No route to host")
@@ -921,6 +933,22 @@ def collective_mismatch(ctx: Context) -> Finding | None:
         else:
             detail = (f": rank {r1} is in {o1}" + (f" #{s1}" if s1 else "")
                       + f", rank {r2} in {o2}" + (f" #{s2}" if s2 else ""))
+    # Each report pairs two ranks; when every report pairs the same rank with another, that
+    # rank is the one that differs from all the others.
+    pairs = [{int(r) for r, _, _ in _FINGERPRINT.findall(str(i.event.fields.get("message", "")))}
+             for i in items]
+    pairs = [p for p in pairs if len(p) == 2]
+    common = set.intersection(*pairs) if len(pairs) >= 2 and len(set(map(frozenset, pairs))) >= 2 \
+        else set()
+    if len(common) == 1:
+        odd = common.pop()
+        return Finding(
+            Category.COLLECTIVE_DESYNC, (odd,), (f"rank {odd}",),
+            (f"ranks called different collectives{detail} ({first.where}); rank {odd} is in "
+             f"every mismatch report ({len(pairs)}), each with another rank: it is the one that "
+             "differs",), first,
+            (f"Find where rank {odd}'s code path or tensor shapes diverge from the others'.",),
+        )
     around = sorted({i.event.int_field("peer_rank") for i in items
                      if i.event.int_field("peer_rank") is not None})  # type: ignore[type-var]
     if around and not detail:

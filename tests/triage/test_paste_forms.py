@@ -94,12 +94,20 @@ def test_every_tuning_excerpt_read_right_stays_right_in_another_paste_shape(
 
 
 def test_lines_cut_at_a_terminal_width_are_joined_again(tmp_path: Path) -> None:
-    read_right = _read_right()
-    wrong = [e.id for i, e in enumerate(read_right)
-             if not _right_in_shape(e, _terminal_cut, tmp_path / str(i))]
-    # A cut that leaves fewer than three full-width lines is not recognised as one (a plain
-    # log's longest lines can repeat); those few excerpts are allowed to stay unread.
-    assert len(wrong) <= 4, wrong
+    """Where the cut leaves its signature (three full-width lines, two cut inside a word), the
+    excerpt reads as before. A cut that leaves fewer is not recognised (a plain log's longest
+    lines can repeat); most excerpts still read right then, as their key lines are short."""
+    wrong, unrecognised_wrong, touched = [], [], 0
+    for i, entry in enumerate(_read_right()):
+        texts = [(CORPUS / n).read_text(encoding="utf-8", errors="replace") for n in entry.files]
+        if not any(len(line) > 150 for text in texts for line in text.splitlines()):
+            continue
+        touched += 1
+        recognised = any(unwrap_terminal(_terminal_cut(t).encode())[1] for t in texts)
+        if not _right_in_shape(entry, _terminal_cut, tmp_path / str(i)):
+            (wrong if recognised else unrecognised_wrong).append(entry.id)
+    assert not wrong
+    assert len(unrecognised_wrong) <= 0.1 * touched, (unrecognised_wrong, touched)
 
 
 def _margin(head: bytes) -> bytes | None:
