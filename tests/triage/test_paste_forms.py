@@ -97,7 +97,9 @@ def test_lines_cut_at_a_terminal_width_are_joined_again(tmp_path: Path) -> None:
     """Where the cut leaves its signature (three full-width lines, two cut inside a word), the
     excerpt reads as before. A cut that leaves fewer is not recognised (a plain log's longest
     lines can repeat); most excerpts still read right then, as their key lines are short."""
-    wrong, unrecognised_wrong, touched = [], [], 0
+    wrong: list[str] = []
+    unrecognised_wrong: list[str] = []
+    touched = 0
     for i, entry in enumerate(_read_right()):
         texts = [(CORPUS / n).read_text(encoding="utf-8", errors="replace") for n in entry.files]
         if not any(len(line) > 150 for text in texts for line in text.splitlines()):
