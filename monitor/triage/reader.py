@@ -206,7 +206,7 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
     return scan
 
 
-UNWRAP_MAX_BYTES = 4 << 20  # a terminal copy is a paste: small
+UNWRAP_MAX_BYTES = 1 << 20  # a terminal copy is a paste: small
 _UNWRAP_MIN_WIDTH = 80
 
 
@@ -217,7 +217,8 @@ def unwrap_terminal(data: bytes) -> tuple[bytes, int | None]:
     are at least three of them, and at least two are cut inside a word (a letter or digit on
     both sides of the cut, the next line not starting as the cut one does). Returns the joined text and W, or the text unchanged and None."""
     lines = data.split(b"\n")
-    lengths = [len(line.rstrip(b"\r").decode("utf-8", "replace")) for line in lines]
+    # bytes, not characters: a cut line is ASCII nearly always, and decoding costs more
+    lengths = [len(line) - line.endswith(b"\r") for line in lines]
     width = max(lengths, default=0)
     if width < _UNWRAP_MIN_WIDTH:
         return data, None
