@@ -411,9 +411,7 @@ class _Reader:
         if _looks_like_alert_log(first):
             self._alert_log(_chain_first(first, chunks))
             return None
-        self.margin = file_margin(first[:BINARY_SNIFF_BYTES])
-        if has_line_tag(self._unquoted(first[:BINARY_SNIFF_BYTES])):
-            self.extractor = EventExtractor(bare_exceptions=True, host_prefix=True)
+        self.read_head(first[:BINARY_SNIFF_BYTES])
         if not self.gzipped and not recoded and not self.rewritten and type(self) is _Reader:
             # offsets in the file are offsets in the stream: one grep pass finds the hits
             self.hits = grep_hits(self.scan.path, self.scan.size_bytes)
@@ -605,7 +603,7 @@ class _Reader:
         if cut < len(buf) - SEGMENT_BYTES:
             cut = len(buf) - SEGMENT_BYTES
         for piece in _hit_segments(buf[:cut]):
-            self._feed(piece, self.line_no, None)
+            self._feed_text(piece, self.line_no, None)
         return buf[cut:]
 
     def _decode(self, data: bytes) -> str:
@@ -625,10 +623,13 @@ class _Reader:
             return b""  # a quoted or indented empty line
         return line
 
-    def _unquoted(self, head: bytes) -> bytes:
-        if self.margin is None:
-            return head
-        return b"\n".join(self._unmargined(line) for line in head.split(b"\n"))
+    def read_head(self, head: bytes) -> None:
+        """What the file's head says about every line: a margin to strip, a tag to strip."""
+        self.margin = file_margin(head)
+        if self.margin is not None:
+            head = b"\n".join(self._unmargined(line) for line in head.split(b"\n"))
+        if has_line_tag(head):
+            self.extractor = EventExtractor(bare_exceptions=True, host_prefix=True)
 
     def _feed(self, data: bytes, line_no: int, prev: str | None) -> None:
         data = self._unmargined(data)
@@ -637,8 +638,12 @@ class _Reader:
         if len(data) > SEGMENT_BYTES:
             self.overlong += 1
             for piece in _hit_segments(data):
-                self._feed(piece, line_no, None)
+                self._feed_text(piece, line_no, None)
             return
+        self._feed_text(data, line_no, prev)
+
+    def _feed_text(self, data: bytes, line_no: int, prev: str | None) -> None:
+        """One line (or a segment of an overlong one), its margin already stripped."""
         text = self._decode(data)
         segments = text.split("\r") if "\r" in text else (text,)
         for segment in segments:

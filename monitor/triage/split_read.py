@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import BinaryIO
 
 from monitor.parse.flight_recorder import looks_like_dump
-from monitor.parse.log_events import EventExtractor, EventKind, Level, LogEvent
+from monitor.parse.log_events import EventKind, Level, LogEvent
 from monitor.triage import reader as rd
 from monitor.triage.reader import FileScan
 
@@ -140,10 +140,7 @@ def read_piece(path: str, start: int, stop: int, last: bool, chunk: int,
                hits: list[int] | None = None) -> Piece:
     with open(path, "rb") as raw:
         reader = _PieceReader(path, raw, start, stop, last, chunk, hits)
-        head = raw.read(rd.BINARY_SNIFF_BYTES)
-        reader.margin = rd.file_margin(head)  # as the whole-file reader decides
-        if rd.has_line_tag(reader._unquoted(head)):
-            reader.extractor = EventExtractor(bare_exceptions=True, host_prefix=True)
+        reader.read_head(raw.read(rd.BINARY_SNIFF_BYTES))  # as the whole-file reader decides
         return reader.run_piece()
 
 
