@@ -485,13 +485,12 @@ def network(ctx: Context) -> Finding | None:
             if fields.get("status") is not None else "network error")
         port = fields.get("peer_port")
         peer = fields.get("peer") or "a peer the line does not name"
-        culprit = f"{local} <-> {peer}" + (f"<{port}>" if port is not None else "")
-        evidence.append(f"{local}: {detail} talking to {peer}"
-                        f"<{fields.get('peer_port')}> ({first.where})")
+        peer_text = f"{peer}<{port}>" if port is not None else str(peer)
+        culprit = f"{local} <-> {peer_text}"
+        evidence.append(f"{local}: {detail} talking to {peer_text} ({first.where})")
     elif first.kind is EventKind.PYTHON_TRACEBACK:
-        given = _endpoint(ctx, {})
-        culprit = ("the rendezvous store endpoint (MASTER_ADDR:MASTER_PORT)"
-                   if given.startswith("(") else f"the rendezvous store endpoint {given}")
+        given = _launch_endpoint(ctx)
+        culprit = f"the rendezvous store endpoint {given or '(MASTER_ADDR:MASTER_PORT)'}"
         evidence.append(f"{who(first)} could not connect to the rendezvous store: "
                         f"{fields.get('exc_type')}: {fields.get('exc_message')} ({first.where})")
     else:
@@ -509,19 +508,23 @@ def network(ctx: Context) -> Finding | None:
     )
 
 
-def _endpoint(ctx: Context, fields: Mapping[str, FieldValue]) -> str:
-    """host:port of the endpoint an error names, else the one the launcher was given."""
+def _host_port(fields: Mapping[str, FieldValue]) -> str | None:
     host, port = fields.get("host"), fields.get("port")
     if host is None:
-        given = ctx.of(EventKind.LAUNCH_ENDPOINT)
-        if given:
-            host, port = given[0].event.fields.get("host"), given[0].event.fields.get("port")
-            if host is not None:
-                return f"{host}:{port} (as the launcher was given)" if port is not None else \
-                    f"{host} (as the launcher was given)"
-    if host is None:
-        return "(not named in the logs)"
+        return None
     return f"{host}:{port}" if port is not None else str(host)
+
+
+def _launch_endpoint(ctx: Context) -> str | None:
+    """The endpoint the launcher was given (`--rdzv_endpoint`, `MASTER_ADDR=`), if shown."""
+    given = [_host_port(e.event.fields) for e in ctx.of(EventKind.LAUNCH_ENDPOINT)]
+    first = next((g for g in given if g is not None), None)
+    return None if first is None else f"{first} (as the launcher was given)"
+
+
+def _endpoint(ctx: Context, fields: Mapping[str, FieldValue]) -> str:
+    """host:port of the endpoint an error names, else the one the launcher was given."""
+    return _host_port(fields) or _launch_endpoint(ctx) or "(not named in the logs)"
 
 
 _UNREACHABLE = ("Connection timed out", "Connection refused", "No route to host")
@@ -858,16 +861,12 @@ def ddp_mismatch(ctx: Context) -> Finding | None:
     unused = first.event.int_field("unused_rank")
     # Every rank compares itself with the others and reports the first that differs: the odd
     # rank reports rank 0, all the others report the odd one. The rank in every report is it.
-    pairs = [{i.event.int_field("reporter_rank"), i.event.int_field("peer_rank")}
-             for i in items if i.event.int_field("peer_rank") is not None]
-    if len(pairs) >= 2:
-        common = set.intersection(*pairs) - {None}
-        if len(common) == 1:
-            odd = common.pop()
-            named = [i for i in items if i.event.int_field("peer_rank") == odd]
-            if named:  # a report that names it, so its counts read the right way round
-                first, bad = named[0], odd
-                reporter = first.event.int_field("reporter_rank")
+    odd = _in_every_report([{i.event.int_field("reporter_rank"), i.event.int_field("peer_rank")}
+                            for i in items if i.event.int_field("peer_rank") is not None])
+    named = [i for i in items if odd is not None and i.event.int_field("peer_rank") == odd]
+    if named:  # a report that names it, so its counts read the right way round
+        first, bad = named[0], odd
+        reporter = first.event.int_field("reporter_rank")
     if bad is None and unused is not None:
         return Finding(
             Category.SOFTWARE, (unused,), (f"rank {unused}",),
@@ -888,6 +887,15 @@ def ddp_mismatch(ctx: Context) -> Finding | None:
         (f"Compare how rank {bad} builds the model (rank-dependent code, a missing adapter or "
          "checkpoint, a different config or world-size setting) with the other ranks.",),
     )
+
+
+def _in_every_report(pairs: Sequence[set[int | None]]) -> int | None:
+    """The one rank that every pairwise report (reporter and the rank it names, or the two
+    sides of a mismatch) has in it, from two reports or more; None when there is no one."""
+    if len(pairs) < 2:
+        return None
+    common = set.intersection(*pairs) - {None}
+    return common.pop() if len(common) == 1 else None
 
 
 def monitored_barrier(ctx: Context) -> Finding | None:
@@ -935,13 +943,12 @@ def collective_mismatch(ctx: Context) -> Finding | None:
                       + f", rank {r2} in {o2}" + (f" #{s2}" if s2 else ""))
     # Each report pairs two ranks; when every report pairs the same rank with another, that
     # rank is the one that differs from all the others.
-    pairs = [{int(r) for r, _, _ in _FINGERPRINT.findall(str(i.event.fields.get("message", "")))}
-             for i in items]
+    pairs: list[set[int | None]] = [
+        {int(r) for r, _, _ in _FINGERPRINT.findall(str(i.event.fields.get("message", "")))}
+        for i in items]
     pairs = [p for p in pairs if len(p) == 2]
-    common = set.intersection(*pairs) if len(pairs) >= 2 and len(set(map(frozenset, pairs))) >= 2 \
-        else set()
-    if len(common) == 1:
-        odd = common.pop()
+    odd = _in_every_report(pairs)
+    if odd is not None:
         return Finding(
             Category.COLLECTIVE_DESYNC, (odd,), (f"rank {odd}",),
             (f"ranks called different collectives{detail} ({first.where}); rank {odd} is in "
@@ -970,28 +977,28 @@ def fingerprint_outlier(ctx: Context) -> Finding | None:
     ahead of it are a log cut while the others caught up; with no majority no rank can be
     blamed."""
     last: dict[int, tuple[object, ...]] = {}
-    first_seen: dict[int, Located] = {}
+    last_line: dict[int, Located] = {}
     for item in ctx.of(EventKind.COLLECTIVE_FINGERPRINT):
         if item.rank is None or item.rank_origin == "local":
             continue
         f = item.event.fields
         last[item.rank] = (f.get("seq"), f.get("op"), f.get("shape"), f.get("dtype"))
-        first_seen[item.rank] = item
+        last_line[item.rank] = item
     if len(last) < 2 or len(set(last.values())) < 2:
         return None
     counts: dict[tuple[object, ...], list[int]] = defaultdict(list)
     for rank, print_ in sorted(last.items()):
         counts[print_].append(rank)
-    majority, ranks = max(counts.items(), key=lambda kv: len(kv[1]))
+    majority, agreeing = max(counts.items(), key=lambda kv: len(kv[1]))
     outliers = sorted(r for r, p in last.items() if p != majority)
     seq = majority[0]
     if isinstance(seq, int) and all(isinstance(last[r][0], int) and int(str(last[r][0])) > seq
                                     for r in outliers):
         return None  # ahead of the others: the log was cut while they caught up
-    item = first_seen[outliers[0]] if outliers else next(iter(first_seen.values()))
+    item = last_line[outliers[0]] if outliers else next(iter(last_line.values()))
     shown = "; ".join(f"rank {r}: {last[r][1]} #{last[r][0]} {last[r][2] or ''}".rstrip()
                       for r in sorted(last))
-    if len(ranks) <= len(outliers) or len(ranks) < 2:
+    if len(agreeing) <= len(outliers) or len(agreeing) < 2:
         return Finding(
             Category.COLLECTIVE_DESYNC, (), (),
             (f"the ranks' last collectives differ ({shown}) and no majority agrees: no single "
@@ -1002,7 +1009,7 @@ def fingerprint_outlier(ctx: Context) -> Finding | None:
     return Finding(
         Category.COLLECTIVE_DESYNC, tuple(outliers), tuple(f"rank {r}" for r in outliers),
         (f"{_ranks_text(outliers)} ran a different last collective than ranks "
-         f"{compress_ranks(ranks)} ({shown}; {item.where}): the odd ones out diverged",), item,
+         f"{compress_ranks(agreeing)} ({shown}; {item.where}): the odd ones out diverged",), item,
         (f"Find where {_ranks_text(outliers)} took another code path (a rank-dependent branch, "
          "a data-dependent shape, a collective inside a condition).",),
     )
