@@ -47,7 +47,13 @@ def entries() -> list[Entry]:
 
 
 def judge(entry: Entry) -> Outcome:
-    scans, problems, _ = read_inputs([str(CORPUS / f) for f in entry.files])
+    return judge_files(entry, [str(CORPUS / f) for f in entry.files])
+
+
+def judge_files(entry: Entry, paths: list[str]) -> Outcome:
+    """The entry's expectations checked against a triage of `paths` (its files, or copies
+    of them in another shape)."""
+    scans, problems, _ = read_inputs(paths)
     diagnosis = diagnose(scans, problems)
     reasons = []
     if diagnosis.category is not entry.category:

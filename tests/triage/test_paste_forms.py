@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from monitor.triage.analysis import diagnose
-from monitor.triage.reader import file_margin, read_inputs, unwrap_terminal
-from tests.triage.public_corpus import CORPUS, Entry, entries, judge
+from monitor.triage.reader import file_margin, unwrap_terminal
+from tests.triage.public_corpus import CORPUS, Entry, entries, judge, judge_files
 
 
 def _quoted(text: str) -> str:
@@ -74,11 +73,7 @@ def _right_in_shape(entry: Entry, shape: Callable[[str], str], tmp: Path) -> boo
         target.write_text(shape((CORPUS / name).read_text(encoding="utf-8", errors="replace")),
                           encoding="utf-8")
         paths.append(str(target))
-    scans, problems, _ = read_inputs(paths)
-    diagnosis = diagnose(scans, problems)
-    return (diagnosis.category is entry.category
-            and sorted(diagnosis.culprit_ranks) == sorted(entry.culprit_ranks)
-            and all(any(n in c for c in diagnosis.culprits) for n in entry.culprit_text))
+    return judge_files(entry, paths).right
 
 
 def _read_right() -> list[Entry]:
