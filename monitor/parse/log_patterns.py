@@ -137,7 +137,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "time      : ", "host      : ", "rank      : ", "exitcode  : ", "Root Cause (first",
     "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "MASTER_ADDR",
     "Running collective: CollectiveFingerPrint", "RayTaskError", "marked dead",
-    "resol", "servname",
+    "service not known", "name resolution", "does not resolve", "servname",
 )
 
 
