@@ -215,28 +215,34 @@ def unwrap_terminal(data: bytes) -> tuple[bytes, int | None]:
 
     The signature: the longest lines all have one length W >= 80 (no line is longer), there
     are at least three of them, and at least two are cut inside a word (a letter or digit on
-    both sides of the cut, the next line not starting as the cut one does). Returns the joined text and W, or the text unchanged and None."""
+    both sides of the cut, the next line not starting as the cut one does). A line one byte
+    short was cut at a space that the paste stripped as trailing blank; it is joined with that
+    space. Returns the joined text and W, or the text unchanged and None."""
     lines = data.split(b"\n")
     # bytes, not characters: a cut line is ASCII nearly always, and decoding costs more
     lengths = [len(line) - line.endswith(b"\r") for line in lines]
     width = max(lengths, default=0)
     if width < _UNWRAP_MIN_WIDTH:
         return data, None
-    cut = [i for i, n in enumerate(lengths[:-1]) if n == width]
-    if len(cut) < 3:
-        return data, None
+    full = [i for i, n in enumerate(lengths[:-1]) if n == width]
     # A continuation rarely starts as its own line did (a log's lines share their prefix).
-    inside_word = sum(1 for i in cut
+    inside_word = sum(1 for i in full
                       if lines[i].rstrip(b"\r")[-1:].isalnum() and lines[i + 1][:1].isalnum()
                       and lines[i + 1][:8] != lines[i][:8])
-    if inside_word < 2:
+    at_space = {i for i, n in enumerate(lengths[:-1])
+                if n == width - 1 and lines[i + 1][:1].strip()
+                and lines[i + 1][:8] != lines[i][:8]}
+    if len(full) + len(at_space) < 3 or inside_word < 2:
         return data, None
     out: list[bytes] = []
     current = b""
     for i, line in enumerate(lines):
-        current += line.rstrip(b"\r") if lengths[i] == width else line
-        if lengths[i] != width or i == len(lines) - 1:
-            out.append(current)
+        if lengths[i] == width and i < len(lines) - 1:
+            current += line.rstrip(b"\r")
+        elif i in at_space:
+            current += line.rstrip(b"\r") + b" "
+        else:
+            out.append(current + line)
             current = b""
     return b"\n".join(out), width
 

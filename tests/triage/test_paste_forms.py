@@ -43,6 +43,12 @@ def _terminal_cut(text: str, width: int = 150) -> str:
                      for line in text.split("\n"))
 
 
+def _terminal_cut_stripped(text: str, width: int = 150) -> str:
+    """A terminal's cut, pasted where trailing blanks are stripped: a line cut at a space is
+    one short of the width."""
+    return "\n".join(line.rstrip(" ") for line in _terminal_cut(text, width).split("\n"))
+
+
 def _coloured(text: str) -> str:
     return "\n".join(f"\x1b[31m{line}\x1b[0m" if "rror" in line else line
                      for line in text.split("\n"))
@@ -107,6 +113,20 @@ def test_lines_cut_at_a_terminal_width_are_joined_again(tmp_path: Path) -> None:
     assert len(unrecognised_wrong) <= 0.1 * touched, (unrecognised_wrong, touched)
 
 
+def test_a_cut_whose_trailing_blanks_were_stripped_is_joined_with_the_blank(
+        tmp_path: Path) -> None:
+    """Every excerpt whose cut is recognised with its blanks kept reads the same once the
+    paste has stripped them (the lines cut at a space are then one byte short)."""
+    wrong: list[str] = []
+    for i, entry in enumerate(_read_right()):
+        texts = [(CORPUS / n).read_text(encoding="utf-8", errors="replace") for n in entry.files]
+        if not any(unwrap_terminal(_terminal_cut(t).encode())[1] for t in texts):
+            continue
+        if not _right_in_shape(entry, _terminal_cut_stripped, tmp_path / str(i)):
+            wrong.append(entry.id)
+    assert not wrong
+
+
 def _margin(head: bytes) -> bytes | None:
     margin = file_margin(head)
     return None if margin is None else margin.pattern
@@ -130,7 +150,10 @@ def test_a_plain_log_with_repeated_longest_lines_is_not_unwrapped() -> None:
 def test_unwrap_joins_only_full_width_lines() -> None:
     line = "RuntimeError: NCCL communicator was aborted on rank 3. Original reason for failure " \
            "was: [Rank 3] Watchdog caught collective operation timeout " * 3
-    cut = _terminal_cut(line.strip(), 100) + "\nnext line\n"
+    cut = _terminal_cut(line.strip(), 97) + "\nnext line\n"
     joined, width = unwrap_terminal(cut.encode())
-    assert width == 100
+    assert width == 97
     assert joined.decode() == line.strip() + "\nnext line\n"
+    stripped = "\n".join(part.rstrip(" ") for part in cut.split("\n"))
+    assert stripped != cut  # some cut fell on a blank
+    assert unwrap_terminal(stripped.encode()) == (joined, 97)
