@@ -71,6 +71,8 @@ class EventKind(str, enum.Enum):
     LAUNCH_ENDPOINT = "launch_endpoint"  # the rendezvous/master address a launcher was given
     COLLECTIVE_FINGERPRINT = "collective_fingerprint"  # one rank's collective (DETAIL debug)
     RAY_TASK_ERROR = "ray_task_error"  # the Ray task (and its pid) an error that follows came from
+    MPI_PEER_LOST = "mpi_peer_lost"  # Open MPI: a peer process disconnected (and its host)
+    NCCL_CONNECT_RETRY = "nccl_connect_retry"  # NCCL still retrying a refused connect
 
 
 class Level(enum.IntEnum):
@@ -138,6 +140,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "MASTER_ADDR",
     "Running collective: CollectiveFingerPrint", "RayTaskError", "marked dead",
     "service not known", "name resolution", "does not resolve", "servname",
+    "peer process has unexpectedly", "Peer host:", "Call to connect returned",
 )
 
 
@@ -155,7 +158,7 @@ _INT_FIELDS = frozenset(
         "xid", "caused_by", "count", "joined", "expected", "port", "peer_port", "source_rank",
         "stuck_seconds", "pending_works", "worker", "signo", "code", "timeout_seconds",
         "remaining", "reporter_rank", "peer_rank", "closed_by_local_rank", "status_alt", "rank_in_message",
-        "line", "gpu", "unused_rank",
+        "line", "gpu", "unused_rank", "repr_rank",
     }
 )
 
@@ -605,10 +608,30 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         # `ray.exceptions.RayTaskError(RuntimeError): ray::WorkerDict.save() (pid=21050,
         # ip=…)`: the worker process whose error the lines below show (read in triage only).
+        # An actor's constructor that raised: `ActorDiedError: The actor died because of an
+        # error raised in its creation task, ray::group:Worker.__init__() (pid=…, ip=…, …,
+        # repr=Worker[rank=3])`; a worker group's repr states the worker's rank.
         EventKind.RAY_TASK_ERROR, Level.INFO,
-        ("RayTaskError",),
-        _rx(r"RayTaskError(?:\((?P<exc>\w+)\))?: ray::(?P<task>[\w.<>]+)\(\) "
-            r"\(pid=(?P<pid>\d+), ip=(?P<ip>[^,)\s]+)"),
+        ("RayTaskError", "error raised in its creation task"),
+        _rx(r"(?:RayTaskError(?:\((?P<exc>\w+)\))?:|error raised in its creation task,) "
+            r"ray::(?P<task>[\w.<>:\-]+)\(\) \(pid=(?P<pid>\d+), ip=(?P<ip>[^,)\s]+)"
+            r"(?:[^)]*?repr=\w+\[rank=(?P<repr_rank>\d+)\])?"),
+    ),
+    LinePattern(
+        # NCCL's socket connect prints this once per 1,000 refused tries (about a second);
+        # after 20,000 it gives up with a WARN (read in triage only).
+        EventKind.NCCL_CONNECT_RETRY, Level.INFO,
+        ("Call to connect returned",),
+        _rx(r"NCCL INFO Call to connect returned (?P<error>[^,]+), retrying"),
+    ),
+    LinePattern(
+        # Open MPI's help text when a peer vanished, its `Peer host:` row a few lines below
+        # (read in triage only): `An MPI communication peer process has unexpectedly
+        # disconnected.` … `  Peer host:  node17`.
+        EventKind.MPI_PEER_LOST, Level.WARNING,
+        ("peer process has unexpectedly", "Peer host:"),
+        _rx(r"An MPI communication peer process has unexpectedly disconnected",
+            r"^\s*Peer host:\s+(?P<peer_host>[\w.\-]+)"),
     ),
     LinePattern(
         # TORCH_DISTRIBUTED_DEBUG=DETAIL: ProcessGroupWrapper logs each rank's collective

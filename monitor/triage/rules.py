@@ -9,7 +9,7 @@ unlabelled process), the evidence sentences with file:line, the cause event and 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -153,7 +153,11 @@ def out_of_memory(ctx: Context) -> Finding | None:
         else:
             evidence.append(f"{who(item)}: NCCL's CUDA call failed, last error "
                             f"{item.event.fields.get('last_error')} ({item.where})")
-        if item.rank is None:
+        task = _ray_task(ctx, item) if item.rank is None else None
+        if task is not None:
+            ranks = tuple(sorted({*ranks, *_ray_rank(task)}))
+            culprits.extend([*(f"rank {r}" for r in _ray_rank(task)), _ray_task_name(task)])
+        elif item.rank is None:
             culprits.append(f"the process that ran out of GPU memory{on_gpu} (rank not shown)")
     for item in tasks:
         task_ids = [t for t in item.event.fields.get("tasks") or () if isinstance(t, int)]  # type: ignore[union-attr]
@@ -462,8 +466,9 @@ def network(ctx: Context) -> Finding | None:
     connects = [e for e in ctx.of(EventKind.STORE_TIMEOUT)
                 if e.event.fields.get("phase") == "connect"]
     rendezvous = [e for e in ctx.of(EventKind.RENDEZVOUS_ERROR)
-                  if "Connection" in str(e.event.fields.get("exc", ""))]
-    store_raised = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK) if _store_unreachable(e)]
+                  if "Connection" in str(e.event.fields.get("exc", "")) and not _keep_alive(e)]
+    store_raised = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
+                    if _store_unreachable(e) or _peer_unreachable(e)]
     items = [*warns, *errors, *connects, *rendezvous, *store_raised]
     if not items:
         return None
@@ -488,6 +493,12 @@ def network(ctx: Context) -> Finding | None:
         peer_text = f"{peer}<{port}>" if port is not None else str(peer)
         culprit = f"{local} <-> {peer_text}"
         evidence.append(f"{local}: {detail} talking to {peer_text} ({first.where})")
+    elif first.kind is EventKind.PYTHON_TRACEBACK and not _store_unreachable(first):
+        named = _RAISED_PEER.search(str(fields.get("exc_message", "")))
+        culprit = f"the peer endpoint {named.group(1)}:{named.group(2)}" if named else (
+            "a peer the error does not name")
+        evidence.append(f"{who(first)} could not connect to {culprit}: "
+                        f"{fields.get('exc_type')}: {fields.get('exc_message')} ({first.where})")
     elif first.kind is EventKind.PYTHON_TRACEBACK:
         given = _launch_endpoint(ctx)
         culprit = f"the rendezvous store endpoint {given or '(MASTER_ADDR:MASTER_PORT)'}"
@@ -505,6 +516,29 @@ def network(ctx: Context) -> Finding | None:
         ("Check the link between these hosts (`ibstat`, `ibv_devinfo`, switch counters) and "
          "that NCCL uses the right interfaces (NCCL_SOCKET_IFNAME, NCCL_IB_HCA); for the "
          "rendezvous, a reachable MASTER_ADDR and port.",),
+    )
+
+
+def _keep_alive(item: Located) -> bool:
+    """An elastic agent that lost the rendezvous mid-run (its keep-alive heartbeats fail)."""
+    return "keep-alive heartbeat" in item.event.text
+
+
+def rendezvous_lost(ctx: Context) -> Finding | None:
+    """The rendezvous store went away after the job started: the host that kept it (the
+    first node's agent) is gone or cut off, and its own logs hold why; the agents that
+    report it only see the loss."""
+    lost = [e for e in ctx.of(EventKind.RENDEZVOUS_ERROR) if _keep_alive(e)]
+    if not lost:
+        return None
+    first = lost[0]
+    return Finding(
+        Category.UNDETERMINED, (), (),
+        (f"{who(first)} lost the rendezvous: its keep-alive heartbeats fail with "
+         f"{first.event.fields.get('exc')} ({first.where}, {len(lost)} time(s)); the node "
+         "that kept the store stopped answering, and these logs do not say why",), first,
+        ("Read the logs of the node that hosts the rendezvous store (the rdzv endpoint, "
+         "usually the first node) and its kernel log around that time.",),
     )
 
 
@@ -527,7 +561,19 @@ def _endpoint(ctx: Context, fields: Mapping[str, FieldValue]) -> str:
     return _host_port(fields) or _launch_endpoint(ctx) or "(not named in the logs)"
 
 
-_UNREACHABLE = ("Connection timed out", "Connection refused", "No route to host")
+_UNREACHABLE = ("Connection timed out", "Connection refused", "No route to host",
+                "Network is unreachable")
+# gloo's pair and c10d's socket name the address they could not connect to:
+# `connect [10.0.0.2]:13195: Connection refused`
+_RAISED_PEER = re.compile(r"connect(?:ing)?(?: to)? \[?([\w.:\-]+?)\]?:(\d+)\W")
+
+
+def _peer_unreachable(item: Located) -> bool:
+    """An exception of the job's transport (gloo, c10d sockets) that says it could not
+    connect to a peer: the link or the peer is down, not the job's code."""
+    message = str(item.event.fields.get("exc_message", ""))
+    return (any(w in message for w in _UNREACHABLE) and _RAISED_PEER.search(message) is not None
+            and any(w in message for w in ("gloo", "c10d", "socket", "pair.cc")))
 
 
 def _store_unreachable(item: Located) -> bool:
@@ -567,6 +613,11 @@ def init_timeout(ctx: Context) -> Finding | None:
     absent = _absent_from_barrier(ctx)
     evidence = [f"{who(first)}: store/rendezvous wait timed out{detail} ({first.where}); a rank "
                 "never arrived"]
+    root = None if absent else _unique_id_root(ctx, waits)
+    if root is not None:
+        absent = (root,)
+        evidence.append(f"rank {root} never published the NCCL unique id the others wait for: "
+                        "it never reached the communicator's creation")
     if absent:
         evidence.append(f"every rank of the world but {_ranks_text(absent)} reports waiting in "
                         "the store barrier: the absent one never reached init_process_group")
@@ -576,6 +627,29 @@ def init_timeout(ctx: Context) -> Finding | None:
         ("Check that every rank started (scheduler, container pull, a crash before "
          "init_process_group) and that they all use the same MASTER_ADDR and port.",),
     )
+
+
+# ProcessGroupNCCL: `[45] is setting up NCCL communicator and retrieving ncclUniqueId from
+# [0] via c10d key-value store by key '0', but store->get('0') got error: …`
+_UNIQUE_ID_WAIT = re.compile(r"\[(\d+)\] is setting up NCCL communicator and retrieving "
+                             r"ncclUniqueId from \[(\d+)\]")
+
+
+def _unique_id_root(ctx: Context, waits: Sequence[Located]) -> int | None:
+    """The rank whose NCCL unique id every waiting rank asks the store for. Its number is a
+    rank of the group being created: the global one only for the default group (named in the
+    keys, or the waiting rank's number in the group is its global rank)."""
+    roots: set[int] = set()
+    for item in waits:
+        m = _UNIQUE_ID_WAIT.search(item.event.text)
+        if m is None:
+            continue
+        default = "default_pg" in str(item.event.fields.get("keys", "")) or (
+            item.rank is not None and item.rank_origin != "local" and item.rank == int(m[1]))
+        if not default:
+            return None
+        roots.add(int(m[2]))
+    return roots.pop() if len(roots) == 1 else None
 
 
 def _absent_from_barrier(ctx: Context) -> tuple[int, ...]:
@@ -656,7 +730,7 @@ def own_exception(ctx: Context) -> Finding | None:
            and not any(w in str(item.event.fields["exc_type"]) for w in _COLLATERAL)
            and not _launcher_called_process(item)
            and not any(w in str(item.event.fields.get("exc_message", ""))
-                       for w in (*_PEER_LOST, *_WAITED_FOR_A_PEER))
+                       for w in (*_PEER_LOST, *_WAITED_FOR_A_PEER, *_NCCL_UNEXPLAINED))
            and "CUDA" not in str(item.event.fields.get("exc_message", ""))]
     if not own:
         return None
@@ -675,6 +749,9 @@ def own_exception(ctx: Context) -> Finding | None:
     task = None if ranks else _ray_task(ctx, first)
     raiser = _ray_task_name(task) if task is not None else who(first)
     culprits: tuple[str, ...] = (raiser,) if ranks or task is not None else ()
+    if task is not None and _ray_rank(task):
+        ranks = _ray_rank(task)
+        culprits = (f"rank {ranks[0]}", raiser)
     return Finding(
         category, ranks, culprits,
         (f"{raiser} raised {exc}: {message[:160]} ({first.where})",), first,
@@ -692,6 +769,33 @@ _WAITED_FOR_A_PEER = ("Timed out waiting", "Watchdog caught collective operation
                       "timed out in call to wait()", "timed out in blocking wait",
                       "Application timeout caused pair closure", "timed out in monitoredBarrier",
                       "received errors while waiting for send/recv")
+
+
+# NCCL's codes for a failed system call, a broken invariant and a lost peer: NCCL's own WARN
+# line holds the reason; the exception that carries the code is not the job's bug.
+_NCCL_UNEXPLAINED = ("unhandled system error", "ncclSystemError", "internal error",
+                     "ncclInternalError", "ncclRemoteError",
+                     "remote process exited or there was a network error")
+
+
+def nccl_unexplained(ctx: Context) -> Finding | None:
+    """An NCCL system, internal or remote error whose reason no line shows (the rules that
+    read a reason, a peer or a CUDA failure come first)."""
+    errors = [e for e in ctx.of(EventKind.NCCL_ERROR)
+              if e.event.fields.get("nccl_code") in ("system", "internal", "remote")]
+    if not errors:
+        return None
+    first = errors[0]
+    reporters = ctx.global_ranks(errors)
+    return Finding(
+        Category.UNDETERMINED, (), (),
+        (f"{who(first)}: NCCL error '{first.event.fields.get('message') or first.event.text}' "
+         f"({first.where}) with no reason shown"
+         + (f"; reported by rank(s) {compress_ranks(reporters)}, which may be the victims"
+            if reporters else ""),), first,
+        ("Rerun with NCCL_DEBUG=WARN (or INFO): the NCCL WARN line before the error names the "
+         "failing system call, peer or link.",),
+    )
 
 
 def _launcher_called_process(item: Located) -> bool:
@@ -1061,6 +1165,30 @@ def _ray_task_name(task: Located) -> str:
     return f"Ray task {fields.get('task')} (pid {fields.get('pid')} on {fields.get('ip')})"
 
 
+def _ray_rank(task: Located) -> tuple[int, ...]:
+    """The rank a worker group's actor states in its repr (`repr=Worker[rank=3]`)."""
+    rank = task.event.int_field("repr_rank")
+    return () if rank is None else (rank,)
+
+
+def ray_creation_task(ctx: Context) -> Finding | None:
+    """Ray: an actor's constructor raised and the actor died. Its own exception, when the
+    traceback shows it, is read by the earlier rules; here the traceback was cut before it."""
+    items = [t for t in ctx.of(EventKind.RAY_TASK_ERROR) if "creation task" in t.event.text]
+    if not items:
+        return None
+    first = items[0]
+    ranks = _ray_rank(first)
+    return Finding(
+        Category.UNDETERMINED, ranks,
+        (*(f"rank {r}" for r in ranks), _ray_task_name(first)),
+        (f"{_ray_task_name(first)} died while it was being created ({first.where}); the "
+         "exception that killed it is not in the logs",), first,
+        ("The actor's constructor raised: its full traceback is in the worker's log under "
+         "/tmp/ray/session_latest/logs (worker-*.err) on that node.",),
+    )
+
+
 def gpu_fault(ctx: Context) -> Finding | None:
     """Driver and PCIe lines about a GPU: the hardware under the software errors."""
     items = ctx.of(EventKind.GPU_FAULT)
@@ -1094,7 +1222,7 @@ def actor_died(ctx: Context) -> Finding | None:
         "node has crashed", "marked dead", "node has died", "node was terminated"))]
     if node:
         first = node[0]
-        ips = sorted(set(re.findall(r"(?:Owner Ip address:|and address:|IP:) ([\d.]+)",
+        ips = sorted(set(re.findall(r"(?:Owner Ip address:|and address:|and ip:|IP:) ([\d.]+)",
                                     first.event.text)))
         return Finding(
             Category.INFRASTRUCTURE, (), tuple(f"node {ip}" for ip in ips),
@@ -1227,6 +1355,58 @@ def launcher_exit(ctx: Context) -> Finding | None:
     return None
 
 
+def mpi_peer_lost(ctx: Context) -> Finding | None:
+    """Open MPI: a peer process disconnected without finalising. The peer's failure is the
+    cause (Open MPI says so); its host is named, the reason is in its own output."""
+    lost = [e for e in ctx.of(EventKind.MPI_PEER_LOST) if e.event.fields.get("peer_host") is None]
+    if not lost:
+        return None
+    first = lost[0]
+    hosts = [e.event.fields["peer_host"] for e in ctx.of(EventKind.MPI_PEER_LOST)
+             if e.file_index == first.file_index and e.event.fields.get("peer_host")
+             and 0 < e.event.line - first.event.line <= 40]  # the help text is 13 lines
+    peer = f"the peer process on {hosts[0]}" if hosts else ""
+    return Finding(
+        Category.UNDETERMINED, (), (peer,) if peer else (),
+        (f"Open MPI: {peer or 'a peer process'} disconnected unexpectedly ({first.where}); "
+         "its crash or exit is the cause, and these logs do not show it",), first,
+        ("Read the output of the peer's ranks on that host (and its kernel log): a crash, an "
+         "OOM kill or an exit without MPI_Finalize.",),
+    )
+
+
+def nccl_connect_refused(ctx: Context) -> Finding | None:
+    """NCCL retrying a refused connect, once a second for the same process, and nothing after
+    it: the peer's listening socket is not there (the peer died, or a firewall or the wrong
+    interface). Recovered retries are followed by the job's progress and do not count."""
+    retries = ctx.of(EventKind.NCCL_CONNECT_RETRY)
+    per_process = Counter((r.file_index, r.event.fields.get("host"), r.event.fields.get("pid"))
+                          for r in retries)
+    stuck = [k for k, n in per_process.items() if n >= _STILL_REFUSED]
+    if not stuck:
+        return None
+    last = retries[-1]
+    if any(p.file_index == last.file_index and p.event.line > last.event.line
+           for p in ctx.of(EventKind.PROGRESS)):
+        return None
+    first = next(r for r in retries
+                 if (r.file_index, r.event.fields.get("host"), r.event.fields.get("pid")) in stuck)
+    f = first.event.fields
+    local = f"{f.get('host')} GPU {f.get('cuda_dev')} (pid {f.get('pid')})"
+    return Finding(
+        Category.NETWORK, (), (f"{local} <-> a peer that refuses connections (address not "
+                               "shown)",),
+        (f"{local}: NCCL's connect is refused again and again ({per_process[stuck[0]]} retry "
+         f"lines, about a second each, from {first.where}) and the log ends there",), first,
+        ("Run with NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=INIT,NET to see the address it "
+         "connects to; check that the peer is alive, that NCCL_SOCKET_IFNAME picks a routable "
+         "interface, and that no firewall blocks the ports.",),
+    )
+
+
+_STILL_REFUSED = 3  # retry lines from one process: three seconds of refusals
+
+
 RULES: tuple[Rule, ...] = (
     desync_report,
     gpu_hardware,
@@ -1244,13 +1424,18 @@ RULES: tuple[Rule, ...] = (
     data_phase,
     scheduler,
     network,
+    rendezvous_lost,
     init_timeout,
     retries_exhausted,
     cuda_software,
     own_exception,
+    nccl_unexplained,
+    ray_creation_task,
     native_crash,
     signal_kill,
     launcher_exit,
     absent_rank,
     collective_hang,
+    mpi_peer_lost,
+    nccl_connect_refused,
 )

@@ -13,6 +13,7 @@ from monitor.triage.reader import read_inputs
 
 
 def _triage(tmp_path: Path, *files: str) -> Diagnosis:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     paths = []
     for i, text in enumerate(files):
         path = tmp_path / f"part{i}.log"
@@ -228,3 +229,111 @@ def test_the_abort_reason_is_read_after_two_spaces() -> None:
             "error: unhandled system error")
     (event,) = [e for e in EventExtractor().feed(line, 1) if e.kind is EventKind.NCCL_ERROR]
     assert str(event.fields["message"]).startswith("NCCL error: unhandled system error")
+
+
+def test_a_transport_that_could_not_connect_names_the_peer(tmp_path: Path) -> None:
+    """gloo's tcp/pair.cc: `connect [%s]:%d: %s` raised as the exception of new_group."""
+    diagnosis = _triage(tmp_path, (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 14, in <module>\n'
+        '    group = dist.new_group(ranks=ranks, backend="gloo")\n'
+        "RuntimeError: [third_party/gloo/gloo/transport/tcp/pair.cc:799] connect "
+        "[10.1.2.3]:13195: Connection refused\n"))
+    assert diagnosis.category is Category.NETWORK
+    assert any("10.1.2.3:13195" in c for c in diagnosis.culprits)
+
+
+def test_a_rendezvous_lost_mid_run_is_not_an_unreachable_endpoint(tmp_path: Path) -> None:
+    """dynamic_rendezvous.py's keep-alive warning: the store's host went away after the
+    start; the agent that says so is not the fault, and the cause is not in its log."""
+    line = ("WARNING:torch.distributed.elastic.rendezvous.dynamic_rendezvous:The node "
+            "'node7_4242_0' has failed to send a keep-alive heartbeat to the rendezvous "
+            "'job1' due to an error of type RendezvousConnectionError.\n")
+    diagnosis = _triage(tmp_path, line * 3)
+    assert diagnosis.category is Category.UNDETERMINED
+    assert diagnosis.culprits == ()
+
+
+def test_an_nccl_system_error_without_its_reason_is_not_the_jobs_bug(tmp_path: Path) -> None:
+    """ProcessGroupNCCL: `NCCL error in: %s:%d, unhandled system error, NCCL version %s`."""
+    diagnosis = _triage(tmp_path, (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 235, in <module>\n'
+        "    model = DistributedDataParallel(model, device_ids=[args.local_rank])\n"
+        "RuntimeError: NCCL error in: ../torch/lib/c10d/ProcessGroupNCCL.cpp:272, unhandled "
+        "system error, NCCL version 2.4.8\n"))
+    assert diagnosis.category is Category.UNDETERMINED
+    assert diagnosis.culprit_ranks == ()
+
+
+def test_the_rank_whose_nccl_unique_id_never_came_is_named(tmp_path: Path) -> None:
+    """ProcessGroupNCCL::broadcastUniqueNCCLID: the waiting rank names the root it asks."""
+    message = ("torch.distributed.DistBackendError: [{r}] is setting up NCCL communicator and "
+               "retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but "
+               "store->get('0') got error: wait timeout after 1800000ms, keys: "
+               "//worker/attempt_0/{pg}/0//cuda//0\n")
+    default = _triage(tmp_path / "default", "[rank5]: " + message.format(r=5, pg="default_pg"))
+    assert default.category is Category.INIT_TIMEOUT
+    assert default.culprit_ranks == (0,)
+    # In a sub-group, [0] is that group's first rank: not a global rank to name.
+    sub = _triage(tmp_path / "sub", "[rank5]: " + message.format(r=1, pg="1"))
+    assert sub.category is Category.INIT_TIMEOUT
+    assert sub.culprit_ranks == ()
+
+
+def test_a_ray_actor_that_died_in_its_constructor_is_named(tmp_path: Path) -> None:
+    """ray/exceptions.py ActorDiedError: `The actor died because of an error raised in its
+    creation task, {task} (pid=…, ip=…, actor_id=…, repr=…)`; the traceback was cut."""
+    diagnosis = _triage(tmp_path, (
+        "ray.exceptions.ActorDiedError: The actor died because of an error raised in its "
+        "creation task, ray::policy-0:PolicyWorker.__init__() (pid=4242, ip=10.0.0.5, "
+        "actor_id=8562bae6, repr=PolicyWorker[rank=3])\n"
+        '  File "worker.py", line 86, in __init__\n'
+        "    self.model = build(cfg)\n"))
+    assert diagnosis.category is Category.UNDETERMINED
+    assert diagnosis.culprit_ranks == (3,)
+    assert any("pid 4242 on 10.0.0.5" in c for c in diagnosis.culprits)
+
+
+def test_a_ray_tasks_cuda_oom_names_the_task_and_its_rank(tmp_path: Path) -> None:
+    diagnosis = _triage(tmp_path, (
+        "ray.exceptions.RayTaskError(OutOfMemoryError): ray::PolicyWorker.get_logprobs() "
+        "(pid=777, ip=10.0.0.6, actor_id=d58, repr=PolicyWorker[rank=1])\n"
+        '  File "worker.py", line 653, in get_logprobs\n'
+        "    logits = self.model(batch)\n"))
+    assert diagnosis.category is Category.OOM
+    assert diagnosis.culprit_ranks == (1,)
+    assert any("pid 777" in c for c in diagnosis.culprits)
+
+
+def test_an_mpi_peer_that_disconnected_is_where_to_look(tmp_path: Path) -> None:
+    """Open MPI help-mpi-btl-tcp / pml: the peer host row of the disconnection text."""
+    diagnosis = _triage(tmp_path, (
+        "--------------------------------------------------------------------------\n"
+        "An MPI communication peer process has unexpectedly disconnected.  This\n"
+        "usually indicates a failure in the peer process (e.g., a crash or\n"
+        "otherwise exiting without calling MPI_FINALIZE first).\n\n"
+        "  Local host: node3\n  Local PID:  7720\n  Peer host:  node9\n"
+        "--------------------------------------------------------------------------\n"))
+    assert diagnosis.category is Category.UNDETERMINED
+    assert any("node9" in c for c in diagnosis.culprits)
+
+
+def test_nccl_connect_refused_until_the_log_ends_is_a_network_fault(tmp_path: Path) -> None:
+    """NCCL socket.cc: one INFO line per 1,000 refused tries; recovered retries are followed
+    by the job's progress."""
+    retry = "node1:16:63 [0] NCCL INFO Call to connect returned Connection refused, retrying\n"
+    stuck = _triage(tmp_path / "stuck", retry * 5)
+    assert stuck.category is Category.NETWORK
+    assert stuck.culprit_ranks == ()
+    recovered = _triage(tmp_path / "recovered", retry * 5 + "".join(
+        f"Epoch 1:  {i}%|#   | {i}/100 [00:{i:02d}<01:00,  1.2it/s]\n" for i in range(1, 4)))
+    assert recovered.category is Category.NONE
+
+
+def test_ray_node_marked_dead_in_the_older_wording_names_its_ip(tmp_path: Path) -> None:
+    diagnosis = _triage(tmp_path, (
+        "WARNING worker.py:1462 -- The node with node id: 8f205b and ip: 10.0.0.103 has been "
+        "marked dead because the detector has missed too many heartbeats from it.\n"))
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert any("10.0.0.103" in c for c in diagnosis.culprits)
