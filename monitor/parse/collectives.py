@@ -113,7 +113,8 @@ def collective_picture(items: Iterable[tuple[int, LogEvent]]) -> CollectivePictu
         elif kind is EventKind.DESYNC_REPORT:
             ranks = fields.get("ranks")
             names_culprits = any(
-                w in event.text for w in ("lagging", "didn't join", "missing ranks")
+                w in event.text for w in ("lagging", "didn't join", "missing ranks",
+                                          "not reaching the collective")
             )
             if isinstance(ranks, tuple) and names_culprits:
                 lagging.update(int(r) for r in ranks)

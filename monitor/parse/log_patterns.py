@@ -73,6 +73,7 @@ class EventKind(str, enum.Enum):
     RAY_TASK_ERROR = "ray_task_error"  # the Ray task (and its pid) an error that follows came from
     MPI_PEER_LOST = "mpi_peer_lost"  # Open MPI: a peer process disconnected (and its host)
     NCCL_CONNECT_RETRY = "nccl_connect_retry"  # NCCL still retrying a refused connect
+    MPI_EXIT = "mpi_exit"  # mpirun: the first process that died or exited non-zero
 
 
 class Level(enum.IntEnum):
@@ -117,6 +118,9 @@ LIVE_LITERALS: tuple[str, ...] = (
     # say "imed out", kernel PCIe AER lines say "rror". The driver's "fallen off the bus" is a
     # kernel line (as Xid), not in a job's output.
     "device handle",
+    # a stop someone asked for, in Lightning's and DeepSpeed's launcher's words
+    "Received SIGTERM", "process received SIG",
+    "not reaching the collective",  # Ray Train's report of the ranks that never arrived
 )
 
 # Triage reads every line of every file once and also wants kernel lines, counted-only
@@ -141,6 +145,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "Running collective: CollectiveFingerPrint", "RayTaskError", "marked dead",
     "service not known", "name resolution", "does not resolve", "servname",
     "peer process has unexpectedly", "Peer host:", "Call to connect returned",
+    "noticed that process rank", "Process name: [[",
 )
 
 
@@ -158,7 +163,7 @@ _INT_FIELDS = frozenset(
         "xid", "caused_by", "count", "joined", "expected", "port", "peer_port", "source_rank",
         "stuck_seconds", "pending_works", "worker", "signo", "code", "timeout_seconds",
         "remaining", "reporter_rank", "peer_rank", "closed_by_local_rank", "status_alt", "rank_in_message",
-        "line", "gpu", "unused_rank", "repr_rank",
+        "line", "gpu", "unused_rank", "repr_rank", "mpi_rank",
     }
 )
 
@@ -267,7 +272,8 @@ _XID_SECONDARY = frozenset({45})
 def _post_xid(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
     xid = fields.get("xid")
     pci = str(fields.get("pci", ""))
-    fields["pci"] = pci.removeprefix("PCI:").rstrip(":")
+    # `0000:b7:00` in the Xid line and `0000:b7:00.0` in the driver's next line: one GPU
+    fields["pci"] = re.sub(r"\.0$", "", pci.removeprefix("PCI:").rstrip(":"))
     cause = re.search(r"caused by previous Xid (\d+)", payload)
     if cause:
         fields["caused_by"] = int(cause.group(1))
@@ -489,9 +495,19 @@ _FR_OBSERVER = ("Observed flight recorder dump signal from another rank",
                 "collective timeout from rank")
 
 
+_WORKER_SIGNALS = {"killed": "killed", "terminated": "terminated", "bus error": "bus_error",
+                   "segmentation fault": "segfault", "aborted": "aborted",
+                   "floating point exception": "fpe"}
+
+
 def _post_dataloader(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
     text = str(fields.get("cause_text", "")).lower() + " " + payload.lower()
-    if "bus error" in text:
+    # `is killed by signal: {strsignal}`: the signal's own name, not the word "killed"
+    named = re.search(r"killed by signal: ([a-z ]+)", text)
+    signal = named.group(1).strip() if named else ""
+    if signal in _WORKER_SIGNALS:
+        cause = _WORKER_SIGNALS[signal]
+    elif "bus error" in text:
         cause = "bus_error"
     elif "killed" in text:
         cause = "killed"
@@ -625,6 +641,16 @@ PATTERNS: tuple[LinePattern, ...] = (
         _rx(r"NCCL INFO Call to connect returned (?P<error>[^,]+), retrying"),
     ),
     LinePattern(
+        # Open MPI's orterun help texts (read in triage only): `mpirun noticed that process
+        # rank 3 with PID 0 on node n2 exited on signal 9 (Killed).`, and for an exit status
+        # `The first process to do so was:` … `  Process name: [[41237,1],5]`.
+        EventKind.MPI_EXIT, Level.ERROR,
+        ("noticed that process rank", "Process name: [["),
+        _rx(r"noticed that process rank (?P<mpi_rank>\d+) with PID (?P<pid>\d+) on node "
+            r"(?P<node>[\w.\-]+) exited on signal (?P<signo>\d+)(?: \((?P<signal_text>[^)]+)\))?",
+            r"Process name: \[\[\d+,\d+\],(?P<mpi_rank>\d+)\]"),
+    ),
+    LinePattern(
         # Open MPI's help text when a peer vanished, its `Peer host:` row a few lines below
         # (read in triage only): `An MPI communication peer process has unexpectedly
         # disconnected.` … `  Peer host:  node17`.
@@ -745,7 +771,7 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         EventKind.DESYNC_REPORT, Level.ERROR,
         ("lagging ranks", "joined but didn't finish", "didn't join collective",
-         "Timeout at collective:", "missing ranks: "),
+         "Timeout at collective:", "missing ranks: ", "not reaching the collective"),
         _rx(
             r"ranks \[(?P<rank_list>[\d, ]*)\] are the lagging ranks",
             r"\[(?P<rank_list>[\d, ]*)\] joined but didn't finish collective #(?P<seq>\d+)",
@@ -755,6 +781,8 @@ PATTERNS: tuple[LinePattern, ...] = (
             # Horovod's stall inspector and torch's flight-recorder analyser: the ranks that
             # never submitted the operation the others wait in.
             r"missing ranks: [\[{]?(?P<rank_list>\d+(?:, ?\d+)*)[\]}]?",
+            # Ray Train's BroadcastCollectiveTimeoutError, on the line after its message
+            r"ranks are not reaching the collective operation: \[(?P<rank_list>[\d, ]+)\]",
         ),
         post=_post_desync,
     ),
@@ -892,10 +920,15 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.AGENT_DEATH_SIGNAL, Level.FATAL,
-        ("death signal, shutting down workers", "SignalException: Process"),
+        ("death signal, shutting down workers", "SignalException: Process",
+         "Received SIGTERM", "process received SIG"),
         _rx(
             r"Received (?:Signals\.)?(?P<signal>\w+) death signal",
             r"Process (?P<pid>\d+) got signal: (?P<signal>\w+)",
+            # Lightning's signal connector: `[rank: 0] Received SIGTERM: 15`
+            r"Received (?P<signal>SIGTERM): \d+",
+            # DeepSpeed's launcher: `Main process received SIGTERM, exiting`
+            r"Main process received (?P<signal>SIG\w+), exiting",
         ),
         post=lambda f, p: (
             EventKind.AGENT_DEATH_SIGNAL, Level.FATAL,

@@ -247,7 +247,7 @@ def dataloader(ctx: Context) -> Finding | None:
             )
         if cause == "exception":
             exc = str(first.event.fields.get("exc", ""))
-            category = Category.STORAGE_IO if exc in _IO_EXCEPTIONS else Category.DATA
+            category = Category.STORAGE_IO if exc in _IO_EXCEPTIONS else Category.SOFTWARE
             return Finding(
                 category, ranks, culprits,
                 (f"{who(first)}: {exc} in a DataLoader worker ({first.where})",), first,
@@ -263,8 +263,9 @@ def dataloader(ctx: Context) -> Finding | None:
                  "killer, lower num_workers/prefetch_factor or raise the memory limit.",),
             )
         return Finding(
-            Category.SOFTWARE if cause == "segfault" else Category.UNDETERMINED, ranks, culprits,
-            (f"{who(first)}: a DataLoader worker died ({cause}) ({first.where})",), first,
+            Category.UNDETERMINED, ranks, culprits,
+            (f"{who(first)}: a DataLoader worker died ({cause}) ({first.where}); nothing here "
+             "shows why",), first,
             ("Rerun with num_workers=0 to see the worker's own error.",),
         )
     if timeouts:
@@ -425,9 +426,30 @@ def elapsed_seconds(text: str) -> float | None:
 _SCHEDULER_NOISE = frozenset({EventKind.RETRY, EventKind.CONNECTION_ERROR, EventKind.NCCL_WARN})
 
 
+def _failed_before(ctx: Context, item: Located) -> bool:
+    """Did the job fail before `item`: an error earlier in its file, or a task that exited by
+    itself (srun's `Exited with exit code`, `Killed`) anywhere?"""
+    return any(e.event.level >= Level.ERROR and e.kind not in _SCHEDULER_NOISE
+               and e.kind is not EventKind.SLURM_CANCEL
+               and ((e.kind is EventKind.SLURM_TASK_EXIT and not _stopped_by_srun(e))
+                    or (e.file_index == item.file_index and e.event.line < item.event.line))
+               for e in ctx.located)
+
+
+def _stopped_by_srun(item: Located) -> bool:
+    """`tasks 0-3: Terminated`: srun stopping the step's other tasks, not a task's failure."""
+    return (item.event.fields.get("signal") == "SIGTERM"
+            or str(item.event.fields.get("status_text", "")).startswith("Terminated"))
+
+
 def scheduler(ctx: Context) -> Finding | None:
     cancels = [e for e in ctx.of(EventKind.SLURM_CANCEL)
                if e.event.fields.get("reason") in ("time_limit", "preemption", "node_failure")]
+    # A plain cancel (scancel, or Slurm <= 23.02 for a failed task) or a requeue is a stop
+    # from outside only when nothing in the job failed before it.
+    cancels += [e for e in ctx.of(EventKind.SLURM_CANCEL)
+                if e.event.fields.get("reason") in ("cancelled", "job_requeue")
+                and not _failed_before(ctx, e)]
     nodes = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
              if str(e.event.fields.get("status_text", "")).startswith(
                  ("Node failure", "Task launch for"))]
@@ -469,6 +491,11 @@ def network(ctx: Context) -> Finding | None:
                   if "Connection" in str(e.event.fields.get("exc", "")) and not _keep_alive(e)]
     store_raised = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
                     if _store_unreachable(e) or _peer_unreachable(e)]
+    # The HCA or port itself failed: the completions flushed after it are its consequences.
+    async_events = [e for e in ctx.of(EventKind.NCCL_WARN)
+                    if _IB_ASYNC.search(str(e.event.fields.get("message", "")))]
+    if async_events:
+        return _ib_async_event(async_events[0])
     items = [*warns, *errors, *connects, *rendezvous, *store_raised]
     if not items:
         return None
@@ -516,6 +543,26 @@ def network(ctx: Context) -> Finding | None:
         ("Check the link between these hosts (`ibstat`, `ibv_devinfo`, switch counters) and "
          "that NCCL uses the right interfaces (NCCL_SOCKET_IFNAME, NCCL_IB_HCA); for the "
          "rendezvous, a reachable MASTER_ADDR and port.",),
+    )
+
+
+# net_ib.cc: `NET/IB : mlx5_3:1 Got async event : port error` (<= 2.21: without the device),
+# `NET/IB : mlx5_3:1 async fatal event: local catastrophic error` (2.23+)
+_IB_ASYNC = re.compile(r"NET/IB : (?:(\S+) )?(?:Got async event|async fatal event) ?: ?(.+)")
+
+
+def _ib_async_event(item: Located) -> Finding:
+    m = _IB_ASYNC.search(str(item.event.fields.get("message", "")))
+    assert m is not None
+    f = item.event.fields
+    device = f" HCA {m[1]}" if m[1] else " its IB device"
+    where = f"{f.get('host')}{device}" if f.get("host") else f"{who(item)}{device}"
+    return Finding(
+        Category.NETWORK, (), (where,),
+        (f"{where}: InfiniBand async event '{m[2].strip()}' ({item.where}); the errors that "
+         "follow on this link are its consequence",), item,
+        ("Check that HCA and its port (`ibstat`, `ibv_devinfo`, the switch port's counters, "
+         "the cable); drain the node if the port keeps failing.",),
     )
 
 
@@ -591,7 +638,8 @@ def _store_unreachable(item: Located) -> bool:
 def init_timeout(ctx: Context) -> Finding | None:
     waits = [e for e in ctx.of(EventKind.STORE_TIMEOUT) if e.event.fields.get("phase") == "wait"]
     waits += [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
-              if str(e.event.fields.get("exc_type", "")).endswith("RendezvousTimeoutError")]
+              if str(e.event.fields.get("exc_type", "")).endswith(
+                  ("RendezvousTimeoutError", "WorkerGroupStartupTimeoutError"))]
     waits.sort(key=Located.order)
     if not waits:
         # Still waiting in the store barrier when the log ends: the job never stepped after
@@ -703,7 +751,7 @@ def retries_exhausted(ctx: Context) -> Finding | None:
 def cuda_software(ctx: Context) -> Finding | None:
     errors = [e for e in ctx.of(EventKind.CUDA_ERROR) if e.event.fields.get("hardware") is not True]
     if not errors:
-        return None
+        return _kernel_gpu_exception(ctx)
     first = errors[0]
     ranks = ctx.global_ranks(errors)
     return Finding(
@@ -715,11 +763,58 @@ def cuda_software(ctx: Context) -> Finding | None:
     )
 
 
+_DUPLICATE_GPU = re.compile(r"Duplicate GPU detected : rank (\d+) and rank (\d+) both on CUDA "
+                            r"device (\w+)")
+
+
+def nccl_usage(ctx: Context) -> Finding | None:
+    """NCCL refusing a communicator whose ranks share a GPU (`Duplicate GPU detected`, init.cc):
+    the job placed two ranks on one device (no set_device(local_rank), a wrong
+    CUDA_VISIBLE_DEVICES), a launch bug, not a fault of either rank."""
+    for item in ctx.located:
+        text = f"{item.event.fields.get('last_error', '')} {item.event.fields.get('message', '')}"
+        m = _DUPLICATE_GPU.search(text)
+        if m is None:
+            continue
+        return Finding(
+            Category.SOFTWARE, (), (f"ranks {m[1]} and {m[2]} on one GPU (CUDA device {m[3]})",),
+            (f"NCCL: ranks {m[1]} and {m[2]} are both on CUDA device {m[3]} ({item.where}); "
+             "every rank needs its own GPU",), item,
+            ("Call torch.cuda.set_device(local_rank) before init_process_group (or give each "
+             "rank its own CUDA_VISIBLE_DEVICES).",),
+        )
+    return None
+
+
+def _kernel_gpu_exception(ctx: Context) -> Finding | None:
+    """The kernel's record of a program's GPU exception (Xid 13 SM exception, 31 MMU fault,
+    43 channel stopped): an illegal access by the process it names, on that GPU."""
+    xids = [x for x in ctx.of(EventKind.XID) if x.event.fields.get("role") == "software"]
+    if not xids:
+        return None
+    first = xids[0]
+    f = first.event.fields
+    pid = str(f.get("pid") or "").strip("'")
+    process = f" (pid {pid}, {f.get('process')})" if pid.isdigit() else ""
+    return Finding(
+        Category.GPU_CUDA, (), (f"GPU {f.get('pci')}{process}",),
+        (f"the kernel logged Xid {f.get('xid')} on GPU {f.get('pci')}{process}: "
+         f"{str(f.get('message'))[:120]} ({first.where}); a program's illegal GPU access",),
+        first,
+        ("Rerun with CUDA_LAUNCH_BLOCKING=1 (or compute-sanitizer) to find the kernel that "
+         "faulted; if the Xid repeats across jobs on this GPU only, have the GPU checked.",),
+    )
+
+
 _COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "KeyboardInterrupt",
                "DistNetworkError", "DistStoreError", "RendezvousConnectionError", "NCCL",
                "ProcessExitedException", "ActorDiedError", "RayActorError",
+               # Ray: the worker process died; why is not in the exception
+               "WorkerCrashedError", "LocalRayletDiedError", "RaySystemError",
                # the agent's rendezvous ended or timed out: a node never came (init_timeout)
                "RendezvousClosedError", "RendezvousTimeoutError",
+               # Ray Train's waits for its workers: read as timeouts, not the job's bug
+               "WorkerGroupStartupTimeoutError", "BroadcastCollectiveTimeoutError",
                # mp.spawn's wrapper: the worker's own traceback follows it
                "ProcessRaisedException")
 
@@ -739,11 +834,13 @@ def own_exception(ctx: Context) -> Finding | None:
     message = str(first.event.fields.get("exc_message", ""))
     if exc.rsplit(".", 1)[-1] in _IO_EXCEPTIONS or any(
             w in message for w in ("Input/output error", "Stale file handle",
-                                   "No space left on device", "Parent directory")):
+                                   "No space left on device", "Parent directory",
+                                   # torch.save's writer: fewer bytes landed than it wrote
+                                   "inline_container.cc", "unexpected pos")):
         category = Category.STORAGE_IO
-    elif first.event.fields.get("in_data_code"):
-        category = Category.DATA
     else:
+        # in dataset code or not, the job's own exception is its bug (a stall in data
+        # loading is another matter: the data_phase rule)
         category = Category.SOFTWARE
     ranks = ctx.global_ranks([first])
     task = None if ranks else _ray_task(ctx, first)
@@ -856,6 +953,43 @@ def signal_kill(ctx: Context) -> Finding | None:
              "says who sent it",), item,
             ("A SIGKILL is usually the host OOM killer or the scheduler: check `dmesg -T | grep "
              "-i 'killed process'` on that host and `sacct -j JOB -o MaxRSS,State`.",),
+        )
+    return None
+
+
+def launcher_task_exit(ctx: Context) -> Finding | None:
+    """mpirun and srun name the first process that died or exited by itself. An mpirun rank
+    is the job's rank; an srun task is one only when srun started the ranks itself (not a
+    per-node launcher), so it is named as a task. Why it died is not in these lines."""
+    mpi = ctx.of(EventKind.MPI_EXIT)
+    tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
+             if not _stopped_by_srun(e) and not e.event.fields.get("oom")
+             and (e.event.fields.get("exitcode") or e.event.fields.get("signal"))]
+    if mpi:
+        first = mpi[0]
+        f = first.event.fields
+        rank = first.event.int_field("mpi_rank")
+        signal = f.get("signal_text") or (f"signal {f['signo']}" if f.get("signo") else "")
+        how = f"died of {signal}" if signal else "was the first to exit with a non-zero status"
+        on = f" on node {f['node']}" if f.get("node") else ""
+        return Finding(
+            Category.UNDETERMINED, (rank,) if rank is not None else (),
+            (f"rank {rank}{on}",),
+            (f"mpirun: rank {rank}{on} {how} ({first.where}); its own output, not shown, holds "
+             "why",), first,
+            ("Read that rank's own output (mpirun --tag-output prefixes it with [1,N]) and the "
+             "node's kernel log (OOM killer) at that time.",),
+        )
+    if tasks:
+        first = tasks[0]
+        f = first.event.fields
+        ids = [i for i in f.get("tasks") or () if isinstance(i, int)]  # type: ignore[union-attr]
+        name = f"task {compress_ranks(ids)} on {f.get('node')}"
+        return Finding(
+            Category.UNDETERMINED, (), (name,),
+            (f"srun: {name} was the first to stop by itself: {f.get('status_text')} "
+             f"({first.where}); the others were terminated after it",), first,
+            ("Read that task's own output (srun --label prefixes it) for its error.",),
         )
     return None
 
@@ -1346,7 +1480,7 @@ def launcher_exit(ctx: Context) -> Finding | None:
             continue
         signal = m.group(2)
         return Finding(
-            Category.UNDETERMINED if signal else Category.SOFTWARE, (), (f"process {m.group(1)}",),
+            Category.UNDETERMINED, (), (f"process {m.group(1)}",),
             (f"torch.multiprocessing reports that process {m.group(1)} terminated with "
              f"{signal or 'exit code ' + str(m.group(3))} ({item.where})",), item,
             ("A SIGKILL is usually the host OOM killer or the scheduler: check `dmesg -T` on "
@@ -1428,12 +1562,14 @@ RULES: tuple[Rule, ...] = (
     init_timeout,
     retries_exhausted,
     cuda_software,
+    nccl_usage,
     own_exception,
     nccl_unexplained,
     ray_creation_task,
     native_crash,
     signal_kill,
     launcher_exit,
+    launcher_task_exit,
     absent_rank,
     collective_hang,
     mpi_peer_lost,

@@ -337,3 +337,182 @@ def test_ray_node_marked_dead_in_the_older_wording_names_its_ip(tmp_path: Path) 
         "marked dead because the detector has missed too many heartbeats from it.\n"))
     assert diagnosis.category is Category.INFRASTRUCTURE
     assert any("10.0.0.103" in c for c in diagnosis.culprits)
+
+
+def test_mpirun_names_the_rank_that_died_or_exited_first(tmp_path: Path) -> None:
+    """orterun's help texts: `%s noticed that process rank %lu with PID %lu on node %s exited
+    on signal %d (%s).` and `The first process to do so was:` … `Process name: %s`."""
+    signal = _triage(tmp_path / "signal", (
+        "--------------------------------------------------------------------------\n"
+        "mpirun noticed that process rank 3 with PID 0 on node gpu-node-2 exited on signal 9 "
+        "(Killed).\n"
+        "--------------------------------------------------------------------------\n"))
+    assert (signal.category, signal.culprit_ranks) == (Category.UNDETERMINED, (3,))
+    assert any("gpu-node-2" in c for c in signal.culprits)
+    status = _triage(tmp_path / "status", (
+        "mpirun detected that one or more processes exited with non-zero status, thus causing\n"
+        "the job to be terminated. The first process to do so was:\n\n"
+        "  Process name: [[41237,1],5]\n  Exit code:    1\n"))
+    assert (status.category, status.culprit_ranks) == (Category.UNDETERMINED, (5,))
+
+
+def test_srun_names_the_task_that_stopped_by_itself_not_the_terminated_ones(
+        tmp_path: Path) -> None:
+    """srun/launch.c: `%s: %s %s: Exited with exit code %d` and `%s: %s %s: %s` (strsignal);
+    a task id is a rank only when srun started the ranks, so it is named as a task."""
+    diagnosis = _triage(tmp_path, (
+        "srun: error: gpu-node-12: task 5: Exited with exit code 1\n"
+        "srun: launch/slurm: _step_signal: Terminating StepId=771234.0\n"
+        "srun: error: gpu-node-11: tasks 0-3: Terminated\n"
+        "srun: error: gpu-node-12: tasks 4,6-7: Terminated\n"))
+    assert diagnosis.category is Category.UNDETERMINED
+    assert diagnosis.culprit_ranks == ()
+    assert diagnosis.culprits == ("task 5 on gpu-node-12",)
+
+
+def test_a_plain_slurm_cancel_is_a_stop_from_outside_unless_a_task_failed_first(
+        tmp_path: Path) -> None:
+    """slurmstepd req.c (<= 23.02): `*** %s ON %s CANCELLED AT %s ***`, also `DUE TO JOB
+    REQUEUE`; 23.02 prints the plain banner after a failed task too."""
+    banner = ("slurmstepd: error: *** JOB 884213 ON node17 CANCELLED AT "
+              "2023-06-14T09:12:44{reason} ***\n")
+    for reason in ("", " DUE TO JOB REQUEUE"):
+        diagnosis = _triage(tmp_path / f"cancel{len(reason)}", "[rank0]: step 1200 loss 2.3\n"
+                            + banner.format(reason=reason))
+        assert diagnosis.category is Category.INFRASTRUCTURE
+    failed = _triage(tmp_path / "failed", "srun: error: node17: task 5: Exited with exit code 1\n"
+                     + banner.format(reason=""))
+    assert failed.category is Category.UNDETERMINED
+    assert failed.culprits == ("task 5 on node17",)
+
+
+def test_lightning_and_deepspeed_say_sigterm_in_their_own_words(tmp_path: Path) -> None:
+    """Lightning's signal connector: `Received SIGTERM: {signum}`; DeepSpeed's launch.py:
+    `Main process received {sig}, exiting`."""
+    lightning = _triage(tmp_path / "pl", "Epoch 7:  63%|#   | 630/1000\n"
+                        "[rank: 0] Received SIGTERM: 15\n[rank: 1] Received SIGTERM: 15\n")
+    assert lightning.category is Category.INFRASTRUCTURE
+    deepspeed = _triage(tmp_path / "ds", (
+        "[2024-06-11 10:41:22,181] [INFO] [launch.py:319:sigkill_handler] Killing subprocess "
+        "224517\n[2024-06-11 10:41:22,182] [INFO] [launch.py:328:sigkill_handler] Main process "
+        "received SIGTERM, exiting\n"))
+    assert deepspeed.category is Category.INFRASTRUCTURE
+
+
+def test_a_dataloader_worker_signal_is_read_by_its_name(tmp_path: Path) -> None:
+    """DataLoader.cpp: `DataLoader worker (pid %d) is killed by signal: %s` (strsignal): a
+    worker stopped with SIGTERM at teardown is not the one the OOM killer took."""
+    diagnosis = _triage(tmp_path, (
+        "slurmstepd: error: Detected 1 oom_kill event in StepId=771234.0. Some of the step "
+        "tasks have been OOM Killed.\n"
+        "[rank0]: RuntimeError: DataLoader worker (pid 30112) is killed by signal: "
+        "Terminated. \n"))
+    assert diagnosis.category is Category.OOM
+    assert diagnosis.culprit_ranks == ()
+
+
+def test_an_exception_in_dataset_code_is_the_jobs_own_bug(tmp_path: Path) -> None:
+    """torch/_utils.py ExceptionWrapper: `Caught {exc} in DataLoader worker process {id}`."""
+    diagnosis = _triage(tmp_path, (
+        "[rank3]: Traceback (most recent call last):\n"
+        '[rank3]:   File "/workspace/train.py", line 180, in main\n'
+        "[rank3]:     for step, batch in enumerate(loader):\n"
+        "[rank3]: ValueError: Caught ValueError in DataLoader worker process 2.\n"
+        "[rank3]: Original Traceback (most recent call last):\n"
+        '[rank3]:   File "/workspace/data.py", line 77, in __getitem__\n'
+        '[rank3]:     raise ValueError(f"bad sample length {n}")\n'
+        "[rank3]: ValueError: bad sample length 0\n"))
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, (3,))
+
+
+def test_exits_without_a_cause_are_not_the_jobs_bug(tmp_path: Path) -> None:
+    """spawn.py `process %d terminated with exit code %d` and Ray's WorkerCrashedError: a
+    process ended and the line does not say why."""
+    spawn = _triage(tmp_path / "spawn", (
+        "Traceback (most recent call last):\n"
+        '  File "main.py", line 120, in <module>\n'
+        "    mp.spawn(worker, nprocs=8, args=(cfg,))\n"
+        "torch.multiprocessing.spawn.ProcessExitedException: process 4 terminated with exit "
+        "code 1\n"))
+    assert spawn.category is Category.UNDETERMINED
+    ray = _triage(tmp_path / "ray", (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 88, in <module>\n'
+        "    ray.get(refs)\n"
+        "ray.exceptions.WorkerCrashedError: The worker died unexpectedly while executing this "
+        "task. Check python-core-worker-*.log files for more information.\n"))
+    assert ray.category is Category.UNDETERMINED
+
+
+def test_a_short_write_in_torch_save_is_storage(tmp_path: Path) -> None:
+    """inline_container.cc ostream_write_func: `unexpected pos %d vs %d`."""
+    diagnosis = _triage(tmp_path, (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/workspace/train.py", line 230, in save_checkpoint\n'
+        "[rank0]:     torch.save(state, path)\n"
+        "[rank0]: RuntimeError: [enforce fail at inline_container.cc:595] . unexpected pos "
+        "13154342208 vs 13154342096\n"))
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.STORAGE_IO, (0,))
+
+
+def test_kernel_gpu_exceptions_name_the_gpu_and_one_gpu_is_counted_once(
+        tmp_path: Path) -> None:
+    """NVRM `Xid (PCI:%s): %d, pid=%d, name=%s, %s`: 13/31/43 are a program's illegal
+    access; 79's `0000:b7:00` and the driver's `0000:b7:00.0` are one GPU."""
+    mmu = _triage(tmp_path / "xid31", (
+        "[Tue Jun 11 10:41:20 2024] NVRM: Xid (PCI:0000:3b:00): 31, pid=224518, name=python, "
+        "Ch 00000008, intr 10000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ "
+        "0x7f12_34560000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ\n"))
+    assert mmu.category is Category.GPU_CUDA
+    assert any("0000:3b:00" in c and "224518" in c for c in mmu.culprits)
+    bus = _triage(tmp_path / "xid79", (
+        "NVRM: Xid (PCI:0000:b7:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off "
+        "the bus.\nNVRM: GPU 0000:b7:00.0: GPU has fallen off the bus.\n"))
+    assert bus.category is Category.GPU_CUDA
+    assert len([c for c in bus.culprits if "0000:b7:00" in c]) == 1
+
+
+def test_two_ranks_on_one_gpu_is_a_launch_bug(tmp_path: Path) -> None:
+    """NCCL init.cc: `Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx`."""
+    diagnosis = _triage(tmp_path, (
+        "[rank1]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/"
+        "c10d/ProcessGroupNCCL.cpp:1970, invalid usage (run with NCCL_DEBUG=WARN for details), "
+        "NCCL version 2.20.5\n"
+        "[rank1]: ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\n"
+        "[rank1]: Last error:\n"
+        "[rank1]: Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1b000\n"))
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, ())
+    assert any("1b000" in c for c in diagnosis.culprits)
+
+
+def test_an_infiniband_async_event_is_the_cause_of_the_flushed_completions(
+        tmp_path: Path) -> None:
+    """net_ib.cc: `NET/IB : %s:%d Got async event : %s` (2.21), `async fatal event: %s`."""
+    for i, event in enumerate(("Got async event : port error",
+                               "async fatal event: local catastrophic error")):
+        diagnosis = _triage(tmp_path / str(i), (
+            f"gpu-node-7:2145901:2146400 [3] transport/net_ib.cc:101 NCCL WARN NET/IB : "
+            f"mlx5_3:1 {event}\n"
+            "gpu-node-7:2145901:2146320 [3] transport/net_ib.cc:1909 NCCL WARN NET/IB : Got "
+            "completion from peer 10.10.3.21<46211> with status=5 opcode=0 len=0 vendor err 249 "
+            "(Recv)\n"))
+        assert diagnosis.category is Category.NETWORK
+        assert any("mlx5_3" in c for c in diagnosis.culprits)
+
+
+def test_ray_trains_timeouts_name_the_ranks_that_never_came(tmp_path: Path) -> None:
+    """ray/train/v2/_internal/exceptions.py: BroadcastCollectiveTimeoutError lists `The
+    following ranks are not reaching the collective operation: [..]`; a worker group that
+    never started is an init timeout."""
+    broadcast = _triage(tmp_path / "bc", (
+        "Traceback (most recent call last):\n"
+        '  File "/home/ray/train.py", line 88, in <module>\n'
+        "    result = trainer.fit()\n"
+        "ray.train.v2._internal.exceptions.BroadcastCollectiveTimeoutError: The checkpoint "
+        "broadcast timed out after 1800.2 seconds.\n"
+        "The following ranks are not reaching the collective operation: [3]\n"))
+    assert (broadcast.category, broadcast.culprit_ranks) == (Category.COLLECTIVE_DESYNC, (3,))
+    startup = _triage(tmp_path / "start", (
+        "ray.train.v2._internal.exceptions.WorkerGroupStartupTimeoutError: The worker group "
+        "startup timed out after 30.0 seconds waiting for 16 workers.\n"))
+    assert startup.category is Category.INIT_TIMEOUT
