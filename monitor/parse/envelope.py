@@ -37,9 +37,10 @@ _BRACKET_DATE = re.compile(
 )
 # dmesg uptime stamp: `[  1843.308145] `.
 _DMESG = re.compile(r"\[\s*\d+\.\d+\] ")
-# Shipper date prefix: `2026-09-18 19:29:24 ` or ISO `2024-08-23T22:22:51.871Z `.
+# Shipper date prefix: `2026-09-18 19:29:24 ` or ISO `2024-08-23T22:22:51.871Z `; mpirun
+# --timestamp-output writes `2019-06-02T16:13:44.884Z: `.
 _DATE = re.compile(
-    r"(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?) "
+    r"(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?):? "
 )
 # CloudWatch export: `  | 2024-08-23T22:22:51.871Z | `.
 _CLOUDWATCH = re.compile(r"\s*\|\s*(\d{4}-\d\d-\d\dT[\d:.]+Z?)\s*\|\s?")

@@ -798,7 +798,8 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         EventKind.NCCL_WARN_NET, Level.ERROR,
         ("NET/IB", "Call to ", "Connect to ", "connect to ", "Connection closed by remote peer",
-         "Failed to execute operation", "Socket recv failed", "socketProgress"),
+         "Failed to execute operation", "Socket recv failed", "socketProgress",
+         "Socket creation failed"),
         _rx(
             # IPv6 link-local peers carry their interface: `fe80::…%ib0<53249>`.
             r"Got completion from peer (?P<peer>[\w.:%\-]+)<(?P<peer_port>\d+)> with "
@@ -809,6 +810,12 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"<(?P<peer_port>\d+)> failed ?: ?(?P<error>.+)",
             # older NCCL's bootstrap gave up connecting: no peer in the line
             r"Call to (?P<op>connect) timeout ?: ?(?P<error>.+)",
+            # include/socket.h before 2.12: `Call to connect failed : %s` (no peer either)
+            r"Call to (?P<op>connect|accept) failed ?: ?(?P<error>.+)",
+            # the host's own socket or verbs call failed: `Net : Socket creation failed : %s`,
+            # ibvwrap.c's `Call to ibv_modify_qp failed with error %s`
+            r"(?P<op>Socket) creation failed ?: ?(?P<error>.+)",
+            r"Call to (?P<op>ibv_\w+) failed with error (?P<error>.+)",
             # socketStartConnect / socketPollConnect / include/socket.h's connect failures.
             r"[Cc]onnect to (?P<peer>[\w.:%\-]+)<(?P<peer_port>\d+)> "
             r"(?:failed(?: with error)? ?:? ?|returned )(?P<error>.+)",

@@ -482,7 +482,9 @@ def network(ctx: Context) -> Finding | None:
     warns = [e for e in ctx.of(EventKind.NCCL_WARN_NET)
              if not e.event.fields.get("consequence") and (
                  e.event.fields.get("peer")
-                 or any(w in str(e.event.fields.get("error", "")) for w in _UNREACHABLE))]
+                 or any(w in str(e.event.fields.get("error", "")) for w in _UNREACHABLE)
+                 # the host's own socket or verbs call failed: its network setup
+                 or str(e.event.fields.get("op", "")).startswith(("Socket", "ibv_")))]
     errors = [e for e in ctx.of(EventKind.NCCL_ERROR)
               if e.event.fields.get("peer") and not e.event.fields.get("consequence")]
     connects = [e for e in ctx.of(EventKind.STORE_TIMEOUT)
@@ -506,6 +508,8 @@ def network(ctx: Context) -> Finding | None:
         host = fields.get("host")
         if host:
             local = f"{host} GPU {fields.get('cuda_dev')} (pid {fields.get('pid')})"
+            if first.event.host and first.event.host != host:  # a launcher's tag: its address
+                local += f" on {first.event.host}"
         elif first.rank is not None:
             local = who(first)
         elif first.event.host:
@@ -537,8 +541,11 @@ def network(ctx: Context) -> Finding | None:
         evidence.append(f"{who(first)} could not reach the rendezvous/store endpoint "
                         f"{endpoint} ({first.where})")
         evidence.extend(f"{item.event.fields.get('exc')} ({item.where})" for item in rendezvous[:1])
+    # The rank that reports a link's failure is one end of it, not shown to be the faulty one:
+    # the link (host, device, peer) is named instead.
+    nccl_line = first.kind in (EventKind.NCCL_WARN_NET, EventKind.NCCL_ERROR)
     return Finding(
-        Category.NETWORK, ctx.global_ranks([first]) if first.rank_origin != "nccl" else (),
+        Category.NETWORK, () if nccl_line else ctx.global_ranks([first]),
         (culprit,), tuple(evidence), first,
         ("Check the link between these hosts (`ibstat`, `ibv_devinfo`, switch counters) and "
          "that NCCL uses the right interfaces (NCCL_SOCKET_IFNAME, NCCL_IB_HCA); for the "
