@@ -143,7 +143,7 @@ class LogEvent:
 _TRACEBACK = "Traceback (most recent call last):"
 _EXC_STRICT = re.compile(
     r"^(?P<exc>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Timeout|Failure|"
-    r"Fault|Warning)|KeyboardInterrupt|StopIteration|SystemExit)(?::\s?(?P<msg>.*))?$"
+    r"Fault|Warning)|KeyboardInterrupt|StopIteration|SystemExit|Exception)(?::\s?(?P<msg>.*))?$"
 )
 _EXC_LENIENT = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*)(?::\s(?P<msg>.*)|:?\s*$)")
 _NOT_EXCEPTIONS = frozenset({"srun", "slurmstepd", "kernel", "NVRM", "INFO", "WARNING", "ERROR",
@@ -216,6 +216,9 @@ class _Block:
     retcodes: list[int] = field(default_factory=list)
 
 
+# NCCL <= 2.3: `host:pid:tid [dev] include/socket.h:194 WARN Call to recv failed : …`
+_OLD_NCCL_WARN = re.compile(r"[\w.\-]+:\d+:\d+ \[\d+\] (?:[\w./\-]+:\d+ )?(?=WARN )")
+
 class EventExtractor:
     """Turns lines into `LogEvent`s, grouping multi-line blocks. Feed lines in order.
 
@@ -259,6 +262,10 @@ class EventExtractor:
         if env.prefixes:
             self.prefixes_seen.update(env.prefixes)
         payload = env.payload
+        if " WARN " in payload and " NCCL " not in payload:
+            old = _OLD_NCCL_WARN.match(payload)
+            if old is not None:  # NCCL <= 2.3 wrote no "NCCL" before its level
+                payload = f"{payload[:old.end()]}NCCL {payload[old.end():]}"
         out: list[LogEvent] = []
         nccl = NCCL_LINE.match(payload) if " NCCL " in payload else None
         key = self._key(env, rank)

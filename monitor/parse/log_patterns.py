@@ -74,6 +74,7 @@ class EventKind(str, enum.Enum):
     MPI_PEER_LOST = "mpi_peer_lost"  # Open MPI: a peer process disconnected (and its host)
     NCCL_CONNECT_RETRY = "nccl_connect_retry"  # NCCL still retrying a refused connect
     MPI_EXIT = "mpi_exit"  # mpirun: the first process that died or exited non-zero
+    POD_EVICTED = "pod_evicted"  # Kubernetes (or Volcano) evicted a pod of the job
 
 
 class Level(enum.IntEnum):
@@ -146,6 +147,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "service not known", "name resolution", "does not resolve", "servname",
     "peer process has unexpectedly", "Peer host:", "Call to connect returned",
     "noticed that process rank", "Process name: [[",
+    "PodEvicted", "Reason: Evicted", "was evicted",
 )
 
 
@@ -651,6 +653,16 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"Process name: \[\[\d+,\d+\],(?P<mpi_rank>\d+)\]"),
     ),
     LinePattern(
+        # A pod of the job evicted from outside (read in triage only): Volcano's job controller
+        # `Task:worker, Event:PodEvicted`, `kubectl describe`'s `Reason: Evicted`, an
+        # operator's `pod train-worker-3 was evicted`.
+        EventKind.POD_EVICTED, Level.FATAL,
+        ("PodEvicted", "Reason: Evicted", "was evicted"),
+        _rx(r"Task:(?P<pod>[\w.\-]+), Event:PodEvicted",
+            r"[Pp]od (?P<pod>[\w.\-/]+) was evicted",
+            r"Reason:\s+Evicted"),
+    ),
+    LinePattern(
         # Open MPI's help text when a peer vanished, its `Peer host:` row a few lines below
         # (read in triage only): `An MPI communication peer process has unexpectedly
         # disconnected.` … `  Peer host:  node17`.
@@ -980,11 +992,16 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.CUDA_ERROR, Level.ERROR,
-        ("CUDA error", "cuda runtime error", "Cuda failure", "CUDA driver error"),
+        ("CUDA error", "cuda runtime error", "Cuda failure", "CUDA driver error",
+         "THCudaCheck FAIL", "_STATUS_EXECUTION_FAILED"),
         _rx(
             r"CUDA (?:driver )?error: (?P<message>.*)",
             r"cuda runtime error \((?P<code>\d+)\) : (?P<message>.*?)(?: at \S+)?$",
             r"Cuda failure '?(?P<message>[^']*)'?",
+            # torch < 1.0's THC check: `THCudaCheck FAIL file=… line=195 error=77 : an illegal …`
+            r"THCudaCheck FAIL file=\S+ line=\d+ error=(?P<code>\d+) : (?P<message>.*)",
+            # a cuDNN or cuBLAS kernel that failed on the GPU (not a bad argument)
+            r"(?P<message>CU(?:DNN|BLAS)_STATUS_EXECUTION_FAILED)",
         ),
         post=_post_cuda,
     ),

@@ -130,8 +130,10 @@ def gpu_hardware(ctx: Context) -> Finding | None:
 def out_of_memory(ctx: Context) -> Finding | None:
     gpu = [e for e in ctx.of(EventKind.CUDA_OOM) if not e.event.fields.get("bad_size")]
     # NCCL's "unhandled cuda error" whose last error is the allocation that failed
+    # (or NCCL's own allocation that failed: alloc.h's `Failed to CUDA calloc %ld bytes`)
     gpu += [e for e in ctx.of(EventKind.PYTHON_TRACEBACK, EventKind.NCCL_ERROR)
-            if "out of memory" in str(e.event.fields.get("last_error", ""))]
+            if any(w in str(e.event.fields.get("last_error", ""))
+                   for w in ("out of memory", "Failed to CUDA calloc", "Failed to CUDA malloc"))]
     host = ctx.of(EventKind.HOST_OOM, EventKind.SLURM_OOM)
     tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT) if e.event.fields.get("oom")]
     # A worker killed by SIGKILL is usually the OOM killer, but only a kernel or cgroup line
@@ -158,7 +160,9 @@ def out_of_memory(ctx: Context) -> Finding | None:
             ranks = tuple(sorted({*ranks, *_ray_rank(task)}))
             culprits.extend([*(f"rank {r}" for r in _ray_rank(task)), _ray_task_name(task)])
         elif item.rank is None:
-            culprits.append(f"the process that ran out of GPU memory{on_gpu} (rank not shown)")
+            on_host = f" on {item.event.host}" if item.event.host else ""
+            culprits.append(f"the process{on_host} that ran out of GPU memory{on_gpu} (rank "
+                            "not shown)")
     for item in tasks:
         task_ids = [t for t in item.event.fields.get("tasks") or () if isinstance(t, int)]  # type: ignore[union-attr]
         node = item.event.fields.get("node")
@@ -453,7 +457,7 @@ def scheduler(ctx: Context) -> Finding | None:
     nodes = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
              if str(e.event.fields.get("status_text", "")).startswith(
                  ("Node failure", "Task launch for"))]
-    items = [*cancels, *nodes, *ctx.of(EventKind.AGENT_DEATH_SIGNAL)]
+    items = [*cancels, *nodes, *ctx.of(EventKind.AGENT_DEATH_SIGNAL, EventKind.POD_EVICTED)]
     if not items:
         return None
     first = min(items, key=Located.order)
@@ -468,6 +472,14 @@ def scheduler(ctx: Context) -> Finding | None:
     elif first.kind is EventKind.AGENT_DEATH_SIGNAL:
         text = (f"the launcher received {fields.get('signal')} from outside the job (scheduler "
                 f"cancel, preemption or a user) ({first.where})")
+    elif first.kind is EventKind.POD_EVICTED:
+        pod = fields.get("pod")
+        text = f"Kubernetes evicted {f'pod {pod}' if pod else 'a pod'} of the job ({first.where})"
+        return Finding(
+            Category.INFRASTRUCTURE, (), (f"pod {pod}",) if pod else (), (text,), first,
+            ("An eviction is the node's or the cluster's decision (node pressure, a drain, "
+             "preemption): `kubectl describe pod` and the node's conditions say which.",),
+        )
     else:
         text = f"srun: {fields.get('status_text')} ({first.where})"
     node = fields.get("node")
@@ -831,6 +843,8 @@ def own_exception(ctx: Context) -> Finding | None:
            if item.event.fields.get("exc_type")
            and not any(w in str(item.event.fields["exc_type"]) for w in _COLLATERAL)
            and not _launcher_called_process(item)
+           # mp.spawn's report of a worker's exit (a bare `Exception` before torch 1.6)
+           and _SPAWN_EXIT.search(str(item.event.fields.get("exc_message", ""))) is None
            and not any(w in str(item.event.fields.get("exc_message", ""))
                        for w in (*_PEER_LOST, *_WAITED_FOR_A_PEER, *_NCCL_UNEXPLAINED))
            and "CUDA" not in str(item.event.fields.get("exc_message", ""))]
