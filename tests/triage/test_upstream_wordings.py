@@ -516,3 +516,82 @@ def test_ray_trains_timeouts_name_the_ranks_that_never_came(tmp_path: Path) -> N
         "ray.train.v2._internal.exceptions.WorkerGroupStartupTimeoutError: The worker group "
         "startup timed out after 30.0 seconds waiting for 16 workers.\n"))
     assert startup.category is Category.INIT_TIMEOUT
+
+
+def test_nccls_own_socket_and_verbs_failures_are_the_hosts_network(tmp_path: Path) -> None:
+    """include/socket.h `Net : Socket creation failed : %s`, `Call to connect failed : %s`
+    (before 2.12), ibvwrap.c `Call to ibv_modify_qp failed with error %s`; NCCL <= 2.3 wrote
+    its lines without "NCCL" before the level. The reporting rank is one end of the link."""
+    lines = (
+        "[1,4]<stdout>:gpu7:4105:4372 [0] include/socket.h:318 NCCL WARN Net : Socket creation "
+        "failed : Address family not supported by protocol\n",
+        "gpu9:285594:285607 [0] include/socket.h:361 WARN Call to connect failed : Connection "
+        "timed out\n",
+        "(LLMRayActor pid=1112, ip=10.0.5.7) w0:1112:13532 [0] ibvwrap.c:160 NCCL WARN Call to "
+        "ibv_modify_qp failed with error Connection timed out\n",
+    )
+    for i, (line, host) in enumerate(zip(lines, ("gpu7", "gpu9", "10.0.5.7"), strict=True)):
+        diagnosis = _triage(tmp_path / str(i), line)
+        assert diagnosis.category is Category.NETWORK, line
+        assert diagnosis.culprit_ranks == ()
+        assert any(host in c for c in diagnosis.culprits)
+
+
+def test_an_old_nccl_reset_by_peer_is_a_consequence(tmp_path: Path) -> None:
+    diagnosis = _triage(tmp_path, "node5:2123:2230 [3] include/socket.h:194 WARN Call to recv "
+                        "failed : Connection reset by peer\n")
+    assert diagnosis.category is Category.UNDETERMINED
+
+
+def test_nccls_failed_device_allocation_is_an_oom_on_the_host_named(tmp_path: Path) -> None:
+    """alloc.h: `Failed to CUDA calloc async %ld bytes` as the `Last error:` of an NCCL
+    error, in a pdsh-prefixed DeepSpeed log."""
+    diagnosis = _triage(tmp_path, (
+        "10.1.1.51: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, internal error, "
+        "NCCL version 2.14.3\n"
+        "10.1.1.51: ncclInternalError: Internal check failed.\n"
+        "10.1.1.51: Last error:\n"
+        "10.1.1.51: Failed to CUDA calloc async 1920 bytes\n"))
+    assert diagnosis.category is Category.OOM
+    assert any("10.1.1.51" in c for c in diagnosis.culprits)
+
+
+def test_a_pod_eviction_is_a_stop_from_outside(tmp_path: Path) -> None:
+    """Volcano's job controller: `Try to handle request <…, Task:%s, Event:PodEvicted, …>`."""
+    diagnosis = _triage(tmp_path, (
+        "I0128 08:13:50.578876       1 job_controller.go:305] Try to handle request <Queue: , "
+        "Job: default/train-job, Task:train-worker, Event:PodEvicted, ExitCode:0, Action:, "
+        "JobVersion: 0>\n"))
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert diagnosis.culprits == ("pod train-worker",)
+
+
+def test_mp_spawn_before_torch_1_6_raised_a_bare_exception(tmp_path: Path) -> None:
+    """spawn.py (torch < 1.6): `raise Exception("process %d terminated with signal %s")`."""
+    diagnosis = _triage(tmp_path, (
+        '  File "/opt/torch/multiprocessing/spawn.py", line 107, in join\n'
+        "    (error_index, name)\n"
+        "Exception: process 1 terminated with signal SIGSEGV\n"))
+    assert diagnosis.category is Category.UNDETERMINED
+    assert diagnosis.culprits == ("process 1",)
+
+
+def test_old_cuda_checks_and_cudnn_execution_failures_are_gpu_errors(tmp_path: Path) -> None:
+    """THC's `THCudaCheck FAIL file=%s line=%i error=%i : %s` and cuDNN's
+    `CUDNN_STATUS_EXECUTION_FAILED` raised as `CuDNN error: …`."""
+    thc = _triage(tmp_path / "thc", "THCudaCheck FAIL file=/pytorch/torch/lib/THD/base/"
+                  "data_channels/DataChannelNccl.cpp line=195 error=77 : an illegal memory access "
+                  "was encountered\n")
+    assert thc.category is Category.GPU_CUDA
+    cudnn = _triage(tmp_path / "cudnn", (
+        "Traceback (most recent call last):\n"
+        '  File "rnn.py", line 288, in forward\n'
+        "    dropout_ts)\n"
+        "RuntimeError: CuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n"))
+    assert cudnn.category is Category.GPU_CUDA
+
+
+def test_mpirun_timestamp_output_is_an_envelope() -> None:
+    """mpirun --timestamp-output: `2019-06-02T16:13:44.884Z: [1,12]<stdout>:…`."""
+    assert _kinds("2019-06-02T16:13:44.884Z: [1,12]<stdout>:RuntimeError: boom") == [
+        (EventKind.PYTHON_TRACEBACK, 12)]
