@@ -75,6 +75,7 @@ class EventKind(str, enum.Enum):
     NCCL_CONNECT_RETRY = "nccl_connect_retry"  # NCCL still retrying a refused connect
     MPI_EXIT = "mpi_exit"  # mpirun: the first process that died or exited non-zero
     POD_EVICTED = "pod_evicted"  # Kubernetes (or Volcano) evicted a pod of the job
+    EXIT_BARRIER = "exit_barrier"  # torchrun's agent gave up waiting for the other nodes' agents
 
 
 class Level(enum.IntEnum):
@@ -148,6 +149,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "peer process has unexpectedly", "Peer host:", "Call to connect returned",
     "noticed that process rank", "Process name: [[",
     "PodEvicted", "Reason: Evicted", "was evicted",
+    "lost communication with a remote daemon", "Remote daemon:", "waiting on exit barrier",
 )
 
 
@@ -663,13 +665,25 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"Reason:\s+Evicted"),
     ),
     LinePattern(
+        # torchrun's agent, its workers done, waited for the other nodes' agents in vain
+        # (read in triage only): `Error waiting on exit barrier. Elapsed: 300.05 seconds`.
+        EventKind.EXIT_BARRIER, Level.ERROR,
+        ("waiting on exit barrier",),
+        _rx(r"Error waiting on exit barrier\. Elapsed: (?P<elapsed>[\d.]+) seconds",
+            r"Error waiting on exit barrier"),
+    ),
+    LinePattern(
         # Open MPI's help text when a peer vanished, its `Peer host:` row a few lines below
         # (read in triage only): `An MPI communication peer process has unexpectedly
         # disconnected.` … `  Peer host:  node17`.
         EventKind.MPI_PEER_LOST, Level.WARNING,
-        ("peer process has unexpectedly", "Peer host:"),
+        ("peer process has unexpectedly", "Peer host:", "lost communication with a remote daemon",
+         "Remote daemon:"),
         _rx(r"An MPI communication peer process has unexpectedly disconnected",
-            r"^\s*Peer host:\s+(?P<peer_host>[\w.\-]+)"),
+            r"^\s*Peer host:\s+(?P<peer_host>[\w.\-]+)",
+            # ORTE lost a node's daemon: `Remote daemon: [[55312,0],3] on node gpu-node-4`
+            r"(?P<daemon>ORTE has lost communication with a remote daemon)",
+            r"^\s*Remote daemon:\s+\S+ on node (?P<peer_host>[\w.\-]+)"),
     ),
     LinePattern(
         # TORCH_DISTRIBUTED_DEBUG=DETAIL: ProcessGroupWrapper logs each rank's collective

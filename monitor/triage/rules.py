@@ -943,8 +943,16 @@ def native_crash(ctx: Context) -> Finding | None:
              "the node's kernel log for other causes.",),
         )
     where = " inside a collective (all_reduce)" if first.event.fields.get("in_collective") else ""
+    pid = first.event.int_field("pid")
+    culprits: tuple[str, ...] = (who(first),) if ranks else ()
+    if not ranks and pid is not None:
+        # mpirun names the rank of the pid whose handler printed the crash
+        mpi = [e.event.int_field("mpi_rank") for e in ctx.of(EventKind.MPI_EXIT)
+               if e.event.int_field("pid") == pid]
+        ranks = tuple(r for r in mpi[:1] if r is not None)
+        culprits = (*(f"rank {r}" for r in ranks), f"pid {pid}")
     return Finding(
-        Category.UNDETERMINED, ranks, (who(first),) if ranks else (),
+        Category.UNDETERMINED, ranks, culprits,
         (f"{who(first)} crashed with {first.event.fields.get('signal')}{where} "
          f"({first.where})",), first,
         ("A native crash: get a core dump, or run the failing rank with NCCL_DEBUG=INFO; "
@@ -1510,10 +1518,47 @@ def launcher_exit(ctx: Context) -> Finding | None:
     return None
 
 
+def mpi_daemon_lost(ctx: Context) -> Finding | None:
+    """Open MPI's runtime lost a node's daemon (the node died or its link did): the job was
+    ended from under the training, the node is named."""
+    lost = [e for e in ctx.of(EventKind.MPI_PEER_LOST) if e.event.fields.get("daemon")]
+    if not lost:
+        return None
+    first = lost[0]
+    nodes = [str(e.event.fields["peer_host"]) for e in ctx.of(EventKind.MPI_PEER_LOST)
+             if e.file_index == first.file_index and e.event.fields.get("peer_host")
+             and 0 < e.event.line - first.event.line <= 10]
+    return Finding(
+        Category.INFRASTRUCTURE, (), tuple(f"node {n}" for n in nodes[:1]),
+        (f"Open MPI lost the daemon of {f'node {nodes[0]}' if nodes else 'a node'} "
+         f"({first.where}): the node or its TCP link went away, and the job was ended",), first,
+        ("Check that node's health (kernel log, power, network) before resubmitting.",),
+    )
+
+
+def exit_barrier(ctx: Context) -> Finding | None:
+    """torchrun's agent finished its own workers and waited for the other nodes' agents in
+    vain: another node failed or hung, and its logs hold why."""
+    items = ctx.of(EventKind.EXIT_BARRIER)
+    if not items:
+        return None
+    first = items[0]
+    elapsed = first.event.fields.get("elapsed")
+    return Finding(
+        Category.UNDETERMINED, (), (),
+        (f"this node's agent gave up waiting for the other nodes at the exit barrier"
+         + (f" after {float(str(elapsed)):.0f} s" if elapsed else "")
+         + f" ({first.where}): another node failed or hung, and these logs do not show it",),
+        first,
+        ("Read the other nodes' logs: the first one to fail holds the cause.",),
+    )
+
+
 def mpi_peer_lost(ctx: Context) -> Finding | None:
     """Open MPI: a peer process disconnected without finalising. The peer's failure is the
     cause (Open MPI says so); its host is named, the reason is in its own output."""
-    lost = [e for e in ctx.of(EventKind.MPI_PEER_LOST) if e.event.fields.get("peer_host") is None]
+    lost = [e for e in ctx.of(EventKind.MPI_PEER_LOST)
+            if e.event.fields.get("peer_host") is None and not e.event.fields.get("daemon")]
     if not lost:
         return None
     first = lost[0]
@@ -1578,6 +1623,7 @@ RULES: tuple[Rule, ...] = (
     straggler,
     data_phase,
     scheduler,
+    mpi_daemon_lost,
     network,
     rendezvous_lost,
     init_timeout,
@@ -1595,4 +1641,5 @@ RULES: tuple[Rule, ...] = (
     collective_hang,
     mpi_peer_lost,
     nccl_connect_refused,
+    exit_barrier,
 )

@@ -595,3 +595,33 @@ def test_mpirun_timestamp_output_is_an_envelope() -> None:
     """mpirun --timestamp-output: `2019-06-02T16:13:44.884Z: [1,12]<stdout>:…`."""
     assert _kinds("2019-06-02T16:13:44.884Z: [1,12]<stdout>:RuntimeError: boom") == [
         (EventKind.PYTHON_TRACEBACK, 12)]
+
+
+def test_open_mpi_losing_a_nodes_daemon_is_infrastructure(tmp_path: Path) -> None:
+    """orte help-errmgr-base.txt [node-died]: `ORTE has lost communication with a remote
+    daemon.` … `Remote daemon: %s on node %s`."""
+    diagnosis = _triage(tmp_path, (
+        "ORTE has lost communication with a remote daemon.\n\n"
+        "  HNP daemon   : [[55312,0],0] on node gpu-node-1\n"
+        "  Remote daemon: [[55312,0],3] on node gpu-node-4\n\n"
+        "This is usually due to either a failure of the TCP network\n"))
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert diagnosis.culprits == ("node gpu-node-4",)
+
+
+def test_an_agent_stuck_at_the_exit_barrier_is_not_a_clean_run(tmp_path: Path) -> None:
+    """elastic agent api.py _exit_barrier: `Error waiting on exit barrier. Elapsed: %s seconds`."""
+    diagnosis = _triage(tmp_path, (
+        "[2024-06-11 10:41:22,181] torch.distributed.elastic.agent.server.api: [ERROR] Error "
+        "waiting on exit barrier. Elapsed: 300.0561726093292 seconds\n"))
+    assert diagnosis.category is Category.UNDETERMINED
+    assert any("exit barrier" in f for f in diagnosis.findings)
+
+
+def test_open_mpis_crash_handler_pid_is_matched_to_mpiruns_rank(tmp_path: Path) -> None:
+    diagnosis = _triage(tmp_path, (
+        "[gpu-node-1:48213] *** Process received signal ***\n"
+        "[gpu-node-1:48213] Signal: Segmentation fault (11)\n"
+        "mpirun noticed that process rank 2 with PID 48213 on node gpu-node-1 exited on signal "
+        "11 (Segmentation fault).\n"))
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, (2,))
