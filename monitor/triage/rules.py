@@ -1546,7 +1546,7 @@ def exit_barrier(ctx: Context) -> Finding | None:
     elapsed = first.event.fields.get("elapsed")
     return Finding(
         Category.UNDETERMINED, (), (),
-        (f"this node's agent gave up waiting for the other nodes at the exit barrier"
+        ("this node's agent gave up waiting for the other nodes at the exit barrier"
          + (f" after {float(str(elapsed)):.0f} s" if elapsed else "")
          + f" ({first.where}): another node failed or hung, and these logs do not show it",),
         first,
