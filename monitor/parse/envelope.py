@@ -80,6 +80,7 @@ class Envelope:
     timestamp: str | None = None
     glued: str | None = None  # text cut from before a glued anchor (usually a tqdm bar)
     repeat: int = 1  # Ray's "[repeated Nx across cluster]"
+    actor_pid: int | None = None  # the pid in a Ray actor's prefix (its host is `host`)
 
     @property
     def attributed(self) -> tuple[int | None, str | None]:
@@ -158,6 +159,7 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
     prefixes: list[str] = []
     rank = local_rank = task = None
     host = timestamp = glued = None
+    actor_pid: int | None = None
     repeat = 1
     if "\x1b" in text:
         text = _ANSI.sub("", text)
@@ -203,7 +205,7 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
         elif first == "(":
             m = _RAY.match(text)
             if m is not None:
-                host, kind = m.group(3), "ray"
+                host, actor_pid, kind = m.group(3), int(m.group(2)), "ray"
         elif first in " |\t":
             m = _CLOUDWATCH.match(text)
             if m is not None:
@@ -262,6 +264,7 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
         timestamp=timestamp,
         glued=glued,
         repeat=repeat,
+        actor_pid=actor_pid,
     )
 
 

@@ -199,6 +199,7 @@ class _Block:
     stamp: Stamp | None
     text: str
     fed_at: int  # extractor line counter when the block last took a line
+    actor_pid: int | None = None  # a Ray actor's pid from its prefix
     state: str = "frames"
     exc_type: str | None = None
     exc_message: str | None = None
@@ -361,6 +362,8 @@ class EventExtractor:
                     self._learn_pid(nccl, fields)
             if env.repeat > 1:
                 fields = {**fields, "repeat": env.repeat}
+            if env.actor_pid is not None:
+                fields = {**fields, "actor_pid": env.actor_pid}
             who, origin = self._attribute(env, rank, {**line_pg, **fields}, nccl)
             events.append(
                 LogEvent(kind, level, who, origin, fields, payload[:_MAX_TEXT], index, index,
@@ -436,7 +439,7 @@ class EventExtractor:
         return _Block(
             kind=kind, key=key, line=index, end_line=index, rank=who, rank_origin=origin,
             host=env.host, stamp=_line_stamp(env, payload), text=payload[:_MAX_TEXT],
-            fed_at=self._fed,
+            fed_at=self._fed, actor_pid=env.actor_pid,
         )
 
     def _set_exception(self, block: _Block, m: re.Match[str]) -> None:
@@ -683,6 +686,8 @@ class EventExtractor:
             }
             if "last_error" in block.summary:
                 fields["last_error"] = str(block.summary["last_error"])
+            if block.actor_pid is not None:
+                fields["actor_pid"] = block.actor_pid
             level = Level.ERROR if block.exc_type else Level.WARNING
             return LogEvent(EventKind.PYTHON_TRACEBACK, level, rank, origin, fields,
                             block.text, block.line, block.end_line, block.host, block.stamp)

@@ -167,7 +167,7 @@ _INT_FIELDS = frozenset(
         "xid", "caused_by", "count", "joined", "expected", "port", "peer_port", "source_rank",
         "stuck_seconds", "pending_works", "worker", "signo", "code", "timeout_seconds",
         "remaining", "reporter_rank", "peer_rank", "closed_by_local_rank", "status_alt", "rank_in_message",
-        "line", "gpu", "unused_rank", "repr_rank", "mpi_rank",
+        "line", "gpu", "unused_rank", "repr_rank", "mpi_rank", "actor_pid",
     }
 )
 
@@ -1088,7 +1088,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("DataLoader worker", "encountered in worker", "Pin memory thread exited"),
         _rx(
             r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: (?P<cause_text>[^.]+)",
-            r"DataLoader worker \(pid\(?s?\)? ?(?P<pids>[^)]*)\) exited unexpectedly"
+            r"DataLoader worker \(pid\(?s?\)? ?(?P<pids>\d[\d, ]*)\) exited unexpectedly"
             r"(?: with exit code (?P<exitcode>-?\d+))?",
             r"Unexpected (?P<cause_text>bus error|segmentation fault|floating-point exception) "
             r"encountered in worker",

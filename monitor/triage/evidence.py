@@ -176,6 +176,19 @@ def who(item: Located) -> str:
     return f"rank {item.rank}"
 
 
+def whereabouts(item: Located) -> str:
+    """Where the writer of an event ran, as its lines state it: NCCL's `host:pid`, a Ray
+    actor's pid and node, a launcher's host tag; "" when they state nothing."""
+    fields = item.event.fields
+    host = fields.get("host") or item.event.host
+    pid = fields.get("pid") or fields.get("actor_pid")
+    if host and pid:
+        return f"{host}:{pid}"
+    if pid:
+        return f"pid {pid}"
+    return str(host) if host else ""
+
+
 def describe(item: Located) -> str:
     """One short sentence for a timeline or causal-chain entry."""
     f = item.event.fields

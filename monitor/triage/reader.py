@@ -359,6 +359,21 @@ def file_margin(head: bytes) -> re.Pattern[bytes] | None:
     lines = [line for line in lines if line.strip()]
     if len(lines) < 3:
         return None
+    outer = _one_margin(lines)
+    if outer is None:
+        return None
+    # A quote inside an indentation, or a quoted container log: one more margin, once.
+    rest = []
+    for line in lines:
+        m = outer.match(line)
+        rest.append(line[m.end():] if m else line)
+    inner = _one_margin([line for line in rest if line.strip()])
+    return re.compile(outer.pattern + inner.pattern) if inner is not None else outer
+
+
+def _one_margin(lines: list[bytes]) -> re.Pattern[bytes] | None:
+    if len(lines) < 3:
+        return None
     for envelope in _LINE_ENVELOPES:
         if sum(1 for line in lines if envelope.match(line)) >= 0.9 * len(lines):
             return envelope

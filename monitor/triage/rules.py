@@ -17,7 +17,7 @@ from monitor.model import Category
 from monitor.parse.collectives import CollectivePicture
 from monitor.parse.log_events import EventKind, Level
 from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS, FieldValue
-from monitor.triage.evidence import Located, compress_ranks, who
+from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
 from monitor.triage.reader import FileScan, TailLine
 
 
@@ -68,6 +68,15 @@ class Context:
 Rule = Callable[[Context], "Finding | None"]
 
 
+def _named(rank: int | None, item: Located) -> str:
+    """A culprit's name: its rank and where it ran (`rank 3 (node7:4242)`), or where the
+    process ran when no rank is shown; "" when neither is."""
+    where = whereabouts(item)
+    if rank is None:
+        return f"the process at {where}" if where else ""
+    return f"rank {rank} ({where})" if where else f"rank {rank}"
+
+
 def desync_report(ctx: Context) -> Finding | None:
     lagging = ctx.picture.lagging
     if not lagging:
@@ -97,7 +106,7 @@ def gpu_hardware(ctx: Context) -> Finding | None:
     ranks = ctx.global_ranks(cuda)
     for rank in ranks:
         first = next(e for e in cuda if e.rank == rank)
-        culprits.append(f"rank {rank}")
+        culprits.append(_named(rank, first))
         evidence.append(f"rank {rank}: CUDA error: {first.event.fields.get('message')} "
                         f"({first.where})")
     if cuda and not ranks:
@@ -145,7 +154,10 @@ def out_of_memory(ctx: Context) -> Finding | None:
     culprits: list[str] = []
     evidence: list[str] = []
     ranks = ctx.global_ranks([*gpu, *workers])
-    culprits.extend(f"rank {r}" for r in ranks)
+    for r in ranks:
+        item = next(e for e in [*gpu, *workers] if e.rank == r)
+        index = item.event.fields.get("gpu")
+        culprits.append(_named(r, item) + (f" on GPU {index}" if index is not None else ""))
     for item in gpu:
         index = item.event.fields.get("gpu")
         on_gpu = f" on GPU {index}" if index is not None else ""
@@ -160,8 +172,9 @@ def out_of_memory(ctx: Context) -> Finding | None:
             ranks = tuple(sorted({*ranks, *_ray_rank(task)}))
             culprits.extend([*(f"rank {r}" for r in _ray_rank(task)), _ray_task_name(task)])
         elif item.rank is None:
-            on_host = f" on {item.event.host}" if item.event.host else ""
-            culprits.append(f"the process{on_host} that ran out of GPU memory{on_gpu} (rank "
+            where = whereabouts(item)
+            at = f" at {where}" if where else ""
+            culprits.append(f"the process{at} that ran out of GPU memory{on_gpu} (rank "
                             "not shown)")
     for item in tasks:
         task_ids = [t for t in item.event.fields.get("tasks") or () if isinstance(t, int)]  # type: ignore[union-attr]
@@ -524,8 +537,8 @@ def network(ctx: Context) -> Finding | None:
                 local += f" on {first.event.host}"
         elif first.rank is not None:
             local = who(first)
-        elif first.event.host:
-            local = f"host {first.event.host}"
+        elif whereabouts(first):
+            local = f"the process at {whereabouts(first)}"
         else:
             local = f"the process writing {first.file.rsplit('/', 1)[-1]}"
         detail = fields.get("error") or (
@@ -773,8 +786,10 @@ def cuda_software(ctx: Context) -> Finding | None:
         return _kernel_gpu_exception(ctx)
     first = errors[0]
     ranks = ctx.global_ranks(errors)
+    named = [_named(r, next(e for e in errors if e.rank == r)) for r in ranks] or [
+        _named(None, first)]
     return Finding(
-        Category.GPU_CUDA, ranks, tuple(f"rank {r}" for r in ranks),
+        Category.GPU_CUDA, ranks, tuple(n for n in named if n),
         (f"{who(first)}: CUDA error: {first.event.fields.get('message')} ({first.where})",),
         first,
         ("Rerun with CUDA_LAUNCH_BLOCKING=1 to find the failing kernel; 'device-side assert' "
@@ -866,7 +881,8 @@ def own_exception(ctx: Context) -> Finding | None:
     ranks = ctx.global_ranks([first])
     task = None if ranks else _ray_task(ctx, first)
     raiser = _ray_task_name(task) if task is not None else who(first)
-    culprits: tuple[str, ...] = (raiser,) if ranks or task is not None else ()
+    culprits: tuple[str, ...] = (_named(ranks[0], first),) if ranks else (
+        (raiser,) if task is not None else ())
     if task is not None and _ray_rank(task):
         ranks = _ray_rank(task)
         culprits = (f"rank {ranks[0]}", raiser)
