@@ -144,7 +144,8 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     # torchrun's failure table, also pasted without its header (keys padded to ten columns)
     "time      : ", "host      : ", "rank      : ", "exitcode  : ", "Root Cause (first",
     "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "MASTER_ADDR",
-    "Running collective: CollectiveFingerPrint", "RayTaskError", "marked dead",
+    "Running collective: CollectiveFingerPrint", "RayTaskError", "marked dead", "ray::",
+    "Memory on the node (IP:",
     "service not known", "name resolution", "does not resolve", "servname",
     "peer process has unexpectedly", "Peer host:", "Call to connect returned",
     "noticed that process rank", "Process name: [[",
@@ -632,8 +633,8 @@ PATTERNS: tuple[LinePattern, ...] = (
         # error raised in its creation task, ray::group:Worker.__init__() (pid=…, ip=…, …,
         # repr=Worker[rank=3])`; a worker group's repr states the worker's rank.
         EventKind.RAY_TASK_ERROR, Level.INFO,
-        ("RayTaskError", "error raised in its creation task"),
-        _rx(r"(?:RayTaskError(?:\((?P<exc>\w+)\))?:|error raised in its creation task,) "
+        ("RayTaskError", "error raised in its creation task", "ray::"),
+        _rx(r"(?:(?:RayTaskError(?:\((?P<exc>\w+)\))?:|error raised in its creation task,) |^)"
             r"ray::(?P<task>[\w.<>:\-]+)\(\) \(pid=(?P<pid>\d+), ip=(?P<ip>[^,)\s]+)"
             r"(?:[^)]*?repr=\w+\[rank=(?P<repr_rank>\d+)\])?"),
     ),
@@ -1035,7 +1036,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         EventKind.HOST_OOM, Level.FATAL,
         ("Out of memory: Killed process", "oom-kill:", "Memory cgroup out of memory",
          "invoked oom-killer", "Out of memory: Kill process", "running low on memory",
-         "killed due to memory pressure"),
+         "killed due to memory pressure", "Memory on the node (IP:"),
         _rx(
             r"Killed process (?P<pid>\d+) \((?P<process>[^)]*)\)",
             # kernels before 5.1: "Out of memory: Kill process 123 (python) score 9 or ..."
@@ -1045,6 +1046,10 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?:Worker PID: (?P<pid>\d+).*?)?(?P<process>[Tt]ask) was killed due to the node "
             r"running low on memory.*?(?:IP: (?P<ip>[\d.]+))?",
             r"(?P<process>worker\(s\)) were killed due to the node running low on memory",
+            # its next line: `Memory on the node (IP: 10.0.0.7, ID: …) where the task (actor
+            # ID: …, name=…, pid=4242, memory used=56.57GB) was running was …`
+            r"Memory on the node \(IP: (?P<ip>[\d.]+).*? where the (?P<process>task|actor)"
+            r"\b.*?pid=(?P<pid>\d+)",
             r"oom-kill:.*?task=(?P<process>[^,]+),pid=(?P<pid>\d+)",
             r"(?P<process>\S+) invoked oom-killer",
         ),

@@ -68,6 +68,12 @@ class Context:
 Rule = Callable[[Context], "Finding | None"]
 
 
+def _best_located(items: Sequence[Located]) -> Located:
+    """Of the lines that tell one failure, the one that says most of where it ran (NCCL's
+    own line has host and pid; the same error quoted as a `Last error:` has neither)."""
+    return max(items, key=lambda i: (bool(i.event.fields.get("pid")), bool(whereabouts(i))))
+
+
 def _named(rank: int | None, item: Located) -> str:
     """A culprit's name: its rank and where it ran (`rank 3 (node7:4242)`), or where the
     process ran when no rank is shown; "" when neither is."""
@@ -187,7 +193,10 @@ def out_of_memory(ctx: Context) -> Finding | None:
     for item in host:
         evidence.append(f"{item.kind.value}: {item.event.text.strip()[:160]} ({item.where})")
         pid = item.event.fields.get("pid")
-        if pid is not None and item.kind is EventKind.HOST_OOM:
+        if pid is not None and item.kind is EventKind.HOST_OOM and item.event.fields.get("ip"):
+            culprits.append(f"pid {pid} on node {item.event.fields.get('ip')} (host memory: "
+                            "killed by Ray's memory monitor)")
+        elif pid is not None and item.kind is EventKind.HOST_OOM:
             rank = pid_rank.get(pid) if isinstance(pid, int) else None
             if rank is not None:
                 killed_ranks.append(rank)
@@ -537,6 +546,8 @@ def network(ctx: Context) -> Finding | None:
                 local += f" on {first.event.host}"
         elif first.rank is not None:
             local = who(first)
+        elif (task := _ray_task(ctx, first)) is not None:
+            local = _ray_task_name(task)
         elif whereabouts(first):
             local = f"the process at {whereabouts(first)}"
         else:
@@ -786,8 +797,9 @@ def cuda_software(ctx: Context) -> Finding | None:
         return _kernel_gpu_exception(ctx)
     first = errors[0]
     ranks = ctx.global_ranks(errors)
+    task = None if ranks else _ray_task(ctx, first)
     named = [_named(r, next(e for e in errors if e.rank == r)) for r in ranks] or [
-        _named(None, first)]
+        _ray_task_name(task) if task is not None else _named(None, _best_located(errors))]
     return Finding(
         Category.GPU_CUDA, ranks, tuple(n for n in named if n),
         (f"{who(first)}: CUDA error: {first.event.fields.get('message')} ({first.where})",),
