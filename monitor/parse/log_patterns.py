@@ -145,10 +145,10 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "time      : ", "host      : ", "rank      : ", "exitcode  : ", "Root Cause (first",
     "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "MASTER_ADDR",
     "Running collective: CollectiveFingerPrint", "RayTaskError", "marked dead", "ray::",
-    "Memory on the node (IP:",
+    "Memory on the node (IP:", "no socket interface found", "NET/Socket : no interface found",
     "service not known", "name resolution", "does not resolve", "servname",
     "peer process has unexpectedly", "Peer host:", "Call to connect returned",
-    "noticed that process rank", "Process name: [[",
+    "noticed that process rank", "Process name: ",
     "PodEvicted", "Reason: Evicted", "was evicted",
     "lost communication with a remote daemon", "Remote daemon:", "waiting on exit barrier",
 )
@@ -168,7 +168,7 @@ _INT_FIELDS = frozenset(
         "xid", "caused_by", "count", "joined", "expected", "port", "peer_port", "source_rank",
         "stuck_seconds", "pending_works", "worker", "signo", "code", "timeout_seconds",
         "remaining", "reporter_rank", "peer_rank", "closed_by_local_rank", "status_alt", "rank_in_message",
-        "line", "gpu", "unused_rank", "repr_rank", "mpi_rank", "actor_pid",
+        "line", "gpu", "unused_rank", "repr_rank", "mpi_rank", "mpi_rank_gloo", "actor_pid",
     }
 )
 
@@ -650,10 +650,12 @@ PATTERNS: tuple[LinePattern, ...] = (
         # rank 3 with PID 0 on node n2 exited on signal 9 (Killed).`, and for an exit status
         # `The first process to do so was:` … `  Process name: [[41237,1],5]`.
         EventKind.MPI_EXIT, Level.ERROR,
-        ("noticed that process rank", "Process name: [["),
+        ("noticed that process rank", "Process name: "),
         _rx(r"noticed that process rank (?P<mpi_rank>\d+) with PID (?P<pid>\d+) on node "
             r"(?P<node>[\w.\-]+) exited on signal (?P<signo>\d+)(?: \((?P<signal_text>[^)]+)\))?",
-            r"Process name: \[\[\d+,\d+\],(?P<mpi_rank>\d+)\]"),
+            r"Process name: \[\[\d+,\d+\],(?P<mpi_rank>\d+)\]",
+            # horovodrun's gloo launcher: the rank (static) or `host[local_rank]` (elastic)
+            r"^\s*Process name: (?:(?P<process_name>[\w.\-]+\[\d+\])|(?P<mpi_rank_gloo>\d+))\s*$"),
     ),
     LinePattern(
         # A pod of the job evicted from outside (read in triage only): Volcano's job controller
@@ -879,8 +881,11 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.NCCL_WARN, Level.WARNING,
-        (" NCCL WARN ",),
-        _rx(r" NCCL WARN (?P<message>.*)"),
+        (" NCCL WARN ", "no socket interface found", "NET/Socket : no interface found"),
+        _rx(r" NCCL WARN (?P<message>.*)",
+            # the same WARN quoted as an NCCL error's `Last error:` on a line of its own
+            r"^(?P<message>Bootstrap : no socket interface found|"
+            r"NET/Socket : no interface found)"),
         post=_post_nccl_warn,
     ),
     LinePattern(
@@ -896,6 +901,9 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"connect to \((?P<host>[^,]+), (?P<port>\d+)\)",
             r"client socket has failed to connect to any network address of "
             r"\((?P<host>[^,()\s]+), (?P<port>\d+)",
+            # an IPv4-mapped IPv6 address: `[::ffff:10.0.0.1]:29500` is 10.0.0.1
+            r"client socket has failed to connect to \[(?:::ffff:)?(?P<host>[^\]\s]+)\]:"
+            r"(?P<port>\d+)",
             r"client socket has failed to connect to \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)",
             r"Timed out after (?P<timeout_seconds>\d+) seconds waiting for clients\. "
             r"(?P<joined>\d+)/(?P<expected>\d+) clients joined",

@@ -532,7 +532,12 @@ def network(ctx: Context) -> Finding | None:
                     if _IB_ASYNC.search(str(e.event.fields.get("message", "")))]
     if async_events:
         return _ib_async_event(async_events[0])
+    setup = [e for e in ctx.of(EventKind.NCCL_WARN, EventKind.NCCL_ERROR, EventKind.PYTHON_TRACEBACK)
+             if _NET_SETUP.search(f"{e.event.fields.get('message', '')} "
+                                  f"{e.event.fields.get('last_error', '')}")]
     items = [*warns, *errors, *connects, *rendezvous, *store_raised]
+    if not items and setup:
+        return _net_setup(_best_located(setup))
     if not items:
         return None
     first = min(items, key=Located.order)
@@ -586,6 +591,27 @@ def network(ctx: Context) -> Finding | None:
         ("Check the link between these hosts (`ibstat`, `ibv_devinfo`, switch counters) and "
          "that NCCL uses the right interfaces (NCCL_SOCKET_IFNAME, NCCL_IB_HCA); for the "
          "rendezvous, a reachable MASTER_ADDR and port.",),
+    )
+
+
+# The host's network could not be set up for NCCL: bootstrap.cc's `Bootstrap : no socket
+# interface found`, the socket transport's `NET/Socket : no interface found`, the AWS OFI
+# plugin's `NET/OFI Couldn't open AV` and other `NET/OFI … failed` lines.
+_NET_SETUP = re.compile(r"no socket interface found|NET/Socket : no interface found|"
+                        r"NET/OFI (?:Couldn't|Unable to|Failed to)")
+
+
+def _net_setup(item: Located) -> Finding:
+    where = whereabouts(item)
+    text = str(item.event.fields.get("last_error") or item.event.fields.get("message") or "")
+    return Finding(
+        Category.NETWORK, (), (f"the network setup of {where}" if where else
+                               "the network setup of the host that wrote it",),
+        (f"{who(item)}: NCCL could not set up the host's network: {text.strip()[:120]} "
+         f"({item.where})",), item,
+        ("Check the interfaces NCCL may use on that host (NCCL_SOCKET_IFNAME, NCCL_IB_HCA, the "
+         "network plugin's provider and its libfabric/EFA setup) and run with "
+         "NCCL_DEBUG=INFO to see which one it tried.",),
     )
 
 
@@ -870,6 +896,8 @@ def own_exception(ctx: Context) -> Finding | None:
            if item.event.fields.get("exc_type")
            and not any(w in str(item.event.fields["exc_type"]) for w in _COLLATERAL)
            and not _launcher_called_process(item)
+           # horovodrun's and mpirun's report of the first process to exit non-zero
+           and "exited with non-zero status" not in str(item.event.fields.get("exc_message", ""))
            # mp.spawn's report of a worker's exit (a bare `Exception` before torch 1.6)
            and _SPAWN_EXIT.search(str(item.event.fields.get("exc_message", ""))) is None
            and not any(w in str(item.event.fields.get("exc_message", ""))
@@ -1026,13 +1054,16 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
         first = mpi[0]
         f = first.event.fields
         rank = first.event.int_field("mpi_rank")
+        if rank is None:
+            rank = first.event.int_field("mpi_rank_gloo")
         signal = f.get("signal_text") or (f"signal {f['signo']}" if f.get("signo") else "")
         how = f"died of {signal}" if signal else "was the first to exit with a non-zero status"
         on = f" on node {f['node']}" if f.get("node") else ""
+        name = f"rank {rank}{on}" if rank is not None else str(f.get("process_name") or
+                                                               "a process")
         return Finding(
-            Category.UNDETERMINED, (rank,) if rank is not None else (),
-            (f"rank {rank}{on}",),
-            (f"mpirun: rank {rank}{on} {how} ({first.where}); its own output, not shown, holds "
+            Category.UNDETERMINED, (rank,) if rank is not None else (), (name,),
+            (f"the launcher: {name} {how} ({first.where}); its own output, not shown, holds "
              "why",), first,
             ("Read that rank's own output (mpirun --tag-output prefixes it with [1,N]) and the "
              "node's kernel log (OOM killer) at that time.",),
@@ -1077,11 +1108,17 @@ _FILE_RANK = re.compile(r"rank[_-]?(\d+)(?:\D*)$", re.IGNORECASE)
 
 
 def _file_named_ranks(ctx: Context) -> dict[int, FileScan]:
+    """Files named for one rank (`rank3.log`) whose lines carry no other rank's prefix."""
     out: dict[int, FileScan] = {}
-    for scan in ctx.scans:
+    for index, scan in enumerate(ctx.scans):
         m = _FILE_RANK.search(scan.path.rsplit("/", 1)[-1])
-        if m is not None and scan.fr_dump is None:
-            out[int(m.group(1))] = scan
+        if m is None or scan.fr_dump is not None:
+            continue
+        rank = int(m.group(1))
+        others = {i.rank for i in ctx.located if i.file_index == index
+                  and i.rank is not None and i.rank_origin != "file"} - {rank}
+        if not others:
+            out[rank] = scan
     return out
 
 

@@ -625,3 +625,57 @@ def test_open_mpis_crash_handler_pid_is_matched_to_mpiruns_rank(tmp_path: Path) 
         "mpirun noticed that process rank 2 with PID 48213 on node gpu-node-1 exited on signal "
         "11 (Segmentation fault).\n"))
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, (2,))
+
+
+def test_a_host_whose_network_nccl_cannot_set_up_is_named(tmp_path: Path) -> None:
+    """bootstrap.cc `Bootstrap : no socket interface found` (quoted as the `Last error:`) and
+    the AWS OFI plugin's `NET/OFI Couldn't open AV`."""
+    bootstrap = _triage(tmp_path / "bootstrap", (
+        "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:2897, invalid usage (run with "
+        "NCCL_DEBUG=WARN for details), NCCL version 2.27.3\n\n"
+        "ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\n\n"
+        "Last error:\n\nBootstrap : no socket interface found\n"))
+    assert bootstrap.category is Category.NETWORK
+    ofi = _triage(tmp_path / "ofi", (
+        "[1,23]<stdout>:ip-10-0-45-165:8716:9558 [7] create_nccl_ofi_component:459 NCCL WARN "
+        "NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument\n"))
+    assert (ofi.category, ofi.culprit_ranks) == (Category.NETWORK, ())
+    assert any("ip-10-0-45-165" in c for c in ofi.culprits)
+
+
+def test_an_ipv4_mapped_store_address_is_read_whole(tmp_path: Path) -> None:
+    """socket.cpp: `The client socket has failed to connect to [%s]:%d (errno: %d - %s).`"""
+    diagnosis = _triage(tmp_path, (
+        "[W socket.cpp:697] [c10d] The client socket has failed to connect to "
+        "[::ffff:10.4.9.143]:47389 (errno: 110 - Connection timed out).\n") * 3)
+    assert diagnosis.category is Category.NETWORK
+    assert any("10.4.9.143:47389" in c for c in diagnosis.culprits)
+
+
+def test_horovods_gloo_launcher_names_its_first_failed_process(tmp_path: Path) -> None:
+    """horovod/runner/gloo_run.py: `Horovod detected that one or more processes exited with
+    non-zero status, thus causing the job to be terminated. The first process to do so was:
+    \\nProcess name: {name}\\nExit code: {code}`, name = `host[local_rank]` (elastic)."""
+    diagnosis = _triage(tmp_path, (
+        "Traceback (most recent call last):\n"
+        '  File "/opt/horovod/runner/gloo_run.py", line 318, in launch_gloo_elastic\n'
+        "    .format(name=name, code=exit_code))\n"
+        "RuntimeError: Horovod detected that one or more processes exited with non-zero "
+        "status, thus causing the job to be terminated. The first process to do so was:\n"
+        "Process name: worker-1[0]\nExit code: 137\n"))
+    assert diagnosis.category is Category.UNDETERMINED
+    assert diagnosis.culprits == ("worker-1[0]",)
+
+
+def test_a_file_named_for_a_rank_that_holds_other_ranks_does_not_make_the_world(
+        tmp_path: Path) -> None:
+    """`…rank0-missing….log` with ranks 1-3's lines is not rank 0's log: no world of one."""
+    lines = "".join(
+        f"[E ProcessGroupNCCL.cpp:475] [Rank {r}] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=1, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran "
+        "for 1800584 milliseconds before timing out.\n" for r in (1, 2, 3))
+    path = tmp_path / "job-rank0-missing.log"
+    path.write_text(lines, encoding="utf-8")
+    scans, problems, _ = read_inputs([str(path)])
+    diagnosis = diagnose(scans, problems)
+    assert diagnosis.culprit_ranks == ()
