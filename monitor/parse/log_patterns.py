@@ -267,6 +267,11 @@ def _post_oom(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] |
         return None  # Ray's OutOfMemoryError: the host's memory (a HOST_OOM line)
     if "more than 1EB" in payload:
         fields["bad_size"] = True
+    # torch >= 2.1 lists the GPU's processes (`Process 4242 has 15.75 GiB memory in use`);
+    # when it lists one, that is the process that ran out
+    users = re.findall(r"Process (\d+) has [\d.]+ ?[KMGT]i?B memory in use", payload)
+    if len(users) == 1 and "pid" not in fields:
+        fields["pid"] = int(users[0])
     return EventKind.CUDA_OOM, Level.FATAL, fields
 
 

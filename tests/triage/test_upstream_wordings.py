@@ -679,3 +679,20 @@ def test_a_file_named_for_a_rank_that_holds_other_ranks_does_not_make_the_world(
     scans, problems, _ = read_inputs([str(path)])
     diagnosis = diagnose(scans, problems)
     assert diagnosis.culprit_ranks == ()
+
+
+def test_a_culprit_says_where_it_ran(tmp_path: Path) -> None:
+    """NCCL's `host:pid:tid [dev]` head, a Ray actor's prefix, and the one process torch >= 2.1
+    lists on the GPU that ran out (`Process %d has %s memory in use`)."""
+    nccl = _triage(tmp_path / "nccl", "[rank1]:node155:3054646:3054700 [1] transport/nvls.cc:246 "
+                   "NCCL WARN Cuda failure 3 'initialization error'\n")
+    assert nccl.culprits == ("rank 1 (node155:3054646)",)
+    ray = _triage(tmp_path / "ray", "(WorkerDict pid=838798, ip=10.1.0.27) RuntimeError: CUDA "
+                  "error: an illegal memory access was encountered\n")
+    assert any("10.1.0.27:838798" in c for c in ray.culprits)
+    oom = _triage(tmp_path / "oom", (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 112.00 MiB. GPU 2 has a "
+        "total capacity of 15.78 GiB of which 27.19 MiB is free. Process 307065 has 15.75 GiB "
+        "memory in use.\n"))
+    assert oom.category is Category.OOM
+    assert any("307065" in c for c in oom.culprits)
