@@ -321,11 +321,21 @@ _NOT_A_TAG = (b"Error", b"Exception", b"Warning", b"NCCL", b"INFO", b"WARNING", 
               b"kernel")
 
 
+# A markdown code fence a reporter pasted with the log (```, ```text, ~~~): no part of it.
+_FENCE = re.compile(rb"\s*(?:```|~~~)[\w+\-]*\s*$")
+
+
+def _pasted_lines(head: bytes) -> list[bytes]:
+    """The head's lines that hold text, without markdown fences."""
+    return [line.rstrip(b"\r") for line in head.split(b"\n")[:200]
+            if line.strip() and not _FENCE.match(line)]
+
+
 def has_line_tag(head: bytes) -> bool:
     """Nearly every line of the file's head starts with one and the same `word: ` (a pdsh or
     DeepSpeed host, a test runner's `stderr: `, a container's name), or most lines start with
     one of a few host names: a tag to strip, as the host prefix of a multi-node runner is."""
-    lines = [_LEAD.sub(b"", line) for line in head.split(b"\n")[:200] if line.strip()]
+    lines = [_LEAD.sub(b"", line) for line in _pasted_lines(head)]
     if len(lines) < 5:
         return False
     tags = Counter(m.group(1) for line in lines if (m := _WORD_PREFIX.match(line)))
@@ -355,8 +365,7 @@ def file_margin(head: bytes) -> re.Pattern[bytes] | None:
     (`> `), an indentation all lines share (a code block indented in a mail or a comment), or
     a container log's envelope. Stripped from each line, so patterns anchored at the line's
     start still match; None when there is none."""
-    lines = [line.rstrip(b"\r") for line in head.split(b"\n")[:200]]
-    lines = [line for line in lines if line.strip()]
+    lines = _pasted_lines(head)
     if len(lines) < 3:
         return None
     outer = _one_margin(lines)

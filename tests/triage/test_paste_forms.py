@@ -1,7 +1,8 @@
-"""A log reaches triage in the shape its reporter gave it: quoted in markdown, indented, with
-Windows line ends, double-spaced, or cut at a terminal's width. Every tuning excerpt the rules
-read right must still be read right in each of those shapes (a metamorphic check: the same
-lines, another envelope), and the shapes' own detectors must not fire on plain logs."""
+"""A log reaches triage in the shape its reporter gave it: quoted in markdown or fenced,
+indented, with Windows line ends, double-spaced, or cut at a terminal's width. Every tuning
+excerpt the rules read right must still be read right in each of those shapes (a metamorphic
+check: the same lines, another envelope), and the shapes' own detectors must not fire on plain
+logs."""
 
 from __future__ import annotations
 
@@ -68,6 +69,7 @@ SHAPES: dict[str, Callable[[str], str]] = {
     "shipper stamps": _each("2024-05-01T12:00:00.123Z "),
     "bracketed stamps": _each("[2024-05-01 12:00:00,123] "),
     "coloured errors": _coloured,
+    "markdown fence": lambda text: "```text\n" + text.rstrip("\n") + "\n```\n",
 }
 
 
@@ -144,6 +146,8 @@ def test_margin_is_a_quote_or_the_indentation_every_line_shares() -> None:
     assert _margin(b"Traceback (most recent call last):\n  File x\nValueError: y\n") is None
     assert _margin(b"> only\nplain\nplain\nplain\n") is None
     assert _margin(b"web-1  | a\nweb-1  | b\nother line\n") is None  # not on nearly all
+    # a markdown fence around a quote is no part of the paste's margin
+    assert _margin(b"```\n> a\n> b\n> c\n```\n") == b"> ?"
     # a quote inside an indentation: both are stripped
     assert _margin(b"    > a\n    > b\n    >\n    > c\n") == b"\\ \\ \\ \\ > ?"
 
