@@ -23,7 +23,8 @@ from dataclasses import dataclass
 # `[rank3]:` (c10 logging, 2.2+) and `[rank3]: ` (Python excepthook, 2.3+).
 _RANK_AT = re.compile(r"\[rank(\d+)\]: ?")
 # `[1,0]<stderr>:` from OpenMPI's --tag-output; the second number is the MPI world rank.
-_MPIRUN = re.compile(r"\[(\d+),(\d+)\]<(?:stdout|stderr|stddiag)>: ?")
+# horovodrun's gloo launcher tags with the rank alone: `[3]<stderr>:`.
+_MPIRUN = re.compile(r"\[(?:(\d+),)?(\d+)\]<(?:stdout|stderr|stddiag)>: ?")
 # torchrun --tee / --redirects: `[default3]:` (role name + local rank).
 _TORCHRUN = re.compile(r"\[([A-Za-z_]+?)(\d+)\]: ?")
 # accelerate multi-node: `[alphagpu12:5]:` (host + local rank).

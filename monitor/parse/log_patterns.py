@@ -146,9 +146,10 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "MASTER_ADDR",
     "Running collective: CollectiveFingerPrint", "RayTaskError", "marked dead", "ray::",
     "Memory on the node (IP:", "no socket interface found", "NET/Socket : no interface found",
+    "nvmlDevice", "has already checked in",
     "service not known", "name resolution", "does not resolve", "servname",
     "peer process has unexpectedly", "Peer host:", "Call to connect returned",
-    "noticed that process rank", "Process name: ",
+    "noticed that process rank", "Process name: ", "exit with status code",
     "PodEvicted", "Reason: Evicted", "was evicted",
     "lost communication with a remote daemon", "Remote daemon:", "waiting on exit barrier",
 )
@@ -168,7 +169,7 @@ _INT_FIELDS = frozenset(
         "xid", "caused_by", "count", "joined", "expected", "port", "peer_port", "source_rank",
         "stuck_seconds", "pending_works", "worker", "signo", "code", "timeout_seconds",
         "remaining", "reporter_rank", "peer_rank", "closed_by_local_rank", "status_alt", "rank_in_message",
-        "line", "gpu", "unused_rank", "repr_rank", "mpi_rank", "mpi_rank_gloo", "actor_pid",
+        "line", "gpu", "unused_rank", "repr_rank", "mpi_rank", "mpi_rank_gloo", "mpi_rank_gloo2", "actor_pid",
     }
 )
 
@@ -580,7 +581,7 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"Rank (?P<reporter_rank>\d+) has (?P<count>\d+) params, while rank "
             r"(?P<peer_rank>\d+) has inconsistent (?P<expected>\d+) params",
             # DDP's reducer: "Expected to have finished reduction in the prior iteration…"
-            r"Parameter indices which did not receive grad for rank (?P<unused_rank>\d+)",
+            r"Parameter(?:s| indices) which did not receive grad for rank (?P<unused_rank>\d+)",
         ),
     ),
     LinePattern(
@@ -655,12 +656,15 @@ PATTERNS: tuple[LinePattern, ...] = (
         # rank 3 with PID 0 on node n2 exited on signal 9 (Killed).`, and for an exit status
         # `The first process to do so was:` … `  Process name: [[41237,1],5]`.
         EventKind.MPI_EXIT, Level.ERROR,
-        ("noticed that process rank", "Process name: "),
+        ("noticed that process rank", "Process name: ", "exit with status code"),
         _rx(r"noticed that process rank (?P<mpi_rank>\d+) with PID (?P<pid>\d+) on node "
             r"(?P<node>[\w.\-]+) exited on signal (?P<signo>\d+)(?: \((?P<signal_text>[^)]+)\))?",
             r"Process name: \[\[\d+,\d+\],(?P<mpi_rank>\d+)\]",
             # horovodrun's gloo launcher: the rank (static) or `host[local_rank]` (elastic)
-            r"^\s*Process name: (?:(?P<process_name>[\w.\-]+\[\d+\])|(?P<mpi_rank_gloo>\d+))\s*$"),
+            r"^\s*Process name: (?:(?P<process_name>[\w.\-]+\[\d+\])|(?P<mpi_rank_gloo>\d+))\s*$",
+            # and its static run: `Process 0 exit with status code 137.`
+            r"^Process (?:(?P<mpi_rank_gloo2>\d+)|(?P<process_name2>[\w.\-]+\[\d+\])) exit with "
+            r"status code (?P<exitcode>\d+)\."),
     ),
     LinePattern(
         # A pod of the job evicted from outside (read in triage only): Volcano's job controller
@@ -1021,7 +1025,7 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         EventKind.CUDA_ERROR, Level.ERROR,
         ("CUDA error", "cuda runtime error", "Cuda failure", "CUDA driver error",
-         "THCudaCheck FAIL", "_STATUS_EXECUTION_FAILED"),
+         "THCudaCheck FAIL", "_STATUS_EXECUTION_FAILED", "nvmlDevice"),
         _rx(
             r"CUDA (?:driver )?error: (?P<message>.*)",
             r"cuda runtime error \((?P<code>\d+)\) : (?P<message>.*?)(?: at \S+)?$",
@@ -1030,6 +1034,9 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"THCudaCheck FAIL file=\S+ line=\d+ error=(?P<code>\d+) : (?P<message>.*)",
             # a cuDNN or cuBLAS kernel that failed on the GPU (not a bad argument)
             r"(?P<message>CU(?:DNN|BLAS)_STATUS_EXECUTION_FAILED)",
+            # NCCL's NVML wrapper could not reach the GPU: `nvmlDeviceGetHandleByPciBusId()
+            # failed: Not Found`
+            r"(?P<message>nvmlDevice\w+\(\) failed: .+)",
         ),
         post=_post_cuda,
     ),

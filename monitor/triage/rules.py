@@ -479,7 +479,13 @@ def scheduler(ctx: Context) -> Finding | None:
     nodes = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
              if str(e.event.fields.get("status_text", "")).startswith(
                  ("Node failure", "Task launch for"))]
-    items = [*cancels, *nodes, *ctx.of(EventKind.AGENT_DEATH_SIGNAL, EventKind.POD_EVICTED)]
+    # torchrun stops its workers with SIGTERM when one fails; any other signal it sends them is
+    # the one it was sent (a closed terminal's SIGHUP, Ctrl-C's SIGINT)
+    forwarded = [e for e in ctx.of(EventKind.AGENT_SIGTERM)
+                 if e.event.fields.get("signal") in ("SIGHUP", "SIGINT", "SIGQUIT")
+                 and not _failed_before(ctx, e)]
+    items = [*cancels, *nodes, *forwarded,
+             *ctx.of(EventKind.AGENT_DEATH_SIGNAL, EventKind.POD_EVICTED)]
     if not items:
         return None
     first = min(items, key=Located.order)
@@ -494,6 +500,9 @@ def scheduler(ctx: Context) -> Finding | None:
     elif first.kind is EventKind.AGENT_DEATH_SIGNAL:
         text = (f"the launcher received {fields.get('signal')} from outside the job (scheduler "
                 f"cancel, preemption or a user) ({first.where})")
+    elif first.kind is EventKind.AGENT_SIGTERM:
+        text = (f"the launcher passed {fields.get('signal')} on to its workers ({first.where}): "
+                "it was sent from outside the job (a closed terminal, Ctrl-C, the scheduler)")
     elif first.kind is EventKind.POD_EVICTED:
         pod = fields.get("pod")
         text = f"Kubernetes evicted {f'pod {pod}' if pod else 'a pod'} of the job ({first.where})"
@@ -748,8 +757,8 @@ def init_timeout(ctx: Context) -> Finding | None:
 
 # ProcessGroupNCCL: `[45] is setting up NCCL communicator and retrieving ncclUniqueId from
 # [0] via c10d key-value store by key '0', but store->get('0') got error: …`
-_UNIQUE_ID_WAIT = re.compile(r"\[(\d+)\] is setting up NCCL communicator and retrieving "
-                             r"ncclUniqueId from \[(\d+)\]")
+_UNIQUE_ID_WAIT = re.compile(r"\[(\d+)\] is setting up NCCL communicator and retr(?:ie|ei)ving "
+                             r"ncclUniqueId from \[(\d+)\]")  # torch <= 1.11 misspelt it
 
 
 def _unique_id_root(ctx: Context, waits: Sequence[Located]) -> int | None:
@@ -761,7 +770,7 @@ def _unique_id_root(ctx: Context, waits: Sequence[Located]) -> int | None:
         m = _UNIQUE_ID_WAIT.search(item.event.text)
         if m is None:
             continue
-        default = "default_pg" in str(item.event.fields.get("keys", "")) or (
+        default = "default_pg" in item.event.text or (  # the keys the store waited for
             item.rank is not None and item.rank_origin != "local" and item.rank == int(m[1]))
         if not default:
             return None
@@ -839,12 +848,26 @@ _DUPLICATE_GPU = re.compile(r"Duplicate GPU detected : rank (\d+) and rank (\d+)
                             r"device (\w+)")
 
 
+_RANK_TWICE = re.compile(r"Bootstrap Root : rank (\d+) of (\d+) ranks has already checked in")
+
+
 def nccl_usage(ctx: Context) -> Finding | None:
     """NCCL refusing a communicator whose ranks share a GPU (`Duplicate GPU detected`, init.cc):
     the job placed two ranks on one device (no set_device(local_rank), a wrong
     CUDA_VISIBLE_DEVICES), a launch bug, not a fault of either rank."""
     for item in ctx.located:
         text = f"{item.event.fields.get('last_error', '')} {item.event.fields.get('message', '')}"
+        twice = _RANK_TWICE.search(text)
+        if twice is not None:
+            # bootstrap.cc: two processes were started as one rank (a launch bug)
+            rank = int(twice[1])
+            return Finding(
+                Category.SOFTWARE, (rank,), (f"rank {rank} (started twice)",),
+                (f"NCCL's bootstrap root: rank {rank} of {twice[2]} has already checked in "
+                 f"({item.where}): two processes were launched as rank {rank}",), item,
+                ("Check the launcher's rank assignment (node rank, SLURM_PROCID, the number of "
+                 "tasks per node): each rank must be started once.",),
+            )
         m = _DUPLICATE_GPU.search(text)
         if m is None:
             continue
@@ -945,24 +968,34 @@ _WAITED_FOR_A_PEER = ("Timed out waiting", "Watchdog caught collective operation
                       "received errors while waiting for send/recv")
 
 
-# NCCL's codes for a failed system call, a broken invariant and a lost peer: NCCL's own WARN
-# line holds the reason; the exception that carries the code is not the job's bug.
+# NCCL's codes for a failed system call, a broken invariant, a lost peer and a failed CUDA
+# call: NCCL's own WARN line holds the reason; the exception that carries the code is not the
+# job's bug.
 _NCCL_UNEXPLAINED = ("unhandled system error", "ncclSystemError", "internal error",
                      "ncclInternalError", "ncclRemoteError",
-                     "remote process exited or there was a network error")
+                     "remote process exited or there was a network error",
+                     "unhandled cuda error", "ncclUnhandledCudaError")
 
 
 def nccl_unexplained(ctx: Context) -> Finding | None:
     """An NCCL system, internal or remote error whose reason no line shows (the rules that
     read a reason, a peer or a CUDA failure come first)."""
     errors = [e for e in ctx.of(EventKind.NCCL_ERROR)
-              if e.event.fields.get("nccl_code") in ("system", "internal", "remote")]
+              if e.event.fields.get("nccl_code") in ("system", "internal", "remote",
+                                                      "unhandled_cuda")]
+    errors += [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
+               if any(w in str(e.event.fields.get("exc_message", "")) for w in _NCCL_UNEXPLAINED)]
     if not errors:
         return None
+    errors.sort(key=Located.order)
     first = errors[0]
     reporters = ctx.global_ranks(errors)
+    # A failed CUDA call is the reporting rank's own GPU; a failed socket or peer is not
+    cuda = first.event.fields.get("nccl_code") == "unhandled_cuda" or any(
+        w in _message(first) for w in ("unhandled cuda error", "ncclUnhandledCudaError"))
     return Finding(
-        Category.UNDETERMINED, (), (),
+        Category.UNDETERMINED, reporters if cuda else (),
+        tuple(f"rank {r}" for r in reporters) if cuda else (),
         (f"{who(first)}: NCCL error '{first.event.fields.get('message') or first.event.text}' "
          f"({first.where}) with no reason shown"
          + (f"; reported by rank(s) {compress_ranks(reporters)}, which may be the victims"
@@ -1053,14 +1086,13 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
     if mpi:
         first = mpi[0]
         f = first.event.fields
-        rank = first.event.int_field("mpi_rank")
-        if rank is None:
-            rank = first.event.int_field("mpi_rank_gloo")
+        rank = next((r for r in (first.event.int_field(k) for k in (
+            "mpi_rank", "mpi_rank_gloo", "mpi_rank_gloo2")) if r is not None), None)
         signal = f.get("signal_text") or (f"signal {f['signo']}" if f.get("signo") else "")
         how = f"died of {signal}" if signal else "was the first to exit with a non-zero status"
         on = f" on node {f['node']}" if f.get("node") else ""
-        name = f"rank {rank}{on}" if rank is not None else str(f.get("process_name") or
-                                                               "a process")
+        name = f"rank {rank}{on}" if rank is not None else str(
+            f.get("process_name") or f.get("process_name2") or "a process")
         return Finding(
             Category.UNDETERMINED, (rank,) if rank is not None else (), (name,),
             (f"the launcher: {name} {how} ({first.where}); its own output, not shown, holds "

@@ -13,7 +13,7 @@ from tests.triage.public_corpus import CORPUS, entries, judge, score
 
 # Measured floors (right / total). Raise them when the rules improve; never lower them to pass.
 HELDOUT_FLOOR = 146
-TUNING_FLOOR = 210
+TUNING_FLOOR = 217
 
 
 def test_index_lists_every_file_once_and_splits_half_and_half() -> None:
@@ -41,9 +41,11 @@ def test_score_holds_its_floor(split: str, floor: int, capsys: pytest.CaptureFix
 
 def test_a_confident_wrong_culprit_never_comes_from_an_undetermined_excerpt() -> None:
     """Where the excerpt does not show the cause, triage may name suspects' processes but no
-    culprit rank."""
+    culprit rank. Checked on the tuning halves: a held-out entry is only ever scored, so that
+    no rule is changed to pass it."""
     for entry in entries():
-        if entry.category.value == "undetermined" and not entry.culprit_ranks:
+        if entry.split == "tuning" and entry.category.value == "undetermined" \
+                and not entry.culprit_ranks:
             outcome = judge(entry)
             assert outcome.diagnosis.culprit_ranks == (), (entry.id, outcome.reason)
 

@@ -696,3 +696,67 @@ def test_a_culprit_says_where_it_ran(tmp_path: Path) -> None:
         "memory in use.\n"))
     assert oom.category is Category.OOM
     assert any("307065" in c for c in oom.culprits)
+
+
+def test_horovods_gloo_tags_and_exit_lines_name_the_rank(tmp_path: Path) -> None:
+    """horovodrun's gloo launcher tags lines `[rank]<stderr>:` and reports `Process %s exit
+    with status code %d.`"""
+    assert _kinds("[1]<stderr>:RuntimeError: boom") == [(EventKind.PYTHON_TRACEBACK, 1)]
+    diagnosis = _triage(tmp_path, "Process 0 exit with status code 137.\n")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, (0,))
+
+
+def test_ddps_unused_parameters_by_name_name_the_rank(tmp_path: Path) -> None:
+    """reducer.cpp with TORCH_DISTRIBUTED_DEBUG: `Parameters which did not receive grad for
+    rank %d: %s` (without it: `Parameter indices which …`)."""
+    diagnosis = _triage(tmp_path, (
+        "RuntimeError: Expected to have finished reduction in the prior iteration before "
+        "starting a new one.\n"
+        "Parameters which did not receive grad for rank 4: model.22.cv4.2.2.bias, "
+        "model.22.cv4.2.2.weight\n"))
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, (4,))
+
+
+def test_a_signal_the_launcher_passes_on_is_a_stop_from_outside(tmp_path: Path) -> None:
+    """elastic multiprocessing api.py: `Sending process %s closing signal %s`; torchrun sends
+    SIGTERM when a worker fails, and passes on any other signal it was sent."""
+    line = ("WARNING:torch.distributed.elastic.multiprocessing.api:Sending process {pid} closing "
+            "signal {sig}\n")
+    hup = _triage(tmp_path / "hup", line.format(pid=102241, sig="SIGHUP")
+                  + line.format(pid=102242, sig="SIGHUP"))
+    assert hup.category is Category.INFRASTRUCTURE
+    term = _triage(tmp_path / "term", line.format(pid=102241, sig="SIGTERM"))
+    assert term.category is not Category.INFRASTRUCTURE
+
+
+def test_nccls_unexplained_cuda_failure_names_the_rank_whose_gpu_failed(
+        tmp_path: Path) -> None:
+    """`ncclCommInitRank failed: unhandled cuda error` with no `Cuda failure` line: the rank's
+    own GPU call failed, the reason is not shown."""
+    diagnosis = _triage(tmp_path, (
+        "[1]<stderr>:    mpi_lib.horovod_torch_wait_and_clear(handle)\n"
+        "[1]<stderr>:RuntimeError: ncclCommInitRank failed: unhandled cuda error (run with "
+        "NCCL_DEBUG=INFO for details)\n"))
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, (1,))
+
+
+def test_nvml_failures_and_ranks_started_twice(tmp_path: Path) -> None:
+    """nvmlwrap.cc `%s() failed: %s` is a GPU fault of the rank; bootstrap.cc `Bootstrap Root :
+    rank %d of %d ranks has already checked in` is a launch bug naming the rank."""
+    nvml = _triage(tmp_path / "nvml", (
+        "host1:6896:7103 [1] NCCL INFO ncclCommInitRank comm 0xf1486b0 rank 1 nranks 8 cudaDev 1 "
+        "nvmlDev 1 busId 8a000 commId 0xc92 - Init START\n"
+        "host1:6896:7103 [1] misc/nvmlwrap.cc:187 NCCL WARN nvmlDeviceGetHandleByPciBusId() "
+        "failed: Not Found\n"))
+    assert (nvml.category, nvml.culprit_ranks) == (Category.GPU_CUDA, (1,))
+    twice = _triage(tmp_path / "twice", "hpc-25-14:18569:18835 [0] bootstrap.cc:131 NCCL WARN "
+                    "Bootstrap Root : rank 1 of 8 ranks has already checked in\n")
+    assert (twice.category, twice.culprit_ranks) == (Category.SOFTWARE, (1,))
+
+
+def test_torch_1_11_misspelt_the_unique_id_wait(tmp_path: Path) -> None:
+    diagnosis = _triage(tmp_path, (
+        "RuntimeError: [1] is setting up NCCL communicator and retreiving ncclUniqueId from [0] "
+        "via c10d key-value store by key '0', but store->get('0') got error: Timeout waiting "
+        "for key: default_pg/0/0 after 1800000 ms\n"))
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.INIT_TIMEOUT, (0,))
