@@ -150,7 +150,9 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "service not known", "name resolution", "does not resolve", "servname",
     "peer process has unexpectedly", "Peer host:", "Call to connect returned",
     "noticed that process rank", "Process name: ", "exit with status code",
-    "PodEvicted", "Reason: Evicted", "was evicted",
+    "PodEvicted", "Evicted", "was evicted", "Preempted", "PreemptionByScheduler", "NodeNotReady",
+    "TaintManagerEviction", "died unexpectedly", "died, exit code", "exited with code",
+    "double-bit ECC", "not responding, still trying",
     "lost communication with a remote daemon", "Remote daemon:", "waiting on exit barrier",
 )
 
@@ -169,7 +171,7 @@ _INT_FIELDS = frozenset(
         "xid", "caused_by", "count", "joined", "expected", "port", "peer_port", "source_rank",
         "stuck_seconds", "pending_works", "worker", "signo", "code", "timeout_seconds",
         "remaining", "reporter_rank", "peer_rank", "closed_by_local_rank", "status_alt", "rank_in_message",
-        "line", "gpu", "unused_rank", "repr_rank", "mpi_rank", "mpi_rank_gloo", "mpi_rank_gloo2", "actor_pid",
+        "line", "gpu", "unused_rank", "repr_rank", "mpi_rank", "mpi_rank_gloo", "mpi_rank_gloo2", "mpi_rank_gloo3", "actor_pid",
     }
 )
 
@@ -278,6 +280,8 @@ def _post_oom(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] |
 
 _XID_SOFTWARE = frozenset({13, 31, 43})
 _XID_SECONDARY = frozenset({45})
+# recorded, not fatal: a high corrected-ECC rate, a row remap recorded for the next reset
+_XID_INFO = frozenset({63, 92})
 
 
 def _post_xid(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
@@ -294,6 +298,8 @@ def _post_xid(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
     if isinstance(xid, int):
         if xid in _XID_SECONDARY:
             fields["role"] = "secondary"
+        elif xid in _XID_INFO:
+            fields["role"] = "info"
         elif xid in _XID_SOFTWARE:
             fields["role"] = "software"
         else:
@@ -614,11 +620,19 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         EventKind.STORAGE_WRITE, Level.FATAL,
         ("PytorchStreamWriter failed", "No space left on device", "Disk quota exceeded",
-         "StorageFull"),
+         "StorageFull", "EXT4-fs error", "I/O error", "Filesystem has been shut down",
+         "not responding, still trying"),
         _rx(
             r"(?P<message>PytorchStreamWriter failed writing file.*|"
             r"\[Errno 28\] No space left on device.*|\[Errno 122\] Disk quota exceeded.*|"
             r"No space left on device.*|Disk quota exceeded.*)",
+            # the kernel's word on a file system under the job: ext4, XFS, the block layer,
+            # an NFS server gone quiet
+            r"(?P<message>EXT4-fs error \(device (?P<device>[\w\-]+)\).*)",
+            r"(?P<message>XFS \((?P<device>[\w\-]+)\): (?:log I/O error|metadata I/O error|"
+            r"Filesystem has been shut down).*)",
+            r"(?P<message>blk_update_request: I/O error, dev (?P<device>\w+).*)",
+            r"(?P<message>nfs: server (?P<server>[\w.\-]+) not responding, still trying)",
         ),
     ),
     LinePattern(
@@ -656,12 +670,20 @@ PATTERNS: tuple[LinePattern, ...] = (
         # rank 3 with PID 0 on node n2 exited on signal 9 (Killed).`, and for an exit status
         # `The first process to do so was:` … `  Process name: [[41237,1],5]`.
         EventKind.MPI_EXIT, Level.ERROR,
-        ("noticed that process rank", "Process name: ", "exit with status code"),
+        ("noticed that process rank", "Process name: ", "exit with status code",
+         "died unexpectedly", "died, exit code", "exited with code"),
         _rx(r"noticed that process rank (?P<mpi_rank>\d+) with PID (?P<pid>\d+) on node "
             r"(?P<node>[\w.\-]+) exited on signal (?P<signo>\d+)(?: \((?P<signal_text>[^)]+)\))?",
             r"Process name: \[\[\d+,\d+\],(?P<mpi_rank>\d+)\]",
             # horovodrun's gloo launcher: the rank (static) or `host[local_rank]` (elastic)
             r"^\s*Process name: (?:(?P<process_name>[\w.\-]+\[\d+\])|(?P<mpi_rank_gloo>\d+))\s*$",
+            # vLLM's executors: `Worker proc VllmWorker-3 died unexpectedly`, `Worker
+            # VllmWorkerProcess pid 12345 died, exit code: -9`, `RayWorkerProc rank=[3] died
+            # unexpectedly`; Kubeflow's `Pod: ns.worker-2 exited with code 137`
+            r"Worker proc (?P<process_name3>[\w\-]+) died unexpectedly",
+            r"Worker \w+ pid (?P<pid>\d+) died, exit code: (?P<exitcode>-?\d+)",
+            r"RayWorkerProc rank=\[(?P<mpi_rank_gloo3>\d+)\] died unexpectedly",
+            r"Pod: (?P<process_name4>[\w.\-]+) exited with code (?P<exitcode>\d+)",
             # and its static run: `Process 0 exit with status code 137.`
             r"^Process (?:(?P<mpi_rank_gloo2>\d+)|(?P<process_name2>[\w.\-]+\[\d+\])) exit with "
             r"status code (?P<exitcode>\d+)\."),
@@ -671,10 +693,15 @@ PATTERNS: tuple[LinePattern, ...] = (
         # `Task:worker, Event:PodEvicted`, `kubectl describe`'s `Reason: Evicted`, an
         # operator's `pod train-worker-3 was evicted`.
         EventKind.POD_EVICTED, Level.FATAL,
-        ("PodEvicted", "Reason: Evicted", "was evicted"),
+        ("PodEvicted", "Evicted", "was evicted", "Preempted", "PreemptionByScheduler",
+         "NodeNotReady", "TaintManagerEviction"),
         _rx(r"Task:(?P<pod>[\w.\-]+), Event:PodEvicted",
             r"[Pp]od (?P<pod>[\w.\-/]+) was evicted",
-            r"Reason:\s+Evicted"),
+            r"^\s*Reason:\s+Evicted\b",
+            # `kubectl get events` rows: `Warning  Evicted  pod/w-1  The node was low on …`
+            r"\b(?P<what>Evicted|Preempted|TaintManagerEviction)\s+pod/(?P<pod>[\w.\-]+)",
+            r"(?P<what>PreemptionByScheduler)",
+            r"Node (?P<node>[\w.\-]+) status is now: (?P<what>NodeNotReady)"),
     ),
     LinePattern(
         # torchrun's agent, its workers done, waited for the other nodes' agents in vain
@@ -1025,7 +1052,7 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         EventKind.CUDA_ERROR, Level.ERROR,
         ("CUDA error", "cuda runtime error", "Cuda failure", "CUDA driver error",
-         "THCudaCheck FAIL", "_STATUS_EXECUTION_FAILED", "nvmlDevice"),
+         "THCudaCheck FAIL", "_STATUS_EXECUTION_FAILED", "nvmlDevice", "double-bit ECC"),
         _rx(
             r"CUDA (?:driver )?error: (?P<message>.*)",
             r"cuda runtime error \((?P<code>\d+)\) : (?P<message>.*?)(?: at \S+)?$",
@@ -1037,6 +1064,8 @@ PATTERNS: tuple[LinePattern, ...] = (
             # NCCL's NVML wrapper could not reach the GPU: `nvmlDeviceGetHandleByPciBusId()
             # failed: Not Found`
             r"(?P<message>nvmlDevice\w+\(\) failed: .+)",
+            # DCGM's health check: `Detected 2 volatile double-bit ECC error(s) in GPU 3.`
+            r"(?P<message>Detected \d+ volatile double-bit ECC error\(s\) in GPU (?P<gpu>\d+))",
         ),
         post=_post_cuda,
     ),
@@ -1047,7 +1076,7 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"Xid \((?P<pci>PCI:[0-9a-fA-F:.]+)\): (?P<xid>\d+)"
             r"(?:, pid=(?P<pid>\d+|'?<unknown>'?))?"
             r"(?:, name=(?P<process>[^,]+))?,? ?(?P<message>.*)",
-            r"GPU (?P<pci>[0-9a-fA-F:.]+).*?"
+            r"GPU (?:at )?(?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F:.]+).*?"
             r"(?P<message>has fallen off the bus.*|RmInitAdapter failed.*)",
         ),
         post=_post_xid,
@@ -1056,7 +1085,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         EventKind.HOST_OOM, Level.FATAL,
         ("Out of memory: Killed process", "oom-kill:", "Memory cgroup out of memory",
          "invoked oom-killer", "Out of memory: Kill process", "running low on memory",
-         "killed due to memory pressure", "Memory on the node (IP:"),
+         "killed due to memory pressure", "Memory on the node (IP:", "OOMKilled"),
         _rx(
             r"Killed process (?P<pid>\d+) \((?P<process>[^)]*)\)",
             # kernels before 5.1: "Out of memory: Kill process 123 (python) score 9 or ..."
@@ -1072,6 +1101,10 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"\b.*?pid=(?P<pid>\d+)",
             r"oom-kill:.*?task=(?P<process>[^,]+),pid=(?P<pid>\d+)",
             r"(?P<process>\S+) invoked oom-killer",
+            # a container the kernel's cgroup OOM killer ended: `kubectl get pods`' STATUS
+            # column, `kubectl describe`'s `Reason:  OOMKilled`
+            r"^(?P<pod>[\w.\-]+)\s+\d+/\d+\s+OOMKilled\b",
+            r"^\s*Reason:\s+(?P<process>OOMKilled)\b",
         ),
     ),
     LinePattern(

@@ -119,6 +119,8 @@ def gpu_hardware(ctx: Context) -> Finding | None:
         first = cuda[0]
         evidence.append(f"{who(first)}: CUDA error: {first.event.fields.get('message')} "
                         f"({first.where})")
+        if first.event.fields.get("gpu") is not None:
+            culprits.append(f"GPU {first.event.fields.get('gpu')}")
     devices: dict[str, set[int]] = defaultdict(set)
     for x in hw_xids:
         xid = x.event.int_field("caused_by") or x.event.int_field("xid") or 0
@@ -206,6 +208,8 @@ def out_of_memory(ctx: Context) -> Finding | None:
                             "kernel OOM killer" + (f" = rank {rank}" if rank is not None else ""))
         elif item.event.fields.get("ip"):
             culprits.append(f"node {item.event.fields.get('ip')} (host memory)")
+        elif item.event.fields.get("pod"):
+            culprits.append(f"pod {item.event.fields.get('pod')} (OOMKilled)")
     if killed_ranks:
         ranks = tuple(sorted({*ranks, *killed_ranks}))
         culprits[:0] = [f"rank {r}" for r in ranks if f"rank {r}" not in culprits]
@@ -504,10 +508,16 @@ def scheduler(ctx: Context) -> Finding | None:
         text = (f"the launcher passed {fields.get('signal')} on to its workers ({first.where}): "
                 "it was sent from outside the job (a closed terminal, Ctrl-C, the scheduler)")
     elif first.kind is EventKind.POD_EVICTED:
-        pod = fields.get("pod")
-        text = f"Kubernetes evicted {f'pod {pod}' if pod else 'a pod'} of the job ({first.where})"
+        pod, node = fields.get("pod"), fields.get("node")
+        what = {"Preempted": "preempted", "PreemptionByScheduler": "preempted",
+                "NodeNotReady": "lost the node of", "TaintManagerEviction": "evicted"}.get(
+            str(fields.get("what")), "evicted")
+        subject = f"pod {pod}" if pod else (f"the job's pod on node {node}" if node else "a pod")
+        text = f"Kubernetes {what} {subject} of the job ({first.where})"
         return Finding(
-            Category.INFRASTRUCTURE, (), (f"pod {pod}",) if pod else (), (text,), first,
+            Category.INFRASTRUCTURE, (),
+            tuple([f"pod {pod}"] if pod else []) + tuple([f"node {node}"] if node else []),
+            (text,), first,
             ("An eviction is the node's or the cluster's decision (node pressure, a drain, "
              "preemption): `kubectl describe pod` and the node's conditions say which.",),
         )
@@ -906,12 +916,18 @@ _COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "Keybo
                "ProcessExitedException", "ActorDiedError", "RayActorError",
                # Ray: the worker process died; why is not in the exception
                "WorkerCrashedError", "LocalRayletDiedError", "RaySystemError",
+               # vLLM's engine after one of its workers died
+               "EngineDeadError",
                # the agent's rendezvous ended or timed out: a node never came (init_timeout)
                "RendezvousClosedError", "RendezvousTimeoutError",
                # Ray Train's waits for its workers: read as timeouts, not the job's bug
                "WorkerGroupStartupTimeoutError", "BroadcastCollectiveTimeoutError",
                # mp.spawn's wrapper: the worker's own traceback follows it
                "ProcessRaisedException")
+
+
+# An exception whose message starts with the rank that raised it (Megatron's NaN checks).
+_SELF_NAMED = re.compile(r"\[?Rank (\d+)\]?: ")
 
 
 def own_exception(ctx: Context) -> Finding | None:
@@ -942,6 +958,9 @@ def own_exception(ctx: Context) -> Finding | None:
         # loading is another matter: the data_phase rule)
         category = Category.SOFTWARE
     ranks = ctx.global_ranks([first])
+    self_named = _SELF_NAMED.match(message)
+    if not ranks and self_named is not None:  # `AssertionError: Rank 13: found NaN …`
+        ranks = (int(self_named[1]),)
     task = None if ranks else _ray_task(ctx, first)
     raiser = _ray_task_name(task) if task is not None else who(first)
     culprits: tuple[str, ...] = (_named(ranks[0], first),) if ranks else (
@@ -1087,12 +1106,16 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
         first = mpi[0]
         f = first.event.fields
         rank = next((r for r in (first.event.int_field(k) for k in (
-            "mpi_rank", "mpi_rank_gloo", "mpi_rank_gloo2")) if r is not None), None)
+            "mpi_rank", "mpi_rank_gloo", "mpi_rank_gloo2", "mpi_rank_gloo3")) if r is not None),
+                    None)
         signal = f.get("signal_text") or (f"signal {f['signo']}" if f.get("signo") else "")
         how = f"died of {signal}" if signal else "was the first to exit with a non-zero status"
         on = f" on node {f['node']}" if f.get("node") else ""
-        name = f"rank {rank}{on}" if rank is not None else str(
-            f.get("process_name") or f.get("process_name2") or "a process")
+        process = next((f[k] for k in ("process_name", "process_name2", "process_name3",
+                                        "process_name4") if f.get(k)), None)
+        if process is None and f.get("pid"):
+            process = f"pid {f['pid']}"
+        name = f"rank {rank}{on}" if rank is not None else str(process or "a process")
         return Finding(
             Category.UNDETERMINED, (rank,) if rank is not None else (), (name,),
             (f"the launcher: {name} {how} ({first.where}); its own output, not shown, holds "
@@ -1396,6 +1419,19 @@ def storage_write(ctx: Context) -> Finding | None:
                               .replace(" ", "").split(",") if r.isdigit()}))
         ranks = named or ranks
     text = _message(first).strip() or first.event.text.strip()
+    f = first.event.fields
+    if f.get("device") or f.get("server"):
+        # the kernel's line about a file system: the node and the device are named, not a
+        # rank (a kernel line in a rank's file is still the node's)
+        where = f"node {first.event.host}" if first.event.host else "the node that logged it"
+        what = f"device {f['device']}" if f.get("device") else f"NFS server {f['server']}"
+        return Finding(
+            Category.STORAGE_IO, (), (f"{where} ({what})",),
+            (f"the kernel reports a storage failure on {where}: {text[:160]} "
+             f"({first.where})",), first,
+            ("Check that file system and its device on that node (`dmesg`, the NFS/Lustre "
+             "server's state); the ranks that hung or failed there wrote to it.",),
+        )
     evidence = [f"{who(first)}: a write failed: {text[:160]} ({first.where})"]
     if dcp:
         evidence.append(f"torch.distributed.checkpoint reports the failed ranks: "

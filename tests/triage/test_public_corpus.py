@@ -12,7 +12,7 @@ import pytest
 from tests.triage.public_corpus import CORPUS, entries, judge, score
 
 # Measured floors (right / total). Raise them when the rules improve; never lower them to pass.
-HELDOUT_FLOOR = 146
+HELDOUT_FLOOR = 147
 TUNING_FLOOR = 217
 
 

@@ -760,3 +760,89 @@ def test_torch_1_11_misspelt_the_unique_id_wait(tmp_path: Path) -> None:
         "via c10d key-value store by key '0', but store->get('0') got error: Timeout waiting "
         "for key: default_pg/0/0 after 1800000 ms\n"))
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.INIT_TIMEOUT, (0,))
+
+
+def test_recorded_not_fatal_xids_do_not_outrank_the_jobs_error(tmp_path: Path) -> None:
+    """Xid 92 (high single-bit ECC rate) and 63 (row remap recorded) do not stop a job; the
+    old driver's `GPU at %s has fallen off the bus` names the GPU, not "a"."""
+    diagnosis = _triage(tmp_path / "xid92", (
+        "NVRM: Xid (PCI:0000:18:00): 92, pid='<unknown>', name=<unknown>, High single-bit ECC "
+        "error rate\n"
+        "[rank3]: Traceback (most recent call last):\n"
+        '[rank3]:   File "train.py", line 88, in step\n'
+        "[rank3]:     ids = batch['input_ids']\n"
+        "[rank3]: KeyError: 'input_ids'\n"))
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, (3,))
+    bus = _triage(tmp_path / "bus", "NVRM: GPU at 0000:3b:00.0 has fallen off the bus.\n")
+    assert bus.category is Category.GPU_CUDA
+    assert any("0000:3b:00" in c for c in bus.culprits)
+
+
+def test_kubernetes_says_oom_eviction_preemption_and_node_loss(tmp_path: Path) -> None:
+    """containerd's `OOMKilled` in `kubectl get pods`; kubelet eviction and kube-scheduler
+    preemption events; the node lifecycle controller's `status is now: NodeNotReady`."""
+    oom = _triage(tmp_path / "oom", (
+        "NAME                 READY   STATUS      RESTARTS      AGE\n"
+        "llama-ft-worker-2    0/1     OOMKilled   0             95m\n"))
+    assert oom.category is Category.OOM
+    assert any("llama-ft-worker-2" in c for c in oom.culprits)
+    events = "LAST SEEN   TYPE      REASON      OBJECT                      MESSAGE\n"
+    for what, line in (
+            ("evicted", "3m12s       Warning   Evicted     pod/w-1       The node was low on "
+                        "resource: memory.\n"),
+            ("preempted", "41s         Normal    Preempted   pod/w-1       Preempted by "
+                          "prod/inference-7b on node gpu-node-04\n")):
+        diagnosis = _triage(tmp_path / what, events + line)
+        assert diagnosis.category is Category.INFRASTRUCTURE
+        assert diagnosis.culprits == ("pod w-1",)
+    node = _triage(tmp_path / "node", events + "6m          Normal    NodeNotReady    "
+                   "node/gpu-node-12    Node gpu-node-12 status is now: NodeNotReady\n")
+    assert (node.category, node.culprits) == (Category.INFRASTRUCTURE, ("node gpu-node-12",))
+
+
+def test_vllm_and_kubeflow_name_the_worker_that_died(tmp_path: Path) -> None:
+    """vLLM's `Worker proc %s died unexpectedly` (its EngineDeadError after it is a
+    consequence), `RayWorkerProc rank=%s died unexpectedly`; Kubeflow's `Pod: %v.%v exited
+    with code %v`."""
+    v1 = _triage(tmp_path / "v1", (
+        "(EngineCore_DP0 pid=265) ERROR 02-27 10:31:24 [multiproc_executor.py:231] Worker proc "
+        "VllmWorker-3 died unexpectedly, shutting down executor.\n"
+        "(EngineCore_DP0 pid=265) vllm.v1.engine.exceptions.EngineDeadError: EngineCore "
+        "encountered an issue. See stack trace (above) for the root cause.\n"))
+    assert (v1.category, v1.culprits) == (Category.UNDETERMINED, ("VllmWorker-3",))
+    ray = _triage(tmp_path / "ray", "ERROR 04-03 11:20:41 [ray_executor_v2.py:464] "
+                  "RayWorkerProc rank=[3] died unexpectedly, shutting down executor.\n")
+    assert (ray.category, ray.culprit_ranks) == (Category.UNDETERMINED, (3,))
+    pod = _triage(tmp_path / "pod", "  Warning  ExitedWithCode  5m  pytorchjob-controller  Pod: "
+                  "ml-train.llama-ft-worker-4 exited with code 1\n")
+    assert (pod.category, pod.culprits) == (Category.UNDETERMINED,
+                                            ("ml-train.llama-ft-worker-4",))
+
+
+def test_the_kernels_storage_failures_name_the_node(tmp_path: Path) -> None:
+    """fs/xfs `Filesystem has been shut down due to log error`, fs/ext4 `EXT4-fs error
+    (device %s)`, sunrpc `nfs: server %s not responding, still trying`, beside a rank that
+    waited: the node and its device, not the waiting rank."""
+    diagnosis = _triage(tmp_path, (
+        "[rank4]:[E529 18:35:12.331203442 ProcessGroupNCCL.cpp:632] [Rank 4] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=9012, OpType=BROADCAST, NumelIn=1, "
+        "NumelOut=1, Timeout(ms)=1800000) ran for 1800095 milliseconds before timing out.\n"
+        "May 29 18:05:44 gpu-node-02 kernel: XFS (md0): log I/O error -5\n"
+        "May 29 18:05:44 gpu-node-02 kernel: XFS (md0): Filesystem has been shut down due to "
+        "log error (0x2).\n"))
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.STORAGE_IO, ())
+    assert diagnosis.culprits == ("node gpu-node-02 (device md0)",)
+    nfs = _triage(tmp_path / "nfs", "nfs: server filer01 not responding, still trying\n")
+    assert nfs.category is Category.STORAGE_IO
+
+
+def test_megatrons_nan_assert_and_dcgms_ecc_report_name_where(tmp_path: Path) -> None:
+    """Megatron's `Rank {rank}: found NaN in local grad norm …` and DCGM's `Detected %d
+    volatile double-bit ECC error(s) in GPU %u.`"""
+    nan = _triage(tmp_path / "nan", "AssertionError: Rank 13: found NaN in local grad norm in "
+                  "backward pass before data-parallel communication collective. Device: 5, "
+                  "node: gpu-node-07\n")
+    assert (nan.category, nan.culprit_ranks) == (Category.SOFTWARE, (13,))
+    dcgm = _triage(tmp_path / "dcgm", "|    -> Memory system | Failure |\n"
+                   "| Detected 2 volatile double-bit ECC error(s) in GPU 3.    |\n")
+    assert (dcgm.category, dcgm.culprits) == (Category.GPU_CUDA, ("GPU 3",))
