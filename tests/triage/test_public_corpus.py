@@ -12,8 +12,8 @@ import pytest
 from tests.triage.public_corpus import CORPUS, entries, judge, score
 
 # Measured floors (right / total). Raise them when the rules improve; never lower them to pass.
-HELDOUT_FLOOR = 147
-TUNING_FLOOR = 217
+HELDOUT_FLOOR = 157
+TUNING_FLOOR = 224
 
 
 def test_index_lists_every_file_once_and_splits_half_and_half() -> None:
