@@ -152,7 +152,8 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "noticed that process rank", "Process name: ", "exit with status code",
     "PodEvicted", "Evicted", "was evicted", "Preempted", "PreemptionByScheduler", "NodeNotReady",
     "TaintManagerEviction", "died unexpectedly", "died, exit code", "exited with code",
-    "double-bit ECC", "not responding, still trying",
+    "double-bit ECC", "not responding, still trying", "workers are evicted", "WARN: Function: ",
+    "because its worker process has died",
     "lost communication with a remote daemon", "Remote daemon:", "waiting on exit barrier",
 )
 
@@ -694,14 +695,16 @@ PATTERNS: tuple[LinePattern, ...] = (
         # operator's `pod train-worker-3 was evicted`.
         EventKind.POD_EVICTED, Level.FATAL,
         ("PodEvicted", "Evicted", "was evicted", "Preempted", "PreemptionByScheduler",
-         "NodeNotReady", "TaintManagerEviction"),
+         "NodeNotReady", "TaintManagerEviction", "workers are evicted"),
         _rx(r"Task:(?P<pod>[\w.\-]+), Event:PodEvicted",
             r"[Pp]od (?P<pod>[\w.\-/]+) was evicted",
             r"^\s*Reason:\s+Evicted\b",
             # `kubectl get events` rows: `Warning  Evicted  pod/w-1  The node was low on …`
             r"\b(?P<what>Evicted|Preempted|TaintManagerEviction)\s+pod/(?P<pod>[\w.\-]+)",
             r"(?P<what>PreemptionByScheduler)",
-            r"Node (?P<node>[\w.\-]+) status is now: (?P<what>NodeNotReady)"),
+            r"Node (?P<node>[\w.\-]+) status is now: (?P<what>NodeNotReady)",
+            # Kubeflow's MPIJob status: `message: 1/8 workers are evicted`, `MPIJobEvicted`
+            r"(?P<what>MPIJobEvicted)", r"\d+/\d+ workers are (?P<what>evicted)"),
     ),
     LinePattern(
         # torchrun's agent, its workers done, waited for the other nodes' agents in vain
@@ -752,7 +755,8 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         EventKind.ACTOR_DIED, Level.FATAL,
         ("actor died unexpectedly", "A worker died or was killed", "because its owner has died",
-         "missed too many heartbeats", "because its node has died", "node was terminated"),
+         "missed too many heartbeats", "because its node has died", "node was terminated",
+         "because its worker process has died"),
         _rx(
             r"(?P<message>Owner's node has crashed)",
             r"(?P<message>(?:The )?node with node id:? ?\w+ (?:and address: (?P<ip>[\d.]+) )?"
@@ -761,6 +765,7 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"The actor's node was terminated.*)",
             r"Worker IP address: (?P<ip>[\d.]+) .*?Worker PID: (?P<pid>\d+)",
             r"(?P<message>The actor died unexpectedly.*)",
+            r"(?P<message>The actor is dead because its worker process has died.*)",
         ),
     ),
     LinePattern(
@@ -917,8 +922,11 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.NCCL_WARN, Level.WARNING,
-        (" NCCL WARN ", "no socket interface found", "NET/Socket : no interface found"),
+        (" NCCL WARN ", "no socket interface found", "NET/Socket : no interface found",
+         "WARN: Function: "),
         _rx(r" NCCL WARN (?P<message>.*)",
+            # the AWS OFI plugin's own warnings before it used NCCL's logger
+            r"^WARN: Function: \w+ Line: \d+: (?P<message>NET/OFI .*)",
             # the same WARN quoted as an NCCL error's `Last error:` on a line of its own
             r"^(?P<message>Bootstrap : no socket interface found|"
             r"NET/Socket : no interface found)"),

@@ -728,6 +728,9 @@ def init_timeout(ctx: Context) -> Finding | None:
     waits += [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
               if str(e.event.fields.get("exc_type", "")).endswith(
                   ("RendezvousTimeoutError", "WorkerGroupStartupTimeoutError"))]
+    # the elastic agent's error file (`"message": "RendezvousTimeoutError: "`)
+    waits += [e for e in ctx.of(EventKind.RENDEZVOUS_ERROR)
+              if e.event.fields.get("exc") == "RendezvousTimeoutError"]
     waits.sort(key=Located.order)
     if not waits:
         # Still waiting in the store barrier when the log ends: the job never stepped after
@@ -1420,6 +1423,16 @@ def storage_write(ctx: Context) -> Finding | None:
         ranks = named or ranks
     text = _message(first).strip() or first.event.text.strip()
     f = first.event.fields
+    if any(w in first.event.text for w in ("posix_fallocate", "shared memory segment")):
+        # NCCL's shared-memory transport could not grow its segment: /dev/shm is too small
+        where = whereabouts(first)
+        return Finding(
+            Category.INFRASTRUCTURE, (), (f"/dev/shm of {where}",) if where else (),
+            (f"{who(first)}: NCCL could not allocate its shared-memory segment: {text[:120]} "
+             f"({first.where}); the node's or container's /dev/shm is too small",), first,
+            ("Give the container more shared memory (`--shm-size`, `--ipc=host`, a bigger "
+             "/dev/shm), or set NCCL_SHM_DISABLE=1.",),
+        )
     if f.get("device") or f.get("server"):
         # the kernel's line about a file system: the node and the device are named, not a
         # rank (a kernel line in a rank's file is still the node's)

@@ -846,3 +846,34 @@ def test_megatrons_nan_assert_and_dcgms_ecc_report_name_where(tmp_path: Path) ->
     dcgm = _triage(tmp_path / "dcgm", "|    -> Memory system | Failure |\n"
                    "| Detected 2 volatile double-bit ECC error(s) in GPU 3.    |\n")
     assert (dcgm.category, dcgm.culprits) == (Category.GPU_CUDA, ("GPU 3",))
+
+
+def test_nccls_shared_memory_that_cannot_grow_is_the_nodes_shm(tmp_path: Path) -> None:
+    """include/shm.h: `Call to posix_fallocate failed : %s`, `Error while creating shared
+    memory segment %s (size %d)`: /dev/shm too small (as for DataLoader bus errors)."""
+    diagnosis = _triage(tmp_path, (
+        "gpu2:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space "
+        "left on device\n"
+        "gpu2:2143:2561 [1] include/shm.h:48 NCCL WARN Error while creating shared memory "
+        "segment nccl-shm-recv-1462-1-2-3 (size 9637888)\n"))
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert any("gpu2" in c for c in diagnosis.culprits)
+
+
+def test_more_wordings_of_waits_deaths_and_evictions(tmp_path: Path) -> None:
+    """The elastic error file's `"message": "RendezvousTimeoutError: "`, Ray's `The actor is
+    dead because its worker process has died`, Kubeflow MPIJob's `1/8 workers are evicted`, and
+    the AWS OFI plugin's own `WARN: Function: … NET/OFI Couldn't open AV`."""
+    rdzv = _triage(tmp_path / "rdzv", 'ERROR:torch.distributed.elastic.multiprocessing.errors.'
+                   'error_handler:{\n    "message": "RendezvousTimeoutError: ",\n}\n')
+    assert rdzv.category is Category.INIT_TIMEOUT
+    ray = _triage(tmp_path / "ray", "The actor is dead because its worker process has died. "
+                  "Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits "
+                  "with a connection error code 2. End of file.\n")
+    assert ray.category is Category.UNDETERMINED
+    mpijob = _triage(tmp_path / "mpijob", "  - message: 1/8 workers are evicted\n"
+                     "    reason: MPIJobEvicted\n    type: Failed\n")
+    assert mpijob.category is Category.INFRASTRUCTURE
+    ofi = _triage(tmp_path / "ofi", "WARN: Function: create_nccl_ofi_component Line: 459: "
+                  "NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument\n")
+    assert ofi.category is Category.NETWORK
