@@ -172,7 +172,7 @@ _INT_FIELDS = frozenset(
         "xid", "caused_by", "count", "joined", "expected", "port", "peer_port", "source_rank",
         "stuck_seconds", "pending_works", "worker", "signo", "code", "timeout_seconds",
         "remaining", "reporter_rank", "peer_rank", "closed_by_local_rank", "status_alt", "rank_in_message",
-        "line", "gpu", "unused_rank", "repr_rank", "mpi_rank", "mpi_rank_gloo", "mpi_rank_gloo2", "mpi_rank_gloo3", "actor_pid",
+        "line", "gpu", "unused_rank", "repr_rank", "mpi_rank", "actor_pid",
     }
 )
 
@@ -677,16 +677,16 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?P<node>[\w.\-]+) exited on signal (?P<signo>\d+)(?: \((?P<signal_text>[^)]+)\))?",
             r"Process name: \[\[\d+,\d+\],(?P<mpi_rank>\d+)\]",
             # horovodrun's gloo launcher: the rank (static) or `host[local_rank]` (elastic)
-            r"^\s*Process name: (?:(?P<process_name>[\w.\-]+\[\d+\])|(?P<mpi_rank_gloo>\d+))\s*$",
+            r"^\s*Process name: (?:(?P<process_name>[\w.\-]+\[\d+\])|(?P<mpi_rank>\d+))\s*$",
             # vLLM's executors: `Worker proc VllmWorker-3 died unexpectedly`, `Worker
             # VllmWorkerProcess pid 12345 died, exit code: -9`, `RayWorkerProc rank=[3] died
             # unexpectedly`; Kubeflow's `Pod: ns.worker-2 exited with code 137`
-            r"Worker proc (?P<process_name3>[\w\-]+) died unexpectedly",
+            r"Worker proc (?P<process_name>[\w\-]+) died unexpectedly",
             r"Worker \w+ pid (?P<pid>\d+) died, exit code: (?P<exitcode>-?\d+)",
-            r"RayWorkerProc rank=\[(?P<mpi_rank_gloo3>\d+)\] died unexpectedly",
-            r"Pod: (?P<process_name4>[\w.\-]+) exited with code (?P<exitcode>\d+)",
+            r"RayWorkerProc rank=\[(?P<mpi_rank>\d+)\] died unexpectedly",
+            r"Pod: (?P<process_name>[\w.\-]+) exited with code (?P<exitcode>\d+)",
             # and its static run: `Process 0 exit with status code 137.`
-            r"^Process (?:(?P<mpi_rank_gloo2>\d+)|(?P<process_name2>[\w.\-]+\[\d+\])) exit with "
+            r"^Process (?:(?P<mpi_rank>\d+)|(?P<process_name>[\w.\-]+\[\d+\])) exit with "
             r"status code (?P<exitcode>\d+)\."),
     ),
     LinePattern(

@@ -1108,17 +1108,12 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
     if mpi:
         first = mpi[0]
         f = first.event.fields
-        rank = next((r for r in (first.event.int_field(k) for k in (
-            "mpi_rank", "mpi_rank_gloo", "mpi_rank_gloo2", "mpi_rank_gloo3")) if r is not None),
-                    None)
+        rank = first.event.int_field("mpi_rank")
         signal = f.get("signal_text") or (f"signal {f['signo']}" if f.get("signo") else "")
         how = f"died of {signal}" if signal else "was the first to exit with a non-zero status"
         on = f" on node {f['node']}" if f.get("node") else ""
-        process = next((f[k] for k in ("process_name", "process_name2", "process_name3",
-                                        "process_name4") if f.get(k)), None)
-        if process is None and f.get("pid"):
-            process = f"pid {f['pid']}"
-        name = f"rank {rank}{on}" if rank is not None else str(process or "a process")
+        process = f.get("process_name") or (f"pid {f['pid']}" if f.get("pid") else "a process")
+        name = f"rank {rank}{on}" if rank is not None else str(process)
         return Finding(
             Category.UNDETERMINED, (rank,) if rank is not None else (), (name,),
             (f"the launcher: {name} {how} ({first.where}); its own output, not shown, holds "
