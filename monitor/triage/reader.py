@@ -53,12 +53,14 @@ from monitor.parse.log_events import (
     progress_fields,
 )
 from monitor.parse.log_patterns import FieldValue
+from monitor.triage.lexicon import looks_failed
 
 CHUNK_BYTES = 4 << 20
 MAX_LINE_BYTES = 1 << 20  # longer lines are read around their events only
 SEGMENT_BYTES = 64 << 10  # at most this much of one line is handed to the extractor
 TAIL_BYTES = 64 << 10
 TAIL_LINES = 40
+LOOSE_LINES = 200  # failing lines kept from a file's tail for the lexicon
 BINARY_SNIFF_BYTES = 8192
 MAX_EVENTS_PER_KIND = 4000  # per file; counts stay exact beyond it
 
@@ -96,6 +98,8 @@ class FileScan:
     ranks: set[int] = field(default_factory=set)
     prefixes: set[str] = field(default_factory=set)
     tail: list[TailLine] = field(default_factory=list)
+    # failing lines of the tail that the pattern table may not know (the lexicon reads them)
+    loose: list[TailLine] = field(default_factory=list)
     retry_attempts: dict[str, list[int]] = field(default_factory=dict)  # context → attempts
     retry_exhausted: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -735,6 +739,7 @@ class _Reader:
             lines.pop()
         first_no = self.scan.lines - len(lines) + 1
         out: list[TailLine] = []
+        loose: list[TailLine] = []
         found_progress = False
         progress_lines = 0
         for offset in range(len(lines) - 1, -1, -1):
@@ -745,6 +750,9 @@ class _Reader:
             rank = line_rank(segment)
             if rank is not None:
                 self.scan.ranks.add(rank)
+            if len(loose) < LOOSE_LINES and looks_failed(segment):
+                loose_env = split_envelope(segment)
+                loose.append(TailLine(first_no + offset, loose_env.rank, segment[:500], None))
             if len(out) >= TAIL_LINES and found_progress:
                 continue
             env = split_envelope(segment)
@@ -761,6 +769,8 @@ class _Reader:
             self.scan.counts["progress"] = self.scan.counts.get("progress", 0) + progress_lines
         out.reverse()
         self.scan.tail = out
+        loose.reverse()
+        self.scan.loose = loose
 
 
 def _hit_segments(data: bytes) -> list[bytes]:

@@ -18,6 +18,14 @@ from monitor.parse.collectives import CollectivePicture
 from monitor.parse.log_events import EventKind, Level
 from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS, FieldValue
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
+from monitor.triage.lexicon import (
+    CATEGORY,
+    OWN_FAULT,
+    Family,
+    Reading,
+    read_line,
+    self_named_rank,
+)
 from monitor.triage.reader import FileScan, TailLine
 
 
@@ -1748,6 +1756,54 @@ def nccl_connect_refused(ctx: Context) -> Finding | None:
 _STILL_REFUSED = 3  # retry lines from one process: three seconds of refusals
 
 
+def unrecognised_failure(ctx: Context) -> Finding | None:
+    """The last resort: failing lines that no pattern turned into an event, read by the
+    failure-family lexicon. A log from a stack the patterns never met is judged by what its
+    errors are about (a full disk, a lost GPU, an unreachable host) instead of being called
+    healthy; a line that only shows that something failed makes it `undetermined`."""
+    readings: list[tuple[Family, int, int, TailLine, Reading]] = []
+    for index, scan in enumerate(ctx.scans):
+        evented = {e.line for e in scan.events}
+        for tail in scan.loose:
+            if tail.line in evented:
+                continue
+            reading = read_line(tail.text)
+            if reading is not None:
+                readings.append((reading.family, index, tail.line, tail, reading))
+    if not readings:
+        return None
+    readings.sort(key=lambda r: (r[0], r[1], r[2]))
+    family, index, _, first, reading = readings[0]
+    place = f"{ctx.scans[index].path}:{first.line}"
+    category = CATEGORY[family]
+    same = [r for r in readings if r[0] is family]
+    ranks: tuple[int, ...] = ()
+    if family in OWN_FAULT:
+        said = (r[3].rank if r[3].rank is not None else self_named_rank(r[3].text)
+                for r in same)
+        shown = {rank for rank in said if rank is not None}
+        ranks = (shown.pop(),) if len(shown) == 1 else ()
+    where = ", ".join(reading.where)
+    if ranks:
+        culprits: tuple[str, ...] = (f"rank {ranks[0]} ({where})" if where else f"rank {ranks[0]}",)
+    elif where:
+        culprits = (f"the link to {where}" if family is Family.NETWORK
+                    else f"the process at {where}",)
+    else:
+        culprits = ()
+    if family >= Family.PEER_LOST:
+        said = (f"the first failing line no rule explains ({place}): {first.text[:160]}; "
+                "it does not show the cause")
+    else:
+        said = (f"'{reading.word}' reads as {category.value} ({place}): {first.text[:160]} "
+                "(a wording no pattern knows, read by the failure-family lexicon)")
+    return Finding(
+        category, ranks, culprits, (said,), None,
+        ("This wording is not in rankwatch's pattern table: check the line above, and report "
+         "it so a pattern can read its fields.",),
+    )
+
+
 RULES: tuple[Rule, ...] = (
     desync_report,
     gpu_hardware,
@@ -1783,4 +1839,6 @@ RULES: tuple[Rule, ...] = (
     mpi_peer_lost,
     nccl_connect_refused,
     exit_barrier,
+    unrecognised_failure,
 )
+

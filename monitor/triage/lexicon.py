@@ -1,0 +1,180 @@
+"""What an error line that no pattern knows is about: a lexicon of failure families.
+
+The pattern table (`monitor.parse.log_patterns`) reads the wordings it was written for, field
+by field. A log from a project it never met still says what went wrong in words every stack
+shares: "No space left on device", "out of memory", "No route to host", "Evicted". This module
+reads those words in lines the table did not turn into events, so that such a log is judged by
+its failure's family rather than called healthy. Pure: text in, families out.
+
+Families are ordered by how directly they explain the others (a full disk or a lost GPU
+explains the exceptions and broken connections after it, never the reverse); `PEER_LOST` and
+`KILLED` only say that something failed, not what.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+from monitor.model import Category
+
+
+class Family(enum.IntEnum):
+    """A failure family, in order of precedence (lowest value explains the others)."""
+
+    OOM = 0
+    GPU = 1
+    STORAGE = 2
+    INFRASTRUCTURE = 3
+    NETWORK = 4
+    INIT_TIMEOUT = 5
+    ENVIRONMENT = 6  # a library or binary that cannot be loaded: the job's own setup
+    SOFTWARE = 7
+    PEER_LOST = 8  # a connection the other side dropped: whoever dropped it is the story
+    KILLED = 9  # a process killed or crashed, with no cause given
+    FAILED = 10  # an error, nothing more said
+
+
+CATEGORY: dict[Family, Category] = {
+    Family.OOM: Category.OOM,
+    Family.GPU: Category.GPU_CUDA,
+    Family.STORAGE: Category.STORAGE_IO,
+    Family.INFRASTRUCTURE: Category.INFRASTRUCTURE,
+    Family.NETWORK: Category.NETWORK,
+    Family.INIT_TIMEOUT: Category.INIT_TIMEOUT,
+    Family.ENVIRONMENT: Category.SOFTWARE,
+    Family.SOFTWARE: Category.SOFTWARE,
+    Family.PEER_LOST: Category.UNDETERMINED,
+    Family.KILLED: Category.UNDETERMINED,
+    Family.FAILED: Category.UNDETERMINED,
+}
+
+# A family whose error belongs to the process that printed it: that process (its rank) is the
+# culprit. A network error's reporter is one end of a link; a stop from outside has no culprit.
+OWN_FAULT = frozenset({Family.OOM, Family.GPU, Family.STORAGE, Family.ENVIRONMENT,
+                       Family.SOFTWARE})
+
+_WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
+    (family, re.compile(pattern)) for family, pattern in (
+        (Family.OOM, r"(?i:out of memory)|OutOfMemory|\bOOM\b|(?i:oom[-_ ]?kill)|"
+                     r"Cannot allocate memory|\bMemoryError\b|bad_alloc|ENOMEM|"
+                     r"Killed process \d+|memory (?:limit|cgroup).{0,40}(?:exceeded|reached)|"
+                     # the kernel's memory-cgroup report when it kills (usage at the limit)
+                     r"memory(?:\+swap)?: usage (\d+)kB, limit \1kB"),
+        (Family.GPU, r"CUDA error|cudaError|CUDA_ERROR|CUBLAS_STATUS_(?!SUCCESS)|"
+                     r"CUDNN_STATUS_(?!SUCCESS)|illegal memory access|unspecified launch failure|"
+                     r"device-side assert|\bXid\b|NVRM:|(?i:uncorrectable)|ECC error|GPU is lost|"
+                     r"fallen off the bus|NVML|HIP error|hipError|HSA_STATUS_ERROR|"
+                     r"no CUDA-capable device|CUDA driver (?:version|initialization)|"
+                     r"misaligned address|Memory access fault by GPU"),
+        (Family.STORAGE, r"No space left on device|Disk quota exceeded|ENOSPC|EDQUOT|"
+                         r"Read-only file system|Input/output error|Stale file handle|"
+                         r"\[Errno (?:5|17|28|30|116|122)\]|file write failed|FileExistsError|"
+                         r"(?i:short write)"),
+        (Family.INFRASTRUCTURE, r"\bEvicted\b|\bevicted\b|(?i:preempt)|TIME LIMIT|NodeNotReady|"
+                                r"NODE_FAIL|(?i:node (?:failure|lost|was lost|is down))|"
+                                r"/dev/shm|(?i:insufficient shared memory)|"
+                                r"(?i:out of shared memory)|(?i:spot instance)"),
+        (Family.NETWORK, r"NET/IB|NET/Socket|NET/OFI|\bibv_\w+|\bmlx5|IBV_WC_|(?i:rdma)|"
+                         r"libfabric|\bfi_\w+\(|\bEFA\b|Connection refused|ECONNREFUSED|"
+                         r"No route to host|EHOSTUNREACH|Network is unreachable|ENETUNREACH|"
+                         r"Name or service not known|(?i:failure in name resolution)|"
+                         r"nodename nor servname|getaddrinfo|Could not resolve host|"
+                         r"Connection timed out|ETIMEDOUT|transport retry counter|"
+                         r"Address already in use|EADDRINUSE|(?i:completion error)"),
+        (Family.INIT_TIMEOUT, r"(?i:(?:rendezvous|store|barrier|init_process_group|"
+                              r"initiali[sz]\w*)\W.{0,80}(?:timed out|timeout))|"
+                              r"(?i:(?:timed out|timeout)\W.{0,60}(?:rendezvous|store based|"
+                              r"initiali[sz]))"),
+        (Family.ENVIRONMENT, r"undefined symbol|cannot open shared object file|"
+                             r"GLIBC\w*_[\d.]+' not found|(?i:version mismatch)|"
+                             r"(?i:failed to load \S*\s?(?:library|lib\w+|\S+\.so))|"
+                             r"\bOSError: lib"),
+        (Family.SOFTWARE, r"\b(?:KeyError|IndexError|TypeError|ValueError|AttributeError|"
+                          r"NameError|AssertionError|ImportError|ModuleNotFoundError|"
+                          r"NotImplementedError|ZeroDivisionError|UnboundLocalError|"
+                          r"RecursionError|SyntaxError|FileNotFoundError|JSONDecodeError|"
+                          r"UnicodeDecodeError)\b|size mismatch|shape mismatch|"
+                          r"(?i:did not receive grad)|(?i:unused parameters)|"
+                          r"(?i:found nan)|\b(?:NaN|nan|inf)\b.{0,30}\b(?:loss|grad)|"
+                          r"\b(?:loss|grad\w*)\b.{0,30}\b(?:NaN|nan)\b|result nan\b"),
+        (Family.PEER_LOST, r"Connection reset by peer|closed by (?:remote )?peer|Broken pipe|"
+                           r"EPIPE|ECONNRESET|remote process exited|(?i:peer .{0,20}disconnected)"),
+        (Family.KILLED, r"\bKilled\b|SIGKILL|[Ss]ignal 9\b|Segmentation fault|SIGSEGV|SIGABRT|"
+                        r"SIGBUS|Bus error|\bAborted\b|core dumped|Fatal Python error|"
+                        r"(?i:exit(?:ed)? (?:with )?(?:code|status))|exitcode|return code|"
+                        r"(?i:died unexpectedly)|terminate called"),
+    )
+)
+
+# A line that shows something failed at all (the gate before the lexicon: a healthy job's
+# "error_rate=0.1" or "retrying" is no failure).
+_FAILED = re.compile(
+    r"\b[A-Z]\w*(?:Error|Exception|Exit)\b(?::|$|\()|\b(?:ERROR|FATAL|CRITICAL|Error|error)\b"
+    r"(?:\s*[:\]|!]|\s+(?:in|while|during|when|on|at|from|occurred))|"
+    r"\b(?:failed|FAILED|Failed)\b|\bKilled\b|\bAborted\b|core dumped|Segmentation fault|"
+    r"Bus error|\bcannot\b|\bCannot\b|\bunable to\b|\bUnable to\b|No space left|"
+    r"Evicted|\bevicted\b|out of memory|timed out|(?:terminated|killed) (?:with|by) signal|"
+    r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit")
+# Lines that mention failure without being one: counters, options, retries still under way.
+_BENIGN = re.compile(
+    r"(?i:error[_ ]?(?:rate|count|s?=|\s*:\s*0\b)|errors?: none|no errors?\b|"
+    r"warning:|deprecat|will retry|retrying|ignore_errors|errors='|on_error)|"
+    # a line its writer logged at INFO or DEBUG (NCCL's "Plugin load returned 2 : …
+    # cannot open shared object file" on every healthy job without a network plugin)
+    r"\b(?:INFO|DEBUG|TRACE)\b[ :\]]|^\W*[ID]\d{4} \d\d:")
+
+_PID = re.compile(r"(?i:\bpid[ =:]*)(\d{2,8})\b|\bKilled process (\d+)|\bprocess (\d{3,8})\b")
+_IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{2,5})|<(\d{2,5})>)?(?![\d.])")
+_DEVICE = re.compile(r"\b(mlx5_\d+|efa_\d+|ib[a-z]?\d+|hfi1_\d+|bnxt_re\d+)\b")
+_NODE = re.compile(r"\b(?:node|host|hostname|Node|Host)[ =:]+([A-Za-z][\w.-]*\d[\w.-]*)")
+_SELF_RANK = re.compile(r"\b(?:on|for|of) [Rr]ank (\d+)\b|^\W*Rank (\d+)[,:]")
+_PCI = re.compile(r"\b([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)\b")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the lexicon reads in one line: its family and where the line says it happened."""
+
+    family: Family
+    word: str  # the words that decided it
+    where: tuple[str, ...]  # pids, addresses, devices the line names
+
+
+def looks_failed(text: str) -> bool:
+    """True when a line reports a failure (before any family is read into it)."""
+    return _FAILED.search(text) is not None and _BENIGN.search(text) is None
+
+
+def read_line(text: str) -> Reading | None:
+    """The most explanatory family a failing line belongs to; None for a line that is no
+    failure."""
+    if not looks_failed(text):
+        return None
+    for family, pattern in _WORDS:
+        m = pattern.search(text)
+        if m is not None:
+            return Reading(family, m.group(0), whereabouts(text))
+    return Reading(Family.FAILED, "", whereabouts(text))
+
+
+def self_named_rank(text: str) -> int | None:
+    """The rank a failing line says the failure happened on ("… on rank 3", "Rank 3, …")."""
+    m = _SELF_RANK.search(text)
+    return int(m.group(1) or m.group(2)) if m is not None else None
+
+
+def whereabouts(text: str) -> tuple[str, ...]:
+    """Pids, IP addresses (with their port), network devices and PCI addresses a line names,
+    in the order they appear."""
+    found: list[tuple[int, str]] = []
+    for m in _PID.finditer(text):
+        found.append((m.start(), next(g for g in m.groups() if g)))
+    for m in _IPV4.finditer(text):
+        port = m.group(2) or m.group(3)
+        found.append((m.start(), f"{m.group(1)}:{port}" if port else m.group(1)))
+    found.extend((m.start(), m.group(1)) for m in _DEVICE.finditer(text))
+    found.extend((m.start(), m.group(1)) for m in _PCI.finditer(text))
+    found.extend((m.start(), m.group(1)) for m in _NODE.finditer(text))
+    return tuple(dict.fromkeys(w for _, w in sorted(found)))
