@@ -1779,9 +1779,9 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     same = [r for r in readings if r[0] is family]
     ranks: tuple[int, ...] = ()
     if family in OWN_FAULT:
-        said = (r[3].rank if r[3].rank is not None else self_named_rank(r[3].text)
+        named = (r[3].rank if r[3].rank is not None else self_named_rank(r[3].text)
                 for r in same)
-        shown = {rank for rank in said if rank is not None}
+        shown = {rank for rank in named if rank is not None}
         ranks = (shown.pop(),) if len(shown) == 1 else ()
     where = ", ".join(reading.where)
     if ranks:
