@@ -8,6 +8,7 @@ order live in `monitor.triage.rules`.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -33,6 +34,7 @@ from monitor.triage.evidence import (
     locate,
     retime,
     shift,
+    whereabouts,
     who,
 )
 from monitor.triage.reader import FileScan, InputProblem
@@ -182,6 +184,7 @@ def diagnose(
         finding = Finding(Category.UNDETERMINED if failed else Category.NONE)
     fr = read_dumps([s.fr_dump for s in scans if s.fr_dump is not None])
     finding, fr_notes = combine(finding, fr, picture.stuck)
+    finding = replace(finding, culprits=_placed(finding.culprits, located))
 
     stuck = tuple(_stuck_summary(ctx, s) for s in picture.stuck)
     seen = {i.rank for i in located if i.rank is not None and i.kind not in _NOISE}
@@ -230,6 +233,27 @@ def diagnose(
         clock=clock,
         flight_recorder=fr,
     )
+
+
+_BARE_RANK = re.compile(r"rank (\d+)")
+
+
+def _placed(culprits: tuple[str, ...], located: Sequence[Located]) -> tuple[str, ...]:
+    """A culprit named by its rank alone gets where that rank ran, when any of its own lines
+    (a `[rankN]:` line with NCCL's `host:pid`) says so: the page then names the node."""
+    places: dict[int, Counter[str]] = defaultdict(Counter)
+    for item in located:
+        if item.rank is not None and item.rank_origin in ("global", "file"):
+            where = whereabouts(item)
+            if ":" in where:  # host and pid, not a bare pid
+                places[item.rank][where] += 1
+    out = []
+    for name in culprits:
+        m = _BARE_RANK.fullmatch(name)
+        if m is not None and places.get(int(m.group(1))):
+            name = f"{name} ({places[int(m.group(1))].most_common(1)[0][0]})"
+        out.append(name)
+    return tuple(out)
 
 
 def _clocked(

@@ -67,7 +67,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"device-side assert|\bXid\b|NVRM:|(?i:uncorrectable)|ECC error|GPU is lost|"
                      r"fallen off the bus|NVML|HIP error|hipError|HSA_STATUS_ERROR|"
                      r"no CUDA-capable device|CUDA driver (?:version|initialization)|"
-                     r"misaligned address|Memory access fault by GPU"),
+                     r"misaligned address|Memory access fault by GPU|Cuda failure|"
+                     r"CUDA IPC|peer access is not supported"),
         (Family.STORAGE, r"No space left on device|Disk quota exceeded|ENOSPC|EDQUOT|"
                          r"Read-only file system|Input/output error|Stale file handle|"
                          r"\[Errno (?:5|17|28|30|116|122)\]|file write failed|FileExistsError|"
@@ -86,7 +87,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
         (Family.INIT_TIMEOUT, r"(?i:(?:rendezvous|store|barrier|init_process_group|"
                               r"initiali[sz]\w*)\W.{0,80}(?:timed out|timeout))|"
                               r"(?i:(?:timed out|timeout)\W.{0,60}(?:rendezvous|store based|"
-                              r"initiali[sz]))"),
+                              r"initiali[sz]))|"
+                              # a launcher that gave up on its workers or hosts coming up
+                              r"(?i:timed out waiting for (?:the )?(?:tasks|workers|processes|"
+                              r"ranks|nodes|hosts|peers) to (?:start|join|connect|register))"),
         (Family.ENVIRONMENT, r"undefined symbol|cannot open shared object file|"
                              r"GLIBC\w*_[\d.]+' not found|(?i:version mismatch)|"
                              r"(?i:failed to load \S*\s?(?:library|lib\w+|\S+\.so))|"
@@ -115,7 +119,7 @@ _FAILED = re.compile(
     r"(?:\s*[:\]|!]|\s+(?:in|while|during|when|on|at|from|occurred))|"
     r"\b(?:failed|FAILED|Failed)\b|\bKilled\b|\bAborted\b|core dumped|Segmentation fault|"
     r"Bus error|\bcannot\b|\bCannot\b|\bunable to\b|\bUnable to\b|No space left|"
-    r"Evicted|\bevicted\b|out of memory|timed out|(?:terminated|killed) (?:with|by) signal|"
+    r"Evicted|\bevicted\b|\b(?:is|was|been) preempted\b|out of memory|[Tt]imed out|(?:terminated|killed) (?:with|by) signal|"
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit")
 # Lines that mention failure without being one: counters, options, retries still under way.
 _BENIGN = re.compile(

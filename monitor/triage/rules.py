@@ -26,6 +26,7 @@ from monitor.triage.lexicon import (
     read_line,
     self_named_rank,
 )
+from monitor.triage.lexicon import whereabouts as line_whereabouts
 from monitor.triage.reader import FileScan, TailLine
 
 
@@ -218,6 +219,8 @@ def out_of_memory(ctx: Context) -> Finding | None:
             culprits.append(f"node {item.event.fields.get('ip')} (host memory)")
         elif item.event.fields.get("pod"):
             culprits.append(f"pod {item.event.fields.get('pod')} (OOMKilled)")
+        elif line_whereabouts(item.event.text):  # a wording whose fields the pattern lacks
+            culprits.append(f"{', '.join(line_whereabouts(item.event.text))} (host memory)")
     if killed_ranks:
         ranks = tuple(sorted({*ranks, *killed_ranks}))
         culprits[:0] = [f"rank {r}" for r in ranks if f"rank {r}" not in culprits]
@@ -1023,6 +1026,22 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
     # A failed CUDA call is the reporting rank's own GPU; a failed socket or peer is not
     cuda = first.event.fields.get("nccl_code") == "unhandled_cuda" or any(
         w in _message(first) for w in ("unhandled cuda error", "ncclUnhandledCudaError"))
+    # NCCL's WARN before it may say which CUDA call failed and why (a CUDA IPC handle that
+    # would not open between two devices): that is the GPU's failure, not an unknown
+    reasons = [w for w in ctx.of(EventKind.NCCL_WARN) if cuda
+               and (r := read_line(w.event.text)) is not None and r.family is Family.GPU]
+    if reasons:
+        reason = reasons[0]
+        where = whereabouts(reason)
+        culprits = tuple(f"rank {r}" for r in reporters) or (
+            (f"the process at {where}",) if where else ())
+        return Finding(
+            Category.GPU_CUDA, reporters, culprits,
+            (f"{who(reason)}: {_message(reason)[:160]} ({reason.where}), then NCCL's "
+             f"'unhandled cuda error' ({first.where})",), reason,
+            ("Check the GPUs named (nvidia-smi topo -m, peer access, the driver's Xid lines); "
+             "a CUDA failure inside NCCL is the node's, not the job's code.",),
+        )
     return Finding(
         Category.UNDETERMINED, reporters if cuda else (),
         tuple(f"rank {r}" for r in reporters) if cuda else (),
