@@ -114,7 +114,7 @@ def collective_picture(items: Iterable[tuple[int, LogEvent]]) -> CollectivePictu
             ranks = fields.get("ranks")
             names_culprits = any(
                 w in event.text for w in ("lagging", "didn't join", "missing ranks",
-                                          "not reaching the collective")
+                                          "not reaching the collective", "[ready ranks: ")
             )
             if isinstance(ranks, tuple) and names_culprits:
                 lagging.update(int(r) for r in ranks)

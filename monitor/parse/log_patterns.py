@@ -139,6 +139,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "process down",
     "has inconsistent",  # DDP's model check, also when quoted without its exception type
     "missing ranks: ",  # Horovod's stall inspector, torch's flight-recorder analyser
+    "[ready ranks: ",  # Horovod's stall inspector before 0.20
     "receive grad",  # DDP's reducer naming the rank whose parameters got no gradient
     "Killing subprocess",  # DeepSpeed's launcher listing its workers as it stops them
     # torchrun's failure table, also pasted without its header (keys padded to ten columns)
@@ -550,6 +551,10 @@ def _post_desync(fields: Fields, _payload: str) -> tuple[EventKind, Level, Field
     ranks = fields.pop("rank_list", None)
     if isinstance(ranks, str):
         fields["ranks"] = tuple(int(r) for r in re.findall(r"\d+", ranks))
+    ready = fields.pop("ready_list", None)
+    if isinstance(ready, str):
+        present = {int(r) for r in re.findall(r"\d+", ready)}
+        fields["ranks"] = tuple(r for r in range(max(present)) if r not in present)
     return EventKind.DESYNC_REPORT, Level.ERROR, fields
 
 
@@ -841,7 +846,8 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         EventKind.DESYNC_REPORT, Level.ERROR,
         ("lagging ranks", "joined but didn't finish", "didn't join collective",
-         "Timeout at collective:", "missing ranks: ", "not reaching the collective"),
+         "Timeout at collective:", "missing ranks: ", "not reaching the collective",
+         "[ready ranks: "),
         _rx(
             r"ranks \[(?P<rank_list>[\d, ]*)\] are the lagging ranks",
             r"\[(?P<rank_list>[\d, ]*)\] joined but didn't finish collective #(?P<seq>\d+)",
@@ -851,6 +857,9 @@ PATTERNS: tuple[LinePattern, ...] = (
             # Horovod's stall inspector and torch's flight-recorder analyser: the ranks that
             # never submitted the operation the others wait in.
             r"missing ranks: [\[{]?(?P<rank_list>\d+(?:, ?\d+)*)[\]}]?",
+            # Horovod before 0.20 lists the ranks that did submit: a rank below the highest
+            # of them that is not among them exists and never submitted
+            r"\[ready ranks: (?P<ready_list>\d+(?:, ?\d+)*)\]",
             # Ray Train's BroadcastCollectiveTimeoutError, on the line after its message
             r"ranks are not reaching the collective operation: \[(?P<rank_list>[\d, ]+)\]",
         ),

@@ -115,7 +115,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
 # A line that shows something failed at all (the gate before the lexicon: a healthy job's
 # "error_rate=0.1" or "retrying" is no failure).
 _FAILED = re.compile(
-    r"\b[A-Z]\w*(?:Error|Exception|Exit)\b(?::|$|\()|\b(?:ERROR|FATAL|CRITICAL|Error|error)\b"
+    r"\b[A-Z]\w*(?:Error|Exception|Exit)\b(?::|$|\()|\b(?:ERROR|FATAL|CRITICAL)\b|"
+    r"No space left|Disk quota exceeded|Input/output error|Read-only file system|\b(?:Error|error)\b"
     r"(?:\s*[:\]|!]|\s+(?:in|while|during|when|on|at|from|occurred))|"
     r"\b(?:failed|FAILED|Failed)\b|\bKilled\b|\bAborted\b|core dumped|Segmentation fault|"
     r"Bus error|\bcannot\b|\bCannot\b|\bunable to\b|\bUnable to\b|No space left|"
