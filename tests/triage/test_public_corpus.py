@@ -66,3 +66,23 @@ def test_the_shared_corpus_stays_at_or_above_92_percent(capsys: pytest.CaptureFi
     with capsys.disabled():
         print(f"\nshared corpus: {right}/{len(FILES)} = {100 * right / len(FILES):.0f} %")
     assert right / len(FILES) >= 0.92
+
+
+def test_a_second_labeller_agrees_with_the_held_out_labels(capsys: pytest.CaptureFixture[str]
+                                                           ) -> None:
+    """second_labels.json: the held-out halves of batches 1-11 labelled again, blind (by the
+    written policy alone, never seeing the first labels, the rules or triage's answers). How
+    often two labellers agree bounds what any triage can score against one of them."""
+    raw = json.loads((CORPUS / "second_labels.json").read_text(encoding="utf-8"))
+    second = {e["id"]: e for e in raw["entries"]}
+    first = {e.id: e for e in entries() if e.split == "heldout" and e.id in second}
+    assert len(first) == len(second), "every second label is of a held-out entry"
+    same_category = sum(second[i]["category"] == e.category.value for i, e in first.items())
+    same_both = sum(second[i]["category"] == e.category.value
+                    and sorted(second[i]["culprit_ranks"]) == sorted(e.culprit_ranks)
+                    for i, e in first.items())
+    with capsys.disabled():
+        print(f"\nsecond labeller agrees on {len(first)} held-out entries: category "
+              f"{100 * same_category / len(first):.0f} %, category and culprit ranks "
+              f"{100 * same_both / len(first):.0f} %")
+    assert same_category > len(first) // 2  # a file mix-up would make them disagree at random
