@@ -119,7 +119,7 @@ _FAILED = re.compile(
     r"No space left|Disk quota exceeded|Input/output error|Read-only file system|\b(?:Error|error)\b"
     r"(?:\s*[:\]|!]|\s+(?:in|while|during|when|on|at|from|occurred))|"
     r"\b(?:failed|FAILED|Failed)\b|\bKilled\b|\bAborted\b|core dumped|Segmentation fault|"
-    r"Bus error|\bcannot\b|\bCannot\b|\bunable to\b|\bUnable to\b|No space left|"
+    r"Bus error|\bcannot\b|\bCannot\b|\bunable to\b|\bUnable to\b|"
     r"Evicted|\bevicted\b|\b(?:is|was|been) preempted\b|out of memory|[Tt]imed out|(?:terminated|killed) (?:with|by) signal|"
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit")
 # Lines that mention failure without being one: counters, options, retries still under way.
@@ -171,8 +171,8 @@ def read_line(text: str) -> Reading | None:
     for family, pattern in _WORDS:
         m = pattern.search(text)
         if m is not None:
-            return Reading(family, m.group(0), whereabouts(text))
-    return Reading(Family.FAILED, "", whereabouts(text))
+            return Reading(family, m.group(0), places(text))
+    return Reading(Family.FAILED, "", places(text))
 
 
 def self_named_rank(text: str) -> int | None:
@@ -181,7 +181,7 @@ def self_named_rank(text: str) -> int | None:
     return int(m.group(1) or m.group(2)) if m is not None else None
 
 
-def whereabouts(text: str) -> tuple[str, ...]:
+def places(text: str) -> tuple[str, ...]:
     """Pids, IP addresses (with their port), network devices and PCI addresses a line names,
     in the order they appear."""
     found: list[tuple[int, str]] = []

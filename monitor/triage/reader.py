@@ -750,12 +750,15 @@ class _Reader:
             rank = line_rank(segment)
             if rank is not None:
                 self.scan.ranks.add(rank)
-            if len(loose) < LOOSE_LINES and looks_failed(segment):
-                loose_env = split_envelope(segment)
-                loose.append(TailLine(first_no + offset, loose_env.rank, segment[:500], None))
-            if len(out) >= TAIL_LINES and found_progress:
+            failing = len(loose) < LOOSE_LINES and looks_failed(segment)
+            done = len(out) >= TAIL_LINES and found_progress
+            if done and not failing:
                 continue
             env = split_envelope(segment)
+            if failing:
+                loose.append(TailLine(first_no + offset, env.rank, segment[:500], None))
+            if done:
+                continue
             self.scan.prefixes.update(env.prefixes)
             progress = progress_fields(env.glued or env.payload) if not found_progress else None
             if progress is not None:

@@ -18,15 +18,7 @@ from monitor.parse.collectives import CollectivePicture
 from monitor.parse.log_events import EventKind, Level
 from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS, FieldValue
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
-from monitor.triage.lexicon import (
-    CATEGORY,
-    OWN_FAULT,
-    Family,
-    Reading,
-    read_line,
-    self_named_rank,
-)
-from monitor.triage.lexicon import whereabouts as line_whereabouts
+from monitor.triage.lexicon import CATEGORY, OWN_FAULT, Family, places, read_line, self_named_rank
 from monitor.triage.reader import FileScan, TailLine
 
 
@@ -86,7 +78,10 @@ def _best_located(items: Sequence[Located]) -> Located:
 def _named(rank: int | None, item: Located) -> str:
     """A culprit's name: its rank and where it ran (`rank 3 (node7:4242)`), or where the
     process ran when no rank is shown; "" when neither is."""
-    where = whereabouts(item)
+    return _called(rank, whereabouts(item))
+
+
+def _called(rank: int | None, where: str) -> str:
     if rank is None:
         return f"the process at {where}" if where else ""
     return f"rank {rank} ({where})" if where else f"rank {rank}"
@@ -219,8 +214,8 @@ def out_of_memory(ctx: Context) -> Finding | None:
             culprits.append(f"node {item.event.fields.get('ip')} (host memory)")
         elif item.event.fields.get("pod"):
             culprits.append(f"pod {item.event.fields.get('pod')} (OOMKilled)")
-        elif line_whereabouts(item.event.text):  # a wording whose fields the pattern lacks
-            culprits.append(f"{', '.join(line_whereabouts(item.event.text))} (host memory)")
+        elif named := places(item.event.text):  # a wording whose fields the pattern lacks
+            culprits.append(f"{', '.join(named)} (host memory)")
     if killed_ranks:
         ranks = tuple(sorted({*ranks, *killed_ranks}))
         culprits[:0] = [f"rank {r}" for r in ranks if f"rank {r}" not in culprits]
@@ -1032,9 +1027,8 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
                and (r := read_line(w.event.text)) is not None and r.family is Family.GPU]
     if reasons:
         reason = reasons[0]
-        where = whereabouts(reason)
-        culprits = tuple(f"rank {r}" for r in reporters) or (
-            (f"the process at {where}",) if where else ())
+        culprits = tuple(f"rank {r}" for r in reporters) or tuple(
+            filter(None, (_named(None, reason),)))
         return Finding(
             Category.GPU_CUDA, reporters, culprits,
             (f"{who(reason)}: {_message(reason)[:160]} ({reason.where}), then NCCL's "
@@ -1780,36 +1774,32 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     failure-family lexicon. A log from a stack the patterns never met is judged by what its
     errors are about (a full disk, a lost GPU, an unreachable host) instead of being called
     healthy; a line that only shows that something failed makes it `undetermined`."""
-    readings: list[tuple[Family, int, int, TailLine, Reading]] = []
+    readings = []  # (file index, line, what the lexicon read in it)
     for index, scan in enumerate(ctx.scans):
         evented = {e.line for e in scan.events}
         for tail in scan.loose:
-            if tail.line in evented:
-                continue
-            reading = read_line(tail.text)
+            reading = read_line(tail.text) if tail.line not in evented else None
             if reading is not None:
-                readings.append((reading.family, index, tail.line, tail, reading))
+                readings.append((index, tail, reading))
     if not readings:
         return None
-    readings.sort(key=lambda r: (r[0], r[1], r[2]))
-    family, index, _, first, reading = readings[0]
+    readings.sort(key=lambda r: (r[2].family, r[0], r[1].line))
+    index, first, reading = readings[0]
+    family = reading.family
     place = f"{ctx.scans[index].path}:{first.line}"
     category = CATEGORY[family]
-    same = [r for r in readings if r[0] is family]
     ranks: tuple[int, ...] = ()
     if family in OWN_FAULT:
-        named = (r[3].rank if r[3].rank is not None else self_named_rank(r[3].text)
-                for r in same)
+        named = (t.rank if t.rank is not None else self_named_rank(t.text)
+                 for _, t, r in readings if r.family is family)
         shown = {rank for rank in named if rank is not None}
         ranks = (shown.pop(),) if len(shown) == 1 else ()
     where = ", ".join(reading.where)
-    if ranks:
-        culprits: tuple[str, ...] = (f"rank {ranks[0]} ({where})" if where else f"rank {ranks[0]}",)
-    elif where:
-        culprits = (f"the link to {where}" if family is Family.NETWORK
-                    else f"the process at {where}",)
+    if family is Family.NETWORK:  # never a rank: the reporter is one end of the link
+        name = f"the link to {where}" if where else ""
     else:
-        culprits = ()
+        name = _called(ranks[0] if ranks else None, where)
+    culprits = (name,) if name else ()
     if family >= Family.PEER_LOST:
         said = (f"the first failing line no rule explains ({place}): {first.text[:160]}; "
                 "it does not show the cause")

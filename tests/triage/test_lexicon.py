@@ -11,19 +11,8 @@ from pathlib import Path
 import pytest
 
 from monitor.model import Category
-from monitor.triage.analysis import Diagnosis, diagnose
-from monitor.triage.lexicon import Family, looks_failed, read_line, self_named_rank, whereabouts
-from monitor.triage.reader import read_inputs
-
-
-def _triage(tmp_path: Path, *files: str) -> Diagnosis:
-    paths = []
-    for i, text in enumerate(files):
-        path = tmp_path / f"part{i}.log"
-        path.write_text(text, encoding="utf-8")
-        paths.append(str(path))
-    scans, problems, _ = read_inputs(paths)
-    return diagnose(scans, problems)
+from monitor.triage.lexicon import Family, looks_failed, places, read_line, self_named_rank
+from tests.triage.texts import triage_texts
 
 
 @pytest.mark.parametrize("line,family", [
@@ -65,7 +54,7 @@ def test_lines_that_mention_failure_without_being_one_are_not_read(line: str) ->
 def test_where_a_line_says_it_happened() -> None:
     line = ("ERROR pid=4242 NET/IB : mlx5_2:1 got completion from peer 10.1.2.3<36245> with "
             "error 12, node gpu-node-17")
-    assert whereabouts(line) == ("4242", "mlx5_2", "10.1.2.3:36245", "gpu-node-17")
+    assert places(line) == ("4242", "mlx5_2", "10.1.2.3:36245", "gpu-node-17")
     assert self_named_rank("Unexpected result nan on rank 3 at iteration 7") == 3
     assert self_named_rank("Rank 12, node n1, device 4: gradient check failed") == 12
     assert self_named_rank("ranks 1 and 2 disagree") is None
@@ -74,7 +63,7 @@ def test_where_a_line_says_it_happened() -> None:
 
 
 def test_an_unknown_stacks_storage_failure_names_the_rank_that_wrote(tmp_path: Path) -> None:
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "[rank2]: acme.ckpt ERROR: shard 2 write aborted: [Errno 28] No space left on device\n"
         "[rank0]: acme.comm ERROR: peer 2 failed: Connection reset by peer\n"))
     assert diagnosis.category is Category.STORAGE_IO
@@ -82,7 +71,7 @@ def test_an_unknown_stacks_storage_failure_names_the_rank_that_wrote(tmp_path: P
 
 
 def test_a_network_failure_never_blames_the_rank_that_reported_it(tmp_path: Path) -> None:
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "[rank1]: fabric ERROR: connect to 10.0.0.9:7000 failed: No route to host\n"))
     assert diagnosis.category is Category.NETWORK
     assert diagnosis.culprit_ranks == ()
@@ -90,13 +79,13 @@ def test_a_network_failure_never_blames_the_rank_that_reported_it(tmp_path: Path
 
 
 def test_a_failure_without_a_cause_is_undetermined_not_healthy(tmp_path: Path) -> None:
-    diagnosis = _triage(tmp_path, "step 10\nstep 11\nERROR: trainer stopped unexpectedly\n")
+    diagnosis = triage_texts(tmp_path, "step 10\nstep 11\nERROR: trainer stopped unexpectedly\n")
     assert diagnosis.category is Category.UNDETERMINED
     assert diagnosis.culprit_ranks == ()
 
 
 def test_a_healthy_log_stays_healthy(tmp_path: Path) -> None:
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "epoch 1 error_rate=0.2\nNCCL INFO NET/IB : Using [0]mlx5_0:1/IB\n"
         "WARNING: upload failed, will retry\ntraining finished\n"))
     assert diagnosis.category is Category.NONE
@@ -104,7 +93,7 @@ def test_a_healthy_log_stays_healthy(tmp_path: Path) -> None:
 
 def test_the_kernel_cgroup_report_makes_a_sigkill_an_oom(tmp_path: Path) -> None:
     """mem_cgroup_print_oom_meminfo's usage line at its limit is the kernel's own OOM kill."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "worker 2 terminated with signal SIGKILL\n"
         "memory: usage 4194304kB, limit 4194304kB, failcnt 881\n"))
     assert diagnosis.category is Category.OOM
@@ -114,7 +103,7 @@ def test_horovods_ready_ranks_name_the_ranks_that_never_submitted(tmp_path: Path
     """Horovod < 0.20's stall inspector lists the ranks that did submit; a rank below the
     highest of them that is missing exists and never submitted. Ranks above it may not exist,
     so none is named."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "WARNING: One or more tensors were submitted to be reduced, gathered or broadcasted by "
         "subset of ranks and are waiting for remainder of ranks for more than 60 seconds.\n"
         "Stalled ops:\n"
@@ -127,7 +116,7 @@ def test_horovods_ready_ranks_name_the_ranks_that_never_submitted(tmp_path: Path
 def test_ncclss_cuda_reason_makes_an_unhandled_cuda_error_the_gpus(tmp_path: Path) -> None:
     """transport/p2p.cc's WARN names the CUDA call that failed before the 'unhandled cuda
     error' that carries it up."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "host-a:1200:1300 [1] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : "
         "217 peer access is not supported between these two devices\n"
         "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:784, unhandled cuda error, NCCL "
@@ -138,7 +127,7 @@ def test_ncclss_cuda_reason_makes_an_unhandled_cuda_error_the_gpus(tmp_path: Pat
 
 def test_the_raylets_oom_line_names_its_node(tmp_path: Path) -> None:
     """node_manager.cc's periodic report of workers it killed for memory pressure."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "(raylet) node_manager.cc:3084: 2 Workers (tasks / actors) killed due to memory "
         "pressure (OOM), 0 Workers crashed due to other reasons at node (ID: 9f3c, IP: "
         "10.4.0.12) over the last time period.\n"))

@@ -8,19 +8,9 @@ from pathlib import Path
 
 from monitor.model import Category
 from monitor.parse.log_events import EventExtractor, EventKind
-from monitor.triage.analysis import Diagnosis, diagnose
+from monitor.triage.analysis import diagnose
 from monitor.triage.reader import read_inputs
-
-
-def _triage(tmp_path: Path, *files: str) -> Diagnosis:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for i, text in enumerate(files):
-        path = tmp_path / f"part{i}.log"
-        path.write_text(text, encoding="utf-8")
-        paths.append(str(path))
-    scans, problems, _ = read_inputs(paths)
-    return diagnose(scans, problems)
+from tests.triage.texts import triage_texts
 
 
 def _kinds(line: str) -> list[tuple[EventKind, object]]:
@@ -40,7 +30,7 @@ def test_a_sub_group_rank_is_not_the_global_rank() -> None:
 
 
 def test_ray_memory_monitor_kills_are_host_oom_not_cuda(tmp_path: Path) -> None:
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on "
         "memory.\nMemory on the node (IP: 10.0.0.7, ID: 4f2a) where the task was running was "
         "31.2GB / 32.0GB (0.97), which exceeds the memory usage threshold of 0.95.\n"))
@@ -49,7 +39,7 @@ def test_ray_memory_monitor_kills_are_host_oom_not_cuda(tmp_path: Path) -> None:
 
 
 def test_ray_node_marked_dead_is_infrastructure(tmp_path: Path) -> None:
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "The node with node id: 8289f87b and address: 10.0.0.9 and node name: 10.0.0.9 has "
         "been marked dead because the detector has missed too many heartbeats from it.\n"))
     assert diagnosis.category is Category.INFRASTRUCTURE
@@ -57,7 +47,7 @@ def test_ray_node_marked_dead_is_infrastructure(tmp_path: Path) -> None:
 
 
 def test_a_rendezvous_timeout_is_an_init_timeout_not_the_jobs_bug(tmp_path: Path) -> None:
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "Traceback (most recent call last):\n"
         '  File "/usr/lib/python3/torch/distributed/elastic/rendezvous/dynamic_rendezvous.py", '
         "line 1100, in next_rendezvous\n"
@@ -69,7 +59,7 @@ def test_a_rendezvous_timeout_is_an_init_timeout_not_the_jobs_bug(tmp_path: Path
 def test_a_launchers_calledprocesserror_with_a_signal_is_a_kill_not_software(
         tmp_path: Path) -> None:
     """accelerate's simple launcher: the command carries no --local_rank."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "Traceback (most recent call last):\n"
         '  File "/usr/bin/accelerate", line 8, in <module>\n'
         "    sys.exit(main())\n"
@@ -79,7 +69,7 @@ def test_a_launchers_calledprocesserror_with_a_signal_is_a_kill_not_software(
 
 
 def test_mp_spawn_wrapper_gives_way_to_the_workers_own_error(tmp_path: Path) -> None:
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "Traceback (most recent call last):\n"
         '  File "train.py", line 90, in <module>\n'
         "    mp.spawn(main, nprocs=4)\n"
@@ -99,7 +89,7 @@ def test_ddp_model_check_names_the_rank_every_report_shares(tmp_path: Path) -> N
     others = "".join(
         f"RuntimeError: DDP expects same model across all ranks, but Rank {r} has 10 params, "
         "while rank 3 has inconsistent 12 params.\n" for r in (0, 1, 2))
-    diagnosis = _triage(tmp_path, odd_first + others)
+    diagnosis = triage_texts(tmp_path, odd_first + others)
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, (3,))
 
 
@@ -107,7 +97,7 @@ def test_old_blocking_wait_and_gloo_pair_closure_are_symptoms(tmp_path: Path) ->
     for message in ("Work NCCL(SeqNum=5, OpType=ALLREDUCE) timed out in call to wait().",
                     "[../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] "
                     "Application timeout caused pair closure"):
-        diagnosis = _triage(tmp_path, f"[rank1]: RuntimeError: {message}\n")
+        diagnosis = triage_texts(tmp_path, f"[rank1]: RuntimeError: {message}\n")
         assert diagnosis.category is not Category.SOFTWARE, message
         assert diagnosis.culprit_ranks == (), message
 
@@ -140,9 +130,9 @@ def test_the_rank_absent_from_a_store_barrier_is_named(tmp_path: Path) -> None:
         f"INFO:root:Waiting in store based barrier to initialize process group for rank: {r}, "
         "key: store_based_barrier_key:1 (world_size=4, worker_count=3, timeout=0:30:00)\n"
         for r in (0, 1, 3))
-    diagnosis = _triage(tmp_path, lines)
+    diagnosis = triage_texts(tmp_path, lines)
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.INIT_TIMEOUT, (2,))
-    one_rank = _triage(tmp_path, lines.splitlines(keepends=True)[0] * 3)
+    one_rank = triage_texts(tmp_path, lines.splitlines(keepends=True)[0] * 3)
     assert one_rank.culprit_ranks == ()  # one rank's own log: the others were just not shown
 
 
@@ -154,10 +144,10 @@ def _fingerprint(rank: int, seq: int, shape: str) -> str:
 
 def test_the_rank_behind_the_others_fingerprints_is_the_desync(tmp_path: Path) -> None:
     behind = _fingerprint(1, 3, "1") + _fingerprint(0, 4, "73") + _fingerprint(2, 4, "73")
-    diagnosis = _triage(tmp_path, behind)
+    diagnosis = triage_texts(tmp_path, behind)
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.COLLECTIVE_DESYNC, (1,))
     ahead = _fingerprint(1, 5, "1") + _fingerprint(0, 4, "73") + _fingerprint(2, 4, "73")
-    assert _triage(tmp_path, ahead).category is not Category.COLLECTIVE_DESYNC
+    assert triage_texts(tmp_path, ahead).category is not Category.COLLECTIVE_DESYNC
 
 
 def test_a_failure_table_cut_before_its_root_cause_names_the_host(tmp_path: Path) -> None:
@@ -166,7 +156,7 @@ def test_a_failure_table_cut_before_its_root_cause_names_the_host(tmp_path: Path
         f"  rank      : {8 + i} (local_rank: {i})\n  exitcode  : -9 (pid: {100 + i})\n"
         f"  error_file: <N/A>\n  traceback : Signal 9 (SIGKILL) received by PID {100 + i}\n"
         for i in range(1, 4))
-    diagnosis = _triage(tmp_path, entries)
+    diagnosis = triage_texts(tmp_path, entries)
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
     assert any("node-b" in c for c in diagnosis.culprits)
 
@@ -174,19 +164,19 @@ def test_a_failure_table_cut_before_its_root_cause_names_the_host(tmp_path: Path
 def test_one_signal_in_several_ranks_names_none_of_them(tmp_path: Path) -> None:
     text = "".join(f"[1,{r}]<stderr>:[host:0012{r}] *** Process received signal ***\n"
                    f"[1,{r}]<stderr>:[host:0012{r}] Signal: Bus error (7)\n" for r in range(3))
-    diagnosis = _triage(tmp_path, text)
+    diagnosis = triage_texts(tmp_path, text)
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
 
 
 def test_a_failed_srun_task_launch_names_the_node(tmp_path: Path) -> None:
-    diagnosis = _triage(tmp_path, "srun: error: Task launch for 36.0 failed on node cn131: "
+    diagnosis = triage_texts(tmp_path, "srun: error: Task launch for 36.0 failed on node cn131: "
                                   "Job credential expired\n")
     assert diagnosis.category is Category.INFRASTRUCTURE
     assert any("cn131" in c for c in diagnosis.culprits)
 
 
 def test_an_error_inside_a_ray_task_names_its_pid(tmp_path: Path) -> None:
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "ray.exceptions.RayTaskError(RuntimeError): ray::Worker.save() (pid=4242, "
         "ip=10.0.0.3, actor_id=ab12)\n"
         '  File "/usr/lib/python3/torch/serialization.py", line 1266, in _save\n'
@@ -199,9 +189,9 @@ def test_an_error_inside_a_ray_task_names_its_pid(tmp_path: Path) -> None:
 def test_a_cut_traceback_or_failed_nccl_socket_is_not_a_clean_log(tmp_path: Path) -> None:
     socket = "gpu1:15:91 [3] include/socket.h 398 NCCL WARN Call to recv failed : Connection " \
              "reset by peer.\n"
-    assert _triage(tmp_path, socket).category is Category.UNDETERMINED
+    assert triage_texts(tmp_path, socket).category is Category.UNDETERMINED
     healthy = "gpu1:15:91 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
-    assert _triage(tmp_path, healthy).category is Category.NONE
+    assert triage_texts(tmp_path, healthy).category is Category.NONE
 
 
 def test_a_launch_endpoint_comes_from_arguments_not_from_code() -> None:
@@ -216,7 +206,7 @@ def test_a_launch_endpoint_comes_from_arguments_not_from_code() -> None:
 
 def test_a_truncated_socket_message_is_a_collective_size_mismatch(tmp_path: Path) -> None:
     """net_socket.cc: the peer sent another size than this rank expects."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "gpu1:11:22 [0] transport/net_socket.cc:512 NCCL WARN NET/Socket : peer "
         "10.0.0.2<4312> message truncated : receiving 1048576 bytes instead of 65536. If you "
         "believe your socket network is in healthy state, there may be a mismatch in "
@@ -233,7 +223,7 @@ def test_the_abort_reason_is_read_after_two_spaces() -> None:
 
 def test_a_transport_that_could_not_connect_names_the_peer(tmp_path: Path) -> None:
     """gloo's tcp/pair.cc: `connect [%s]:%d: %s` raised as the exception of new_group."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "Traceback (most recent call last):\n"
         '  File "train.py", line 14, in <module>\n'
         '    group = dist.new_group(ranks=ranks, backend="gloo")\n'
@@ -249,14 +239,14 @@ def test_a_rendezvous_lost_mid_run_is_not_an_unreachable_endpoint(tmp_path: Path
     line = ("WARNING:torch.distributed.elastic.rendezvous.dynamic_rendezvous:The node "
             "'node7_4242_0' has failed to send a keep-alive heartbeat to the rendezvous "
             "'job1' due to an error of type RendezvousConnectionError.\n")
-    diagnosis = _triage(tmp_path, line * 3)
+    diagnosis = triage_texts(tmp_path, line * 3)
     assert diagnosis.category is Category.UNDETERMINED
     assert diagnosis.culprits == ()
 
 
 def test_an_nccl_system_error_without_its_reason_is_not_the_jobs_bug(tmp_path: Path) -> None:
     """ProcessGroupNCCL: `NCCL error in: %s:%d, unhandled system error, NCCL version %s`."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "Traceback (most recent call last):\n"
         '  File "train.py", line 235, in <module>\n'
         "    model = DistributedDataParallel(model, device_ids=[args.local_rank])\n"
@@ -272,11 +262,11 @@ def test_the_rank_whose_nccl_unique_id_never_came_is_named(tmp_path: Path) -> No
                "retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but "
                "store->get('0') got error: wait timeout after 1800000ms, keys: "
                "//worker/attempt_0/{pg}/0//cuda//0\n")
-    default = _triage(tmp_path / "default", "[rank5]: " + message.format(r=5, pg="default_pg"))
+    default = triage_texts(tmp_path / "default", "[rank5]: " + message.format(r=5, pg="default_pg"))
     assert default.category is Category.INIT_TIMEOUT
     assert default.culprit_ranks == (0,)
     # In a sub-group, [0] is that group's first rank: not a global rank to name.
-    sub = _triage(tmp_path / "sub", "[rank5]: " + message.format(r=1, pg="1"))
+    sub = triage_texts(tmp_path / "sub", "[rank5]: " + message.format(r=1, pg="1"))
     assert sub.category is Category.INIT_TIMEOUT
     assert sub.culprit_ranks == ()
 
@@ -284,7 +274,7 @@ def test_the_rank_whose_nccl_unique_id_never_came_is_named(tmp_path: Path) -> No
 def test_a_ray_actor_that_died_in_its_constructor_is_named(tmp_path: Path) -> None:
     """ray/exceptions.py ActorDiedError: `The actor died because of an error raised in its
     creation task, {task} (pid=…, ip=…, actor_id=…, repr=…)`; the traceback was cut."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "ray.exceptions.ActorDiedError: The actor died because of an error raised in its "
         "creation task, ray::policy-0:PolicyWorker.__init__() (pid=4242, ip=10.0.0.5, "
         "actor_id=8562bae6, repr=PolicyWorker[rank=3])\n"
@@ -296,7 +286,7 @@ def test_a_ray_actor_that_died_in_its_constructor_is_named(tmp_path: Path) -> No
 
 
 def test_a_ray_tasks_cuda_oom_names_the_task_and_its_rank(tmp_path: Path) -> None:
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "ray.exceptions.RayTaskError(OutOfMemoryError): ray::PolicyWorker.get_logprobs() "
         "(pid=777, ip=10.0.0.6, actor_id=d58, repr=PolicyWorker[rank=1])\n"
         '  File "worker.py", line 653, in get_logprobs\n'
@@ -308,7 +298,7 @@ def test_a_ray_tasks_cuda_oom_names_the_task_and_its_rank(tmp_path: Path) -> Non
 
 def test_an_mpi_peer_that_disconnected_is_where_to_look(tmp_path: Path) -> None:
     """Open MPI help-mpi-btl-tcp / pml: the peer host row of the disconnection text."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "--------------------------------------------------------------------------\n"
         "An MPI communication peer process has unexpectedly disconnected.  This\n"
         "usually indicates a failure in the peer process (e.g., a crash or\n"
@@ -323,16 +313,16 @@ def test_nccl_connect_refused_until_the_log_ends_is_a_network_fault(tmp_path: Pa
     """NCCL socket.cc: one INFO line per 1,000 refused tries; recovered retries are followed
     by the job's progress."""
     retry = "node1:16:63 [0] NCCL INFO Call to connect returned Connection refused, retrying\n"
-    stuck = _triage(tmp_path / "stuck", retry * 5)
+    stuck = triage_texts(tmp_path / "stuck", retry * 5)
     assert stuck.category is Category.NETWORK
     assert stuck.culprit_ranks == ()
-    recovered = _triage(tmp_path / "recovered", retry * 5 + "".join(
+    recovered = triage_texts(tmp_path / "recovered", retry * 5 + "".join(
         f"Epoch 1:  {i}%|#   | {i}/100 [00:{i:02d}<01:00,  1.2it/s]\n" for i in range(1, 4)))
     assert recovered.category is Category.NONE
 
 
 def test_ray_node_marked_dead_in_the_older_wording_names_its_ip(tmp_path: Path) -> None:
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "WARNING worker.py:1462 -- The node with node id: 8f205b and ip: 10.0.0.103 has been "
         "marked dead because the detector has missed too many heartbeats from it.\n"))
     assert diagnosis.category is Category.INFRASTRUCTURE
@@ -342,14 +332,14 @@ def test_ray_node_marked_dead_in_the_older_wording_names_its_ip(tmp_path: Path) 
 def test_mpirun_names_the_rank_that_died_or_exited_first(tmp_path: Path) -> None:
     """orterun's help texts: `%s noticed that process rank %lu with PID %lu on node %s exited
     on signal %d (%s).` and `The first process to do so was:` … `Process name: %s`."""
-    signal = _triage(tmp_path / "signal", (
+    signal = triage_texts(tmp_path / "signal", (
         "--------------------------------------------------------------------------\n"
         "mpirun noticed that process rank 3 with PID 0 on node gpu-node-2 exited on signal 9 "
         "(Killed).\n"
         "--------------------------------------------------------------------------\n"))
     assert (signal.category, signal.culprit_ranks) == (Category.UNDETERMINED, (3,))
     assert any("gpu-node-2" in c for c in signal.culprits)
-    status = _triage(tmp_path / "status", (
+    status = triage_texts(tmp_path / "status", (
         "mpirun detected that one or more processes exited with non-zero status, thus causing\n"
         "the job to be terminated. The first process to do so was:\n\n"
         "  Process name: [[41237,1],5]\n  Exit code:    1\n"))
@@ -360,7 +350,7 @@ def test_srun_names_the_task_that_stopped_by_itself_not_the_terminated_ones(
         tmp_path: Path) -> None:
     """srun/launch.c: `%s: %s %s: Exited with exit code %d` and `%s: %s %s: %s` (strsignal);
     a task id is a rank only when srun started the ranks, so it is named as a task."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "srun: error: gpu-node-12: task 5: Exited with exit code 1\n"
         "srun: launch/slurm: _step_signal: Terminating StepId=771234.0\n"
         "srun: error: gpu-node-11: tasks 0-3: Terminated\n"
@@ -377,10 +367,10 @@ def test_a_plain_slurm_cancel_is_a_stop_from_outside_unless_a_task_failed_first(
     banner = ("slurmstepd: error: *** JOB 884213 ON node17 CANCELLED AT "
               "2023-06-14T09:12:44{reason} ***\n")
     for reason in ("", " DUE TO JOB REQUEUE"):
-        diagnosis = _triage(tmp_path / f"cancel{len(reason)}", "[rank0]: step 1200 loss 2.3\n"
+        diagnosis = triage_texts(tmp_path / f"cancel{len(reason)}", "[rank0]: step 1200 loss 2.3\n"
                             + banner.format(reason=reason))
         assert diagnosis.category is Category.INFRASTRUCTURE
-    failed = _triage(tmp_path / "failed", "srun: error: node17: task 5: Exited with exit code 1\n"
+    failed = triage_texts(tmp_path / "failed", "srun: error: node17: task 5: Exited with exit code 1\n"
                      + banner.format(reason=""))
     assert failed.category is Category.UNDETERMINED
     assert failed.culprits == ("task 5 on node17",)
@@ -389,10 +379,10 @@ def test_a_plain_slurm_cancel_is_a_stop_from_outside_unless_a_task_failed_first(
 def test_lightning_and_deepspeed_say_sigterm_in_their_own_words(tmp_path: Path) -> None:
     """Lightning's signal connector: `Received SIGTERM: {signum}`; DeepSpeed's launch.py:
     `Main process received {sig}, exiting`."""
-    lightning = _triage(tmp_path / "pl", "Epoch 7:  63%|#   | 630/1000\n"
+    lightning = triage_texts(tmp_path / "pl", "Epoch 7:  63%|#   | 630/1000\n"
                         "[rank: 0] Received SIGTERM: 15\n[rank: 1] Received SIGTERM: 15\n")
     assert lightning.category is Category.INFRASTRUCTURE
-    deepspeed = _triage(tmp_path / "ds", (
+    deepspeed = triage_texts(tmp_path / "ds", (
         "[2024-06-11 10:41:22,181] [INFO] [launch.py:319:sigkill_handler] Killing subprocess "
         "224517\n[2024-06-11 10:41:22,182] [INFO] [launch.py:328:sigkill_handler] Main process "
         "received SIGTERM, exiting\n"))
@@ -402,7 +392,7 @@ def test_lightning_and_deepspeed_say_sigterm_in_their_own_words(tmp_path: Path) 
 def test_a_dataloader_worker_signal_is_read_by_its_name(tmp_path: Path) -> None:
     """DataLoader.cpp: `DataLoader worker (pid %d) is killed by signal: %s` (strsignal): a
     worker stopped with SIGTERM at teardown is not the one the OOM killer took."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "slurmstepd: error: Detected 1 oom_kill event in StepId=771234.0. Some of the step "
         "tasks have been OOM Killed.\n"
         "[rank0]: RuntimeError: DataLoader worker (pid 30112) is killed by signal: "
@@ -413,7 +403,7 @@ def test_a_dataloader_worker_signal_is_read_by_its_name(tmp_path: Path) -> None:
 
 def test_an_exception_in_dataset_code_is_the_jobs_own_bug(tmp_path: Path) -> None:
     """torch/_utils.py ExceptionWrapper: `Caught {exc} in DataLoader worker process {id}`."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "[rank3]: Traceback (most recent call last):\n"
         '[rank3]:   File "/workspace/train.py", line 180, in main\n'
         "[rank3]:     for step, batch in enumerate(loader):\n"
@@ -428,14 +418,14 @@ def test_an_exception_in_dataset_code_is_the_jobs_own_bug(tmp_path: Path) -> Non
 def test_exits_without_a_cause_are_not_the_jobs_bug(tmp_path: Path) -> None:
     """spawn.py `process %d terminated with exit code %d` and Ray's WorkerCrashedError: a
     process ended and the line does not say why."""
-    spawn = _triage(tmp_path / "spawn", (
+    spawn = triage_texts(tmp_path / "spawn", (
         "Traceback (most recent call last):\n"
         '  File "main.py", line 120, in <module>\n'
         "    mp.spawn(worker, nprocs=8, args=(cfg,))\n"
         "torch.multiprocessing.spawn.ProcessExitedException: process 4 terminated with exit "
         "code 1\n"))
     assert spawn.category is Category.UNDETERMINED
-    ray = _triage(tmp_path / "ray", (
+    ray = triage_texts(tmp_path / "ray", (
         "Traceback (most recent call last):\n"
         '  File "train.py", line 88, in <module>\n'
         "    ray.get(refs)\n"
@@ -446,7 +436,7 @@ def test_exits_without_a_cause_are_not_the_jobs_bug(tmp_path: Path) -> None:
 
 def test_a_short_write_in_torch_save_is_storage(tmp_path: Path) -> None:
     """inline_container.cc ostream_write_func: `unexpected pos %d vs %d`."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "[rank0]: Traceback (most recent call last):\n"
         '[rank0]:   File "/workspace/train.py", line 230, in save_checkpoint\n'
         "[rank0]:     torch.save(state, path)\n"
@@ -459,13 +449,13 @@ def test_kernel_gpu_exceptions_name_the_gpu_and_one_gpu_is_counted_once(
         tmp_path: Path) -> None:
     """NVRM `Xid (PCI:%s): %d, pid=%d, name=%s, %s`: 13/31/43 are a program's illegal
     access; 79's `0000:b7:00` and the driver's `0000:b7:00.0` are one GPU."""
-    mmu = _triage(tmp_path / "xid31", (
+    mmu = triage_texts(tmp_path / "xid31", (
         "[Tue Jun 11 10:41:20 2024] NVRM: Xid (PCI:0000:3b:00): 31, pid=224518, name=python, "
         "Ch 00000008, intr 10000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ "
         "0x7f12_34560000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ\n"))
     assert mmu.category is Category.GPU_CUDA
     assert any("0000:3b:00" in c and "224518" in c for c in mmu.culprits)
-    bus = _triage(tmp_path / "xid79", (
+    bus = triage_texts(tmp_path / "xid79", (
         "NVRM: Xid (PCI:0000:b7:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off "
         "the bus.\nNVRM: GPU 0000:b7:00.0: GPU has fallen off the bus.\n"))
     assert bus.category is Category.GPU_CUDA
@@ -474,7 +464,7 @@ def test_kernel_gpu_exceptions_name_the_gpu_and_one_gpu_is_counted_once(
 
 def test_two_ranks_on_one_gpu_is_a_launch_bug(tmp_path: Path) -> None:
     """NCCL init.cc: `Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx`."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "[rank1]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/"
         "c10d/ProcessGroupNCCL.cpp:1970, invalid usage (run with NCCL_DEBUG=WARN for details), "
         "NCCL version 2.20.5\n"
@@ -490,7 +480,7 @@ def test_an_infiniband_async_event_is_the_cause_of_the_flushed_completions(
     """net_ib.cc: `NET/IB : %s:%d Got async event : %s` (2.21), `async fatal event: %s`."""
     for i, event in enumerate(("Got async event : port error",
                                "async fatal event: local catastrophic error")):
-        diagnosis = _triage(tmp_path / str(i), (
+        diagnosis = triage_texts(tmp_path / str(i), (
             f"gpu-node-7:2145901:2146400 [3] transport/net_ib.cc:101 NCCL WARN NET/IB : "
             f"mlx5_3:1 {event}\n"
             "gpu-node-7:2145901:2146320 [3] transport/net_ib.cc:1909 NCCL WARN NET/IB : Got "
@@ -504,7 +494,7 @@ def test_ray_trains_timeouts_name_the_ranks_that_never_came(tmp_path: Path) -> N
     """ray/train/v2/_internal/exceptions.py: BroadcastCollectiveTimeoutError lists `The
     following ranks are not reaching the collective operation: [..]`; a worker group that
     never started is an init timeout."""
-    broadcast = _triage(tmp_path / "bc", (
+    broadcast = triage_texts(tmp_path / "bc", (
         "Traceback (most recent call last):\n"
         '  File "/home/ray/train.py", line 88, in <module>\n'
         "    result = trainer.fit()\n"
@@ -512,7 +502,7 @@ def test_ray_trains_timeouts_name_the_ranks_that_never_came(tmp_path: Path) -> N
         "broadcast timed out after 1800.2 seconds.\n"
         "The following ranks are not reaching the collective operation: [3]\n"))
     assert (broadcast.category, broadcast.culprit_ranks) == (Category.COLLECTIVE_DESYNC, (3,))
-    startup = _triage(tmp_path / "start", (
+    startup = triage_texts(tmp_path / "start", (
         "ray.train.v2._internal.exceptions.WorkerGroupStartupTimeoutError: The worker group "
         "startup timed out after 30.0 seconds waiting for 16 workers.\n"))
     assert startup.category is Category.INIT_TIMEOUT
@@ -531,14 +521,14 @@ def test_nccls_own_socket_and_verbs_failures_are_the_hosts_network(tmp_path: Pat
         "ibv_modify_qp failed with error Connection timed out\n",
     )
     for i, (line, host) in enumerate(zip(lines, ("gpu7", "gpu9", "10.0.5.7"), strict=True)):
-        diagnosis = _triage(tmp_path / str(i), line)
+        diagnosis = triage_texts(tmp_path / str(i), line)
         assert diagnosis.category is Category.NETWORK, line
         assert diagnosis.culprit_ranks == ()
         assert any(host in c for c in diagnosis.culprits)
 
 
 def test_an_old_nccl_reset_by_peer_is_a_consequence(tmp_path: Path) -> None:
-    diagnosis = _triage(tmp_path, "node5:2123:2230 [3] include/socket.h:194 WARN Call to recv "
+    diagnosis = triage_texts(tmp_path, "node5:2123:2230 [3] include/socket.h:194 WARN Call to recv "
                         "failed : Connection reset by peer\n")
     assert diagnosis.category is Category.UNDETERMINED
 
@@ -546,7 +536,7 @@ def test_an_old_nccl_reset_by_peer_is_a_consequence(tmp_path: Path) -> None:
 def test_nccls_failed_device_allocation_is_an_oom_on_the_host_named(tmp_path: Path) -> None:
     """alloc.h: `Failed to CUDA calloc async %ld bytes` as the `Last error:` of an NCCL
     error, in a pdsh-prefixed DeepSpeed log."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "10.1.1.51: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, internal error, "
         "NCCL version 2.14.3\n"
         "10.1.1.51: ncclInternalError: Internal check failed.\n"
@@ -558,7 +548,7 @@ def test_nccls_failed_device_allocation_is_an_oom_on_the_host_named(tmp_path: Pa
 
 def test_a_pod_eviction_is_a_stop_from_outside(tmp_path: Path) -> None:
     """Volcano's job controller: `Try to handle request <…, Task:%s, Event:PodEvicted, …>`."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "I0128 08:13:50.578876       1 job_controller.go:305] Try to handle request <Queue: , "
         "Job: default/train-job, Task:train-worker, Event:PodEvicted, ExitCode:0, Action:, "
         "JobVersion: 0>\n"))
@@ -568,7 +558,7 @@ def test_a_pod_eviction_is_a_stop_from_outside(tmp_path: Path) -> None:
 
 def test_mp_spawn_before_torch_1_6_raised_a_bare_exception(tmp_path: Path) -> None:
     """spawn.py (torch < 1.6): `raise Exception("process %d terminated with signal %s")`."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         '  File "/opt/torch/multiprocessing/spawn.py", line 107, in join\n'
         "    (error_index, name)\n"
         "Exception: process 1 terminated with signal SIGSEGV\n"))
@@ -579,11 +569,11 @@ def test_mp_spawn_before_torch_1_6_raised_a_bare_exception(tmp_path: Path) -> No
 def test_old_cuda_checks_and_cudnn_execution_failures_are_gpu_errors(tmp_path: Path) -> None:
     """THC's `THCudaCheck FAIL file=%s line=%i error=%i : %s` and cuDNN's
     `CUDNN_STATUS_EXECUTION_FAILED` raised as `CuDNN error: …`."""
-    thc = _triage(tmp_path / "thc", "THCudaCheck FAIL file=/pytorch/torch/lib/THD/base/"
+    thc = triage_texts(tmp_path / "thc", "THCudaCheck FAIL file=/pytorch/torch/lib/THD/base/"
                   "data_channels/DataChannelNccl.cpp line=195 error=77 : an illegal memory access "
                   "was encountered\n")
     assert thc.category is Category.GPU_CUDA
-    cudnn = _triage(tmp_path / "cudnn", (
+    cudnn = triage_texts(tmp_path / "cudnn", (
         "Traceback (most recent call last):\n"
         '  File "rnn.py", line 288, in forward\n'
         "    dropout_ts)\n"
@@ -600,7 +590,7 @@ def test_mpirun_timestamp_output_is_an_envelope() -> None:
 def test_open_mpi_losing_a_nodes_daemon_is_infrastructure(tmp_path: Path) -> None:
     """orte help-errmgr-base.txt [node-died]: `ORTE has lost communication with a remote
     daemon.` … `Remote daemon: %s on node %s`."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "ORTE has lost communication with a remote daemon.\n\n"
         "  HNP daemon   : [[55312,0],0] on node gpu-node-1\n"
         "  Remote daemon: [[55312,0],3] on node gpu-node-4\n\n"
@@ -611,7 +601,7 @@ def test_open_mpi_losing_a_nodes_daemon_is_infrastructure(tmp_path: Path) -> Non
 
 def test_an_agent_stuck_at_the_exit_barrier_is_not_a_clean_run(tmp_path: Path) -> None:
     """elastic agent api.py _exit_barrier: `Error waiting on exit barrier. Elapsed: %s seconds`."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "[2024-06-11 10:41:22,181] torch.distributed.elastic.agent.server.api: [ERROR] Error "
         "waiting on exit barrier. Elapsed: 300.0561726093292 seconds\n"))
     assert diagnosis.category is Category.UNDETERMINED
@@ -619,7 +609,7 @@ def test_an_agent_stuck_at_the_exit_barrier_is_not_a_clean_run(tmp_path: Path) -
 
 
 def test_open_mpis_crash_handler_pid_is_matched_to_mpiruns_rank(tmp_path: Path) -> None:
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "[gpu-node-1:48213] *** Process received signal ***\n"
         "[gpu-node-1:48213] Signal: Segmentation fault (11)\n"
         "mpirun noticed that process rank 2 with PID 48213 on node gpu-node-1 exited on signal "
@@ -630,13 +620,13 @@ def test_open_mpis_crash_handler_pid_is_matched_to_mpiruns_rank(tmp_path: Path) 
 def test_a_host_whose_network_nccl_cannot_set_up_is_named(tmp_path: Path) -> None:
     """bootstrap.cc `Bootstrap : no socket interface found` (quoted as the `Last error:`) and
     the AWS OFI plugin's `NET/OFI Couldn't open AV`."""
-    bootstrap = _triage(tmp_path / "bootstrap", (
+    bootstrap = triage_texts(tmp_path / "bootstrap", (
         "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:2897, invalid usage (run with "
         "NCCL_DEBUG=WARN for details), NCCL version 2.27.3\n\n"
         "ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\n\n"
         "Last error:\n\nBootstrap : no socket interface found\n"))
     assert bootstrap.category is Category.NETWORK
-    ofi = _triage(tmp_path / "ofi", (
+    ofi = triage_texts(tmp_path / "ofi", (
         "[1,23]<stdout>:ip-10-0-45-165:8716:9558 [7] create_nccl_ofi_component:459 NCCL WARN "
         "NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument\n"))
     assert (ofi.category, ofi.culprit_ranks) == (Category.NETWORK, ())
@@ -645,7 +635,7 @@ def test_a_host_whose_network_nccl_cannot_set_up_is_named(tmp_path: Path) -> Non
 
 def test_an_ipv4_mapped_store_address_is_read_whole(tmp_path: Path) -> None:
     """socket.cpp: `The client socket has failed to connect to [%s]:%d (errno: %d - %s).`"""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "[W socket.cpp:697] [c10d] The client socket has failed to connect to "
         "[::ffff:10.4.9.143]:47389 (errno: 110 - Connection timed out).\n") * 3)
     assert diagnosis.category is Category.NETWORK
@@ -656,7 +646,7 @@ def test_horovods_gloo_launcher_names_its_first_failed_process(tmp_path: Path) -
     """horovod/runner/gloo_run.py: `Horovod detected that one or more processes exited with
     non-zero status, thus causing the job to be terminated. The first process to do so was:
     \\nProcess name: {name}\\nExit code: {code}`, name = `host[local_rank]` (elastic)."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "Traceback (most recent call last):\n"
         '  File "/opt/horovod/runner/gloo_run.py", line 318, in launch_gloo_elastic\n'
         "    .format(name=name, code=exit_code))\n"
@@ -684,13 +674,13 @@ def test_a_file_named_for_a_rank_that_holds_other_ranks_does_not_make_the_world(
 def test_a_culprit_says_where_it_ran(tmp_path: Path) -> None:
     """NCCL's `host:pid:tid [dev]` head, a Ray actor's prefix, and the one process torch >= 2.1
     lists on the GPU that ran out (`Process %d has %s memory in use`)."""
-    nccl = _triage(tmp_path / "nccl", "[rank1]:node155:3054646:3054700 [1] transport/nvls.cc:246 "
+    nccl = triage_texts(tmp_path / "nccl", "[rank1]:node155:3054646:3054700 [1] transport/nvls.cc:246 "
                    "NCCL WARN Cuda failure 3 'initialization error'\n")
     assert nccl.culprits == ("rank 1 (node155:3054646)",)
-    ray = _triage(tmp_path / "ray", "(WorkerDict pid=838798, ip=10.1.0.27) RuntimeError: CUDA "
+    ray = triage_texts(tmp_path / "ray", "(WorkerDict pid=838798, ip=10.1.0.27) RuntimeError: CUDA "
                   "error: an illegal memory access was encountered\n")
     assert any("10.1.0.27:838798" in c for c in ray.culprits)
-    oom = _triage(tmp_path / "oom", (
+    oom = triage_texts(tmp_path / "oom", (
         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 112.00 MiB. GPU 2 has a "
         "total capacity of 15.78 GiB of which 27.19 MiB is free. Process 307065 has 15.75 GiB "
         "memory in use.\n"))
@@ -702,14 +692,14 @@ def test_horovods_gloo_tags_and_exit_lines_name_the_rank(tmp_path: Path) -> None
     """horovodrun's gloo launcher tags lines `[rank]<stderr>:` and reports `Process %s exit
     with status code %d.`"""
     assert _kinds("[1]<stderr>:RuntimeError: boom") == [(EventKind.PYTHON_TRACEBACK, 1)]
-    diagnosis = _triage(tmp_path, "Process 0 exit with status code 137.\n")
+    diagnosis = triage_texts(tmp_path, "Process 0 exit with status code 137.\n")
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, (0,))
 
 
 def test_ddps_unused_parameters_by_name_name_the_rank(tmp_path: Path) -> None:
     """reducer.cpp with TORCH_DISTRIBUTED_DEBUG: `Parameters which did not receive grad for
     rank %d: %s` (without it: `Parameter indices which …`)."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "RuntimeError: Expected to have finished reduction in the prior iteration before "
         "starting a new one.\n"
         "Parameters which did not receive grad for rank 4: model.22.cv4.2.2.bias, "
@@ -722,10 +712,10 @@ def test_a_signal_the_launcher_passes_on_is_a_stop_from_outside(tmp_path: Path) 
     SIGTERM when a worker fails, and passes on any other signal it was sent."""
     line = ("WARNING:torch.distributed.elastic.multiprocessing.api:Sending process {pid} closing "
             "signal {sig}\n")
-    hup = _triage(tmp_path / "hup", line.format(pid=102241, sig="SIGHUP")
+    hup = triage_texts(tmp_path / "hup", line.format(pid=102241, sig="SIGHUP")
                   + line.format(pid=102242, sig="SIGHUP"))
     assert hup.category is Category.INFRASTRUCTURE
-    term = _triage(tmp_path / "term", line.format(pid=102241, sig="SIGTERM"))
+    term = triage_texts(tmp_path / "term", line.format(pid=102241, sig="SIGTERM"))
     assert term.category is not Category.INFRASTRUCTURE
 
 
@@ -733,7 +723,7 @@ def test_nccls_unexplained_cuda_failure_names_the_rank_whose_gpu_failed(
         tmp_path: Path) -> None:
     """`ncclCommInitRank failed: unhandled cuda error` with no `Cuda failure` line: the rank's
     own GPU call failed, the reason is not shown."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "[1]<stderr>:    mpi_lib.horovod_torch_wait_and_clear(handle)\n"
         "[1]<stderr>:RuntimeError: ncclCommInitRank failed: unhandled cuda error (run with "
         "NCCL_DEBUG=INFO for details)\n"))
@@ -743,19 +733,19 @@ def test_nccls_unexplained_cuda_failure_names_the_rank_whose_gpu_failed(
 def test_nvml_failures_and_ranks_started_twice(tmp_path: Path) -> None:
     """nvmlwrap.cc `%s() failed: %s` is a GPU fault of the rank; bootstrap.cc `Bootstrap Root :
     rank %d of %d ranks has already checked in` is a launch bug naming the rank."""
-    nvml = _triage(tmp_path / "nvml", (
+    nvml = triage_texts(tmp_path / "nvml", (
         "host1:6896:7103 [1] NCCL INFO ncclCommInitRank comm 0xf1486b0 rank 1 nranks 8 cudaDev 1 "
         "nvmlDev 1 busId 8a000 commId 0xc92 - Init START\n"
         "host1:6896:7103 [1] misc/nvmlwrap.cc:187 NCCL WARN nvmlDeviceGetHandleByPciBusId() "
         "failed: Not Found\n"))
     assert (nvml.category, nvml.culprit_ranks) == (Category.GPU_CUDA, (1,))
-    twice = _triage(tmp_path / "twice", "hpc-25-14:18569:18835 [0] bootstrap.cc:131 NCCL WARN "
+    twice = triage_texts(tmp_path / "twice", "hpc-25-14:18569:18835 [0] bootstrap.cc:131 NCCL WARN "
                     "Bootstrap Root : rank 1 of 8 ranks has already checked in\n")
     assert (twice.category, twice.culprit_ranks) == (Category.SOFTWARE, (1,))
 
 
 def test_torch_1_11_misspelt_the_unique_id_wait(tmp_path: Path) -> None:
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "RuntimeError: [1] is setting up NCCL communicator and retreiving ncclUniqueId from [0] "
         "via c10d key-value store by key '0', but store->get('0') got error: Timeout waiting "
         "for key: default_pg/0/0 after 1800000 ms\n"))
@@ -765,7 +755,7 @@ def test_torch_1_11_misspelt_the_unique_id_wait(tmp_path: Path) -> None:
 def test_recorded_not_fatal_xids_do_not_outrank_the_jobs_error(tmp_path: Path) -> None:
     """Xid 92 (high single-bit ECC rate) and 63 (row remap recorded) do not stop a job; the
     old driver's `GPU at %s has fallen off the bus` names the GPU, not "a"."""
-    diagnosis = _triage(tmp_path / "xid92", (
+    diagnosis = triage_texts(tmp_path / "xid92", (
         "NVRM: Xid (PCI:0000:18:00): 92, pid='<unknown>', name=<unknown>, High single-bit ECC "
         "error rate\n"
         "[rank3]: Traceback (most recent call last):\n"
@@ -773,7 +763,7 @@ def test_recorded_not_fatal_xids_do_not_outrank_the_jobs_error(tmp_path: Path) -
         "[rank3]:     ids = batch['input_ids']\n"
         "[rank3]: KeyError: 'input_ids'\n"))
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, (3,))
-    bus = _triage(tmp_path / "bus", "NVRM: GPU at 0000:3b:00.0 has fallen off the bus.\n")
+    bus = triage_texts(tmp_path / "bus", "NVRM: GPU at 0000:3b:00.0 has fallen off the bus.\n")
     assert bus.category is Category.GPU_CUDA
     assert any("0000:3b:00" in c for c in bus.culprits)
 
@@ -781,7 +771,7 @@ def test_recorded_not_fatal_xids_do_not_outrank_the_jobs_error(tmp_path: Path) -
 def test_kubernetes_says_oom_eviction_preemption_and_node_loss(tmp_path: Path) -> None:
     """containerd's `OOMKilled` in `kubectl get pods`; kubelet eviction and kube-scheduler
     preemption events; the node lifecycle controller's `status is now: NodeNotReady`."""
-    oom = _triage(tmp_path / "oom", (
+    oom = triage_texts(tmp_path / "oom", (
         "NAME                 READY   STATUS      RESTARTS      AGE\n"
         "llama-ft-worker-2    0/1     OOMKilled   0             95m\n"))
     assert oom.category is Category.OOM
@@ -792,10 +782,10 @@ def test_kubernetes_says_oom_eviction_preemption_and_node_loss(tmp_path: Path) -
                         "resource: memory.\n"),
             ("preempted", "41s         Normal    Preempted   pod/w-1       Preempted by "
                           "prod/inference-7b on node gpu-node-04\n")):
-        diagnosis = _triage(tmp_path / what, events + line)
+        diagnosis = triage_texts(tmp_path / what, events + line)
         assert diagnosis.category is Category.INFRASTRUCTURE
         assert diagnosis.culprits == ("pod w-1",)
-    node = _triage(tmp_path / "node", events + "6m          Normal    NodeNotReady    "
+    node = triage_texts(tmp_path / "node", events + "6m          Normal    NodeNotReady    "
                    "node/gpu-node-12    Node gpu-node-12 status is now: NodeNotReady\n")
     assert (node.category, node.culprits) == (Category.INFRASTRUCTURE, ("node gpu-node-12",))
 
@@ -804,16 +794,16 @@ def test_vllm_and_kubeflow_name_the_worker_that_died(tmp_path: Path) -> None:
     """vLLM's `Worker proc %s died unexpectedly` (its EngineDeadError after it is a
     consequence), `RayWorkerProc rank=%s died unexpectedly`; Kubeflow's `Pod: %v.%v exited
     with code %v`."""
-    v1 = _triage(tmp_path / "v1", (
+    v1 = triage_texts(tmp_path / "v1", (
         "(EngineCore_DP0 pid=265) ERROR 02-27 10:31:24 [multiproc_executor.py:231] Worker proc "
         "VllmWorker-3 died unexpectedly, shutting down executor.\n"
         "(EngineCore_DP0 pid=265) vllm.v1.engine.exceptions.EngineDeadError: EngineCore "
         "encountered an issue. See stack trace (above) for the root cause.\n"))
     assert (v1.category, v1.culprits) == (Category.UNDETERMINED, ("VllmWorker-3",))
-    ray = _triage(tmp_path / "ray", "ERROR 04-03 11:20:41 [ray_executor_v2.py:464] "
+    ray = triage_texts(tmp_path / "ray", "ERROR 04-03 11:20:41 [ray_executor_v2.py:464] "
                   "RayWorkerProc rank=[3] died unexpectedly, shutting down executor.\n")
     assert (ray.category, ray.culprit_ranks) == (Category.UNDETERMINED, (3,))
-    pod = _triage(tmp_path / "pod", "  Warning  ExitedWithCode  5m  pytorchjob-controller  Pod: "
+    pod = triage_texts(tmp_path / "pod", "  Warning  ExitedWithCode  5m  pytorchjob-controller  Pod: "
                   "ml-train.llama-ft-worker-4 exited with code 1\n")
     assert (pod.category, pod.culprits) == (Category.UNDETERMINED,
                                             ("ml-train.llama-ft-worker-4",))
@@ -823,7 +813,7 @@ def test_the_kernels_storage_failures_name_the_node(tmp_path: Path) -> None:
     """fs/xfs `Filesystem has been shut down due to log error`, fs/ext4 `EXT4-fs error
     (device %s)`, sunrpc `nfs: server %s not responding, still trying`, beside a rank that
     waited: the node and its device, not the waiting rank."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "[rank4]:[E529 18:35:12.331203442 ProcessGroupNCCL.cpp:632] [Rank 4] Watchdog caught "
         "collective operation timeout: WorkNCCL(SeqNum=9012, OpType=BROADCAST, NumelIn=1, "
         "NumelOut=1, Timeout(ms)=1800000) ran for 1800095 milliseconds before timing out.\n"
@@ -832,18 +822,18 @@ def test_the_kernels_storage_failures_name_the_node(tmp_path: Path) -> None:
         "log error (0x2).\n"))
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.STORAGE_IO, ())
     assert diagnosis.culprits == ("node gpu-node-02 (device md0)",)
-    nfs = _triage(tmp_path / "nfs", "nfs: server filer01 not responding, still trying\n")
+    nfs = triage_texts(tmp_path / "nfs", "nfs: server filer01 not responding, still trying\n")
     assert nfs.category is Category.STORAGE_IO
 
 
 def test_megatrons_nan_assert_and_dcgms_ecc_report_name_where(tmp_path: Path) -> None:
     """Megatron's `Rank {rank}: found NaN in local grad norm …` and DCGM's `Detected %d
     volatile double-bit ECC error(s) in GPU %u.`"""
-    nan = _triage(tmp_path / "nan", "AssertionError: Rank 13: found NaN in local grad norm in "
+    nan = triage_texts(tmp_path / "nan", "AssertionError: Rank 13: found NaN in local grad norm in "
                   "backward pass before data-parallel communication collective. Device: 5, "
                   "node: gpu-node-07\n")
     assert (nan.category, nan.culprit_ranks) == (Category.SOFTWARE, (13,))
-    dcgm = _triage(tmp_path / "dcgm", "|    -> Memory system | Failure |\n"
+    dcgm = triage_texts(tmp_path / "dcgm", "|    -> Memory system | Failure |\n"
                    "| Detected 2 volatile double-bit ECC error(s) in GPU 3.    |\n")
     assert (dcgm.category, dcgm.culprits) == (Category.GPU_CUDA, ("GPU 3",))
 
@@ -851,7 +841,7 @@ def test_megatrons_nan_assert_and_dcgms_ecc_report_name_where(tmp_path: Path) ->
 def test_nccls_shared_memory_that_cannot_grow_is_the_nodes_shm(tmp_path: Path) -> None:
     """include/shm.h: `Call to posix_fallocate failed : %s`, `Error while creating shared
     memory segment %s (size %d)`: /dev/shm too small (as for DataLoader bus errors)."""
-    diagnosis = _triage(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "gpu2:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space "
         "left on device\n"
         "gpu2:2143:2561 [1] include/shm.h:48 NCCL WARN Error while creating shared memory "
@@ -864,16 +854,16 @@ def test_more_wordings_of_waits_deaths_and_evictions(tmp_path: Path) -> None:
     """The elastic error file's `"message": "RendezvousTimeoutError: "`, Ray's `The actor is
     dead because its worker process has died`, Kubeflow MPIJob's `1/8 workers are evicted`, and
     the AWS OFI plugin's own `WARN: Function: … NET/OFI Couldn't open AV`."""
-    rdzv = _triage(tmp_path / "rdzv", 'ERROR:torch.distributed.elastic.multiprocessing.errors.'
+    rdzv = triage_texts(tmp_path / "rdzv", 'ERROR:torch.distributed.elastic.multiprocessing.errors.'
                    'error_handler:{\n    "message": "RendezvousTimeoutError: ",\n}\n')
     assert rdzv.category is Category.INIT_TIMEOUT
-    ray = _triage(tmp_path / "ray", "The actor is dead because its worker process has died. "
+    ray = triage_texts(tmp_path / "ray", "The actor is dead because its worker process has died. "
                   "Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits "
                   "with a connection error code 2. End of file.\n")
     assert ray.category is Category.UNDETERMINED
-    mpijob = _triage(tmp_path / "mpijob", "  - message: 1/8 workers are evicted\n"
+    mpijob = triage_texts(tmp_path / "mpijob", "  - message: 1/8 workers are evicted\n"
                      "    reason: MPIJobEvicted\n    type: Failed\n")
     assert mpijob.category is Category.INFRASTRUCTURE
-    ofi = _triage(tmp_path / "ofi", "WARN: Function: create_nccl_ofi_component Line: 459: "
+    ofi = triage_texts(tmp_path / "ofi", "WARN: Function: create_nccl_ofi_component Line: 459: "
                   "NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument\n")
     assert ofi.category is Category.NETWORK
