@@ -406,7 +406,11 @@ class IncidentLayer:
             return True
         if t.culprit_ranks and not lead.culprit_ranks:
             return contract_severity(t).rank >= Severity.WARNING.rank
-        return bool(t.culprit_ranks) and contract_severity(t).rank > contract_severity(lead).rank
+        if lead.culprit_ranks and not t.culprit_ranks:
+            return False
+        # Alike in naming: the graver verdict leads. Without a culprit that is a critical that
+        # says why none can be named (a whole-job hang) over a vague stall warning.
+        return contract_severity(t).rank > contract_severity(lead).rank
 
     def _promote(self, incident: Incident, key: FindingKey) -> list[Transition]:
         old = incident.lead_finding

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from monitor.detectors.nccl import NcclRasDetector
+from monitor.incidents import JobView
 from monitor.model import (
     Category,
     DetectorOutput,
@@ -199,6 +200,35 @@ def test_idle_communicator_is_not_a_hang() -> None:
         return JobState(peers=peers, comms=[world_comm(peers, 0x3, (0, 0, 5, 0, 0))])
 
     assert Run().script(idle, 20, "json").transitions() == []
+
+
+def frozen_from_the_start(_query: int, _elapsed: float) -> JobState:
+    """Counts already up (the job launched 5 collectives before our first look) and never moving."""
+    peers = make_peers(1, 4)
+    return JobState(peers=peers, comms=[world_comm(peers, 0x3, (0, 0, 0, 0, 5))])
+
+
+@pytest.mark.parametrize("stepped", [True, False])
+def test_counts_up_at_first_sight_in_a_stepping_job_can_hang(stepped: bool) -> None:
+    """A sidecar whose first look came after the last move: NCCL's counts start at zero, so counts
+    already up in a job seen stepping have moved, and their freeze (dated from our first look) is
+    a hang at the job's step window. Without steps seen they prove nothing: no verdict."""
+    view = JobView(last_progress_at=START - 1.0 if stepped else None,
+                   stall_window_seconds=25.0 if stepped else None)  # fmt: skip
+    run = Run(NcclRasDetector(SETTINGS, view=view)).script(frozen_from_the_start, 12, "json")
+    fired = [(i, t.severity) for i, t in run.transitions("CollectiveHang")]
+    # 25 s (the job's step window, over the 15 s paced floor) after poll 0: poll 3; two windows
+    # (50 s): poll 5.
+    assert fired == ([(3, Severity.WARNING), (5, Severity.CRITICAL)] if stepped else [])
+
+
+def test_hang_window_is_never_shorter_than_the_jobs_step_window() -> None:
+    """RAS's pace gives a 20 s window; a job whose steps take long (a 95 s step window) is not
+    judged on its collectives sooner than on its steps."""
+    view = JobView(last_progress_at=START, stall_window_seconds=95.0)
+    run = Run(NcclRasDetector(SETTINGS, view=view)).script(job(Event.HANG), 20, "json")
+    fired = run.transitions("CollectiveHang")
+    assert [(i, t.severity) for i, t in fired][:1] == [(3 + 10, Severity.WARNING)]
 
 
 def test_window_adapts_to_a_slow_advance_rate() -> None:

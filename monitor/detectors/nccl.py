@@ -22,9 +22,10 @@ Alerts, their states and edges:
   lowest group (they never launched the collective the others wait in) are the culprits.
   warning at one window, critical at two. -> resolved: the counts move, or the mismatch clears.
 * CollectiveHang (warning -> critical, collective_hang): JSON reports only (per-rank counts): every
-  communicator seen advancing before is frozen with equal counts for the stall window (all ranks
-  launched, none completed: NCCL issue #1730, which RAS itself reports as OK). -> resolved: any
-  count moves.
+  communicator seen advancing before (or first seen with counts up in a job seen stepping: NCCL's
+  counts start at zero) is frozen with equal counts for the stall window, never shorter than the
+  job's step window (all ranks launched, none completed: NCCL issue #1730, which RAS itself
+  reports as OK). -> resolved: any count moves.
 
 The stall window comes from the job's pace, not from how often we happened to look: a gap is
 recorded only when a poll saw the counts frozen and a later one saw them move (a freeze that
@@ -415,7 +416,7 @@ class NcclRasDetector:
                   report.dead_count),
             gauge("ras_stall_window_seconds",
                   "Current collective stall window (adapts to the observed advance rate).", (),
-                  self._window(self._job_gaps, snap.poll_interval_seconds)),
+                  self._hang_window(snap.poll_interval_seconds)),
             gauge("ras_collective_ops",
                   "Collectives launched per communicator (hash), rank (local to it) and type, "
                   "for this node's ranks (JSON reports only).",
@@ -435,6 +436,9 @@ class NcclRasDetector:
         if self._view is not None:
             return self._view.in_phase(now) is not None
         return now < self._phase_until
+
+    def _job_stepped(self) -> bool:
+        return self._view is not None and self._view.last_progress_at is not None
 
     # -- log lines ----------------------------------------------------------------------------
     def _op_lines(self, chunk: OutputChunk) -> None:
@@ -801,6 +805,14 @@ class NcclRasDetector:
         window = min(max(learned, floor), settings.stall_ceiling_seconds)
         return max(window, 2.0 * max(interval, 0.0))
 
+    def _hang_window(self, interval: float) -> float:
+        """Every rank frozen alike is the job not progressing: paced once RAS or the job's steps
+        give a pace, and never sooner than the job's own step window (a long step may hold no
+        collective for a while)."""
+        steps = self._view.stall_window_seconds if self._view is not None else None
+        window = self._window(self._job_gaps, interval, paced=bool(self._rate) or bool(steps))
+        return max(window, steps or 0.0)
+
     def _stalls(self, snap: RasSnapshot, view: _View, now: float) -> list[DetectorOutput]:
         report = snap.report
         at = snap.at
@@ -817,7 +829,12 @@ class NcclRasDetector:
             frozen_since = self._learn_pace(comm, at, snap.poll_interval_seconds)
             track = self._tracks.get(comm.key)
             if track is None:
-                self._tracks[comm.key] = _Track(signature, frozen_since, text=not comm.ranks)
+                # NCCL's counts start at zero: counts already up in a job seen stepping have
+                # moved, even when our first look came after the last move.
+                moved = self._job_stepped() and bool(_progress_count(comm))
+                self._tracks[comm.key] = _Track(
+                    signature, frozen_since, advanced_ever=moved, text=not comm.ranks
+                )
                 continue
             if signature != track.signature:
                 if track.unchanged_polls:
@@ -1012,7 +1029,7 @@ class NcclRasDetector:
         if any(_lower_groups(comm) for comm, _track in active):
             return out  # a mismatch is a desync in the making, not an equal-count hang
         frozen = at - max(track.changed_at for _c, track in active)
-        window = self._window(self._job_gaps, interval, paced=bool(self._rate))
+        window = self._hang_window(interval)
         if frozen >= window / 2 and not self._hang_suspected and not quiet:
             self._hang_suspected = True
             out.append(Suspicion(now, (), f"RAS counts frozen {frozen:.0f} s on every "

@@ -188,6 +188,30 @@ def test_a_culprit_found_later_leads_the_incident_that_a_vague_stall_opened() ->
     assert "superseded" in second[0].summary
 
 
+def test_a_whole_job_verdict_found_later_leads_the_incident_a_vague_stall_opened() -> None:
+    """A critical that says why no rank can be named (every rank launched the collective, none
+    completed) says more than a stall warning naming nobody: it takes the lead and pages, whichever
+    detector spoke first. A vague critical (no culprit, no reason) is only a warning: it does not."""
+    incidents = layer()
+    stall = finding("ProgressStalled", Severity.WARNING, Category.UNDETERMINED, detector="progress")
+    first = judge_all(incidents, [stall], at=1.0)
+    vague = judge_all(incidents, [finding("Vague", Severity.CRITICAL, Category.UNDETERMINED)], 5.0)
+    assert [t.severity for t in vague] == [Severity.INFO]
+    hang = finding(
+        "CollectiveHang",
+        Severity.CRITICAL,
+        Category.COLLECTIVE_HANG,
+        detector="nccl",
+        no_culprit_reason="every rank launched the collective and none completed",
+    )
+    second = judge_all(incidents, [hang], at=10.0)
+    assert [(t.alertname, t.firing, t.severity) for t in second] == [
+        ("ProgressStalled", False, Severity.WARNING),
+        ("CollectiveHang", True, Severity.CRITICAL),
+    ]
+    assert {t.incident_id for t in [*first, *second]} == {first[0].incident_id}
+
+
 def test_when_the_lead_resolves_a_member_still_firing_leads() -> None:
     incidents = layer()
     named = finding("RankStopped", Severity.CRITICAL, Category.RANK_STOPPED, (1,), identity={"rank": "1"})
