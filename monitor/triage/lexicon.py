@@ -83,7 +83,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"Name or service not known|(?i:failure in name resolution)|"
                          r"nodename nor servname|getaddrinfo|Could not resolve host|"
                          r"Connection timed out|ETIMEDOUT|transport retry counter|"
-                         r"Address already in use|EADDRINUSE|(?i:completion error)"),
+                         r"Address already in use|EADDRINUSE|(?i:completion error)|"
+                         # gloo could not connect the ranks to each other at start-up
+                         r"connectFullMesh failed"),
         (Family.INIT_TIMEOUT, r"(?i:(?:rendezvous|store|barrier|init_process_group|"
                               r"initiali[sz]\w*)\W.{0,80}(?:timed out|timeout))|"
                               r"(?i:(?:timed out|timeout)\W.{0,60}(?:rendezvous|store based|"
@@ -122,13 +124,19 @@ _FAILED = re.compile(
     r"Bus error|\bcannot\b|\bCannot\b|\bunable to\b|\bUnable to\b|"
     r"Evicted|\bevicted\b|\b(?:is|was|been) preempted\b|out of memory|[Tt]imed out|(?:terminated|killed) (?:with|by) signal|"
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit")
-# Lines that mention failure without being one: counters, options, retries still under way.
+# Lines that are no failure whatever they mention: warnings, retries still under way, and
+# what the writer logged at INFO or DEBUG (NCCL's "Plugin load returned 2 : … cannot open
+# shared object file" on every healthy job without a network plugin).
 _BENIGN = re.compile(
-    r"(?i:error[_ ]?(?:rate|count|s?=|\s*:\s*0\b)|errors?: none|no errors?\b|"
-    r"warning:|deprecat|will retry|retrying|ignore_errors|errors='|on_error)|"
-    # a line its writer logged at INFO or DEBUG (NCCL's "Plugin load returned 2 : …
-    # cannot open shared object file" on every healthy job without a network plugin)
+    r"(?i:warning:|deprecat|will retry|retrying)|"
     r"\b(?:INFO|DEBUG|TRACE)\b[ :\]]|^\W*[ID]\d{4} \d\d:")
+# Phrases that mention failure without being one (counters, options, "no error"): taken out
+# before the gate, so that a line failing elsewhere still counts (gloo's "connectFullMesh
+# failed with [pair.cc:144] no error").
+_NOT_FAILURE = re.compile(
+    r"(?i:error[_ ]?(?:rate|count|s?=|\s*:\s*0\b)|errors?: none|no errors?\b|"
+    r"ignore_errors|errors='|on_error|\b0 (?:failed|errors?)\b|"
+    r"failed[\w ]{0,20}[:=]\s*(?:0|none)\b)")
 
 _PID = re.compile(r"(?i:\bpid[ =:]*)(\d{2,8})\b|\bKilled process (\d+)|\bprocess (\d{3,8})\b")
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{2,5})|<(\d{2,5})>)?(?![\d.])")
@@ -136,6 +144,8 @@ _DEVICE = re.compile(r"\b(mlx5_\d+|efa_\d+|ib[a-z]?\d+|hfi1_\d+|bnxt_re\d+)\b")
 _NODE = re.compile(r"\b(?:node|host|hostname|Node|Host)[ =:]+([A-Za-z][\w.-]*\d[\w.-]*)")
 _SELF_RANK = re.compile(r"\b(?:on|for|of) [Rr]ank (\d+)\b|^\W*Rank (\d+)[,:]")
 _PCI = re.compile(r"\b([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)\b")
+# the NVIDIA driver names a GPU it could not bring up by its device minor (/dev/nvidiaN)
+_GPU_MINOR = re.compile(r"\bdevice bearing (minor number \d+)")
 
 
 @dataclass(frozen=True)
@@ -160,7 +170,9 @@ def looks_failed(text: str) -> bool:
     """True when a line reports a failure (before any family is read into it)."""
     if not any(literal in text for literal in _FAILED_LITERALS):
         return False
-    return _FAILED.search(text) is not None and _BENIGN.search(text) is None
+    if _BENIGN.search(text) is not None:
+        return False
+    return _FAILED.search(_NOT_FAILURE.sub(" ", text)) is not None
 
 
 def read_line(text: str) -> Reading | None:
@@ -182,8 +194,8 @@ def self_named_rank(text: str) -> int | None:
 
 
 def places(text: str) -> tuple[str, ...]:
-    """Pids, IP addresses (with their port), network devices and PCI addresses a line names,
-    in the order they appear."""
+    """Pids, IP addresses (with their port), network devices, PCI addresses, GPU minors and
+    nodes a line names, in the order they appear."""
     found: list[tuple[int, str]] = []
     for m in _PID.finditer(text):
         found.append((m.start(), next(g for g in m.groups() if g)))
@@ -192,5 +204,6 @@ def places(text: str) -> tuple[str, ...]:
         found.append((m.start(), f"{m.group(1)}:{port}" if port else m.group(1)))
     found.extend((m.start(), m.group(1)) for m in _DEVICE.finditer(text))
     found.extend((m.start(), m.group(1)) for m in _PCI.finditer(text))
+    found.extend((m.start(), m.group(1)) for m in _GPU_MINOR.finditer(text))
     found.extend((m.start(), m.group(1)) for m in _NODE.finditer(text))
     return tuple(dict.fromkeys(w for _, w in sorted(found)))

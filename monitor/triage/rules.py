@@ -1794,7 +1794,11 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
                  for _, t, r in readings if r.family is family)
         shown = {rank for rank in named if rank is not None}
         ranks = (shown.pop(),) if len(shown) == 1 else ()
-    where = ", ".join(reading.where)
+    # One failure often takes several lines (the kernel's two-line NVRM report): where the
+    # first line names no place, the next lines of its family may.
+    spots = reading.where or tuple(dict.fromkeys(
+        w for _, _, r in readings if r.family is family for w in r.where))[:3]
+    where = ", ".join(spots)
     if family is Family.NETWORK:  # never a rank: the reporter is one end of the link
         name = f"the link to {where}" if where else ""
     else:

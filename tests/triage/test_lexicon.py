@@ -32,6 +32,9 @@ from tests.triage.texts import triage_texts
     ("ERROR: relay to 10.0.0.2 failed: Connection reset by peer", Family.PEER_LOST),
     ("launcher: worker 2 failed: exited with code -9 (Killed)", Family.KILLED),
     ("ERROR: something went wrong", Family.FAILED),
+    # a line that fails although it ends in "no error" (the errno gloo had: none)
+    ("[E130 18:11:34.707 ProcessGroupGloo.cpp:143] Gloo connectFullMesh failed with "
+     "[gloo/transport/tcp/pair.cc:144] no error", Family.NETWORK),
 ])
 def test_a_failing_line_reads_as_its_family(line: str, family: Family) -> None:
     reading = read_line(line)
@@ -46,6 +49,8 @@ def test_a_failing_line_reads_as_its_family(line: str, family: Family) -> None:
     "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.7<0>",
     "WARNING: checkpoint upload failed, will retry in 5 s",
     "I1119 12:51:12.512 trainer.cc:80] no errors in the last 1000 steps",
+    "validation of shard 7 finished: no errors",
+    "upload finished, error_count=0, failed uploads: none",
 ])
 def test_lines_that_mention_failure_without_being_one_are_not_read(line: str) -> None:
     assert read_line(line) is None
@@ -133,3 +138,14 @@ def test_the_raylets_oom_line_names_its_node(tmp_path: Path) -> None:
         "10.4.0.12) over the last time period.\n"))
     assert diagnosis.category is Category.OOM
     assert any("10.4.0.12" in c for c in diagnosis.culprits)
+
+
+def test_a_failure_told_over_several_lines_is_placed_by_the_line_that_names_where(
+        tmp_path: Path) -> None:
+    """A failure that takes two lines (a driver's report: what failed, then on which device)
+    is placed by its second line when the first names nothing."""
+    diagnosis = triage_texts(tmp_path, (
+        "[   38.77] NVRM: adapter bring-up failed! (0x25:0x65:1457)\n"
+        "[   38.78] NVRM: adapter init failed for device bearing minor number 3\n"))
+    assert diagnosis.category is Category.GPU_CUDA
+    assert any("minor number 3" in c for c in diagnosis.culprits), diagnosis.culprits
