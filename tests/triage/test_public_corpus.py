@@ -70,7 +70,7 @@ def test_the_shared_corpus_stays_at_or_above_92_percent(capsys: pytest.CaptureFi
 
 def test_a_second_labeller_agrees_with_the_held_out_labels(capsys: pytest.CaptureFixture[str]
                                                            ) -> None:
-    """second_labels.json: the held-out halves of batches 1-11 labelled again, blind (by the
+    """second_labels.json: every held-out half labelled again, blind (by the
     written policy alone, never seeing the first labels, the rules or triage's answers). How
     often two labellers agree bounds what any triage can score against one of them."""
     raw = json.loads((CORPUS / "second_labels.json").read_text(encoding="utf-8"))
