@@ -36,10 +36,8 @@ a first advance has been seen), and never under two poll intervals. Once the com
 replies; polls stretched while communicators initialise do not count) is known, its floor is
 `paced_floor_seconds`; before RAS gives one, operation counts in the job's log lines (NCCL COLL
 opCount lines, torch's periodic SeqNum line: monitor/detectors/op_pace.py) pace it the same
-way, their longest recent gap between advances counting as a freeze that ended, and so do the
-job's own steps once their cadence is known; a freeze first seen in a new MISMATCH is dated
-from that rate (when the count it stopped at was reached, not the poll that saw it). No stall
-window is ever shorter than the job's step window (JobFacts.stall_window_seconds). The category of a desync comes
+way, their longest recent gap between advances counting as a freeze that ended; and a freeze first seen in a new MISMATCH is dated from that rate (when
+the count it stopped at was reached, not the poll that saw it). The category of a desync comes
 from what the lagging ranks' hosts do (JobView host states from the stack detector): waiting on
 a GPU whose count is behind is `gpu_cuda` (a kernel that does not finish); a DataLoader wait is
 `dataloader_stall`; user code, or a host this node cannot see, `collective_desync`. A
@@ -807,14 +805,11 @@ class NcclRasDetector:
         window = min(max(learned, floor), settings.stall_ceiling_seconds)
         return max(window, 2.0 * max(interval, 0.0))
 
-    def _step_window(self) -> float | None:
-        """The job's own stall window from its steps (None: its cadence is not known). A
-        freeze is paced by it before RAS gives a rate (our first look may come after the last
-        move), and never judged sooner than it: a long step may hold no collective a while."""
-        return self._view.stall_window_seconds if self._view is not None else None
-
     def _hang_window(self, interval: float) -> float:
-        steps = self._step_window()
+        """Every rank frozen alike is the job not progressing: paced once RAS or the job's steps
+        give a pace, and never sooner than the job's own step window (a long step may hold no
+        collective for a while)."""
+        steps = self._view.stall_window_seconds if self._view is not None else None
         window = self._window(self._job_gaps, interval, paced=bool(self._rate) or bool(steps))
         return max(window, steps or 0.0)
 
@@ -870,7 +865,6 @@ class NcclRasDetector:
             self._job_unchanged_polls += 1
         quiet = bool(self._dead or self._missing) or self._in_phase(now)
         interval = snap.poll_interval_seconds
-        steps = self._step_window()
         for comm in report.communicators:
             track = self._tracks.get(comm.key)
             if track is None:
@@ -887,10 +881,8 @@ class NcclRasDetector:
                 )
             else:
                 window = self._window(
-                    track.gaps, interval, cold=not track.text,
-                    paced=comm.key in self._rate or steps is not None,
+                    track.gaps, interval, cold=not track.text, paced=comm.key in self._rate
                 )
-            window = max(window, steps or 0.0)
             frozen = at - track.changed_at
             out += self._check_desync(
                 view, comm, track, lowers, frozen, window, quiet, now, log_pace
