@@ -20,8 +20,10 @@ Findings, in order:
 2. A firing finding that belongs to no incident waits `settle_seconds` with the findings
    arriving beside it; then they are ranked by cause (CAUSE_ORDER: a rank killed by SIGKILL or
    a segfault before the peers its launcher terminated; a cause before its symptoms). The first
-   opens an incident, or leads the open one when it names a culprit the lead could not; the
-   others join it as evidence, recorded as info with the same incident_id, never paged.
+   opens an incident, or leads the open one when it names a culprit the lead could not (or,
+   naming none like the lead, is a critical that says why none can be named while the lead is
+   not critical); the others join it as evidence, recorded as info with the same incident_id,
+   never paged.
 3. The severity contract: critical names the culprit rank or says why it cannot
    (`no_culprit_reason`); a critical finding with neither is a warning.
 4. When the lead resolves, the strongest member still firing leads; with none the incident
@@ -406,11 +408,12 @@ class IncidentLayer:
             return True
         if t.culprit_ranks and not lead.culprit_ranks:
             return contract_severity(t).rank >= Severity.WARNING.rank
-        if lead.culprit_ranks and not t.culprit_ranks:
-            return False
-        # Alike in naming: the graver verdict leads. Without a culprit that is a critical that
-        # says why none can be named (a whole-job hang) over a vague stall warning.
-        return contract_severity(t).rank > contract_severity(lead).rank
+        if t.culprit_ranks:
+            return contract_severity(t).rank > contract_severity(lead).rank
+        # Neither names a culprit: a critical that says why none can be named (a whole-job
+        # hang) says more than a stall warning naming nobody.
+        return (not lead.culprit_ranks and contract_severity(t) is Severity.CRITICAL
+                and contract_severity(lead) is not Severity.CRITICAL)
 
     def _promote(self, incident: Incident, key: FindingKey) -> list[Transition]:
         old = incident.lead_finding

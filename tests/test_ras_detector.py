@@ -208,27 +208,56 @@ def frozen_from_the_start(_query: int, _elapsed: float) -> JobState:
     return JobState(peers=peers, comms=[world_comm(peers, 0x3, (0, 0, 0, 0, 5))])
 
 
-@pytest.mark.parametrize("stepped", [True, False])
-def test_counts_up_at_first_sight_in_a_stepping_job_can_hang(stepped: bool) -> None:
+WAITING = {0: ("gpu_wait", "synchronize"), 1: ("in_collective", "all_reduce")}
+
+
+@pytest.mark.parametrize("stepped,stacks,fired", [
+    (True, WAITING, [(3, Severity.CRITICAL)]),  # 25 s (the step window) after poll 0
+    (True, {0: ("gpu_wait", "synchronize"), 1: ("compute", "forward")}, []),
+    (False, WAITING, []),
+])
+def test_counts_up_at_the_first_look_hang_only_when_the_stacks_agree(
+        stepped: bool, stacks: dict[int, tuple[str, str]], fired: list[tuple[int, Severity]]
+) -> None:
     """A sidecar whose first look came after the last move: NCCL's counts start at zero, so counts
-    already up in a job seen stepping have moved, and their freeze (dated from our first look) is
-    a hang at the job's step window. Without steps seen they prove nothing: no verdict."""
+    already up in a job seen stepping have moved. A move not seen is confirmed by the local
+    stacks (every rank waits for its peers) or gives no verdict; without steps seen, none."""
     view = JobView(last_progress_at=START - 1.0 if stepped else None,
-                   stall_window_seconds=25.0 if stepped else None)  # fmt: skip
+                   stall_window_seconds=25.0 if stepped else None, host_states=stacks)  # fmt: skip
     run = Run(NcclRasDetector(SETTINGS, view=view)).script(frozen_from_the_start, 12, "json")
-    fired = [(i, t.severity) for i, t in run.transitions("CollectiveHang")]
-    # 25 s (the job's step window, over the 15 s paced floor) after poll 0: poll 3; two windows
-    # (50 s): poll 5.
-    assert fired == ([(3, Severity.WARNING), (5, Severity.CRITICAL)] if stepped else [])
+    assert [(i, t.severity) for i, t in run.transitions("CollectiveHang")] == fired
 
 
-def test_hang_window_is_never_shorter_than_the_jobs_step_window() -> None:
-    """RAS's pace gives a 20 s window; a job whose steps take long (a 95 s step window) is not
-    judged on its collectives sooner than on its steps."""
-    view = JobView(last_progress_at=START, stall_window_seconds=95.0)
-    run = Run(NcclRasDetector(SETTINGS, view=view)).script(job(Event.HANG), 20, "json")
-    fired = run.transitions("CollectiveHang")
-    assert [(i, t.severity) for i, t in fired][:1] == [(3 + 10, Severity.WARNING)]
+def test_an_inferred_hang_waits_at_most_the_ceiling() -> None:
+    """The job's step window paces a move we did not see, never beyond ras.stall_ceiling_seconds."""
+    view = JobView(last_progress_at=START - 1.0, stall_window_seconds=1500.0, host_states=WAITING)
+    settings = replace(SETTINGS, stall_ceiling_seconds=60.0)
+    run = Run(NcclRasDetector(settings, view=view)).script(frozen_from_the_start, 12, "json")
+    assert [i for i, _t in run.transitions("CollectiveHang")] == [6]
+
+
+def test_a_communicator_born_after_the_first_look_has_not_moved() -> None:
+    """A job restarted in the same run builds new communicators whose counts are up from their
+    own set-up, then loads its model: nothing about them says they were ever running."""
+    view = JobView(last_progress_at=START - 1.0, stall_window_seconds=25.0, host_states=WAITING)
+    run = Run(NcclRasDetector(SETTINGS, view=view))
+    run.feed(report_of(JobState(peers=make_peers(1, 4)), "json"))  # the first look: no comm yet
+    run.script(frozen_from_the_start, 12, "json")
+    assert run.transitions("CollectiveHang") == []
+
+
+def test_a_job_that_steps_while_its_counts_stay_frozen_is_not_hung() -> None:
+    """Counts frozen equal on every rank while the job keeps stepping (a communicator used at
+    start-up only, steps without collectives): the counts are not the job's pace, no verdict,
+    whether their move was seen or inferred."""
+    for script in (job(Event.HANG), frozen_from_the_start):
+        view = JobView(last_progress_at=START - 1.0, stall_window_seconds=25.0,
+                       host_states=WAITING)  # fmt: skip
+        run = Run(NcclRasDetector(SETTINGS, view=view))
+        for _ in range(15):
+            view.last_progress_at = START + run.polls * INTERVAL  # a step at every poll
+            run.feed(report_of(script(run.polls, run.polls * INTERVAL), "json"))
+        assert run.transitions("CollectiveHang") == [], script
 
 
 def test_window_adapts_to_a_slow_advance_rate() -> None:

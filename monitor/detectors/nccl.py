@@ -22,10 +22,12 @@ Alerts, their states and edges:
   lowest group (they never launched the collective the others wait in) are the culprits.
   warning at one window, critical at two. -> resolved: the counts move, or the mismatch clears.
 * CollectiveHang (warning -> critical, collective_hang): JSON reports only (per-rank counts): every
-  communicator seen advancing before (or first seen with counts up in a job seen stepping: NCCL's
-  counts start at zero) is frozen with equal counts for the stall window, never shorter than the
-  job's step window (all ranks launched, none completed: NCCL issue #1730, which RAS itself
-  reports as OK). -> resolved: any count moves.
+  communicator seen advancing before is frozen with equal counts for the stall window (all ranks
+  launched, none completed: NCCL issue #1730, which RAS itself reports as OK). Counts already up
+  at our first look, in a job seen stepping, count as a move (NCCL's counts start at zero); such
+  a hang is paced by the job's step window and needs every local stack waiting for its peers.
+  Never while the job steps after the counts froze. -> resolved: any count moves, or the job
+  steps.
 
 The stall window comes from the job's pace, not from how often we happened to look: a gap is
 recorded only when a poll saw the counts frozen and a later one saw them move (a freeze that
@@ -289,6 +291,7 @@ class _Track:
     signature: int | None
     changed_at: float
     advanced_ever: bool = False
+    inferred: bool = False  # advanced_ever only from counts already up at our first look
     gaps: deque[float] = field(default_factory=lambda: deque(maxlen=RECENT_GAPS))
     severity: Severity | None = None
     suspected: bool = False
@@ -335,6 +338,7 @@ class NcclRasDetector:
         self._missing_since: float | None = None
         self._errors: dict[str, _Firing] = {}
         self._tracks: dict[str, _Track] = {}
+        self._looked = False  # a report was read for stalls
         self._job_last_advance: float | None = None
         self._job_gaps: deque[float] = deque(maxlen=RECENT_GAPS)
         self._job_unchanged_polls = 0
@@ -805,13 +809,15 @@ class NcclRasDetector:
         window = min(max(learned, floor), settings.stall_ceiling_seconds)
         return max(window, 2.0 * max(interval, 0.0))
 
-    def _hang_window(self, interval: float) -> float:
-        """Every rank frozen alike is the job not progressing: paced once RAS or the job's steps
-        give a pace, and never sooner than the job's own step window (a long step may hold no
-        collective for a while)."""
-        steps = self._view.stall_window_seconds if self._view is not None else None
-        window = self._window(self._job_gaps, interval, paced=bool(self._rate) or bool(steps))
-        return max(window, steps or 0.0)
+    def _hang_window(self, interval: float, *, inferred: bool = False) -> float:
+        """RAS's own pace; for counts only inferred to have moved (no RAS rate can exist yet),
+        the job's step window, within the paced floor and the ceiling."""
+        steps = self._view.stall_window_seconds if self._view is not None and inferred else None
+        window = self._window(self._job_gaps, interval,
+                              paced=bool(self._rate) or steps is not None)  # fmt: skip
+        if steps is not None:
+            window = min(max(window, steps), self._settings.stall_ceiling_seconds)
+        return window
 
     def _stalls(self, snap: RasSnapshot, view: _View, now: float) -> list[DetectorOutput]:
         report = snap.report
@@ -819,6 +825,7 @@ class NcclRasDetector:
         out: list[DetectorOutput] = []
         seen: set[str] = set()
         advanced_any = False
+        first_look, self._looked = not self._looked, True
         for comm in report.communicators:
             if comm.status not in (CommStatus.RUNNING, None) or not comm.size:
                 continue
@@ -829,12 +836,13 @@ class NcclRasDetector:
             frozen_since = self._learn_pace(comm, at, snap.poll_interval_seconds)
             track = self._tracks.get(comm.key)
             if track is None:
-                # NCCL's counts start at zero: counts already up in a job seen stepping have
-                # moved, even when our first look came after the last move.
-                moved = self._job_stepped() and bool(_progress_count(comm))
-                self._tracks[comm.key] = _Track(
-                    signature, frozen_since, advanced_ever=moved, text=not comm.ranks
-                )
+                # A sidecar's first look may come after the counts last moved (started late,
+                # restarted): NCCL's counts start at zero, so counts already up in a job seen
+                # stepping have moved. Only at the first look: a communicator created later
+                # (a restarted job loading its model) has simply not begun.
+                moved = first_look and self._job_stepped() and bool(_progress_count(comm))
+                self._tracks[comm.key] = _Track(signature, frozen_since, advanced_ever=moved,
+                                                inferred=moved, text=not comm.ranks)  # fmt: skip
                 continue
             if signature != track.signature:
                 if track.unchanged_polls:
@@ -843,6 +851,7 @@ class NcclRasDetector:
                 track.changed_at = at
                 track.unchanged_polls = 0
                 track.advanced_ever = True
+                track.inferred = False
                 track.suspected = False
                 advanced_any = True
                 out += self._clear_desync(comm.key, "its collective counts advance again", now)
@@ -1028,8 +1037,15 @@ class NcclRasDetector:
             return out
         if any(_lower_groups(comm) for comm, _track in active):
             return out  # a mismatch is a desync in the making, not an equal-count hang
-        frozen = at - max(track.changed_at for _c, track in active)
-        window = self._hang_window(interval)
+        frozen_since = max(track.changed_at for _c, track in active)
+        stepped = self._view.last_progress_at if self._view is not None else None
+        if stepped is not None and stepped > frozen_since + interval:
+            # The job stepped after its counts froze: they are not its pace (a communicator
+            # used at start-up only, steps without collectives); whatever fired is over.
+            return self._clear_hang(now)
+        frozen = at - frozen_since
+        inferred = all(track.inferred for _c, track in active)
+        window = self._hang_window(interval, inferred=inferred)
         if frozen >= window / 2 and not self._hang_suspected and not quiet:
             self._hang_suspected = True
             out.append(Suspicion(now, (), f"RAS counts frozen {frozen:.0f} s on every "
@@ -1041,6 +1057,8 @@ class NcclRasDetector:
         agreed = bool(states) and all(
             state in ("in_collective", "gpu_wait") for state, _frame in states.values()
         )
+        if inferred and not agreed:
+            return out  # a move we did not see is confirmed by the stacks or not at all
         long_frozen = frozen >= CRITICAL_WINDOWS * window
         severity = Severity.CRITICAL if long_frozen or agreed else Severity.WARNING
         if self._hang is not None and self._hang.severity is severity:

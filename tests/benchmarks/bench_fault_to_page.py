@@ -1,7 +1,7 @@
 """Fault → first page on the emulated NCCL job (run by path:
 pytest -m benchmark tests/benchmarks/bench_fault_to_page.py).
 
-Each fault of tests/emulated_nccl (rank 1 at step 30 of a 2-rank job, 0.1 s steps, RAS polled
+Each fault of tests/emulated_nccl (rank 1 at step 100 of a 2-rank job, 0.1 s steps, RAS polled
 every 5 s) runs under the real `rankwatch run` with default detector settings; the benchmark
 prints, per fault, the seconds from the fault to the first page and to the first page that names
 the right rank and category, against the bar (30 s for stalls and hangs, 15 s for dead and

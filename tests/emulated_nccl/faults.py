@@ -12,6 +12,7 @@ from typing import Any
 from tests.emulated_nccl.harness import Alert, Outcome, run_scenario, scenario
 
 FAULT_RANK = 1
+FAULT_STEP = 100
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,10 @@ def measure(fault: str, workdir: Path, *, timeout: float = 60.0, **knobs: Any) -
     spec = scenario(
         fault,
         fault_rank=FAULT_RANK,
-        fault_step=30,
+        # 10 s of steps: RAS (a poll every 5 s) has seen the job run before the fault, as it
+        # has in any job that fails after its first seconds (a first look after the fault is
+        # tests/test_ras_detector.py's)
+        fault_step=FAULT_STEP,
         step_seconds=0.1,
         **{**expected.knobs, **knobs},
     )

@@ -210,6 +210,11 @@ def test_a_whole_job_verdict_found_later_leads_the_incident_a_vague_stall_opened
         ("CollectiveHang", True, Severity.CRITICAL),
     ]
     assert {t.incident_id for t in [*first, *second]} == {first[0].incident_id}
+    # An info lead (a finding recorded only) is not outranked by a warning naming nobody.
+    quiet = layer()
+    judge_all(quiet, [finding("Noted", Severity.INFO, Category.UNDETERMINED)], at=1.0)
+    later = judge_all(quiet, [finding("Vague", Severity.WARNING, Category.UNDETERMINED)], 5.0)
+    assert [t.severity for t in later] == [Severity.INFO]
 
 
 def test_when_the_lead_resolves_a_member_still_firing_leads() -> None:
