@@ -338,7 +338,6 @@ class NcclRasDetector:
         self._missing_since: float | None = None
         self._errors: dict[str, _Firing] = {}
         self._tracks: dict[str, _Track] = {}
-        self._looked = False  # a report was read for stalls
         self._job_last_advance: float | None = None
         self._job_gaps: deque[float] = deque(maxlen=RECENT_GAPS)
         self._job_unchanged_polls = 0
@@ -441,8 +440,9 @@ class NcclRasDetector:
             return self._view.in_phase(now) is not None
         return now < self._phase_until
 
-    def _job_stepped(self) -> bool:
-        return self._view is not None and self._view.last_progress_at is not None
+    def _last_step(self) -> float | None:
+        """When the job last stepped (monotonic), if it was ever seen stepping."""
+        return self._view.last_progress_at if self._view is not None else None
 
     # -- log lines ----------------------------------------------------------------------------
     def _op_lines(self, chunk: OutputChunk) -> None:
@@ -825,7 +825,7 @@ class NcclRasDetector:
         out: list[DetectorOutput] = []
         seen: set[str] = set()
         advanced_any = False
-        first_look, self._looked = not self._looked, True
+        first_look = self._reports.get("complete") == 1  # counted before this call
         for comm in report.communicators:
             if comm.status not in (CommStatus.RUNNING, None) or not comm.size:
                 continue
@@ -840,7 +840,8 @@ class NcclRasDetector:
                 # restarted): NCCL's counts start at zero, so counts already up in a job seen
                 # stepping have moved. Only at the first look: a communicator created later
                 # (a restarted job loading its model) has simply not begun.
-                moved = first_look and self._job_stepped() and bool(_progress_count(comm))
+                moved = (first_look and self._last_step() is not None
+                         and bool(_progress_count(comm)))
                 self._tracks[comm.key] = _Track(signature, frozen_since, advanced_ever=moved,
                                                 inferred=moved, text=not comm.ranks)  # fmt: skip
                 continue
@@ -1038,7 +1039,7 @@ class NcclRasDetector:
         if any(_lower_groups(comm) for comm, _track in active):
             return out  # a mismatch is a desync in the making, not an equal-count hang
         frozen_since = max(track.changed_at for _c, track in active)
-        stepped = self._view.last_progress_at if self._view is not None else None
+        stepped = self._last_step()
         if stepped is not None and stepped > frozen_since + interval:
             # The job stepped after its counts froze: they are not its pace (a communicator
             # used at start-up only, steps without collectives); whatever fired is over.

@@ -202,8 +202,6 @@ def places(text: str) -> tuple[str, ...]:
     for m in _IPV4.finditer(text):
         port = m.group(2) or m.group(3)
         found.append((m.start(), f"{m.group(1)}:{port}" if port else m.group(1)))
-    found.extend((m.start(), m.group(1)) for m in _DEVICE.finditer(text))
-    found.extend((m.start(), m.group(1)) for m in _PCI.finditer(text))
-    found.extend((m.start(), m.group(1)) for m in _GPU_MINOR.finditer(text))
-    found.extend((m.start(), m.group(1)) for m in _NODE.finditer(text))
+    for pattern in (_DEVICE, _PCI, _GPU_MINOR, _NODE):
+        found.extend((m.start(), m.group(1)) for m in pattern.finditer(text))
     return tuple(dict.fromkeys(w for _, w in sorted(found)))
