@@ -23,6 +23,7 @@ import codecs
 import contextlib
 import glob
 import io
+import itertools
 import json
 import os
 import re
@@ -53,7 +54,7 @@ from monitor.parse.log_events import (
     progress_fields,
 )
 from monitor.parse.log_patterns import FieldValue
-from monitor.triage.lexicon import looks_failed
+from monitor.triage.lexicon import looks_failed, places
 
 CHUNK_BYTES = 4 << 20
 MAX_LINE_BYTES = 1 << 20  # longer lines are read around their events only
@@ -61,6 +62,7 @@ SEGMENT_BYTES = 64 << 10  # at most this much of one line is handed to the extra
 TAIL_BYTES = 64 << 10
 TAIL_LINES = 40
 LOOSE_LINES = 200  # failing lines kept from a file's tail for the lexicon
+CONTINUATION_LINES = 3  # lines after a failing line read as the rest of its record
 BINARY_SNIFF_BYTES = 8192
 MAX_EVENTS_PER_KIND = 4000  # per file; counts stay exact beyond it
 
@@ -100,6 +102,10 @@ class FileScan:
     tail: list[TailLine] = field(default_factory=list)
     # failing lines of the tail that the pattern table may not know (the lexicon reads them)
     loose: list[TailLine] = field(default_factory=list)
+    # places (pids, addresses, nodes) named by the lines that continue a failing or event
+    # line of the tail: the kernel's `CPU: 6 PID: 208253 Comm: python` under `invoked
+    # oom-killer`, the end of a line a paster wrapped
+    continued: dict[int, tuple[str, ...]] = field(default_factory=dict)
     retry_attempts: dict[str, list[int]] = field(default_factory=dict)  # context → attempts
     retry_exhausted: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -742,11 +748,13 @@ class _Reader:
         loose: list[TailLine] = []
         found_progress = False
         progress_lines = 0
+        segments: list[str] = [""] * len(lines)
         for offset in range(len(lines) - 1, -1, -1):
             text = _quiet_decode(self._unmargined(lines[offset])[:SEGMENT_BYTES])
             segment = next((s for s in reversed(text.split("\r")) if s.strip()), "")
             if not segment:
                 continue
+            segments[offset] = segment
             rank = line_rank(segment)
             if rank is not None:
                 self.scan.ranks.add(rank)
@@ -774,6 +782,27 @@ class _Reader:
         self.scan.tail = out
         loose.reverse()
         self.scan.loose = loose
+        heads = {t.line - first_no for t in loose}
+        heads.update(e.line - first_no for e in self.scan.events if e.line >= first_no)
+        self.scan.continued = _continued(segments, sorted(heads), first_no)
+
+
+def _continued(segments: list[str], heads: list[int], first_no: int) -> dict[int, tuple[str, ...]]:
+    """For each head line (an offset into segments), the places its continuation lines name:
+    the next few lines, up to one that reports a failure of its own (blank lines are passed
+    over: a paste may double every line break)."""
+    out: dict[int, tuple[str, ...]] = {}
+    for head in heads:
+        named: list[str] = []
+        following = (text for text in segments[head + 1 : head + 1 + 2 * CONTINUATION_LINES]
+                     if text.strip())
+        for text in itertools.islice(following, CONTINUATION_LINES):
+            if looks_failed(text):
+                break
+            named.extend(places(text))
+        if named:
+            out[first_no + head] = tuple(dict.fromkeys(named))
+    return out
 
 
 def _hit_segments(data: bytes) -> list[bytes]:

@@ -81,6 +81,20 @@ def _named(rank: int | None, item: Located) -> str:
     return _called(rank, whereabouts(item))
 
 
+def _continued(ctx: Context, item: Located) -> tuple[str, ...]:
+    """The places named by the lines that continue an event's line (the kernel's
+    `CPU: 6 PID: 208253 Comm: python` under `invoked oom-killer`)."""
+    return ctx.scans[item.file_index].continued.get(item.event.line, ())
+
+
+def _enclosing_actor(ctx: Context, item: Located) -> Located | None:
+    """The dead Ray actor whose report holds this line (`Worker exit detail: … low on memory`
+    under the RayActorError that names the actor's pid and ip)."""
+    return next((a for a in ctx.of(EventKind.ACTOR_DIED)
+                 if a.file_index == item.file_index and a.event.fields.get("ip")
+                 and a.event.line < item.event.line <= a.event.end_line), None)
+
+
 def _called(rank: int | None, where: str) -> str:
     if rank is None:
         return f"the process at {where}" if where else ""
@@ -214,8 +228,11 @@ def out_of_memory(ctx: Context) -> Finding | None:
             culprits.append(f"node {item.event.fields.get('ip')} (host memory)")
         elif item.event.fields.get("pod"):
             culprits.append(f"pod {item.event.fields.get('pod')} (OOMKilled)")
-        elif named := places(item.event.text):  # a wording whose fields the pattern lacks
-            culprits.append(f"{', '.join(named)} (host memory)")
+        elif actor := _enclosing_actor(ctx, item):  # Ray's own words under its actor's
+            culprits.append(f"Ray worker pid {actor.event.fields.get('pid')} on node "
+                            f"{actor.event.fields.get('ip')} (host memory)")
+        elif named := places(item.event.text) or _continued(ctx, item):  # fields the
+            culprits.append(f"{', '.join(named)} (host memory)")  # pattern lacks
     if killed_ranks:
         ranks = tuple(sorted({*ranks, *killed_ranks}))
         culprits[:0] = [f"rank {r}" for r in ranks if f"rank {r}" not in culprits]
@@ -234,7 +251,8 @@ def out_of_memory(ctx: Context) -> Finding | None:
                    tuple(recs))
 
 
-_IO_EXCEPTIONS = frozenset({"OSError", "IOError", "FileNotFoundError", "PermissionError",
+_IO_EXCEPTIONS = frozenset({"OSError", "IOError", "FileNotFoundError", "FileExistsError",
+                            "PermissionError",
                             "BlockingIOError", "ConnectionResetError", "TimeoutError",
                             "ConnectionError", "ReadTimeoutError", "ReadTimeout"})
 
@@ -537,15 +555,25 @@ def scheduler(ctx: Context) -> Finding | None:
     )
 
 
+def _connect_failed(item: Located) -> bool:
+    """proxy.cc's `[Proxy Service N] Failed to execute operation Connect …, retcode R`: the
+    transport's connection could not be made by a call of this host's own. Retcode 6 is a
+    remote error: the peer went away, which says nothing of this host's network."""
+    f = item.event.fields
+    return f.get("op") == "Connect" and str(f.get("retcode")) not in ("6", "None")
+
+
 def network(ctx: Context) -> Finding | None:
     warns = [e for e in ctx.of(EventKind.NCCL_WARN_NET)
              if not e.event.fields.get("consequence") and (
                  e.event.fields.get("peer")
                  or any(w in str(e.event.fields.get("error", "")) for w in _UNREACHABLE)
                  # the host's own socket or verbs call failed: its network setup
-                 or str(e.event.fields.get("op", "")).startswith(("Socket", "ibv_")))]
+                 or str(e.event.fields.get("op", "")).startswith(("Socket", "ibv_"))
+                 or _connect_failed(e))]
     errors = [e for e in ctx.of(EventKind.NCCL_ERROR)
-              if e.event.fields.get("peer") and not e.event.fields.get("consequence")]
+              if (e.event.fields.get("peer") or _connect_failed(e))
+              and not e.event.fields.get("consequence")]
     connects = [e for e in ctx.of(EventKind.STORE_TIMEOUT)
                 if e.event.fields.get("phase") == "connect"]
     rendezvous = [e for e in ctx.of(EventKind.RENDEZVOUS_ERROR)
@@ -583,6 +611,8 @@ def network(ctx: Context) -> Finding | None:
         else:
             local = f"the process writing {first.file.rsplit('/', 1)[-1]}"
         detail = fields.get("error") or (
+            f"its NCCL proxy failed to connect the transport (retcode {fields.get('retcode')})"
+            if _connect_failed(first) else None) or (
             f"completion error {fields.get('status')}, vendor err {fields.get('vendor_err')}"
             if fields.get("status") is not None else "network error")
         port = fields.get("peer_port")
@@ -1323,6 +1353,7 @@ def monitored_barrier(ctx: Context) -> Finding | None:
     )
 
 
+_RUNNING = re.compile(r"Rank (\d+) is running")
 _FINGERPRINT = re.compile(r"Rank (\d+) is running (?:inconsistent )?collective: "
                           r"CollectiveFingerPrint\((?:SequenceNumber=(\d+),? ?)?OpType=(\w+)")
 
@@ -1349,8 +1380,9 @@ def collective_mismatch(ctx: Context) -> Finding | None:
                       + f", rank {r2} in {o2}" + (f" #{s2}" if s2 else ""))
     # Each report pairs two ranks; when every report pairs the same rank with another, that
     # rank is the one that differs from all the others.
+    # (a report cut short still names both ranks: "… but Rank 0 is running")
     pairs: list[set[int | None]] = [
-        {int(r) for r, _, _ in _FINGERPRINT.findall(str(i.event.fields.get("message", "")))}
+        {int(r) for r in _RUNNING.findall(str(i.event.fields.get("message", "")))}
         for i in items]
     pairs = [p for p in pairs if len(p) == 2]
     odd = _in_every_report(pairs)
@@ -1796,8 +1828,8 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
         ranks = (shown.pop(),) if len(shown) == 1 else ()
     # One failure often takes several lines (the kernel's two-line NVRM report): where the
     # first line names no place, the next lines of its family may.
-    spots = reading.where or tuple(dict.fromkeys(
-        w for _, _, r in readings if r.family is family for w in r.where))[:3]
+    spots = reading.where or ctx.scans[index].continued.get(first.line, ()) or tuple(
+        dict.fromkeys(w for _, _, r in readings if r.family is family for w in r.where))[:3]
     where = ", ".join(spots)
     if family is Family.NETWORK:  # never a rank: the reporter is one end of the link
         name = f"the link to {where}" if where else ""

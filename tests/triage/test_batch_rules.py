@@ -131,3 +131,56 @@ def test_c10d_socket_warnings_never_page_live() -> None:
     assert events and all(route(e) is None for e in events)
     assert triage("rdzv-wait-msswift-3343.log").category is Category.INIT_TIMEOUT
 
+
+
+def test_a_kernel_oom_report_is_placed_by_the_lines_that_continue_it() -> None:
+    # `python invoked oom-killer` names no pid; the kernel's next lines do (`CPU: 6 PID: …`)
+    diagnosis = triage("oom-dali-585-oom-killer.log")
+    assert diagnosis.category is Category.OOM
+    assert any("208253" in c for c in diagnosis.culprits)
+
+
+def test_a_wrapped_line_is_read_to_its_end_for_the_place() -> None:
+    diagnosis = triage("oom-ray-wmpo-3-memory-pressure.log")
+    assert diagnosis.category is Category.OOM
+    assert any("172.24.0.226" in c for c in diagnosis.culprits)
+
+
+def test_a_continuation_stops_at_the_next_failure(tmp_path: Path) -> None:
+    # the next line is a failure of its own: its place is not the first line's
+    lines = (CORPUS / "oom-dali-585-oom-killer.log").read_text().splitlines()
+    log = tmp_path / "kernel.log"
+    log.write_text("\n".join([lines[0], "RuntimeError: peer 10.0.0.7 failed", *lines[1:]]) + "\n")
+    scans, problems, _ = read_inputs([str(log)])
+    assert not any("10.0.0.7" in c for c in diagnose(scans, problems).culprits)
+
+
+def test_ray_low_memory_detail_takes_the_dead_actors_node() -> None:
+    diagnosis = triage("ray-28778-actor-oom-memory-monitor.log")
+    assert diagnosis.category is Category.OOM
+    assert any("172.31.41.244" in c and "1412" in c for c in diagnosis.culprits)
+
+
+def test_a_mismatch_report_cut_short_still_pairs_its_two_ranks() -> None:
+    # rank 0 reports rank 1; rank 5's report is cut inside rank 0's fingerprint
+    diagnosis = triage("collective-desync-deepspeed-7044-shape.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.COLLECTIVE_DESYNC, (0,))
+
+
+def test_a_proxy_connect_that_failed_here_is_the_network() -> None:
+    for name in ("network-megatron-lm-792-proxy-connect.log",
+                 "network-nccl-914-proxy-connect-closed.log"):
+        diagnosis = triage(name)
+        assert diagnosis.category is Category.NETWORK, name
+        assert diagnosis.culprit_ranks == (), name
+
+
+def test_a_proxy_connect_the_peer_closed_is_not_a_network_fault_here() -> None:
+    # retcode 6 is NCCL's remote error: the peer went away, why is not shown
+    diagnosis = triage("undetermined-mosaicdiffusion-110-peer-closed.log")
+    assert diagnosis.category is Category.UNDETERMINED
+
+
+def test_a_checkpoint_path_that_already_exists_is_storage() -> None:
+    diagnosis = triage("storage-dle-1092-symlink-exists.log")
+    assert diagnosis.category is Category.STORAGE_IO
