@@ -198,7 +198,9 @@ def out_of_memory(ctx: Context) -> Finding | None:
             ranks = tuple(sorted({*ranks, *_ray_rank(task)}))
             culprits.extend([*(f"rank {r}" for r in _ray_rank(task)), _ray_task_name(task)])
         elif item.rank is None:
-            where = whereabouts(item)
+            # torch's message lists the GPU's processes, often wrapped onto the next lines
+            where = whereabouts(item) or ", ".join(
+                f"pid {w}" if w.isdigit() else w for w in _continued(ctx, item)[:2])
             at = f" at {where}" if where else ""
             culprits.append(f"the process{at} that ran out of GPU memory{on_gpu} (rank "
                             "not shown)")

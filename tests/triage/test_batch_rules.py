@@ -184,3 +184,9 @@ def test_a_proxy_connect_the_peer_closed_is_not_a_network_fault_here() -> None:
 def test_a_checkpoint_path_that_already_exists_is_storage() -> None:
     diagnosis = triage("storage-dle-1092-symlink-exists.log")
     assert diagnosis.category is Category.STORAGE_IO
+
+
+def test_a_gpu_oom_without_a_rank_names_the_process_its_wrapped_message_lists() -> None:
+    diagnosis = triage("oom-everyvoice-178-srun-cuda-oom.log")
+    assert diagnosis.category is Category.OOM
+    assert any("pid 307065" in c for c in diagnosis.culprits)
