@@ -778,10 +778,12 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("Watchdog caught collective operation timeout", "timed out in blocking wait",
          "timed out in call to wait()"),
         _rx(
-            r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)"
+            # the sizes and times are optional: a paste cut at its width still says which
+            # collective timed out
+            r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:"
             r"(?:, TensorShape=\[[^\]]*\])?"
             r"(?:, NumelIn=(?P<numel_in>\d+), NumelOut=(?P<numel_out>\d+))?"
-            r", Timeout\(ms\)=(?P<timeout_ms>\d+)\)?(?: ran for (?P<ran_ms>\d+) milliseconds)?"
+            r", Timeout\(ms\)=(?P<timeout_ms>\d+)\)?(?: ran for (?P<ran_ms>\d+) milliseconds)?)?"
         ),
         post=lambda f, p: (
             EventKind.WATCHDOG_TIMEOUT, Level.ERROR,

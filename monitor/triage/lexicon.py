@@ -78,8 +78,12 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 r"/dev/shm|(?i:insufficient shared memory)|"
                                 r"(?i:out of shared memory)|(?i:spot instance)"),
         (Family.NETWORK, r"NET/IB|NET/Socket|NET/OFI|\bibv_\w+|\bmlx5|IBV_WC_|(?i:rdma)|"
-                         r"libfabric|\bfi_\w+\(|\bEFA\b|Connection refused|ECONNREFUSED|"
-                         r"No route to host|EHOSTUNREACH|Network is unreachable|ENETUNREACH|"
+                         r"libfabric|\bfi_\w+\(|\bEFA\b|(?i:connection refused)|ECONNREFUSED|"
+                         r"(?i:no route to host)|EHOSTUNREACH|(?i:network is unreachable)|"
+                         r"ENETUNREACH|"
+                         # Go's net package (kubelet, operators): `dial tcp …: i/o timeout`
+                         r"\bdial (?:tcp|udp)[46]? \S+: .{0,40}(?:i/o timeout|no such host|"
+                         r"(?i:connection timed out))|"
                          r"Name or service not known|(?i:failure in name resolution)|"
                          r"nodename nor servname|getaddrinfo|Could not resolve host|"
                          r"Connection timed out|ETIMEDOUT|transport retry counter|"
@@ -141,6 +145,7 @@ _NOT_FAILURE = re.compile(
 _PID = re.compile(r"(?i:\bpid[ =:]*)(\d{2,8})\b|\bKilled process (\d+)|\b[Pp]rocess (\d{3,8})\b")
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{2,5})|<(\d{2,5})>)?(?![\d.])")
 _DEVICE = re.compile(r"\b(mlx5_\d+|efa_\d+|ib[a-z]?\d+|hfi1_\d+|bnxt_re\d+)\b")
+_DIALED = re.compile(r"\bdial (?:tcp|udp)[46]? ([^\s:]+:\d{1,5})\b")  # Go: the endpoint
 _NODE = re.compile(r"\b(?:node|host|hostname|Node|Host)[ =:]+([A-Za-z][\w.-]*\d[\w.-]*)")
 _SELF_RANK = re.compile(r"\b(?:on|for|of) [Rr]ank (\d+)\b|^\W*Rank (\d+)[,:]")
 _PCI = re.compile(r"\b([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)\b")
@@ -202,6 +207,6 @@ def places(text: str) -> tuple[str, ...]:
     for m in _IPV4.finditer(text):
         port = m.group(2) or m.group(3)
         found.append((m.start(), f"{m.group(1)}:{port}" if port else m.group(1)))
-    for pattern in (_DEVICE, _PCI, _GPU_MINOR, _NODE):
+    for pattern in (_DEVICE, _PCI, _GPU_MINOR, _DIALED, _NODE):
         found.extend((m.start(), m.group(1)) for m in pattern.finditer(text))
     return tuple(dict.fromkeys(w for _, w in sorted(found)))

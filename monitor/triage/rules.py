@@ -1305,6 +1305,24 @@ def ddp_mismatch(ctx: Context) -> Finding | None:
     if named:  # a report that names it, so its counts read the right way round
         first, bad = named[0], odd
         reporter = first.event.int_field("reporter_rank")
+    said: dict[int, set[str]] = defaultdict(set)  # rank → the parameter counts said of it
+    for i in items:
+        f = i.event.fields
+        for rank_field, count_field in (("reporter_rank", "count"), ("peer_rank", "expected")):
+            if i.event.int_field(rank_field) is not None and f.get(count_field) is not None:
+                said[int(str(f[rank_field]))].add(str(f[count_field]))
+    if bad is not None and any(len(counts) > 1 for counts in said.values()):
+        # one rank said to have two counts: reports from different groups, or interleaved
+        # lines; no rank can be blamed from them
+        return Finding(
+            Category.SOFTWARE, (), (),
+            (f"DDP's model check failed: the ranks built different models ({first.where}); "
+             "the reports contradict each other on the counts "
+             f"({'; '.join(f'rank {r}: {sorted(c)}' for r, c in sorted(said.items()))}), so no "
+             "single rank can be named",), first,
+            ("Compare how the ranks build the model (rank-dependent code, a missing adapter or "
+             "checkpoint, a different config).",),
+        )
     if bad is None and unused is not None:
         return Finding(
             Category.SOFTWARE, (unused,), (f"rank {unused}",),

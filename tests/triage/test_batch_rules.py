@@ -190,3 +190,22 @@ def test_a_gpu_oom_without_a_rank_names_the_process_its_wrapped_message_lists() 
     diagnosis = triage("oom-everyvoice-178-srun-cuda-oom.log")
     assert diagnosis.category is Category.OOM
     assert any("pid 307065" in c for c in diagnosis.culprits)
+
+
+def test_a_watchdog_line_cut_by_the_paste_still_names_its_collective() -> None:
+    # both lines end inside NumelIn: the timeout is still read, and blames no one
+    diagnosis = triage("olmo-846-watchdog-allgather.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
+    assert "149489" in diagnosis.summary
+
+
+def test_a_go_dial_that_timed_out_is_the_network_and_names_the_endpoint() -> None:
+    diagnosis = triage("kubelet-dial-timeout-mpijob-61.log")
+    assert diagnosis.category is Category.NETWORK
+    assert any("HOSTIP:10250" in c for c in diagnosis.culprits)
+
+
+def test_ddp_reports_that_contradict_each_other_blame_no_rank() -> None:
+    # rank 7 says rank 0 has 0 params; rank 0 says it has 448 and rank 1 has 0
+    diagnosis = triage("transformers-26724-ddp-param-mismatch.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, ())
