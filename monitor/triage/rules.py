@@ -557,12 +557,15 @@ def scheduler(ctx: Context) -> Finding | None:
     )
 
 
-def _connect_failed(item: Located) -> bool:
+def _connect_failed(ctx: Context, item: Located) -> bool:
     """proxy.cc's `[Proxy Service N] Failed to execute operation Connect …, retcode R`: the
     transport's connection could not be made by a call of this host's own. Retcode 6 is a
-    remote error: the peer went away, which says nothing of this host's network."""
+    remote error, and a peer that closed its end in the same log may be why the connect
+    failed: either way the peer went away, which says nothing of this host's network."""
     f = item.event.fields
-    return f.get("op") == "Connect" and str(f.get("retcode")) not in ("6", "None")
+    return (f.get("op") == "Connect" and str(f.get("retcode")) not in ("6", "None")
+            and not any(w.file_index == item.file_index and w.event.fields.get("consequence")
+                        for w in ctx.of(EventKind.NCCL_WARN_NET)))
 
 
 def network(ctx: Context) -> Finding | None:
@@ -572,9 +575,9 @@ def network(ctx: Context) -> Finding | None:
                  or any(w in str(e.event.fields.get("error", "")) for w in _UNREACHABLE)
                  # the host's own socket or verbs call failed: its network setup
                  or str(e.event.fields.get("op", "")).startswith(("Socket", "ibv_"))
-                 or _connect_failed(e))]
+                 or _connect_failed(ctx, e))]
     errors = [e for e in ctx.of(EventKind.NCCL_ERROR)
-              if (e.event.fields.get("peer") or _connect_failed(e))
+              if (e.event.fields.get("peer") or _connect_failed(ctx, e))
               and not e.event.fields.get("consequence")]
     connects = [e for e in ctx.of(EventKind.STORE_TIMEOUT)
                 if e.event.fields.get("phase") == "connect"]
@@ -614,7 +617,7 @@ def network(ctx: Context) -> Finding | None:
             local = f"the process writing {first.file.rsplit('/', 1)[-1]}"
         detail = fields.get("error") or (
             f"its NCCL proxy failed to connect the transport (retcode {fields.get('retcode')})"
-            if _connect_failed(first) else None) or (
+            if _connect_failed(ctx, first) else None) or (
             f"completion error {fields.get('status')}, vendor err {fields.get('vendor_err')}"
             if fields.get("status") is not None else "network error")
         port = fields.get("peer_port")
