@@ -156,6 +156,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "double-bit ECC", "not responding, still trying", "workers are evicted", "WARN: Function: ",
     "because its worker process has died",
     "lost communication with a remote daemon", "Remote daemon:", "waiting on exit barrier",
+    "kB, limit ",  # the kernel's memory-cgroup report
 )
 
 
@@ -1104,7 +1105,8 @@ PATTERNS: tuple[LinePattern, ...] = (
         EventKind.HOST_OOM, Level.FATAL,
         ("Out of memory: Killed process", "oom-kill:", "Memory cgroup out of memory",
          "invoked oom-killer", "Out of memory: Kill process", "running low on memory",
-         "killed due to memory pressure", "Memory on the node (IP:", "OOMKilled"),
+         "killed due to memory pressure", "Memory on the node (IP:", "OOMKilled",
+         "kB, limit "),
         _rx(
             r"Killed process (?P<pid>\d+) \((?P<process>[^)]*)\)",
             # kernels before 5.1: "Out of memory: Kill process 123 (python) score 9 or ..."
@@ -1120,6 +1122,8 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"\b.*?pid=(?P<pid>\d+)",
             r"oom-kill:.*?task=(?P<process>[^,]+),pid=(?P<pid>\d+)",
             r"(?P<process>\S+) invoked oom-killer",
+            # the kernel's memory-cgroup report when it kills: usage at the limit
+            r"memory(?:\+swap)?: usage (?P<usage_kb>\d+)kB, limit (?P=usage_kb)kB",
             # a container the kernel's cgroup OOM killer ended: `kubectl get pods`' STATUS
             # column, `kubectl describe`'s `Reason:  OOMKilled`
             r"^(?P<pod>[\w.\-]+)\s+\d+/\d+\s+OOMKilled\b",

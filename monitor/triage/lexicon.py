@@ -145,6 +145,8 @@ _NOT_FAILURE = re.compile(
 _PID = re.compile(r"(?i:\bpid[ =:]*)(\d{2,8})\b|\bKilled process (\d+)|\b[Pp]rocess (\d{3,8})\b")
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{2,5})|<(\d{2,5})>)?(?![\d.])")
 _DEVICE = re.compile(r"\b(mlx5_\d+|efa_\d+|ib[a-z]?\d+|hfi1_\d+|bnxt_re\d+)\b")
+# torch.multiprocessing.spawn names its workers by index: `process 2 terminated with signal …`
+_SPAWNED = re.compile(r"\b([Pp]rocess \d{1,2}) terminated with\b")
 _DIALED = re.compile(r"\bdial (?:tcp|udp)[46]? ([^\s:]+:\d{1,5})\b")  # Go: the endpoint
 _NODE = re.compile(r"\b(?:node|host|hostname|Node|Host)[ =:]+([A-Za-z][\w.-]*\d[\w.-]*)")
 _SELF_RANK = re.compile(r"\b(?:on|for|of) [Rr]ank (\d+)\b|^\W*Rank (\d+)[,:]")
@@ -199,14 +201,15 @@ def self_named_rank(text: str) -> int | None:
 
 
 def places(text: str) -> tuple[str, ...]:
-    """Pids, IP addresses (with their port), network devices, PCI addresses, GPU minors and
-    nodes a line names, in the order they appear."""
+    """Pids, IP addresses (with their port), network devices, PCI addresses, GPU minors,
+    spawned workers' indices, dialled endpoints and nodes a line names, in the order they
+    appear."""
     found: list[tuple[int, str]] = []
     for m in _PID.finditer(text):
         found.append((m.start(), next(g for g in m.groups() if g)))
     for m in _IPV4.finditer(text):
         port = m.group(2) or m.group(3)
         found.append((m.start(), f"{m.group(1)}:{port}" if port else m.group(1)))
-    for pattern in (_DEVICE, _PCI, _GPU_MINOR, _DIALED, _NODE):
+    for pattern in (_DEVICE, _PCI, _GPU_MINOR, _SPAWNED, _DIALED, _NODE):
         found.extend((m.start(), m.group(1)) for m in pattern.finditer(text))
     return tuple(dict.fromkeys(w for _, w in sorted(found)))

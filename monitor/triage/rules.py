@@ -87,6 +87,16 @@ def _continued(ctx: Context, item: Located) -> tuple[str, ...]:
     return ctx.scans[item.file_index].continued.get(item.event.line, ())
 
 
+_KILLED_BY_SIGNAL = re.compile(r"SIGKILL|[Ss]ignal 9\b|\bKilled\b")
+
+
+def _killed_in_tail(scan: FileScan) -> tuple[str, ...]:
+    """The processes a file's last lines say were killed (`process 2 terminated with signal
+    SIGKILL`): beside a report that memory ran out, the OOM killer's victims."""
+    return tuple(dict.fromkeys(w for t in scan.tail if _KILLED_BY_SIGNAL.search(t.text)
+                               for w in places(t.text)))[:3]
+
+
 def _enclosing_actor(ctx: Context, item: Located) -> Located | None:
     """The dead Ray actor whose report holds this line (`Worker exit detail: … low on memory`
     under the RayActorError that names the actor's pid and ip)."""
@@ -96,6 +106,8 @@ def _enclosing_actor(ctx: Context, item: Located) -> Located | None:
 
 
 def _called(rank: int | None, where: str) -> str:
+    if rank is None and where.lower().startswith("process "):
+        return f"spawned worker {where}"  # torch.multiprocessing's index, not a pid
     if rank is None:
         return f"the process at {where}" if where else ""
     return f"rank {rank} ({where})" if where else f"rank {rank}"
@@ -235,6 +247,8 @@ def out_of_memory(ctx: Context) -> Finding | None:
                             f"{actor.event.fields.get('ip')} (host memory)")
         elif named := places(item.event.text) or _continued(ctx, item):  # fields the
             culprits.append(f"{', '.join(named)} (host memory)")  # pattern lacks
+        elif victims := _killed_in_tail(ctx.scans[item.file_index]):
+            culprits.append(f"{', '.join(victims)} (killed when host memory ran out)")
     if killed_ranks:
         ranks = tuple(sorted({*ranks, *killed_ranks}))
         culprits[:0] = [f"rank {r}" for r in ranks if f"rank {r}" not in culprits]
@@ -1853,6 +1867,8 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     # first line names no place, the next lines of its family may.
     spots = reading.where or ctx.scans[index].continued.get(first.line, ()) or tuple(
         dict.fromkeys(w for _, _, r in readings if r.family is family for w in r.where))[:3]
+    if not spots and family is Family.OOM:  # memory ran out, and a process was killed
+        spots = _killed_in_tail(ctx.scans[index])
     where = ", ".join(spots)
     if family is Family.NETWORK:  # never a rank: the reporter is one end of the link
         name = f"the link to {where}" if where else ""

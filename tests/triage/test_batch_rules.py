@@ -209,3 +209,9 @@ def test_ddp_reports_that_contradict_each_other_blame_no_rank() -> None:
     # rank 7 says rank 0 has 0 params; rank 0 says it has 448 and rank 1 has 0
     diagnosis = triage("transformers-26724-ddp-param-mismatch.log")
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, ())
+
+
+def test_memory_at_its_cgroup_limit_names_the_worker_killed_beside_it() -> None:
+    diagnosis = triage("oom-radfm-30-cgroup.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.OOM, ())
+    assert any("process 2" in c for c in diagnosis.culprits)
