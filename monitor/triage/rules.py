@@ -988,6 +988,15 @@ _COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "Keybo
 _SELF_NAMED = re.compile(r"\[?Rank (\d+)\]?: ")
 
 
+def _collective_timed_out(item: Located) -> bool:
+    """An exception a collective call raised because it waited too long (gloo's and old
+    NCCL's `work.wait()`: `RuntimeError: Operation timed out!`): the symptom of a peer that did
+    not arrive, not this process's bug. A connection that timed out is the network's."""
+    message = str(item.event.fields.get("exc_message", ""))
+    return (item.event.fields.get("in_collective") is True and "timed out" in message.lower()
+            and "onnect" not in message)
+
+
 def own_exception(ctx: Context) -> Finding | None:
     own = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
            if item.event.fields.get("exc_type")
@@ -999,7 +1008,8 @@ def own_exception(ctx: Context) -> Finding | None:
            and _SPAWN_EXIT.search(str(item.event.fields.get("exc_message", ""))) is None
            and not any(w in str(item.event.fields.get("exc_message", ""))
                        for w in (*_PEER_LOST, *_WAITED_FOR_A_PEER, *_NCCL_UNEXPLAINED))
-           and "CUDA" not in str(item.event.fields.get("exc_message", ""))]
+           and "CUDA" not in str(item.event.fields.get("exc_message", ""))
+           and not _collective_timed_out(item)]
     if not own:
         return None
     first = own[0]

@@ -215,3 +215,9 @@ def test_memory_at_its_cgroup_limit_names_the_worker_killed_beside_it() -> None:
     diagnosis = triage("oom-radfm-30-cgroup.log")
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.OOM, ())
     assert any("process 2" in c for c in diagnosis.culprits)
+
+
+def test_a_collective_that_timed_out_in_its_wait_is_not_the_jobs_own_bug() -> None:
+    # `all_reduce` → `work.wait()` → `RuntimeError: Operation timed out!` on two workers
+    diagnosis = triage("undetermined-espnet-2673-allreduce-timed-out.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
