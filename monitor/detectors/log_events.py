@@ -825,6 +825,18 @@ def _explain_monitored_barrier(incident: _Incident, spec: AlertSpec) -> _Verdict
     evidence = _base_evidence(incident)
     evidence["missing_ranks"] = list(missing)[:_MAX_EVIDENCE_RANKS]
     reporters = sorted(incident.ranks)
+    if not missing:
+        # only non-root ranks spoke: rank 0 enforces the barrier's timeout and did not answer
+        # them, so its own report (not here) names who never arrived, or it failed itself
+        summary = (f"{spec.title}: rank(s) {_ranks_text(reporters) or '?'} reached it, rank 0 "
+                   "did not answer them; no culprit named")
+        description = ("Only rank 0 knows which rank did not arrive: read rank 0's log (its "
+                       "'failed to pass monitoredBarrier' line names it, or rank 0 failed "
+                       "before the barrier).")
+        return _Verdict(spec.severity, Category.COLLECTIVE_DESYNC, summary[:300], description,
+                        (), evidence, (),
+                        no_culprit_reason=("the reporting ranks reached the barrier; only rank "
+                                           "0, which did not answer them, names who did not"))
     summary = (f"rank(s) {_ranks_text(missing)}: {spec.title}"
                + (f" (reported by rank {_ranks_text(reporters)})" if reporters else ""))
     description = ("The named ranks took a different path or were stuck before the barrier: "

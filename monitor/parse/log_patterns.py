@@ -171,6 +171,7 @@ _INT_FIELDS = frozenset(
         "seq", "last_enqueued", "last_completed", "last_started", "numel_in", "numel_out",
         "timeout_ms", "ran_ms", "pg_rank", "pid", "tid", "cuda_dev", "nranks", "nccl_rank",
         "retcode", "status", "vendor_err", "exitcode", "local_rank", "attempt", "max_attempts",
+        "coordinator",
         "xid", "caused_by", "count", "joined", "expected", "port", "peer_port", "source_rank",
         "stuck_seconds", "pending_works", "worker", "signo", "code", "timeout_seconds",
         "remaining", "reporter_rank", "peer_rank", "closed_by_local_rank", "status_alt", "rank_in_message",
@@ -607,8 +608,9 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("monitoredBarrier",),
         _rx(
             r"Ranks? (?P<ranks>\d+(?:, ?\d+)*) failed to pass monitoredBarrier",
-            # a non-root rank: it reached the barrier, the rank it names did not answer
-            r"received errors while waiting for send/recv from rank (?P<ranks>\d+)",
+            # a non-root rank: it reached the barrier and rank 0, which alone enforces the
+            # timeout, did not answer; rank 0's own report names who did not arrive
+            r"received errors while waiting for send/recv from rank (?P<coordinator>\d+)",
         ),
     ),
     LinePattern(

@@ -1382,8 +1382,8 @@ def _in_every_report(pairs: Sequence[set[int | None]]) -> int | None:
 
 
 def monitored_barrier(ctx: Context) -> Finding | None:
-    """gloo's monitored barrier names the ranks that never arrived."""
-    items = ctx.of(EventKind.MONITORED_BARRIER)
+    """gloo's monitored barrier: rank 0's report names the ranks that never arrived."""
+    items = [i for i in ctx.of(EventKind.MONITORED_BARRIER) if i.event.fields.get("ranks")]
     if not items:
         return None
     first = items[0]
@@ -1397,6 +1397,33 @@ def monitored_barrier(ctx: Context) -> Finding | None:
          f"({first.where})",), first,
         ("Look at what those ranks were doing instead (their last lines, their stacks); they "
          "took a different path or were stuck before the barrier.",),
+    )
+
+
+_REACHED = re.compile(r"\bRank (\d+) successfully reached monitoredBarrier")
+
+
+def barrier_unanswered(ctx: Context) -> Finding | None:
+    """Ranks that reached gloo's monitored barrier and got no answer from rank 0, with rank 0's
+    report not among the logs: rank 0 alone enforces the timeout and names who did not
+    arrive, so these reports blame no one (and rank 0's own failure, when shown, came first
+    in the rules)."""
+    items = [i for i in ctx.of(EventKind.MONITORED_BARRIER)
+             if i.event.fields.get("coordinator") is not None]
+    if not items:
+        return None
+    first = items[0]
+    coordinator = first.event.fields.get("coordinator")
+    reporters = ctx.global_ranks(items) or tuple(sorted(
+        {int(m[1]) for i in items if (m := _REACHED.search(i.event.text)) is not None}))
+    return Finding(
+        Category.COLLECTIVE_DESYNC, (), (),
+        (f"rank(s) {compress_ranks(reporters) if reporters else '(not shown)'} reached the "
+         f"monitored barrier and rank {coordinator} did not answer them ({first.where}): rank "
+         f"{coordinator} enforces the barrier and names the rank that did not arrive; its "
+         "report is not in these logs, so no culprit can be named",), first,
+        (f"Read rank {coordinator}'s log: its 'failed to pass monitoredBarrier' line names the "
+         f"missing rank, or it shows rank {coordinator} failing before the barrier.",),
     )
 
 
@@ -1929,6 +1956,7 @@ RULES: tuple[Rule, ...] = (
     launcher_exit,
     launcher_task_exit,
     absent_rank,
+    barrier_unanswered,
     collective_hang,
     mpi_peer_lost,
     nccl_connect_refused,

@@ -365,3 +365,13 @@ def test_gloo_transport_timeout_is_a_collective_timeout_not_a_store_failure() ->
 def test_healthy_megatron_run_fires_nothing() -> None:
     """A slow but healthy Megatron run: none of the routes fires."""
     assert _stream("34-megatron-iteration-progress-slow-healthy.log") == {}
+
+
+def test_ranks_that_reached_the_monitored_barrier_do_not_blame_rank_0() -> None:
+    """Non-root ranks only know that rank 0, which enforces the barrier, did not answer: the
+    page names no culprit and says why (rank 0's own report names the missing rank)."""
+    alert = _stream("desync-cosyvoice-1727-monitored-barrier-join.log")["MonitoredBarrierFailed"]
+    assert _verdict(alert) == ("MonitoredBarrierFailed", Severity.CRITICAL,
+                               Category.COLLECTIVE_DESYNC, ())
+    assert "rank 0" in alert.no_culprit_reason
+    assert contract_severity(alert) is Severity.CRITICAL

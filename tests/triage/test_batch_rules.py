@@ -221,3 +221,19 @@ def test_a_collective_that_timed_out_in_its_wait_is_not_the_jobs_own_bug() -> No
     # `all_reduce` → `work.wait()` → `RuntimeError: Operation timed out!` on two workers
     diagnosis = triage("undetermined-espnet-2673-allreduce-timed-out.log")
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
+
+
+def test_ranks_that_reached_the_monitored_barrier_blame_no_one_without_rank_0s_report() -> None:
+    diagnosis = triage("desync-cosyvoice-1727-monitored-barrier-join.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.COLLECTIVE_DESYNC, ())
+    assert "5-7" in diagnosis.summary
+
+
+def test_rank_0s_monitored_barrier_report_still_names_the_missing_ranks() -> None:
+    line = "RuntimeError: [Rank 0]: Ranks 4, 5 failed to pass monitoredBarrier in 30000 ms"
+    other = ("RuntimeError: Rank 1 successfully reached monitoredBarrier, but received errors "
+             "while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.")
+    extractor = EventExtractor(bare_exceptions=True)
+    events = extractor.feed(other, 1) + extractor.feed(line, 2) + extractor.flush()
+    assert [e.fields.get("ranks") for e in events if e.kind is EventKind.MONITORED_BARRIER
+            and e.fields.get("ranks")] == ["4, 5"]
