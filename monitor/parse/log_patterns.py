@@ -157,6 +157,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "because its worker process has died",
     "lost communication with a remote daemon", "Remote daemon:", "waiting on exit barrier",
     "kB, limit ",  # the kernel's memory-cgroup report
+    "received SIGTERM. Existing",  # Ray's raylet, stopped from outside
 )
 
 
@@ -1021,9 +1022,11 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         EventKind.AGENT_DEATH_SIGNAL, Level.FATAL,
         ("death signal, shutting down workers", "SignalException: Process",
-         "Received SIGTERM", "process received SIG"),
+         "Received SIGTERM", "process received SIG", "received SIGTERM. Existing"),
         _rx(
             r"Received (?:Signals\.)?(?P<signal>\w+) death signal",
+            # Ray's raylet, stopped by its node's shutdown or scheduler
+            r"received (?P<signal>SIGTERM)\. Existing local drain request",
             r"Process (?P<pid>\d+) got signal: (?P<signal>\w+)",
             # Lightning's signal connector: `[rank: 0] Received SIGTERM: 15`
             r"Received (?P<signal>SIGTERM): \d+",

@@ -76,7 +76,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
         (Family.INFRASTRUCTURE, r"\bEvicted\b|\bevicted\b|(?i:preempt)|TIME LIMIT|NodeNotReady|"
                                 r"NODE_FAIL|(?i:node (?:failure|lost|was lost|is down))|"
                                 r"/dev/shm|(?i:insufficient shared memory)|"
-                                r"(?i:out of shared memory)|(?i:spot instance)"),
+                                r"(?i:out of shared memory)|(?i:spot instance)|"
+                                # srun could not start the step's tasks on a node
+                                r"Task launch for \S+ failed on node|Application launch failed"),
         (Family.NETWORK, r"NET/IB|NET/Socket|NET/OFI|\bibv_\w+|\bmlx5|IBV_WC_|(?i:rdma)|"
                          r"libfabric|\bfi_\w+\(|\bEFA\b|(?i:connection refused)|ECONNREFUSED|"
                          r"(?i:no route to host)|EHOSTUNREACH|(?i:network is unreachable)|"

@@ -1909,6 +1909,10 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     where = ", ".join(spots)
     if family is Family.NETWORK:  # never a rank: the reporter is one end of the link
         name = f"the link to {where}" if where else ""
+    elif family is Family.INFRASTRUCTURE and not ranks:  # nodes or their scheduler: every
+        nodes = tuple(dict.fromkeys(  # node the family's lines name, not the first alone
+            w for _, _, r in readings if r.family is family for w in r.where))
+        name = ", ".join(nodes[:4]) + (f" and {len(nodes) - 4} more" if len(nodes) > 4 else "")
     else:
         name = _called(ranks[0] if ranks else None, where)
     culprits = (name,) if name else ()

@@ -237,3 +237,15 @@ def test_rank_0s_monitored_barrier_report_still_names_the_missing_ranks() -> Non
     events = extractor.feed(other, 1) + extractor.feed(line, 2) + extractor.flush()
     assert [e.fields.get("ranks") for e in events if e.kind is EventKind.MONITORED_BARRIER
             and e.fields.get("ranks")] == ["4, 5"]
+
+
+def test_srun_that_could_not_launch_tasks_names_every_node_it_failed_on() -> None:
+    diagnosis = triage("srun-pcluster-4179-task-launch-timeout.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.INFRASTRUCTURE, ())
+    (named,) = diagnosis.culprits
+    assert "compute-od-gpu-st-p4d-24xlarge-33" in named and "1 more" in named
+
+
+def test_a_raylet_stopped_by_sigterm_is_a_stop_from_outside() -> None:
+    diagnosis = triage("skypilot-4695-raylet-sigterm.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.INFRASTRUCTURE, ())
