@@ -46,6 +46,7 @@ from monitor.model import (
     counter,
 )
 from monitor.parse.collectives import collective_picture
+from monitor.parse.ddp_check import contradictory
 from monitor.parse.log_events import EventExtractor, EventKind, LogEvent
 from monitor.parse.log_patterns import LIVE_LITERALS
 
@@ -61,10 +62,13 @@ _HW_XID_CAUSES = frozenset({48, 63, 64, 74, 79, 92, 94, 95, 109, 119, 120, 137, 
 # A traceback whose message is one of these is reported by the alert its own line routes to
 # (as triage's `own_exception` leaves them to their rules): not also a RankException.
 _ROUTED_MESSAGES = ("Timed out waiting", "failed to pass monitoredBarrier", "has inconsistent",
+                    "successfully reached monitoredBarrier",
                     "Detected mismatch between collectives", "PytorchStreamWriter failed",
                     "No space left on device", "Disk quota exceeded",
                     "The actor died unexpectedly")
 _ROUTED_EXCEPTIONS = ("ActorDiedError", "RayActorError")
+_JOINED_BY_DESIGN = re.compile(r"Detected uneven workload distribution|manually join all workers")
+_REACHED = re.compile(r"\bRank (\d+) successfully reached monitoredBarrier")
 # A failed write the program itself handles (it retries, or logs it as a warning) may still
 # succeed: it warns, never pages (as with RetriesEscalating).
 _HANDLED = re.compile(r"\b(?:[Rr]etr(?:y|ying|ies)|[Ww]ill retry|WARNING|Warning)\b")
@@ -184,7 +188,10 @@ def route(event: LogEvent) -> str | None:
         named = fields.get("peer_rank") is not None or fields.get("unused_rank") is not None
         return "DdpModelMismatch" if named else None
     if kind is EventKind.MONITORED_BARRIER:
-        return "MonitoredBarrierFailed"
+        # a program that catches the barrier's error to let uneven ranks join (WeNet,
+        # CosyVoice: "Detected uneven workload distribution … manually join all workers")
+        # handles it by design: counted, never paged
+        return None if _JOINED_BY_DESIGN.search(event.text) else "MonitoredBarrierFailed"
     if kind is EventKind.COLLECTIVE_MISMATCH:
         return "CollectiveMismatch"
     if kind in (EventKind.SLURM_CANCEL, EventKind.AGENT_DEATH_SIGNAL):
@@ -782,6 +789,19 @@ def _explain_ddp_mismatch(incident: _Incident, spec: AlertSpec) -> _Verdict:
     reports = [e for _, e in incident.events if e.int_field("peer_rank") is not None]
     if not reports:
         return _explain_ddp_unused(incident, spec)
+    if clash := contradictory(e.fields for e in reports):
+        said = "; ".join(f"rank {r}: {' or '.join(sorted(c))}" for r, c in sorted(clash.items()))
+        evidence = _base_evidence(incident)
+        evidence["contradicting_counts"] = said[:300]
+        return _Verdict(
+            spec.severity, Category.SOFTWARE,
+            f"{spec.title}: the ranks built different models"[:300],
+            f"{len(reports)} report(s) from DDP's model check give one rank two parameter "
+            f"counts ({said}): reports of different process groups, or two ranks' lines "
+            "interleaved. Compare how the ranks build the model.",
+            (), evidence, tuple(sorted(incident.ranks))[:_MAX_EVIDENCE_RANKS],
+            "the reports contradict each other on a rank's parameter count, so no single rank "
+            "can be named")
     named = Counter(e.int_field("peer_rank") for e in reports)
     order = list(dict.fromkeys(e.int_field("peer_rank") for e in reports))
     bad = max(order, key=lambda r: named[r])
@@ -827,13 +847,16 @@ def _explain_monitored_barrier(incident: _Incident, spec: AlertSpec) -> _Verdict
     reporters = sorted(incident.ranks)
     if not missing:
         # only non-root ranks spoke: rank 0 enforces the barrier's timeout and did not answer
-        # them, so its own report (not here) names who never arrived, or it failed itself
-        summary = (f"{spec.title}: rank(s) {_ranks_text(reporters) or '?'} reached it, rank 0 "
-                   "did not answer them; no culprit named")
+        # them, so its own report (rank 0's node pages it) names who never arrived, or it
+        # failed itself. Look soon, but nobody here can be named: a warning
+        reporters = reporters or sorted({int(m[1]) for _, e in incident.events
+                                         if (m := _REACHED.search(e.text)) is not None})
+        summary = (f"{spec.title}: rank(s) {_ranks_text(reporters) or '(not shown)'} reached "
+                   "it, rank 0 did not answer them; no culprit named")
         description = ("Only rank 0 knows which rank did not arrive: read rank 0's log (its "
                        "'failed to pass monitoredBarrier' line names it, or rank 0 failed "
                        "before the barrier).")
-        return _Verdict(spec.severity, Category.COLLECTIVE_DESYNC, summary[:300], description,
+        return _Verdict(Severity.WARNING, Category.COLLECTIVE_DESYNC, summary[:300], description,
                         (), evidence, (),
                         no_culprit_reason=("the reporting ranks reached the barrier; only rank "
                                            "0, which did not answer them, names who did not"))

@@ -157,7 +157,6 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "because its worker process has died",
     "lost communication with a remote daemon", "Remote daemon:", "waiting on exit barrier",
     "kB, limit ",  # the kernel's memory-cgroup report
-    "received SIGTERM. Existing",  # Ray's raylet, stopped from outside
 )
 
 
@@ -1022,11 +1021,9 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         EventKind.AGENT_DEATH_SIGNAL, Level.FATAL,
         ("death signal, shutting down workers", "SignalException: Process",
-         "Received SIGTERM", "process received SIG", "received SIGTERM. Existing"),
+         "Received SIGTERM", "process received SIG"),
         _rx(
             r"Received (?:Signals\.)?(?P<signal>\w+) death signal",
-            # Ray's raylet, stopped by its node's shutdown or scheduler
-            r"received (?P<signal>SIGTERM)\. Existing local drain request",
             r"Process (?P<pid>\d+) got signal: (?P<signal>\w+)",
             # Lightning's signal connector: `[rank: 0] Received SIGTERM: 15`
             r"Received (?P<signal>SIGTERM): \d+",
@@ -1126,7 +1123,8 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"Memory on the node \(IP: (?P<ip>[\d.]+).*? where the (?P<process>task|actor)"
             r"\b.*?pid=(?P<pid>\d+)",
             r"oom-kill:.*?task=(?P<process>[^,]+),pid=(?P<pid>\d+)",
-            r"(?P<process>\S+) invoked oom-killer",
+            # (bounded: an unbounded \S+ is quadratic on a long run of non-blanks)
+            r"(?<!\S)(?P<process>\S{1,64}) invoked oom-killer",
             # the kernel's memory-cgroup report when it kills: usage at the limit
             r"memory(?:\+swap)?: usage (?P<usage_kb>\d+)kB, limit (?P=usage_kb)kB",
             # a container the kernel's cgroup OOM killer ended: `kubectl get pods`' STATUS

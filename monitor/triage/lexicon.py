@@ -184,6 +184,12 @@ def looks_failed(text: str) -> bool:
     return _FAILED.search(_NOT_FAILURE.sub(" ", text)) is not None
 
 
+def logged_below_error(text: str) -> bool:
+    """True for a line its writer logged as a warning, a retry or at INFO/DEBUG: a record of
+    its own, never the rest of an error's report."""
+    return _BENIGN.search(text) is not None
+
+
 def read_line(text: str) -> Reading | None:
     """The most explanatory family a failing line belongs to; None for a line that is no
     failure."""
@@ -215,3 +221,8 @@ def places(text: str) -> tuple[str, ...]:
     for pattern in (_DEVICE, _PCI, _GPU_MINOR, _SPAWNED, _DIALED, _NODE):
         found.extend((m.start(), m.group(1)) for m in pattern.finditer(text))
     return tuple(dict.fromkeys(w for _, w in sorted(found)))
+
+
+def node_names(text: str) -> tuple[str, ...]:
+    """The nodes a line names (`failed on node gpu-17`), without its pids and addresses."""
+    return tuple(dict.fromkeys(m.group(1) for m in _NODE.finditer(text)))

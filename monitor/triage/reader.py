@@ -54,7 +54,7 @@ from monitor.parse.log_events import (
     progress_fields,
 )
 from monitor.parse.log_patterns import FieldValue
-from monitor.triage.lexicon import looks_failed, places
+from monitor.triage.lexicon import logged_below_error, looks_failed
 
 CHUNK_BYTES = 4 << 20
 MAX_LINE_BYTES = 1 << 20  # longer lines are read around their events only
@@ -63,6 +63,7 @@ TAIL_BYTES = 64 << 10
 TAIL_LINES = 40
 LOOSE_LINES = 200  # failing lines kept from a file's tail for the lexicon
 CONTINUATION_LINES = 3  # lines after a failing line read as the rest of its record
+CONTINUATION_CHARS = 500  # of each
 BINARY_SNIFF_BYTES = 8192
 MAX_EVENTS_PER_KIND = 4000  # per file; counts stay exact beyond it
 
@@ -102,10 +103,10 @@ class FileScan:
     tail: list[TailLine] = field(default_factory=list)
     # failing lines of the tail that the pattern table may not know (the lexicon reads them)
     loose: list[TailLine] = field(default_factory=list)
-    # places (pids, addresses, nodes) named by the lines that continue a failing or event
-    # line of the tail: the kernel's `CPU: 6 PID: 208253 Comm: python` under `invoked
-    # oom-killer`, the end of a line a paster wrapped
-    continued: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    # the text of the lines that continue a failing or event line of the tail: the kernel's
+    # `CPU: 6 PID: 208253 Comm: python` under `invoked oom-killer`, the end of a line a paster
+    # wrapped (line number of the head → its continuation, bounded)
+    continued: dict[int, str] = field(default_factory=dict)
     retry_attempts: dict[str, list[int]] = field(default_factory=dict)  # context → attempts
     retry_exhausted: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -784,24 +785,29 @@ class _Reader:
         self.scan.loose = loose
         heads = {t.line - first_no for t in loose}
         heads.update(e.line - first_no for e in self.scan.events if e.line >= first_no)
-        self.scan.continued = _continued(segments, sorted(heads), first_no)
+        evented = {e.line - first_no for e in self.scan.events}
+        self.scan.continued = _continued(segments, sorted(heads), evented, first_no)
 
 
-def _continued(segments: list[str], heads: list[int], first_no: int) -> dict[int, tuple[str, ...]]:
-    """For each head line (an offset into segments), the places its continuation lines name:
-    the next few lines, up to one that reports a failure of its own (blank lines are passed
-    over: a paste may double every line break)."""
-    out: dict[int, tuple[str, ...]] = {}
+def _continued(segments: list[str], heads: list[int], evented: set[int],
+               first_no: int) -> dict[int, str]:
+    """For each head line (an offset into segments), the text of the lines that continue it:
+    the next few, up to one that is a record of its own (a failure, an event, a warning or an
+    INFO line: torchrun's `Sending process 3129 closing signal` is not the rest of an OOM).
+    Blank lines are passed over: a paste may double every line break."""
+    out: dict[int, str] = {}
     for head in heads:
-        named: list[str] = []
-        following = (text for text in segments[head + 1 : head + 1 + 2 * CONTINUATION_LINES]
-                     if text.strip())
-        for text in itertools.islice(following, CONTINUATION_LINES):
-            if looks_failed(text):
+        kept: list[str] = []
+        following = (offset for offset in range(head + 1, min(len(segments),
+                                                                head + 1 + 2 * CONTINUATION_LINES))
+                     if segments[offset].strip())
+        for offset in itertools.islice(following, CONTINUATION_LINES):
+            text = segments[offset]
+            if offset in evented or looks_failed(text) or logged_below_error(text):
                 break
-            named.extend(places(text))
-        if named:
-            out[first_no + head] = tuple(dict.fromkeys(named))
+            kept.append(split_envelope(text).payload[:CONTINUATION_CHARS])  # its words only
+        if kept:
+            out[first_no + head] = "\n".join(kept)
     return out
 
 

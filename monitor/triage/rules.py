@@ -15,10 +15,19 @@ from dataclasses import dataclass
 
 from monitor.model import Category
 from monitor.parse.collectives import CollectivePicture
+from monitor.parse.ddp_check import contradictory, counts_said
 from monitor.parse.log_events import EventKind, Level
 from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS, FieldValue
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
-from monitor.triage.lexicon import CATEGORY, OWN_FAULT, Family, places, read_line, self_named_rank
+from monitor.triage.lexicon import (
+    CATEGORY,
+    OWN_FAULT,
+    Family,
+    node_names,
+    places,
+    read_line,
+    self_named_rank,
+)
 from monitor.triage.reader import FileScan, TailLine
 
 
@@ -81,20 +90,42 @@ def _named(rank: int | None, item: Located) -> str:
     return _called(rank, whereabouts(item))
 
 
-def _continued(ctx: Context, item: Located) -> tuple[str, ...]:
-    """The places named by the lines that continue an event's line (the kernel's
-    `CPU: 6 PID: 208253 Comm: python` under `invoked oom-killer`)."""
-    return ctx.scans[item.file_index].continued.get(item.event.line, ())
+def _continuation(ctx: Context, item: Located) -> str:
+    """The text of the lines that continue an event's line (the kernel's `CPU: 6 PID: 208253
+    Comm: python` under `invoked oom-killer`, a message a paster wrapped)."""
+    return ctx.scans[item.file_index].continued.get(item.event.line, "")
 
 
-_KILLED_BY_SIGNAL = re.compile(r"SIGKILL|[Ss]ignal 9\b|\bKilled\b")
+def _labelled(where: Sequence[str]) -> str:
+    return ", ".join(f"pid {w}" if w.isdigit() else w for w in where)
+
+
+# torch >= 2.1 lists the GPU's processes after `CUDA out of memory` (wrapped or not)
+_GPU_USER = re.compile(r"Process\s+(\d+)\s+has\s+[\d.]+\s*[KMGT]i?B\s+memory\s+in\s+use")
+
+
+def _gpu_user(ctx: Context, item: Located) -> str | None:
+    """The one process torch says holds the GPU's memory: the one that ran out. With several
+    listed, the message does not say which one asked."""
+    users = set(_GPU_USER.findall(f"{item.event.text}\n{_continuation(ctx, item)}"))
+    return users.pop() if len(users) == 1 else None
+
+
+# The ways a launcher or the kernel says a process was killed: the victim, never the process
+# that sent the signal (torchrun's `Sending process 3129 closing signal`, its `forcefully
+# exiting via Signals.SIGKILL` of a peer it stops)
+_KILL_VICTIM = re.compile(
+    r"\b([Pp]rocess \d{1,2}) terminated with signal SIGKILL\b|"
+    r"Signal 9 \(SIGKILL\) received by PID (\d+)|"
+    r"exitcode\s*:?\s*-9\b.{0,40}?\(?pid:?\s*(\d+)|"
+    r"Killed process (\d+)")
 
 
 def _killed_in_tail(scan: FileScan) -> tuple[str, ...]:
     """The processes a file's last lines say were killed (`process 2 terminated with signal
     SIGKILL`): beside a report that memory ran out, the OOM killer's victims."""
-    return tuple(dict.fromkeys(w for t in scan.tail if _KILLED_BY_SIGNAL.search(t.text)
-                               for w in places(t.text)))[:3]
+    return tuple(dict.fromkeys(next(g for g in m.groups() if g) for t in scan.tail
+                               for m in _KILL_VICTIM.finditer(t.text)))[:3]
 
 
 def _enclosing_actor(ctx: Context, item: Located) -> Located | None:
@@ -211,8 +242,8 @@ def out_of_memory(ctx: Context) -> Finding | None:
             culprits.extend([*(f"rank {r}" for r in _ray_rank(task)), _ray_task_name(task)])
         elif item.rank is None:
             # torch's message lists the GPU's processes, often wrapped onto the next lines
-            where = whereabouts(item) or ", ".join(
-                f"pid {w}" if w.isdigit() else w for w in _continued(ctx, item)[:2])
+            user = _gpu_user(ctx, item)
+            where = whereabouts(item) or (f"pid {user}" if user else "")
             at = f" at {where}" if where else ""
             culprits.append(f"the process{at} that ran out of GPU memory{on_gpu} (rank "
                             "not shown)")
@@ -245,10 +276,17 @@ def out_of_memory(ctx: Context) -> Finding | None:
         elif actor := _enclosing_actor(ctx, item):  # Ray's own words under its actor's
             culprits.append(f"Ray worker pid {actor.event.fields.get('pid')} on node "
                             f"{actor.event.fields.get('ip')} (host memory)")
-        elif named := places(item.event.text) or _continued(ctx, item):  # fields the
-            culprits.append(f"{', '.join(named)} (host memory)")  # pattern lacks
+        elif "invoked oom-killer" in item.event.text:
+            # the allocating task that woke the OOM killer, named by the kernel's next line;
+            # the victim is another line's (`Killed process N`), named above when shown
+            if not any(h.event.fields.get("pid") for h in host) and (
+                    invoker := places(_continuation(ctx, item))[:1]):
+                culprits.append(f"{_labelled(invoker)} ({item.event.fields.get('process')}, "
+                                "invoked the OOM killer; its victim is not shown)")
+        elif named := places(item.event.text) or places(_continuation(ctx, item)):
+            culprits.append(f"{_labelled(named)} (host memory)")  # fields the pattern lacks
         elif victims := _killed_in_tail(ctx.scans[item.file_index]):
-            culprits.append(f"{', '.join(victims)} (killed when host memory ran out)")
+            culprits.append(f"{_labelled(victims)} (killed when host memory ran out)")
     if killed_ranks:
         ranks = tuple(sorted({*ranks, *killed_ranks}))
         culprits[:0] = [f"rank {r}" for r in ranks if f"rank {r}" not in culprits]
@@ -573,13 +611,17 @@ def scheduler(ctx: Context) -> Finding | None:
 
 def _connect_failed(ctx: Context, item: Located) -> bool:
     """proxy.cc's `[Proxy Service N] Failed to execute operation Connect …, retcode R`: the
-    transport's connection could not be made by a call of this host's own. Retcode 6 is a
-    remote error, and a peer that closed its end in the same log may be why the connect
-    failed: either way the peer went away, which says nothing of this host's network."""
+    transport's connection could not be made by a system call of this host's (R 2) or inside
+    NCCL (R 3). Retcode 6 is a remote error, and a peer that closed its end in the same log
+    may be why the connect failed: either way the peer went away, which says nothing of this
+    host's network. Retcode 1, or a `Cuda failure` beside it, is the P2P transport's CUDA
+    call (peer access, IPC in a container): the GPU's, not the network's."""
     f = item.event.fields
-    return (f.get("op") == "Connect" and str(f.get("retcode")) not in ("6", "None")
-            and not any(w.file_index == item.file_index and w.event.fields.get("consequence")
-                        for w in ctx.of(EventKind.NCCL_WARN_NET)))
+    same_file = [w for w in ctx.of(EventKind.NCCL_WARN_NET, EventKind.NCCL_WARN)
+                 if w.file_index == item.file_index]
+    return (f.get("op") == "Connect" and str(f.get("retcode")) in ("2", "3")
+            and not any(w.event.fields.get("consequence") for w in same_file)
+            and not any("Cuda failure" in w.event.text for w in same_file))
 
 
 def network(ctx: Context) -> Finding | None:
@@ -1332,13 +1374,8 @@ def ddp_mismatch(ctx: Context) -> Finding | None:
     if named:  # a report that names it, so its counts read the right way round
         first, bad = named[0], odd
         reporter = first.event.int_field("reporter_rank")
-    said: dict[int, set[str]] = defaultdict(set)  # rank → the parameter counts said of it
-    for i in items:
-        f = i.event.fields
-        for rank_field, count_field in (("reporter_rank", "count"), ("peer_rank", "expected")):
-            if i.event.int_field(rank_field) is not None and f.get(count_field) is not None:
-                said[int(str(f[rank_field]))].add(str(f[count_field]))
-    if bad is not None and any(len(counts) > 1 for counts in said.values()):
+    if bad is not None and contradictory(i.event.fields for i in items):
+        said = counts_said(i.event.fields for i in items)
         # one rank said to have two counts: reports from different groups, or interleaved
         # lines; no rank can be blamed from them
         return Finding(
@@ -1902,16 +1939,16 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
         ranks = (shown.pop(),) if len(shown) == 1 else ()
     # One failure often takes several lines (the kernel's two-line NVRM report): where the
     # first line names no place, the next lines of its family may.
-    spots = reading.where or ctx.scans[index].continued.get(first.line, ()) or tuple(
+    spots = reading.where or places(ctx.scans[index].continued.get(first.line, "")) or tuple(
         dict.fromkeys(w for _, _, r in readings if r.family is family for w in r.where))[:3]
     if not spots and family is Family.OOM:  # memory ran out, and a process was killed
         spots = _killed_in_tail(ctx.scans[index])
     where = ", ".join(spots)
     if family is Family.NETWORK:  # never a rank: the reporter is one end of the link
         name = f"the link to {where}" if where else ""
-    elif family is Family.INFRASTRUCTURE and not ranks:  # nodes or their scheduler: every
-        nodes = tuple(dict.fromkeys(  # node the family's lines name, not the first alone
-            w for _, _, r in readings if r.family is family for w in r.where))
+    elif family is Family.INFRASTRUCTURE and not ranks and (nodes := tuple(dict.fromkeys(
+            # nodes or their scheduler: every node the family's lines name, not the first
+            n for _, t, r in readings if r.family is family for n in node_names(t.text)))):
         name = ", ".join(nodes[:4]) + (f" and {len(nodes) - 4} more" if len(nodes) > 4 else "")
     else:
         name = _called(ranks[0] if ranks else None, where)

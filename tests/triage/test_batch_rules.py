@@ -246,6 +246,59 @@ def test_srun_that_could_not_launch_tasks_names_every_node_it_failed_on() -> Non
     assert "compute-od-gpu-st-p4d-24xlarge-33" in named and "1 more" in named
 
 
-def test_a_raylet_stopped_by_sigterm_is_a_stop_from_outside() -> None:
-    diagnosis = triage("skypilot-4695-raylet-sigterm.log")
-    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.INFRASTRUCTURE, ())
+def _triage_text(tmp_path: Path, text: str):  # type: ignore[no-untyped-def]
+    log = tmp_path / "job.log"
+    log.write_text(text)
+    scans, problems, _ = read_inputs([str(log)])
+    return diagnose(scans, problems)
+
+
+def test_a_launchers_warnings_after_an_oom_are_not_its_continuation(tmp_path: Path) -> None:
+    # torchrun's `Sending process N closing signal` lines name the peers it stops
+    diagnosis = _triage_text(tmp_path, (
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB\n"
+        "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 3129 closing "
+        "signal SIGTERM\n"
+        "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 3130 closing "
+        "signal SIGTERM\n"))
+    assert diagnosis.category is Category.OOM
+    assert not any("3129" in c or "3130" in c for c in diagnosis.culprits)
+
+
+def test_a_wrapped_oom_listing_two_gpu_processes_names_neither(tmp_path: Path) -> None:
+    diagnosis = _triage_text(tmp_path, (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a\n"
+        "total capacity of 79.10 GiB of which 1.2 GiB is free. Process 1111 has 40.00\n"
+        "GiB memory in use. Process 2222 has 37.80 GiB memory in use.\n"))
+    assert diagnosis.category is Category.OOM
+    assert not any("1111" in c or "2222" in c for c in diagnosis.culprits)
+
+
+def test_the_task_that_invoked_the_oom_killer_is_not_its_victim(tmp_path: Path) -> None:
+    diagnosis = _triage_text(tmp_path, (
+        "[100.1] node_exporter invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE)\n"
+        "[100.1] CPU: 6 PID: 1122 Comm: node_exporter Not tainted 5.15.0 #1\n"
+        "[100.2] Out of memory: Killed process 4455 (python) total-vm:100kB\n"))
+    assert diagnosis.category is Category.OOM
+    assert any("4455" in c for c in diagnosis.culprits)
+    assert not any("1122" in c for c in diagnosis.culprits)
+
+
+def test_a_peer_the_launcher_killed_is_not_the_oom_victim(tmp_path: Path) -> None:
+    diagnosis = _triage_text(tmp_path, (
+        "memory: usage 117964800kB, limit 117964800kB, failcnt 12\n"
+        "WARNING:torch.distributed.elastic.multiprocessing.api:Unable to shutdown process 3129 "
+        "via Signals.SIGTERM, forcefully exiting via Signals.SIGKILL\n"
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 2 "
+        "(pid: 3131) of binary: /usr/bin/python\n"))
+    assert not any("3129" in c for c in diagnosis.culprits)
+    assert any("3131" in c for c in diagnosis.culprits)
+
+
+def test_a_proxy_connect_beside_a_cuda_failure_is_not_the_network(tmp_path: Path) -> None:
+    diagnosis = _triage_text(tmp_path, (
+        "gpu-a:1234:1300 [3] transport/p2p.cc:275 NCCL WARN Cuda failure 'operation not "
+        "permitted'\n"
+        "gpu-a:1234:1300 [3] proxy.cc:1519 NCCL WARN [Proxy Service 3] Failed to execute "
+        "operation Connect from rank 3, retcode 1\n"))
+    assert diagnosis.category is not Category.NETWORK
