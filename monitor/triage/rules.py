@@ -617,11 +617,12 @@ def _connect_failed(ctx: Context, item: Located) -> bool:
     host's network. Retcode 1, or a `Cuda failure` beside it, is the P2P transport's CUDA
     call (peer access, IPC in a container): the GPU's, not the network's."""
     f = item.event.fields
+    if f.get("op") != "Connect" or str(f.get("retcode")) not in ("2", "3"):
+        return False  # the common case, before the file's other warnings are looked at
     same_file = [w for w in ctx.of(EventKind.NCCL_WARN_NET, EventKind.NCCL_WARN)
                  if w.file_index == item.file_index]
-    return (f.get("op") == "Connect" and str(f.get("retcode")) in ("2", "3")
-            and not any(w.event.fields.get("consequence") for w in same_file)
-            and not any("Cuda failure" in w.event.text for w in same_file))
+    return not any(w.event.fields.get("consequence") or "Cuda failure" in w.event.text
+                   for w in same_file)
 
 
 def network(ctx: Context) -> Finding | None:
