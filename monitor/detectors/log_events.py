@@ -68,7 +68,6 @@ _ROUTED_MESSAGES = ("Timed out waiting", "failed to pass monitoredBarrier", "has
                     "The actor died unexpectedly")
 _ROUTED_EXCEPTIONS = ("ActorDiedError", "RayActorError")
 _JOINED_BY_DESIGN = re.compile(r"Detected uneven workload distribution|manually join all workers")
-_REACHED = re.compile(r"\bRank (\d+) successfully reached monitoredBarrier")
 # A failed write the program itself handles (it retries, or logs it as a warning) may still
 # succeed: it warns, never pages (as with RetriesEscalating).
 _HANDLED = re.compile(r"\b(?:[Rr]etr(?:y|ying|ies)|[Ww]ill retry|WARNING|Warning)\b")
@@ -849,8 +848,8 @@ def _explain_monitored_barrier(incident: _Incident, spec: AlertSpec) -> _Verdict
         # only non-root ranks spoke: rank 0 enforces the barrier's timeout and did not answer
         # them, so its own report (rank 0's node pages it) names who never arrived, or it
         # failed itself. Look soon, but nobody here can be named: a warning
-        reporters = reporters or sorted({int(m[1]) for _, e in incident.events
-                                         if (m := _REACHED.search(e.text)) is not None})
+        reporters = reporters or sorted({r for _, e in incident.events
+                                         if (r := e.int_field("reporter_rank")) is not None})
         summary = (f"{spec.title}: rank(s) {_ranks_text(reporters) or '(not shown)'} reached "
                    "it, rank 0 did not answer them; no culprit named")
         description = ("Only rank 0 knows which rank did not arrive: read rank 0's log (its "

@@ -610,6 +610,7 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"Ranks? (?P<ranks>\d+(?:, ?\d+)*) failed to pass monitoredBarrier",
             # a non-root rank: it reached the barrier and rank 0, which alone enforces the
             # timeout, did not answer; rank 0's own report names who did not arrive
+            r"(?:Rank (?P<reporter_rank>\d+) successfully reached monitoredBarrier, but )?"
             r"received errors while waiting for send/recv from rank (?P<coordinator>\d+)",
         ),
     ),

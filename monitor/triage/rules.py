@@ -1438,9 +1438,6 @@ def monitored_barrier(ctx: Context) -> Finding | None:
     )
 
 
-_REACHED = re.compile(r"\bRank (\d+) successfully reached monitoredBarrier")
-
-
 def barrier_unanswered(ctx: Context) -> Finding | None:
     """Ranks that reached gloo's monitored barrier and got no answer from rank 0, with rank 0's
     report not among the logs: rank 0 alone enforces the timeout and names who did not
@@ -1453,7 +1450,7 @@ def barrier_unanswered(ctx: Context) -> Finding | None:
     first = items[0]
     coordinator = first.event.fields.get("coordinator")
     reporters = ctx.global_ranks(items) or tuple(sorted(
-        {int(m[1]) for i in items if (m := _REACHED.search(i.event.text)) is not None}))
+        {r for i in items if (r := i.event.int_field("reporter_rank")) is not None}))
     return Finding(
         Category.COLLECTIVE_DESYNC, (), (),
         (f"rank(s) {compress_ranks(reporters) if reporters else '(not shown)'} reached the "
