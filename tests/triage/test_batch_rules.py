@@ -9,6 +9,7 @@ from monitor.model import Category
 from monitor.parse.log_events import EventExtractor, EventKind
 from monitor.triage.analysis import diagnose
 from monitor.triage.reader import read_inputs
+from tests.triage.texts import triage_texts
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "corpus_public"
 
@@ -149,10 +150,8 @@ def test_a_wrapped_line_is_read_to_its_end_for_the_place() -> None:
 def test_a_continuation_stops_at_the_next_failure(tmp_path: Path) -> None:
     # the next line is a failure of its own: its place is not the first line's
     lines = (CORPUS / "oom-dali-585-oom-killer.log").read_text().splitlines()
-    log = tmp_path / "kernel.log"
-    log.write_text("\n".join([lines[0], "RuntimeError: peer 10.0.0.7 failed", *lines[1:]]) + "\n")
-    scans, problems, _ = read_inputs([str(log)])
-    assert not any("10.0.0.7" in c for c in diagnose(scans, problems).culprits)
+    text = "\n".join([lines[0], "RuntimeError: peer 10.0.0.7 failed", *lines[1:]]) + "\n"
+    assert not any("10.0.0.7" in c for c in triage_texts(tmp_path, text).culprits)
 
 
 def test_ray_low_memory_detail_takes_the_dead_actors_node() -> None:
@@ -246,16 +245,9 @@ def test_srun_that_could_not_launch_tasks_names_every_node_it_failed_on() -> Non
     assert "compute-od-gpu-st-p4d-24xlarge-33" in named and "1 more" in named
 
 
-def _triage_text(tmp_path: Path, text: str):  # type: ignore[no-untyped-def]
-    log = tmp_path / "job.log"
-    log.write_text(text)
-    scans, problems, _ = read_inputs([str(log)])
-    return diagnose(scans, problems)
-
-
 def test_a_launchers_warnings_after_an_oom_are_not_its_continuation(tmp_path: Path) -> None:
     # torchrun's `Sending process N closing signal` lines name the peers it stops
-    diagnosis = _triage_text(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB\n"
         "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 3129 closing "
         "signal SIGTERM\n"
@@ -266,7 +258,7 @@ def test_a_launchers_warnings_after_an_oom_are_not_its_continuation(tmp_path: Pa
 
 
 def test_a_wrapped_oom_listing_two_gpu_processes_names_neither(tmp_path: Path) -> None:
-    diagnosis = _triage_text(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a\n"
         "total capacity of 79.10 GiB of which 1.2 GiB is free. Process 1111 has 40.00\n"
         "GiB memory in use. Process 2222 has 37.80 GiB memory in use.\n"))
@@ -275,7 +267,7 @@ def test_a_wrapped_oom_listing_two_gpu_processes_names_neither(tmp_path: Path) -
 
 
 def test_the_task_that_invoked_the_oom_killer_is_not_its_victim(tmp_path: Path) -> None:
-    diagnosis = _triage_text(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "[100.1] node_exporter invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE)\n"
         "[100.1] CPU: 6 PID: 1122 Comm: node_exporter Not tainted 5.15.0 #1\n"
         "[100.2] Out of memory: Killed process 4455 (python) total-vm:100kB\n"))
@@ -285,7 +277,7 @@ def test_the_task_that_invoked_the_oom_killer_is_not_its_victim(tmp_path: Path) 
 
 
 def test_a_peer_the_launcher_killed_is_not_the_oom_victim(tmp_path: Path) -> None:
-    diagnosis = _triage_text(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "memory: usage 117964800kB, limit 117964800kB, failcnt 12\n"
         "WARNING:torch.distributed.elastic.multiprocessing.api:Unable to shutdown process 3129 "
         "via Signals.SIGTERM, forcefully exiting via Signals.SIGKILL\n"
@@ -296,7 +288,7 @@ def test_a_peer_the_launcher_killed_is_not_the_oom_victim(tmp_path: Path) -> Non
 
 
 def test_a_proxy_connect_beside_a_cuda_failure_is_not_the_network(tmp_path: Path) -> None:
-    diagnosis = _triage_text(tmp_path, (
+    diagnosis = triage_texts(tmp_path, (
         "gpu-a:1234:1300 [3] transport/p2p.cc:275 NCCL WARN Cuda failure 'operation not "
         "permitted'\n"
         "gpu-a:1234:1300 [3] proxy.cc:1519 NCCL WARN [Proxy Service 3] Failed to execute "
