@@ -294,3 +294,12 @@ def test_a_proxy_connect_beside_a_cuda_failure_is_not_the_network(tmp_path: Path
         "gpu-a:1234:1300 [3] proxy.cc:1519 NCCL WARN [Proxy Service 3] Failed to execute "
         "operation Connect from rank 3, retcode 1\n"))
     assert diagnosis.category is not Category.NETWORK
+
+
+def test_a_warning_after_a_failure_is_a_record_of_its_own(tmp_path: Path) -> None:
+    # a logger's WARNING that no pattern knows is not the rest of the kernel's OOM report
+    diagnosis = triage_texts(tmp_path, (
+        "memory: usage 117964800kB, limit 117964800kB, failcnt 12\n"
+        "WARNING:root:heartbeat from node gpu-17 is late\n"))
+    assert diagnosis.category is Category.OOM
+    assert not any("gpu-17" in c for c in diagnosis.culprits)
