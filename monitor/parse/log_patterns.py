@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Union
 
+from monitor.parse.launch_shape import launch_nodes
+
 FieldValue = Union[str, int, float, bool, None, tuple[Any, ...]]  # a runtime alias: X | Y is not usable here on 3.10
 Fields = dict[str, FieldValue]
 
@@ -69,6 +71,7 @@ class EventKind(str, enum.Enum):
     GPU_FAULT = "gpu_fault"
     ACTOR_DIED = "actor_died"
     LAUNCH_ENDPOINT = "launch_endpoint"  # the rendezvous/master address a launcher was given
+    LAUNCH_NODES = "launch_nodes"  # how many nodes a launcher was told to run
     COLLECTIVE_FINGERPRINT = "collective_fingerprint"  # one rank's collective (DETAIL debug)
     RAY_TASK_ERROR = "ray_task_error"  # the Ray task (and its pid) an error that follows came from
     MPI_PEER_LOST = "mpi_peer_lost"  # Open MPI: a peer process disconnected (and its host)
@@ -157,6 +160,9 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "because its worker process has died",
     "lost communication with a remote daemon", "Remote daemon:", "waiting on exit barrier",
     "kB, limit ",  # the kernel's memory-cgroup report
+    # a launcher's node count: a pasted command line, torchrun's config, DeepSpeed's launcher
+    "nproc", "max_nodes", "group_world_size", "WORLD INFO DICT", "nnodes", "num_machines",
+    "num_nodes", "--standalone",
 )
 
 
@@ -418,6 +424,17 @@ def _post_net(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] |
             return None  # the same text as a `Last error:` line belongs to its nccl_error
         fields["quoted"] = True  # NCCL's last error, printed on a line of its own
     return EventKind.NCCL_WARN_NET, Level.ERROR, net_details(fields, payload)
+
+
+def _post_launch_nodes(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] | None:
+    nodes = launch_nodes(payload)
+    if nodes is None and not _NAMES_NODES.search(payload):
+        return None
+    return EventKind.LAUNCH_NODES, Level.INFO, {"nodes": nodes}
+
+
+# a line that speaks of the node count without a value we can read (`--nnodes=$NNODES`)
+_NAMES_NODES = re.compile(r"--(?:nnodes|num[_-]machines|num[_-]nodes|node[_-]rank)\b")
 
 
 def _post_retry(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
@@ -760,6 +777,15 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?i:master[_-]addr)['\"]?(?:\s*[=:]\s*|\s+)['\"]?"
             r"(?P<host>[\w\-]*[\d.][\w.\-]*|localhost)",
         ),
+    ),
+    LinePattern(
+        # how many nodes the job ran (read in triage only): on one node a local rank is the
+        # global rank
+        EventKind.LAUNCH_NODES, Level.INFO,
+        ("nproc", "max_nodes", "group_world_size", "WORLD INFO DICT", "nnodes", "num_machines",
+         "num_nodes", "--standalone"),
+        _rx(r"(?P<line>.+)"),
+        post=_post_launch_nodes,
     ),
     LinePattern(
         EventKind.ACTOR_DIED, Level.FATAL,

@@ -39,6 +39,7 @@ from monitor.triage.evidence import (
 )
 from monitor.triage.reader import FileScan, InputProblem
 from monitor.triage.rules import RULES, Context, Finding
+from monitor.triage.topology import ONE_NODE, promoted, read_topology
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,8 @@ def diagnose(
     skew: SkewOptions | None = None,
 ) -> Diagnosis:
     located, clock = _clocked(scans, clock_offsets or {}, skew or SkewOptions())
+    topology = read_topology(located)
+    located = promoted(located, topology)
     located.extend(_last_progress(scans, located))
     located.sort(key=Located.order)
     by_kind: dict[EventKind, list[Located]] = defaultdict(list)
@@ -171,7 +174,8 @@ def diagnose(
         if i.rank is not None or i.kind is EventKind.DESYNC_REPORT
     )
     world = _world_size(located)
-    ctx = Context(located, by_kind, picture, {id(i.event): i for i in located}, scans, world)
+    ctx = Context(located, by_kind, picture, {id(i.event): i for i in located}, scans, world,
+                  topology)
 
     finding: Finding | None = None
     for rule in RULES:
@@ -243,7 +247,7 @@ def _placed(culprits: tuple[str, ...], located: Sequence[Located]) -> tuple[str,
     (a `[rankN]:` line with NCCL's `host:pid`) says so: the page then names the node."""
     places: dict[int, Counter[str]] = defaultdict(Counter)
     for item in located:
-        if item.rank is not None and item.rank_origin in ("global", "file"):
+        if item.rank is not None and item.rank_origin in ("global", "file", ONE_NODE):
             where = whereabouts(item)
             if ":" in where:  # host and pid, not a bare pid
                 places[item.rank][where] += 1

@@ -24,6 +24,10 @@ from monitor.triage.reader import FileScan
 
 _INF = float("inf")
 
+# The rank origin of a local rank the logs show to be global: the job ran one node
+# (topology.py).
+ONE_NODE = "local=global"
+
 
 @dataclass(frozen=True)
 class Located:
@@ -171,6 +175,8 @@ def who(item: Located) -> str:
         return f"rank {item.rank} (rank in its process group)"
     if item.rank_origin == "local":
         return f"local rank {item.rank}"
+    if item.rank_origin == ONE_NODE:
+        return f"rank {item.rank} (local rank on the job's one node)"
     if item.rank_origin == "task":
         return f"task {item.rank}"
     return f"rank {item.rank}"

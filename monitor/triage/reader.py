@@ -329,7 +329,11 @@ _LEAD = re.compile(rb"^(?:\x1b\[[0-9;?]*[A-Za-z])*\[?(?:\d{4}-\d\d-\d\d[ T][\d:.
                    rb"(?:Z|[+-]\d\d:?\d\d)?\]? )?")
 # Words that open a payload, not a tag: exception lines, log levels, the kernel's own prefix.
 _NOT_A_TAG = (b"Error", b"Exception", b"Warning", b"NCCL", b"INFO", b"WARNING", b"ERROR",
-              b"kernel")
+              b"kernel",
+              # the scheduler's own programs open their lines with their names
+              b"srun", b"slurmstepd", b"sbatch", b"salloc", b"mpirun")
+# `srun --label`: the task id in front of each line of its output
+_TASK_LABEL = re.compile(rb"\s{0,4}(\d{1,6}): ")
 
 
 # A markdown code fence a reporter pasted with the log (```, ```text, ~~~): no part of it.
@@ -340,6 +344,15 @@ def _pasted_lines(head: bytes) -> list[bytes]:
     """The head's lines that hold text, without markdown fences."""
     return [line.rstrip(b"\r") for line in head.split(b"\n")[:200]
             if line.strip() and not _FENCE.match(line)]
+
+
+def has_task_labels(head: bytes) -> bool:
+    """Most lines of the file's head start with a number and a colon (`0: `, `12: `): srun
+    --label's task ids, not host names."""
+    lines = _pasted_lines(head)
+    if len(lines) < 3:
+        return False
+    return sum(1 for line in lines if _TASK_LABEL.match(line)) >= 0.8 * len(lines)
 
 
 def has_line_tag(head: bytes) -> bool:
@@ -669,7 +682,9 @@ class _Reader:
         self.margin = file_margin(head)
         if self.margin is not None:
             head = b"\n".join(self._unmargined(line) for line in head.split(b"\n"))
-        if has_line_tag(head):
+        if has_task_labels(head):
+            self.extractor = EventExtractor(bare_exceptions=True, srun_label=True)
+        elif has_line_tag(head):
             self.extractor = EventExtractor(bare_exceptions=True, host_prefix=True)
 
     def _feed(self, data: bytes, line_no: int, prev: str | None) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from monitor.model import Category
 from monitor.parse.collectives import CollectivePicture
@@ -29,6 +29,7 @@ from monitor.triage.lexicon import (
     self_named_rank,
 )
 from monitor.triage.reader import FileScan, TailLine
+from monitor.triage.topology import ONE_NODE, Topology
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class Context:
     by_event: dict[int, Located]  # id(event) → its Located
     scans: Sequence[FileScan]
     world_size: int | None
+    topology: Topology = field(default_factory=Topology)
 
     def of(self, *kinds: EventKind) -> list[Located]:
         out: list[Located] = []
@@ -68,7 +70,7 @@ class Context:
         """Ranks of items that are global ranks. Before torch 2.2 lines carry no `[rankN]:`
         prefix; then the `[Rank N]` of ProcessGroupNCCL messages is the only rank there is
         (the default group's rank is the global rank) and counts too."""
-        allowed: tuple[str, ...] = ("global", "file", "stream", "nccl")
+        allowed: tuple[str, ...] = ("global", "file", "stream", "nccl", ONE_NODE)
         if not any(scan.ranks for scan in self.scans):
             allowed = (*allowed, "pg")
         return tuple(sorted({i.rank for i in items if i.rank is not None
@@ -86,7 +88,11 @@ def _best_located(items: Sequence[Located]) -> Located:
 
 def _named(rank: int | None, item: Located) -> str:
     """A culprit's name: its rank and where it ran (`rank 3 (node7:4242)`), or where the
-    process ran when no rank is shown; "" when neither is."""
+    process ran when no rank is shown (an srun task or a local rank when only that is);
+    "" when none is."""
+    if rank is None and item.rank is not None and item.rank_origin in ("task", "local"):
+        where = whereabouts(item)
+        return who(item) + (f" ({where})" if where else "")
     return _called(rank, whereabouts(item))
 
 
@@ -601,9 +607,16 @@ def scheduler(ctx: Context) -> Finding | None:
         )
     else:
         text = f"srun: {fields.get('status_text')} ({first.where})"
-    node = fields.get("node")
+    named = tuple(dict.fromkeys(str(e.event.fields["node"]) for e in nodes
+                                if e.event.fields.get("node"))) if first in nodes else ()
+    if len(named) > 1:  # srun could not start the step on several nodes: every one of them
+        culprit = ("nodes " + ", ".join(named[:4])
+                   + (f" and {len(named) - 4} more" if len(named) > 4 else ""),)
+        text += f"; {len(named)} nodes in all"
+    else:
+        culprit = (f"node {fields['node']}",) if fields.get("node") else ()
     return Finding(
-        Category.INFRASTRUCTURE, (), (f"node {node}",) if node else (), (text,), first,
+        Category.INFRASTRUCTURE, (), culprit, (text,), first,
         ("Time limit: raise --time or checkpoint more often; preemption or node failure: "
          "resubmit and have the node checked.",),
     )
@@ -1717,6 +1730,18 @@ _LEGACY_EXIT = re.compile(r"died with <Signals\.(SIG\w+): \d+>|returned non-zero
 _LEGACY_LOCAL = re.compile(r"--local[_-]rank[= ]'?(\d+)")
 
 
+def _one_node_rank(ctx: Context, local: int, pid: FieldValue
+                   ) -> tuple[tuple[int, ...], str, tuple[str, ...]]:
+    """The ranks, name and reason for a launcher's local rank: on the job's one node it is
+    the global rank; elsewhere it names a process, never a rank."""
+    at = f"pid {pid}" if pid else ""
+    if not ctx.topology.one_node:
+        return (), f"local_rank {local}" + (f" ({at})" if at else ""), ()
+    return ((local,), f"rank {local} (local_rank {local}" + (f", {at})" if at else ")"),
+            (f"the job ran on one node ({ctx.topology.one_node}): local rank {local} is "
+             f"rank {local}",))
+
+
 def launcher_exit(ctx: Context) -> Finding | None:
     """What the launcher says about the first worker to fail: its rank (or local rank and pid)
     and its exit. A SIGKILL without OOM evidence is not a software bug; the category stays
@@ -1756,22 +1781,22 @@ def launcher_exit(ctx: Context) -> Finding | None:
                      "for a kill.",),
                 )
             pid = pid or next(iter(workers))
-        process = f"local_rank {local}" + (f" (pid {pid})" if pid else "")
+        ranks, process, one_node = _one_node_rank(ctx, local, pid)
         if code > 0:
             return Finding(
-                Category.UNDETERMINED, (), (process,),
+                Category.UNDETERMINED, ranks, (process,),
                 (f"the launcher reports that {process} exited with code {code} "
-                 f"({item.where}); its own error is not in these logs",), item,
+                 f"({item.where}); its own error is not in these logs", *one_node), item,
                 (f"Read local_rank {local}'s own output for its traceback (torchrun "
                  "--redirects/--tee, or the entry point decorated with "
                  "torch.distributed.elastic.multiprocessing.errors.record).",),
             )
         signal = item.event.fields.get("signal") or f"signal {-code}"
         return Finding(
-            Category.UNDETERMINED, (), (process,),
+            Category.UNDETERMINED, ranks, (process,),
             (f"the launcher reports {process} killed by {signal} "
              f"({item.where}); no kernel or cgroup line says whether the OOM killer or "
-             "someone else sent it",), item,
+             "someone else sent it", *one_node), item,
             ("Check `dmesg -T | grep -i 'killed process'` on that host and the scheduler's "
              "accounting (`sacct -j JOB -o MaxRSS,State`).",),
         )
@@ -1796,12 +1821,14 @@ def launcher_exit(ctx: Context) -> Finding | None:
                  "accounting.",),
             )
         what = f"killed by {signal}" if signal else f"exit status {legacy.group(2)}"
+        ranks, process, one_node = _one_node_rank(ctx, int(local_arg.group(1)), None)
         return Finding(
-            Category.UNDETERMINED, (), (f"local_rank {local_arg.group(1)}",),
+            Category.UNDETERMINED, ranks, (process,),
             (f"torch.distributed.launch reports the worker with --local_rank="
              f"{local_arg.group(1)} "
              f"{what} ({item.where})" + ("; no kernel or cgroup line says whether the OOM "
-                                         "killer or someone else sent it" if signal else ""),),
+                                         "killer or someone else sent it" if signal else ""),
+             *one_node),
             item,
             ("Check `dmesg -T | grep -i 'killed process'` on that host; the worker's own "
              "output holds its error when it exited by itself.",),

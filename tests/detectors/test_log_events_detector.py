@@ -232,7 +232,7 @@ def test_live_and_triage_see_the_same_alert_worthy_events(name: str) -> None:
     triage_only = {"xid", "nccl_peer_closed", "connection_error", "progress", "launch_endpoint",
                    "collective_fingerprint", "ray_task_error", "mpi_peer_lost",
                    "nccl_connect_retry", "mpi_exit", "pod_evicted",
-                   "exit_barrier"}
+                   "exit_barrier", "launch_nodes"}
     assert live <= full
     assert full - live <= triage_only
 
