@@ -609,6 +609,7 @@ def scheduler(ctx: Context) -> Finding | None:
         text = f"srun: {fields.get('status_text')} ({first.where})"
     named = tuple(dict.fromkeys(str(e.event.fields["node"]) for e in nodes
                                 if e.event.fields.get("node"))) if first in nodes else ()
+    culprit: tuple[str, ...]
     if len(named) > 1:  # srun could not start the step on several nodes: every one of them
         culprit = ("nodes " + ", ".join(named[:4])
                    + (f" and {len(named) - 4} more" if len(named) > 4 else ""),)
