@@ -152,6 +152,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "Memory on the node (IP:", "no socket interface found", "NET/Socket : no interface found",
     "nvmlDevice", "has already checked in",
     "service not known", "name resolution", "does not resolve", "servname",
+    "Unable to find address for",
     "peer process has unexpectedly", "Peer host:", "Call to connect returned",
     "noticed that process rank", "Process name: ", "exit with status code",
     "PodEvicted", "Evicted", "was evicted", "Preempted", "PreemptionByScheduler", "NodeNotReady",
@@ -1244,6 +1245,15 @@ PATTERNS: tuple[LinePattern, ...] = (
         ),
         post=lambda f, p: (EventKind.STORE_TIMEOUT, Level.ERROR,
                            {**f, "phase": "connect", "unresolved": True}),
+    ),
+    LinePattern(
+        # gloo's TCP device could not resolve the name it was given to listen on (the host's
+        # own name when GLOO_SOCKET_IFNAME is unset): `Unable to find address for: dgx-1.ai`
+        EventKind.STORE_TIMEOUT, Level.ERROR,
+        ("Unable to find address for",),
+        _rx(r"(?P<error>Unable to find address for):? (?P<host>[\w.\-]+)"),
+        post=lambda f, p: (EventKind.STORE_TIMEOUT, Level.ERROR,
+                           {**f, "phase": "connect", "unresolved": True, "own_address": True}),
     ),
     LinePattern(
         EventKind.CONNECTION_ERROR, Level.WARNING,

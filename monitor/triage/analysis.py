@@ -184,7 +184,10 @@ def diagnose(
             break
     errors = [e for e in located if e.event.level >= Level.ERROR and e.kind not in _NOISE]
     if finding is None:
-        failed = errors or any(_failure_sign(e) for e in located)
+        # a failing line no pattern made an error of (an exception line whose only event is
+        # the lost connection in it) still says the job failed
+        failed = errors or any(_failure_sign(e) for e in located) or any(
+            scan.loose for scan in scans)
         finding = Finding(Category.UNDETERMINED if failed else Category.NONE)
     fr = read_dumps([s.fr_dump for s in scans if s.fr_dump is not None])
     finding, fr_notes = combine(finding, fr, picture.stuck)

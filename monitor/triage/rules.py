@@ -707,6 +707,11 @@ def network(ctx: Context) -> Finding | None:
         culprit = f"the rendezvous store endpoint {given or '(MASTER_ADDR:MASTER_PORT)'}"
         evidence.append(f"{who(first)} could not connect to the rendezvous store: "
                         f"{fields.get('exc_type')}: {fields.get('exc_message')} ({first.where})")
+    elif fields.get("own_address"):
+        culprit = f"the host name {fields.get('host')} (gloo could not resolve its own address)"
+        evidence.append(f"{who(first)}: gloo could not resolve the host name "
+                        f"{fields.get('host')} it was to listen on ({first.where}); set "
+                        "GLOO_SOCKET_IFNAME to an interface, or fix the name's DNS entry")
     else:
         endpoint = _endpoint(ctx, fields)
         culprit = f"the rendezvous endpoint {endpoint}"
@@ -1103,13 +1108,17 @@ def own_exception(ctx: Context) -> Finding | None:
 
 # A collective that failed because its peer went away: the peer's failure is the cause.
 _PEER_LOST = ("remote worker", "Connection reset by peer", "Connection closed by peer",
-              "Connection closed by remote peer")
+              "Connection closed by remote peer",
+              # gRPC (TensorFlow's and JAX's collectives): the peer's end of the call closed
+              "Socket closed")
 # A collective that timed out waiting for a peer: the symptom of whoever did not arrive.
 _WAITED_FOR_A_PEER = ("Timed out waiting", "Watchdog caught collective operation timeout",
                       "failed to pass monitoredBarrier", "communicator was aborted",
                       "timed out in call to wait()", "timed out in blocking wait",
                       "Application timeout caused pair closure", "timed out in monitoredBarrier",
-                      "received errors while waiting for send/recv")
+                      "received errors while waiting for send/recv",
+                      # JAX's and TensorFlow's coordination service: a task did not arrive
+                      "Barrier timed out")
 
 
 # NCCL's codes for a failed system call, a broken invariant, a lost peer and a failed CUDA
