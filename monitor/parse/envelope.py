@@ -57,6 +57,11 @@ _SRUN_LABEL = re.compile(r"\s*(\d+): ")
 _RAY = re.compile(r"\((\w+) pid=(\d+)(?:, ip=([\d.]+))?\) ")
 _RAY_REPEAT = re.compile(r"\s*\[repeated (\d+)x across cluster\]\s*$")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def without_colour(text: str) -> str:
+    """The text without its terminal colour codes."""
+    return _ANSI.sub("", text) if "\x1b" in text else text
 # The bracket that closes a tqdm bar: `[2:22:47<01:34,  2.79it/s]` or with postfix fields.
 _TQDM_TAIL = re.compile(r"\[[\d:]+<[\d:?]+(?:,[^\]\[]*)?\]")
 

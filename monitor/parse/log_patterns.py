@@ -152,7 +152,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "Memory on the node (IP:", "no socket interface found", "NET/Socket : no interface found",
     "nvmlDevice", "has already checked in",
     "service not known", "name resolution", "does not resolve", "servname",
-    "Unable to find address for",
+    "Unable to find address for", "was aborted",
     "peer process has unexpectedly", "Peer host:", "Call to connect returned",
     "noticed that process rank", "Process name: ", "exit with status code",
     "PodEvicted", "Evicted", "was evicted", "Preempted", "PreemptionByScheduler", "NodeNotReady",
@@ -699,7 +699,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         # `The first process to do so was:` … `  Process name: [[41237,1],5]`.
         EventKind.MPI_EXIT, Level.ERROR,
         ("noticed that process rank", "Process name: ", "exit with status code",
-         "died unexpectedly", "died, exit code", "exited with code"),
+         "died unexpectedly", "died, exit code", "exited with code", "was aborted"),
         _rx(r"noticed that process rank (?P<mpi_rank>\d+) with PID (?P<pid>\d+) on node "
             r"(?P<node>[\w.\-]+) exited on signal (?P<signo>\d+)(?: \((?P<signal_text>[^)]+)\))?",
             r"Process name: \[\[\d+,\d+\],(?P<mpi_rank>\d+)\]",
@@ -712,6 +712,9 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"Worker \w+ pid (?P<pid>\d+) died, exit code: (?P<exitcode>-?\d+)",
             r"RayWorkerProc rank=\[(?P<mpi_rank>\d+)\] died unexpectedly",
             r"Pod: (?P<process_name>[\w.\-]+) exited with code (?P<exitcode>\d+)",
+            # paddle.distributed.launch: `ABORT!!! Out of all 4 trainers, the trainer process
+            # with rank=[3] was aborted.` (several failed ranks are not one first failure)
+            r"the trainer process with rank=\[(?P<mpi_rank>\d+)\] was aborted",
             # and its static run: `Process 0 exit with status code 137.`
             r"^Process (?:(?P<mpi_rank>\d+)|(?P<process_name>[\w.\-]+\[\d+\])) exit with "
             r"status code (?P<exitcode>\d+)\."),
@@ -925,9 +928,10 @@ PATTERNS: tuple[LinePattern, ...] = (
             # include/socket.h before 2.12: `Call to connect failed : %s` (no peer either)
             r"Call to (?P<op>connect|accept) failed ?: ?(?P<error>.+)",
             # the host's own socket or verbs call failed: `Net : Socket creation failed : %s`,
-            # ibvwrap.c's `Call to ibv_modify_qp failed with error %s`
+            # ibvwrap.c's `Call to ibv_modify_qp failed with error %s`, and before NCCL 2.9
+            # `Call to ibv_create_qp failed` with no reason
             r"(?P<op>Socket) creation failed ?: ?(?P<error>.+)",
-            r"Call to (?P<op>ibv_\w+) failed with error (?P<error>.+)",
+            r"Call to (?P<op>ibv_\w+) failed(?: with error (?P<error>.+))?",
             # socketStartConnect / socketPollConnect / include/socket.h's connect failures.
             r"[Cc]onnect to (?P<peer>[\w.:%\-]+)<(?P<peer_port>\d+)> "
             r"(?:failed(?: with error)? ?:? ?|returned )(?P<error>.+)",

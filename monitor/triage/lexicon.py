@@ -75,6 +75,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"(?i:short write)"),
         (Family.INFRASTRUCTURE, r"\bEvicted\b|\bevicted\b|(?i:preempt)|TIME LIMIT|NodeNotReady|"
                                 r"NODE_FAIL|(?i:node (?:failure|lost|was lost|is down))|"
+                                # YARN: `Container released on a *lost* node`
+                                r"(?i:\blost\*? node\b)|"
                                 r"/dev/shm|(?i:insufficient shared memory)|"
                                 r"(?i:out of shared memory)|(?i:spot instance)|"
                                 # srun could not start the step's tasks on a node

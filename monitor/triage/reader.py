@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from monitor.parse.envelope import line_rank, split_envelope
+from monitor.parse.envelope import line_rank, split_envelope, without_colour
 from monitor.parse.flight_recorder import (
     MAX_DUMP_BYTES,
     DumpError,
@@ -767,7 +767,8 @@ class _Reader:
         segments: list[str] = [""] * len(lines)
         for offset in range(len(lines) - 1, -1, -1):
             text = _quiet_decode(self._unmargined(lines[offset])[:SEGMENT_BYTES])
-            segment = next((s for s in reversed(text.split("\r")) if s.strip()), "")
+            segment = without_colour(next((s for s in reversed(text.split("\r")) if s.strip()),
+                                          ""))
             if not segment:
                 continue
             segments[offset] = segment

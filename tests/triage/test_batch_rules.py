@@ -303,3 +303,38 @@ def test_a_warning_after_a_failure_is_a_record_of_its_own(tmp_path: Path) -> Non
         "WARNING:root:heartbeat from node gpu-17 is late\n"))
     assert diagnosis.category is Category.OOM
     assert not any("gpu-17" in c for c in diagnosis.culprits)
+
+
+# --- batch 16 ------------------------------------------------------------------------------
+
+def test_an_exception_line_whose_only_event_is_a_lost_connection_is_a_failed_job() -> None:
+    # gloo's `RuntimeError: … Read error …: Connection reset by peer` after a two-hour stall
+    diagnosis = triage("undet-rvc-1882-gloo-reset-by-peer.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
+
+
+def test_a_grpc_socket_closed_is_a_lost_peer_not_the_jobs_bug() -> None:
+    diagnosis = triage("tf-mwms-models-9109-socket-closed.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
+
+
+def test_gloo_that_cannot_resolve_its_own_host_name_is_the_network(tmp_path: Path) -> None:
+    diagnosis = triage("dns-pipedream-32-gloo-unable-find-address.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.NETWORK, ())
+    assert any("dgx-1.ai" in c and "own address" in c for c in diagnosis.culprits)
+
+
+def test_a_verbs_call_that_failed_without_a_reason_is_the_network() -> None:
+    # NCCL before 2.9: `ibvwrap.c:130 NCCL WARN Call to ibv_create_qp failed`
+    diagnosis = triage("net-tf-51760-ibv-create-qp-srun.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.NETWORK, ())
+
+
+def test_paddles_launcher_names_the_aborted_trainer_rank() -> None:
+    diagnosis = triage("undetermined-paddle-33074-abort-rank3.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, (3,))
+
+
+def test_a_container_released_on_a_lost_node_is_infrastructure() -> None:
+    diagnosis = triage("infra-tony-468-container-lost-node.log")
+    assert diagnosis.category is Category.INFRASTRUCTURE
