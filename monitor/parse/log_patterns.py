@@ -152,7 +152,8 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "Memory on the node (IP:", "no socket interface found", "NET/Socket : no interface found",
     "nvmlDevice", "has already checked in",
     "service not known", "name resolution", "does not resolve", "servname",
-    "Unable to find address for", "was aborted",
+    "Unable to find address for", "was aborted", "RUNNING AT", "Worker timed out after",
+    "WTERMSIG",
     "peer process has unexpectedly", "Peer host:", "Call to connect returned",
     "noticed that process rank", "Process name: ", "exit with status code",
     "PodEvicted", "Evicted", "was evicted", "Preempted", "PreemptionByScheduler", "NodeNotReady",
@@ -699,7 +700,8 @@ PATTERNS: tuple[LinePattern, ...] = (
         # `The first process to do so was:` … `  Process name: [[41237,1],5]`.
         EventKind.MPI_EXIT, Level.ERROR,
         ("noticed that process rank", "Process name: ", "exit with status code",
-         "died unexpectedly", "died, exit code", "exited with code", "was aborted"),
+         "died unexpectedly", "died, exit code", "exited with code", "was aborted",
+         "RUNNING AT"),
         _rx(r"noticed that process rank (?P<mpi_rank>\d+) with PID (?P<pid>\d+) on node "
             r"(?P<node>[\w.\-]+) exited on signal (?P<signo>\d+)(?: \((?P<signal_text>[^)]+)\))?",
             r"Process name: \[\[\d+,\d+\],(?P<mpi_rank>\d+)\]",
@@ -715,6 +717,9 @@ PATTERNS: tuple[LinePattern, ...] = (
             # paddle.distributed.launch: `ABORT!!! Out of all 4 trainers, the trainer process
             # with rank=[3] was aborted.` (several failed ranks are not one first failure)
             r"the trainer process with rank=\[(?P<mpi_rank>\d+)\] was aborted",
+            # MPICH's Hydra: `=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES` and
+            # `=   PID 9665 RUNNING AT node1` (its exit code on the next line)
+            r"^=\s+PID (?P<pid>\d+) RUNNING AT (?P<node>[\w.\-]+)",
             # and its static run: `Process 0 exit with status code 137.`
             r"^Process (?:(?P<mpi_rank>\d+)|(?P<process_name>[\w.\-]+\[\d+\])) exit with "
             r"status code (?P<exitcode>\d+)\."),
@@ -1162,7 +1167,8 @@ PATTERNS: tuple[LinePattern, ...] = (
             # a container the kernel's cgroup OOM killer ended: `kubectl get pods`' STATUS
             # column, `kubectl describe`'s `Reason:  OOMKilled`
             r"^(?P<pod>[\w.\-]+)\s+\d+/\d+\s+OOMKilled\b",
-            r"^\s*Reason:\s+(?P<process>OOMKilled)\b",
+            # and the pod's status as YAML or JSON: `reason: OOMKilled`
+            r"^\s*\"?[Rr]eason\"?:\s+\"?(?P<process>OOMKilled)\b",
         ),
     ),
     LinePattern(
@@ -1215,8 +1221,10 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.DATALOADER_TIMEOUT, Level.ERROR,
-        ("DataLoader timed out",),
-        _rx(r"DataLoader timed out after (?P<timeout_seconds>\d+) seconds"),
+        ("DataLoader timed out", "Worker timed out after"),
+        _rx(r"DataLoader timed out after (?P<timeout_seconds>\d+) seconds",
+            # MXNet gluon's DataLoader: `Worker timed out after 120 seconds. This might be …`
+            r"^Worker timed out after (?P<timeout_seconds>\d+) seconds"),
     ),
     LinePattern(
         EventKind.RETRY, Level.INFO,

@@ -115,7 +115,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                           r"\b(?:loss|grad\w*)\b.{0,30}\b(?:NaN|nan)\b|result nan\b"),
         (Family.PEER_LOST, r"Connection reset by peer|closed by (?:remote )?peer|Broken pipe|"
                            r"EPIPE|ECONNRESET|remote process exited|(?i:peer .{0,20}disconnected)"),
-        (Family.KILLED, r"\bKilled\b|SIGKILL|[Ss]ignal 9\b|Segmentation fault|SIGSEGV|SIGABRT|"
+        (Family.KILLED, r"\bKilled\b|SIGKILL|[Ss]ignal 9\b|WTERMSIG \d+|Segmentation fault|SIGSEGV|SIGABRT|"
                         r"SIGBUS|Bus error|\bAborted\b|core dumped|Fatal Python error|"
                         r"(?i:exit(?:ed)? (?:with )?(?:code|status))|exitcode|return code|"
                         r"(?i:died unexpectedly)|terminate called"),
@@ -131,7 +131,9 @@ _FAILED = re.compile(
     r"\b(?:failed|FAILED|Failed)\b|\bKilled\b|\bAborted\b|core dumped|Segmentation fault|"
     r"Bus error|\bcannot\b|\bCannot\b|\bunable to\b|\bUnable to\b|"
     r"Evicted|\bevicted\b|\b(?:is|was|been) preempted\b|out of memory|[Tt]imed out|(?:terminated|killed) (?:with|by) signal|"
-    r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit")
+    r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit|"
+    # slurmctld's record of a job ended by a signal: `_job_complete: JobId=N WTERMSIG 9`
+    r"\bWTERMSIG \d+")
 # Lines that are no failure whatever they mention: warnings, retries still under way, and
 # what the writer logged at INFO or DEBUG (NCCL's "Plugin load returned 2 : … cannot open
 # shared object file" on every healthy job without a network plugin).

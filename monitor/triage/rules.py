@@ -1759,12 +1759,15 @@ def launcher_exit(ctx: Context) -> Finding | None:
     for item in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
         rank = item.event.fields.get("root_rank")
         code = item.event.fields.get("root_exitcode")
-        if isinstance(rank, int) and isinstance(code, int) and code > 0:
+        # a table cut after its root cause's rank still names the first failure
+        if isinstance(rank, int) and (code is None or (isinstance(code, int) and code > 0)):
             pid = item.event.fields.get("root_pid")
+            exit_text = f"exit code {code}" if code is not None else "its exit code cut off"
             return Finding(
-                Category.UNDETERMINED, (rank,), (f"rank {rank} (pid {pid})",),
-                (f"the launcher's summary names rank {rank} as the first failure, exit code "
-                 f"{code} ({item.where}); its own error is not in these logs",), item,
+                Category.UNDETERMINED, (rank,),
+                (f"rank {rank} (pid {pid})" if pid is not None else f"rank {rank}",),
+                (f"the launcher's summary names rank {rank} as the first failure, {exit_text} "
+                 f"({item.where}); its own error is not in these logs",), item,
                 (f"Read rank {rank}'s own output (or rerun with the entry point decorated with "
                  "torch.distributed.elastic.multiprocessing.errors.record) for its traceback.",),
             )
@@ -1954,7 +1957,9 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     healthy; a line that only shows that something failed makes it `undetermined`."""
     readings = []  # (file index, line, what the lexicon read in it)
     for index, scan in enumerate(ctx.scans):
-        evented = {e.line for e in scan.events}
+        # a line some pattern made an error of was judged by the rules; one whose event is
+        # only a warning (a connection error the patterns count) is still read here
+        evented = {e.line for e in scan.events if e.level >= Level.ERROR}
         for tail in scan.loose:
             reading = read_line(tail.text) if tail.line not in evented else None
             if reading is not None:

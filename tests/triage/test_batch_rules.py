@@ -338,3 +338,39 @@ def test_paddles_launcher_names_the_aborted_trainer_rank() -> None:
 def test_a_container_released_on_a_lost_node_is_infrastructure() -> None:
     diagnosis = triage("infra-tony-468-container-lost-node.log")
     assert diagnosis.category is Category.INFRASTRUCTURE
+
+
+# --- batch 17 ------------------------------------------------------------------------------
+
+def test_a_failing_line_whose_only_event_is_a_warning_is_still_read_by_the_lexicon() -> None:
+    # `Failed to modify QP to RTR: Connection timed out`: a counted connection error, and the
+    # RDMA connection set-up that failed
+    diagnosis = triage("network-uccl-641-qp-rtr-timeout.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.NETWORK, ())
+
+
+def test_a_failure_table_cut_after_its_root_cause_still_names_that_rank() -> None:
+    diagnosis = triage("undet-speculators-1115-npu-childfailed.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, (1,))
+    assert any("cut off" in f for f in diagnosis.findings)
+
+
+def test_a_pods_status_as_yaml_saying_oomkilled_is_an_oom() -> None:
+    diagnosis = triage("oom-kuberay-4287-head-oomkilled.log")
+    assert diagnosis.category is Category.OOM
+
+
+def test_mpich_names_the_pid_of_the_process_that_terminated_badly() -> None:
+    diagnosis = triage("undet-jukebox-155-mpiexec-bad-termination.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
+    assert any("9665" in c for c in diagnosis.culprits)
+
+
+def test_slurmctld_recording_a_job_killed_by_a_signal_is_a_failed_job() -> None:
+    diagnosis = triage("undet-arjuna-137-slurmctld-wtermsig9.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
+
+
+def test_mxnets_dataloader_worker_timeout_is_a_dataloader_stall() -> None:
+    diagnosis = triage("dlstall-mxnet-18224-gluon-worker-timeout.log")
+    assert diagnosis.category is Category.DATALOADER_STALL
