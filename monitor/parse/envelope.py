@@ -167,8 +167,7 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
     host = timestamp = glued = None
     actor_pid: int | None = None
     repeat = 1
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
+    text = without_colour(text)
     if text.endswith("cluster]"):
         m = _RAY_REPEAT.search(text)
         if m is not None:

@@ -18,6 +18,9 @@ import re
 _TORCH_LAUNCHERS = ("torchrun", "torch.distributed.run", "torch.distributed.launch")
 _NODES_FLAG = re.compile(r"--(?:nnodes|num[_-]machines|num[_-]nodes)(?:=|\s+)(\S+)")
 _NODE_RANK_FLAG = re.compile(r"--(?:node[_-]rank|machine[_-]rank)(?:=|\s+)(\S+)")
+# a node-count flag, whether or not its value can be read
+_ANY_NODES_FLAG = re.compile(r"--(?:nnodes|num[_-]machines|num[_-]nodes|node[_-]rank)\b")
+_NPROC_FLAG = re.compile(r"--nproc[_-]per[_-]node")
 _CONFIG = re.compile(r"\bmax_nodes\s*:\s*(\d+)|\bgroup_world_size=(\d+)|\bnnodes=(\d+), "
                      r"num_local_procs=")
 _WORLD_INFO = re.compile(r"WORLD INFO DICT: \{([^}]*)\}")
@@ -44,10 +47,15 @@ def launch_nodes(payload: str) -> int | None:
         return _count(flag.group(1))
     if "--standalone" in payload:
         return 1
-    if any(name in payload for name in _TORCH_LAUNCHERS) and re.search(
-            r"--nproc[_-]per[_-]node", payload):
+    if any(name in payload for name in _TORCH_LAUNCHERS) and _NPROC_FLAG.search(payload):
         node_rank = _NODE_RANK_FLAG.search(payload)
         if node_rank is not None and node_rank.group(1) not in ("0", "'0'", '"0"'):
             return None  # a second node's command: more than one, how many unsaid
         return 1
     return None
+
+
+def names_nodes_flag(payload: str) -> bool:
+    """The line names a node-count flag, readable or not (`--nnodes=$NNODES`): evidence that
+    the count was set, even when `launch_nodes` cannot say to what."""
+    return _ANY_NODES_FLAG.search(payload) is not None

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Union
 
-from monitor.parse.launch_shape import launch_nodes
+from monitor.parse.launch_shape import launch_nodes, names_nodes_flag
 
 FieldValue = Union[str, int, float, bool, None, tuple[Any, ...]]  # a runtime alias: X | Y is not usable here on 3.10
 Fields = dict[str, FieldValue]
@@ -430,13 +430,9 @@ def _post_net(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] |
 
 def _post_launch_nodes(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] | None:
     nodes = launch_nodes(payload)
-    if nodes is None and not _NAMES_NODES.search(payload):
+    if nodes is None and not names_nodes_flag(payload):
         return None
     return EventKind.LAUNCH_NODES, Level.INFO, {"nodes": nodes}
-
-
-# a line that speaks of the node count without a value we can read (`--nnodes=$NNODES`)
-_NAMES_NODES = re.compile(r"--(?:nnodes|num[_-]machines|num[_-]nodes|node[_-]rank)\b")
 
 
 def _post_retry(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:

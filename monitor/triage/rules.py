@@ -142,6 +142,12 @@ def _enclosing_actor(ctx: Context, item: Located) -> Located | None:
                  and a.event.line < item.event.line <= a.event.end_line), None)
 
 
+def _some(names: Sequence[str], shown: int = 4) -> str:
+    """`a, b, c, d and 3 more`: a list of nodes short enough for a page."""
+    rest = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {rest} more" if rest > 0 else "")
+
+
 def _called(rank: int | None, where: str) -> str:
     if rank is None and where.lower().startswith("process "):
         return f"spawned worker {where}"  # torch.multiprocessing's index, not a pid
@@ -611,8 +617,7 @@ def scheduler(ctx: Context) -> Finding | None:
                                 if e.event.fields.get("node"))) if first in nodes else ()
     culprit: tuple[str, ...]
     if len(named) > 1:  # srun could not start the step on several nodes: every one of them
-        culprit = ("nodes " + ", ".join(named[:4])
-                   + (f" and {len(named) - 4} more" if len(named) > 4 else ""),)
+        culprit = ("nodes " + _some(named),)
         text += f"; {len(named)} nodes in all"
     else:
         culprit = (f"node {fields['node']}",) if fields.get("node") else ()
@@ -1989,7 +1994,7 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     elif family is Family.INFRASTRUCTURE and not ranks and (nodes := tuple(dict.fromkeys(
             # nodes or their scheduler: every node the family's lines name, not the first
             n for _, t, r in readings if r.family is family for n in node_names(t.text)))):
-        name = ", ".join(nodes[:4]) + (f" and {len(nodes) - 4} more" if len(nodes) > 4 else "")
+        name = _some(nodes)
     else:
         name = _called(ranks[0] if ranks else None, where)
     culprits = (name,) if name else ()
