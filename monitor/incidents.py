@@ -104,6 +104,7 @@ class HostStates(Observation):
     """What each local rank's host thread does, from its latest stacks (the stack detector)."""
 
     states: tuple[tuple[int, str, str], ...]  # (rank, state, frame)
+    sampled_at: tuple[tuple[int, float], ...] = ()  # (rank, when its latest stacks were taken)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +136,8 @@ class JobFacts(Protocol):
     @property
     def host_states(self) -> dict[int, tuple[str, str]]: ...
 
+    def host_states_since(self, since: float | None) -> dict[int, tuple[str, str]]: ...
+
     def in_phase(self, now: float) -> str | None: ...
 
 
@@ -153,7 +156,19 @@ class JobView:
     phase_since: float = 0.0
     phase_until: float = 0.0
     host_states: dict[int, tuple[str, str]] = field(default_factory=dict)
+    host_sampled_at: dict[int, float] = field(default_factory=dict)
     live_evidence: tuple[str, ...] = ()  # what the job's own debug servers said last
+
+    def host_states_since(self, since: float | None) -> dict[int, tuple[str, str]]:
+        """The host states sampled at or after `since`: a stack taken before a stall began
+        (at start-up, say) says nothing about the stall. Without a time, all of them."""
+        if since is None:
+            return dict(self.host_states)
+        return {
+            rank: state
+            for rank, state in self.host_states.items()
+            if self.host_sampled_at.get(rank, since) >= since
+        }
 
     def in_phase(self, now: float) -> str | None:
         """The known long phase (checkpoint, evaluation, init) the job is in now, if any."""
@@ -284,6 +299,7 @@ class IncidentLayer:
             self.view.live_evidence = obs.sentences
         elif isinstance(obs, HostStates):
             self.view.host_states = {rank: (state, frame) for rank, state, frame in obs.states}
+            self.view.host_sampled_at = dict(obs.sampled_at)
         elif isinstance(obs, PhaseHint):
             if self.view.in_phase(now) != obs.phase:
                 self.view.phase = obs.phase

@@ -440,6 +440,15 @@ class NcclRasDetector:
             return self._view.in_phase(now) is not None
         return now < self._phase_until
 
+    def _steps_stalled(self, now: float) -> float | None:
+        """Seconds since the job's last step when it was seen stepping and has made no step
+        for its own stall window (the progress detector's); else None."""
+        view = self._view
+        if view is None or view.last_progress_at is None or not view.stall_window_seconds:
+            return None
+        quiet = now - view.last_progress_at
+        return quiet if quiet >= view.stall_window_seconds else None
+
     def _last_step(self) -> float | None:
         """When the job last stepped (monotonic), if it was ever seen stepping."""
         return self._view.last_progress_at if self._view is not None else None
@@ -921,7 +930,10 @@ class NcclRasDetector:
             out.append(Suspicion(now, culprits,
                                  f"RAS counts of communicator {comm.hash} frozen "
                                  f"{frozen:.0f} s with a mismatch", DETECTOR))
-        if frozen < window or (quiet and comm.key not in self._desync):
+        # The job's own pace may say it first: no step for its stall window, and two looks saw
+        # the same mismatch. A first look that came after the fault has no RAS pace to learn.
+        steps_quiet = self._steps_stalled(now) if track.unchanged_polls >= 1 else None
+        if (frozen < window and steps_quiet is None) or (quiet and comm.key not in self._desync):
             return out
         category, host_note = self._lagging_host(culprits)
         # Two sources agreeing is enough to page: the counts name the rank and its own stack
@@ -953,6 +965,10 @@ class NcclRasDetector:
         )
         if pace_source and pace_source != "ras":
             pace_note += " (the job's pace from its NCCL log lines)"
+        steps_note = (
+            f"; the job has made no step for {steps_quiet:.0f} s, past its stall window"
+            if steps_quiet is not None and frozen < window else ""
+        )
 
         self._emit(out, Transition(
             detector=DETECTOR,
@@ -962,7 +978,8 @@ class NcclRasDetector:
             category=category,
             identity={"comm": comm.hash},
             summary=(f"NCCL RAS: communicator {comm.hash}: {who} never launched the collective "
-                     f"the others wait in ({lagging}; frozen {frozen:.0f} s{pace_note})"
+                     f"the others wait in ({lagging}; frozen {frozen:.0f} s{pace_note}"
+                     f"{steps_note})"
                      + (f"; {host_note}" if host_note else "")),
             description=(
                 "The counts of this communicator differ between ranks and have not moved for "
@@ -980,6 +997,7 @@ class NcclRasDetector:
                 "lagging_host_state": host_note or None,
                 "frozen_seconds": round(frozen, 1),
                 "window_seconds": round(window, 1),
+                "steps_quiet_seconds": round(steps_quiet, 1) if steps_quiet is not None else None,
                 "lagging": [
                     {"op": low.op, "count": low.value, "others": low.lead_value,
                      "ranks": low.size, "local_ranks": sorted(r.rank for r in low.refs),
@@ -994,7 +1012,9 @@ class NcclRasDetector:
 
     def _lagging_host(self, culprits: Sequence[int]) -> tuple[Category, str]:
         """What the lagging ranks' hosts do (stacks of the local ranks), and so the category."""
-        states = self._view.host_states if self._view is not None else {}
+        states = (
+            self._view.host_states_since(self._last_step()) if self._view is not None else {}
+        )
         seen = {rank: states[rank] for rank in culprits if rank in states}
         if not seen:
             return Category.COLLECTIVE_DESYNC, ""
@@ -1054,7 +1074,9 @@ class NcclRasDetector:
         if frozen < window or (quiet and self._hang is None):
             return out
         # The local stacks agreeing (every local rank waits for its peers) confirms it at once.
-        states = self._view.host_states if self._view is not None else {}
+        states = (
+            self._view.host_states_since(self._last_step()) if self._view is not None else {}
+        )
         agreed = bool(states) and all(
             state in ("in_collective", "gpu_wait") for state, _frame in states.values()
         )

@@ -335,7 +335,9 @@ class ProgressDetector:
                 if elsewhere
                 else "; no rank on this node is ahead: waiting for a rank it cannot name"
             )
-            here = self.view.host_states if self.view is not None else {}
+            here = (
+                self.view.host_states_since(worst.last_step_at) if self.view is not None else {}
+            )
             if here:
                 summary += " (here: " + ", ".join(
                     f"rank {r} {state}" + (f" at {frame}" if frame else "")

@@ -140,7 +140,9 @@ class StackDetector:
         self._confirm_why = ""
         self._sampler_seen = False
         self._blind_reason = ""
-        self._published: tuple[tuple[int, str, str], ...] = ()
+        self._published: tuple[tuple[tuple[int, str, str], ...], tuple[tuple[int, float], ...]] = (
+            (), ()
+        )
         self._world_size: int | None = None
 
     # -- inputs --------------------------------------------------------------------------
@@ -318,9 +320,10 @@ class StackDetector:
         out: list[DetectorOutput] = []
         states = self._rank_states()
         published = tuple((r, state, frame) for r, (state, frame) in sorted(states.items()))
-        if published != self._published:
-            self._published = published
-            out.append(HostStates(now, published))
+        sampled = tuple(sorted(self._rank_sampled_at(now).items()))
+        if (published, sampled) != self._published:
+            self._published = (published, sampled)
+            out.append(HostStates(now, published, sampled))
         out.extend(self._phase_hints(now, states))
         thin = [
             rank
@@ -340,6 +343,20 @@ class StackDetector:
         if self._firing:
             # Keep the evidence of a firing alert fresh, so it resolves when the job recovers.
             self._confirm_later(now + self.settings.recheck_seconds, "recheck: alert firing")
+        return out
+
+    def _rank_sampled_at(self, now: float) -> dict[int, float]:
+        """rank → when what its state says was seen: its latest stacks, or now for a process
+        the process table shows stopped."""
+        out = {}
+        for rank, pid in self._rank_pid.items():
+            proc = self._procs.get(pid)
+            if proc is None:
+                continue
+            if proc.state is ProcState.STOPPED:
+                out[rank] = now
+            elif proc.samples:
+                out[rank] = proc.samples[-1].at
         return out
 
     def _rank_states(self) -> dict[int, tuple[str, str]]:
