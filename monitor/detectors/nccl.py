@@ -20,7 +20,10 @@ Alerts, their states and edges:
 * CollectiveDesync (warning -> critical, collective_desync): a RUNNING communicator whose
   collective counts differ between ranks and have not moved for the stall window; the ranks of the
   lowest group (they never launched the collective the others wait in) are the culprits.
-  warning at one window, critical at two. -> resolved: the counts move, or the mismatch clears.
+  warning at one window, critical at two, or at once when the lagging rank's own stack (taken
+  since the job's last step) shows it away from the collective. Also due, before its window,
+  once the job has made no step for its own stall window and two looks saw the same mismatch
+  (a first look after the fault has no RAS pace to learn). -> resolved: the counts move, or the mismatch clears.
 * CollectiveHang (warning -> critical, collective_hang): JSON reports only (per-rank counts): every
   communicator seen advancing before is frozen with equal counts for the stall window (all ranks
   launched, none completed: NCCL issue #1730, which RAS itself reports as OK). Counts already up
