@@ -19,12 +19,13 @@ from pathlib import Path
 import pytest
 
 from tests.benchmarks.report import progress, record
-from tests.emulated_nccl.faults import EXPECTED, Measured, measure, started
+from tests.emulated_nccl.faults import BY_FAULT, EXPECTED, Measured, measure, started
 from tests.emulated_nccl.harness import run_scenario, scenario
 
 pytestmark = pytest.mark.benchmark
 QUICK = os.environ.get("RW_BENCH_QUICK") == "1"
 ONLY = [f for f in os.environ.get("RW_BENCH_FAULTS", "").split(",") if f]
+LATE_FAULT_STEP = 15  # 1.5 s of steps: the fault comes before RAS's first complete look
 
 
 def _fmt(values: list[float]) -> str:
@@ -90,6 +91,34 @@ def test_odd_one_out_to_first_page(tmp_path: Path) -> None:
         f"<= 30 s ({'met' if ok else 'NOT met'})",
     )
     assert len(seconds) == runs
+
+
+@pytest.mark.timeout(1200)
+@pytest.mark.skipif(bool(ONLY) and "late_look" not in ONLY, reason="not in RW_BENCH_FAULTS")
+def test_first_look_after_the_fault_to_first_page(tmp_path: Path) -> None:
+    """The fault comes 1.5 s into the steps, before RAS's first complete look (as on the real
+    NCCL run of tests/data/nccl_gpu/hang): no RAS pace can be learned, the job's own stall
+    window decides."""
+    runs = 1 if QUICK else 3
+    for fault in ("kernel_hang", "user_deadlock"):
+        expected = BY_FAULT[fault]
+        measured = []
+        for run in range(runs):
+            progress(f"{fault}, first look after the fault, run {run + 1}/{runs}")
+            measured.append(measure(fault, tmp_path / f"late-{fault}-{run}", timeout=90,
+                                    fault_step=LATE_FAULT_STEP))  # fmt: skip
+        named = [m.seconds_to_named for m in measured if m.seconds_to_named is not None]
+        ok = len(named) == runs and max(named) <= expected.bar_seconds
+        example = next((m.named for m in measured if m.named is not None), None)
+        how = (f"{example['alertname']} {example['severity']} {example['category']} "
+               f"culprit {example['culprit_ranks']}" if example else "not named")  # fmt: skip
+        record(
+            "fault_to_page",
+            f"{fault}, RAS's first look after the fault (median of {runs})",
+            f"named {_fmt(named).strip()}: {how}",
+            f"<= {expected.bar_seconds:.0f} s ({'met' if ok else 'NOT met'})",
+        )
+        assert len(measured) == runs
 
 
 def _odd_one(alert: dict[str, object]) -> bool:

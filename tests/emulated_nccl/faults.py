@@ -66,7 +66,9 @@ def names_it(alert: Alert, expected: Expected) -> bool:
     )
 
 
-def measure(fault: str, workdir: Path, *, timeout: float = 60.0, **knobs: Any) -> Measured:
+def measure(
+    fault: str, workdir: Path, *, timeout: float = 60.0, fault_step: int = FAULT_STEP, **knobs: Any
+) -> Measured:
     """Run the fault under `rankwatch run` and time the first page and the first right one."""
     expected = BY_FAULT[fault]
     spec = scenario(
@@ -75,7 +77,7 @@ def measure(fault: str, workdir: Path, *, timeout: float = 60.0, **knobs: Any) -
         # 10 s of steps: RAS (a poll every 5 s) has seen the job run before the fault, as it
         # has in any job that fails after its first seconds (a first look after the fault is
         # tests/test_ras_detector.py's)
-        fault_step=FAULT_STEP,
+        fault_step=fault_step,
         step_seconds=0.1,
         **{**expected.knobs, **knobs},
     )
