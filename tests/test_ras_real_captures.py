@@ -76,8 +76,7 @@ def _host_states(run: str, pass_glob: str) -> tuple[dict[int, tuple[str, str]], 
         rank = int(re.search(r"-rank(\d+)-rank-", path.name).group(1))  # type: ignore[union-attr]
         pid = int(path.stem.rsplit("-", 1)[1])
         main = classify_main(parse_dump(path.read_text(), pid))
-        frame = main.frame if main.rule else (main.user_frame or main.frame)
-        states[rank] = (main.state.value, frame.location if frame else "")
+        states[rank] = (main.state.value, main.where)
         stamp = dt.datetime.strptime(path.name[:15], "%Y%m%dT%H%M%S").replace(tzinfo=dt.UTC)
         taken = stamp.timestamp()
     return states, taken

@@ -141,7 +141,8 @@ class StackDetector:
         self._sampler_seen = False
         self._blind_reason = ""
         self._published: tuple[tuple[tuple[int, str, str], ...], tuple[tuple[int, float], ...]] = (
-            (), ()
+            (),
+            (),
         )
         self._world_size: int | None = None
 
@@ -318,9 +319,10 @@ class StackDetector:
     # -- verdicts ------------------------------------------------------------------------
     def _evaluate(self, now: float) -> list[DetectorOutput]:
         out: list[DetectorOutput] = []
-        states = self._rank_states()
+        readings = self._rank_states(now)
+        states = {rank: (state, frame) for rank, (state, frame, _at) in readings.items()}
         published = tuple((r, state, frame) for r, (state, frame) in sorted(states.items()))
-        sampled = tuple(sorted(self._rank_sampled_at(now).items()))
+        sampled = tuple((r, at) for r, (_state, _frame, at) in sorted(readings.items()))
         if (published, sampled) != self._published:
             self._published = (published, sampled)
             out.append(HostStates(now, published, sampled))
@@ -345,35 +347,23 @@ class StackDetector:
             self._confirm_later(now + self.settings.recheck_seconds, "recheck: alert firing")
         return out
 
-    def _rank_sampled_at(self, now: float) -> dict[int, float]:
-        """rank → when what its state says was seen: its latest stacks, or now for a process
-        the process table shows stopped."""
-        out = {}
-        for rank, pid in self._rank_pid.items():
-            proc = self._procs.get(pid)
-            if proc is None:
-                continue
-            if proc.state is ProcState.STOPPED:
-                out[rank] = now
-            elif proc.samples:
-                out[rank] = proc.samples[-1].at
-        return out
-
-    def _rank_states(self) -> dict[int, tuple[str, str]]:
-        """rank → (effective state of its latest sample, that sample's frame)."""
+    def _rank_states(self, now: float) -> dict[int, tuple[str, str, float]]:
+        """rank → (effective state of its latest sample, that sample's frame, when what the
+        state says was seen: the sample's time, or now for a process shown stopped)."""
         states = {}
         for rank, pid in self._rank_pid.items():
             proc = self._procs.get(pid)
             if proc is None:
                 continue
             if proc.state is ProcState.STOPPED:
-                states[rank] = (STOPPED, _main_frame(proc.samples[-1]) if proc.samples else "")
+                frame = _main_frame(proc.samples[-1]) if proc.samples else ""
+                states[rank] = (STOPPED, frame, now)
             elif not proc.samples:
                 continue
             else:
                 last = proc.samples[-1]
                 prev = proc.samples[-2] if len(proc.samples) > 1 else None
-                states[rank] = (self._effective(last, prev, proc), _main_frame(last))
+                states[rank] = (self._effective(last, prev, proc), _main_frame(last), last.at)
         return states
 
     def _effective(self, sample: StackSample, prev: StackSample | None, proc: _Proc) -> str:
@@ -942,7 +932,7 @@ class StackDetector:
 
     # -- outputs -------------------------------------------------------------------------
     def metric_families(self, now: float) -> Sequence[MetricFamilyData]:
-        states = self._rank_states()
+        states = self._rank_states(now)
         ranks = sorted(states)
         stalled = {r for (name, r) in self._firing if name == "DataloaderStalled"}
         # Only while the job is overdue: a busy rank's signature changes with every dump, and
@@ -998,12 +988,8 @@ def _after(moment: float | None, since: float) -> bool:
 
 
 def _main_frame(sample: StackSample) -> str:
-    """The frame that decided the state; for plain user code, the innermost user frame."""
-    main = sample.main
-    if main is None:
-        return ""
-    frame = main.frame if main.rule else (main.user_frame or main.frame)
-    return frame.location if frame is not None else ""
+    """The frame that decided the state of the sample's main thread (MainClass.where)."""
+    return sample.main.where if sample.main is not None else ""
 
 
 def _is_saving(sample: StackSample) -> bool:

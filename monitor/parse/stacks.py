@@ -359,6 +359,12 @@ class MainClass:
     top: tuple[str, ...]
     signature: str = ""  # stack_signature of the main thread: ranks stuck alike share it
 
+    @property
+    def where(self) -> str:
+        """The frame that decided the state; for plain user code, the innermost user frame."""
+        frame = self.frame if self.rule else (self.user_frame or self.frame)
+        return frame.location if frame is not None else ""
+
 
 @dataclass(frozen=True, slots=True)
 class WorkerClass:

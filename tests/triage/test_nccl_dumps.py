@@ -12,14 +12,13 @@ from typing import Any
 import pytest
 
 from monitor.parse.flight_recorder import analyse, decode_dump, load_dump
+from monitor.triage.command import run
 from tests.triage.test_command import _parser
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "nccl_gpu"
 
 
 def _triage(*paths: Path) -> dict[str, Any]:
-    from monitor.triage.command import run
-
     args = _parser().parse_args(["triage", *map(str, paths), "--format", "json", "-q"])
     out = io.StringIO()
     run(args, stdout=out, stderr=io.StringIO())
