@@ -139,7 +139,9 @@ _FAILED = re.compile(
 # shared object file" on every healthy job without a network plugin).
 _BENIGN = re.compile(
     r"(?i:warning:|deprecat|will retry|retrying)|"
-    r"\b(?:INFO|DEBUG|TRACE)\b[ :\]]|^\W*[ID]\d{4} \d\d:")
+    r"\b(?:INFO|DEBUG|TRACE)\b[ :\]]|"
+    # glog's INFO/DEBUG stamp, unless the message carries an error level of its own
+    r"^\W*[ID]\d{4} \d\d:(?!.*\b(?:ERROR|FATAL|CRITICAL)[:\]])")
 # Phrases that mention failure without being one (counters, options, "no error"): taken out
 # before the gate, so that a line failing elsewhere still counts (gloo's "connectFullMesh
 # failed with [pair.cc:144] no error").
@@ -155,7 +157,8 @@ _DEVICE = re.compile(r"\b(mlx5_\d+|efa_\d+|ib[a-z]?\d+|hfi1_\d+|bnxt_re\d+)\b")
 _SPAWNED = re.compile(r"\b([Pp]rocess \d{1,2}) terminated with\b")
 _DIALED = re.compile(r"\bdial (?:tcp|udp)[46]? ([^\s:]+:\d{1,5})\b")  # Go: the endpoint
 _NODE = re.compile(r"\b(?:node|host|hostname|Node|Host)[ =:]+([A-Za-z][\w.-]*\d[\w.-]*)")
-_SELF_RANK = re.compile(r"\b(?:on|for|of) [Rr]ank (\d+)\b|^\W*Rank (\d+)[,:]")
+# "… on rank 3", or a line that opens with "Rank 3," (after a logger's "ERROR:name:" too)
+_SELF_RANK = re.compile(r"\b(?:on|for|of) [Rr]ank (\d+)\b|(?:^|:)\W*Rank (\d+)[,:]")
 _PCI = re.compile(r"\b([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)\b")
 # the NVIDIA driver names a GPU it could not bring up by its device minor (/dev/nvidiaN)
 _GPU_MINOR = re.compile(r"\bdevice bearing (minor number \d+)")

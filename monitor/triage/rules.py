@@ -1447,6 +1447,28 @@ def _in_every_report(pairs: Sequence[set[int | None]]) -> int | None:
     return common.pop() if len(common) == 1 else None
 
 
+def _agreeing_reporters(items: Sequence[Located]
+                        ) -> tuple[int, tuple[int, ...], tuple[str, str]] | None:
+    """Torch's DETAIL check names, for the rank that reports, the first rank whose fingerprint
+    differs from its own. Two reporters or more that run the same collective (as far as each
+    report shows: a report cut after its own fingerprint still counts) and that name one and
+    the same other rank disagree with that rank, not with each other: it is the odd one."""
+    own: dict[int, tuple[str, str]] = {}
+    named: set[int] = set()
+    for item in items:
+        message = str(item.event.fields.get("message", ""))
+        sides = _FINGERPRINT.findall(message)
+        running = [int(r) for r in _RUNNING.findall(message)]
+        if not sides or not running or int(sides[0][0]) != running[0]:
+            continue
+        own[running[0]] = (sides[0][1], sides[0][2])
+        named.update(running[1:])
+    others = named - set(own)
+    if len(own) < 2 or len(set(own.values())) != 1 or len(others) != 1 or named & set(own):
+        return None
+    return others.pop(), tuple(sorted(own)), next(iter(own.values()))
+
+
 def monitored_barrier(ctx: Context) -> Finding | None:
     """gloo's monitored barrier: rank 0's report names the ranks that never arrived."""
     items = [i for i in ctx.of(EventKind.MONITORED_BARRIER) if i.event.fields.get("ranks")]
@@ -1529,6 +1551,16 @@ def collective_mismatch(ctx: Context) -> Finding | None:
             (f"ranks called different collectives{detail} ({first.where}); rank {odd} is in "
              f"every mismatch report ({len(pairs)}), each with another rank: it is the one that "
              "differs",), first,
+            (f"Find where rank {odd}'s code path or tensor shapes diverge from the others'.",),
+        )
+    agreed = _agreeing_reporters(items)
+    if agreed is not None:
+        odd, reporters, (seq, op) = agreed
+        return Finding(
+            Category.COLLECTIVE_DESYNC, (odd,), (f"rank {odd}",),
+            (f"ranks {compress_ranks(reporters)} each report a mismatch while running the same "
+             f"collective ({op}" + (f" #{seq}" if seq else "") + f"), and rank {odd} differs "
+             f"from them ({first.where}): it is the odd one",), first,
             (f"Find where rank {odd}'s code path or tensor shapes diverge from the others'.",),
         )
     around = sorted({i.event.int_field("peer_rank") for i in items
@@ -1986,6 +2018,11 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     # first line names no place, the next lines of its family may.
     spots = reading.where or places(ctx.scans[index].continued.get(first.line, "")) or tuple(
         dict.fromkeys(w for _, _, r in readings if r.family is family for w in r.where))[:3]
+    if not spots and ranks:  # another failing line about the same rank may say where it ran
+        spots = tuple(dict.fromkeys(
+            w for _, t, r in readings
+            if (t.rank if t.rank is not None else self_named_rank(t.text)) == ranks[0]
+            for w in r.where))[:3]
     if not spots and family is Family.OOM:  # memory ran out, and a process was killed
         spots = _killed_in_tail(ctx.scans[index])
     where = ", ".join(spots)

@@ -374,3 +374,27 @@ def test_slurmctld_recording_a_job_killed_by_a_signal_is_a_failed_job() -> None:
 def test_mxnets_dataloader_worker_timeout_is_a_dataloader_stall() -> None:
     diagnosis = triage("dlstall-mxnet-18224-gluon-worker-timeout.log")
     assert diagnosis.category is Category.DATALOADER_STALL
+
+
+def test_two_reporters_in_the_same_collective_naming_one_other_rank_make_it_the_odd_one(
+        tmp_path: Path) -> None:
+    name = "collective-desync-lightning-19045-checkpoint-broadcast.log"
+    diagnosis = triage(name)
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.COLLECTIVE_DESYNC, (0,))
+    # reporters that do not run the same collective disagree with each other as well: no rank
+    text = (CORPUS / name).read_text().replace(
+        "Rank 2 is running collective: CollectiveFingerPrint(SequenceNumber=152517",
+        "Rank 2 is running collective: CollectiveFingerPrint(SequenceNumber=152516")
+    apart = triage_texts(tmp_path, text)
+    assert (apart.category, apart.culprit_ranks) == (Category.COLLECTIVE_DESYNC, ())
+
+
+def test_one_report_of_a_mismatch_blames_neither_side() -> None:
+    diagnosis = triage("collective-desync-sglang-13227-broadcast-seqnum.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.COLLECTIVE_DESYNC, ())
+
+
+def test_a_line_after_a_logger_name_that_opens_with_the_rank_places_it_on_its_node() -> None:
+    diagnosis = triage("software-megatron-lm-5026-nan-rank3.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, (3,))
+    assert diagnosis.culprits == ("rank 3 (core-ci-test-1779833921-task-1-0)",)
