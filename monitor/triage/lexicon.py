@@ -68,7 +68,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"fallen off the bus|NVML|HIP error|hipError|HSA_STATUS_ERROR|"
                      r"no CUDA-capable device|CUDA driver (?:version|initialization)|"
                      r"misaligned address|Memory access fault by GPU|Cuda failure|"
-                     r"CUDA IPC|peer access is not supported"),
+                     r"CUDA IPC|peer access is not supported|"
+                     r"\bamdgpu\b.{0,60}\b(?:error|fault|timeout)\b"),
         (Family.STORAGE, r"No space left on device|Disk quota exceeded|ENOSPC|EDQUOT|"
                          r"Read-only file system|Input/output error|Stale file handle|"
                          r"\[Errno (?:5|17|28|30|116|122)\]|file write failed|FileExistsError|"
@@ -133,7 +134,9 @@ _FAILED = re.compile(
     r"Evicted|\bevicted\b|\b(?:is|was|been) preempted\b|out of memory|[Tt]imed out|(?:terminated|killed) (?:with|by) signal|"
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit|"
     # slurmctld's record of a job ended by a signal: `_job_complete: JobId=N WTERMSIG 9`
-    r"\bWTERMSIG \d+")
+    r"\bWTERMSIG \d+|"
+    # AMD's kernel driver: `amdgpu: sq_intr: error, …`, `amdgpu: GPU fault detected`
+    r"\bamdgpu\b.{0,60}\b(?:error|fault|timeout)\b")
 # Lines that are no failure whatever they mention: warnings, retries still under way, and
 # what the writer logged at INFO or DEBUG (NCCL's "Plugin load returned 2 : … cannot open
 # shared object file" on every healthy job without a network plugin).
@@ -150,6 +153,13 @@ _NOT_FAILURE = re.compile(
     r"ignore_errors|errors='|on_error|\b0 (?:failed|errors?)\b|"
     r"failed[\w ]{0,20}[:=]\s*(?:0|none)\b)")
 
+# Preemption named as one possibility among others is no evidence of one (JAX's coordination
+# service: "the remote task has failed, got preempted, or crashed unexpectedly").
+_MAYBE_PREEMPTED = re.compile(r"(?i:(?:may|might|could)(?: have)?(?: been| got)? preempted|"
+                              r"(?:got |been |was )?preempted,? or\b|\bor (?:got |been |was )?"
+                              r"preempted)")
+# TensorFlow's and JAX's distributed runtime name a process `/job:worker/replica:0/task:37`
+_TASK = re.compile(r"/job:\w+/replica:\d+/(task:\d+)\b")
 _PID = re.compile(r"(?i:\bpid[ =:]*)(\d{2,8})\b|\bKilled process (\d+)|\b[Pp]rocess (\d{3,8})\b")
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{2,5})|<(\d{2,5})>)?(?![\d.])")
 _DEVICE = re.compile(r"\b(mlx5_\d+|efa_\d+|ib[a-z]?\d+|hfi1_\d+|bnxt_re\d+)\b")
@@ -179,7 +189,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "AILED", "Killed", "Aborted", "core dumped", "Segmentation", "Bus error",
                     "annot", "nable to", "No space", "quota", "Input/output", "Read-only",
                     "victed", "preempted", "out of memory", "imed out", "signal", "SIG",
-                    "usage")
+                    "usage", "amdgpu")
 
 
 def looks_failed(text: str) -> bool:
@@ -202,8 +212,9 @@ def read_line(text: str) -> Reading | None:
     failure."""
     if not looks_failed(text):
         return None
+    told = _MAYBE_PREEMPTED.sub(" ", text)
     for family, pattern in _WORDS:
-        m = pattern.search(text)
+        m = pattern.search(told)
         if m is not None:
             return Reading(family, m.group(0), places(text))
     return Reading(Family.FAILED, "", places(text))
@@ -217,15 +228,15 @@ def self_named_rank(text: str) -> int | None:
 
 def places(text: str) -> tuple[str, ...]:
     """Pids, IP addresses (with their port), network devices, PCI addresses, GPU minors,
-    spawned workers' indices, dialled endpoints and nodes a line names, in the order they
-    appear."""
+    spawned workers' indices, dialled endpoints, nodes and TF/JAX tasks a line names, in the
+    order they appear."""
     found: list[tuple[int, str]] = []
     for m in _PID.finditer(text):
         found.append((m.start(), next(g for g in m.groups() if g)))
     for m in _IPV4.finditer(text):
         port = m.group(2) or m.group(3)
         found.append((m.start(), f"{m.group(1)}:{port}" if port else m.group(1)))
-    for pattern in (_DEVICE, _PCI, _GPU_MINOR, _SPAWNED, _DIALED, _NODE):
+    for pattern in (_DEVICE, _PCI, _GPU_MINOR, _SPAWNED, _DIALED, _NODE, _TASK):
         found.extend((m.start(), m.group(1)) for m in pattern.finditer(text))
     return tuple(dict.fromkeys(w for _, w in sorted(found)))
 

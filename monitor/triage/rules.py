@@ -829,6 +829,8 @@ def _peer_unreachable(item: Located) -> bool:
     """An exception of the job's transport (gloo, c10d sockets) that says it could not
     connect to a peer: the link or the peer is down, not the job's code."""
     message = str(item.event.fields.get("exc_message", ""))
+    if "connectFullMesh failed" in message:  # gloo, at start-up; its pair may name no peer
+        return any(w in message for w in (*_UNREACHABLE, "Connect timeout"))
     return (any(w in message for w in _UNREACHABLE) and _RAISED_PEER.search(message) is not None
             and any(w in message for w in ("gloo", "c10d", "socket", "pair.cc")))
 
@@ -1222,6 +1224,22 @@ def native_crash(ctx: Context) -> Finding | None:
     )
 
 
+def _failed_alike(item: Located) -> list[int]:
+    """The other ranks of a failure table that died as its root cause did: by the same
+    signal, in the same second."""
+    f = item.event.fields
+    others = f.get("other_failures")
+    if not isinstance(others, tuple) or not f.get("root_time"):
+        return []
+    alike = []
+    for other in others:
+        o = dict(other)
+        if (o.get("signal") == f.get("root_signal") and o.get("time") == f.get("root_time")
+                and isinstance(o.get("rank"), int)):
+            alike.append(int(o["rank"]))
+    return alike
+
+
 def signal_kill(ctx: Context) -> Finding | None:
     aborted_by_watchdog = bool(ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN))
     for item in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
@@ -1237,6 +1255,19 @@ def signal_kill(ctx: Context) -> Finding | None:
         if signal == "SIGABRT" and aborted_by_watchdog:
             continue  # the NCCL watchdog aborted it: a consequence of the timeout
         pid = item.event.fields.get("root_pid")
+        alike = _failed_alike(item)
+        if alike:
+            ranks = compress_ranks(sorted({rank, *alike}))
+            return Finding(
+                Category.UNDETERMINED, (), (),
+                (f"ranks {ranks} were all killed by {signal} in the same second "
+                 f"({item.event.fields.get('root_time')}, {item.where}): the launcher's 'root "
+                 "cause' is only the first it noticed, and one cause outside the ranks (the "
+                 "host, its shared memory, a kill of the job) is as likely as a culprit among "
+                 "them",), item,
+                ("Check the host: `dmesg -T` for the kernel's word on the signal, `df -h "
+                 "/dev/shm` for SIGBUS, the scheduler's record for a kill.",),
+            )
         return Finding(
             Category.UNDETERMINED, (rank,), (f"rank {rank} (pid {pid})",),
             (f"rank {rank} (local_rank {item.event.fields.get('root_local_rank')}, pid {pid}) "

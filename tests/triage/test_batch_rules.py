@@ -398,3 +398,38 @@ def test_a_line_after_a_logger_name_that_opens_with_the_rank_places_it_on_its_no
     diagnosis = triage("software-megatron-lm-5026-nan-rank3.log")
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, (3,))
     assert diagnosis.culprits == ("rank 3 (core-ci-test-1779833921-task-1-0)",)
+
+
+def test_gloo_that_cannot_connect_its_full_mesh_is_the_network_not_the_jobs_bug() -> None:
+    diagnosis = triage("gloo-connect-timeout-dmlcloud-47.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.NETWORK, ())
+
+
+def test_amds_kernel_driver_errors_are_the_gpu(tmp_path: Path) -> None:
+    diagnosis = triage("gpu-rocm-2494-amdgpu-sq-intr-multicard.log")
+    assert diagnosis.category is Category.GPU_CUDA
+    # the driver loading is no failure
+    quiet = triage_texts(tmp_path, "[    2.118] [drm] amdgpu kernel modesetting enabled.\n"
+                                   "[    2.120] amdgpu: Topology: Add CPU node\n")
+    assert quiet.category is Category.NONE
+
+
+def test_a_preemption_named_as_one_possibility_is_no_preemption() -> None:
+    diagnosis = triage("jax-heartbeat-t5x-archobj-26.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
+    assert any("task:37" in c for c in diagnosis.culprits)
+
+
+def test_ranks_killed_by_one_signal_in_one_second_have_no_first_failure(tmp_path: Path) -> None:
+    name = "undet-openocr-71-sigbus-both-ranks.log"
+    diagnosis = triage(name)
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
+    assert any("ranks 0-1 were all killed by SIGBUS" in f for f in diagnosis.findings)
+    # a second apart, the launcher's first failure is the first
+    text = (CORPUS / name).read_text().replace("time      : 2024-12-31_16:45:52\n  host      : "
+                                               "server\n  rank      : 1",
+                                               "time      : 2024-12-31_16:45:53\n  host      : "
+                                               "server\n  rank      : 1")
+    assert "16:45:53" in text
+    apart = triage_texts(tmp_path, text)
+    assert apart.culprit_ranks == (0,)
