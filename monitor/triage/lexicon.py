@@ -55,6 +55,10 @@ CATEGORY: dict[Family, Category] = {
 OWN_FAULT = frozenset({Family.OOM, Family.GPU, Family.STORAGE, Family.ENVIRONMENT,
                        Family.SOFTWARE})
 
+# AMD's kernel driver: `amdgpu: sq_intr: error, …`, `amdgpu: GPU fault detected`, a ring
+# timeout; both a failure (the gate below) and the GPU's
+_AMDGPU = r"\bamdgpu\b.{0,60}\b(?:error|fault|timeout)\b"
+
 _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
     (family, re.compile(pattern)) for family, pattern in (
         (Family.OOM, r"(?i:out of memory)|OutOfMemory|\bOOM\b|(?i:oom[-_ ]?kill)|"
@@ -69,7 +73,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"no CUDA-capable device|CUDA driver (?:version|initialization)|"
                      r"misaligned address|Memory access fault by GPU|Cuda failure|"
                      r"CUDA IPC|peer access is not supported|"
-                     r"\bamdgpu\b.{0,60}\b(?:error|fault|timeout)\b"),
+                     + _AMDGPU),
         (Family.STORAGE, r"No space left on device|Disk quota exceeded|ENOSPC|EDQUOT|"
                          r"Read-only file system|Input/output error|Stale file handle|"
                          r"\[Errno (?:5|17|28|30|116|122)\]|file write failed|FileExistsError|"
@@ -135,8 +139,7 @@ _FAILED = re.compile(
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit|"
     # slurmctld's record of a job ended by a signal: `_job_complete: JobId=N WTERMSIG 9`
     r"\bWTERMSIG \d+|"
-    # AMD's kernel driver: `amdgpu: sq_intr: error, …`, `amdgpu: GPU fault detected`
-    r"\bamdgpu\b.{0,60}\b(?:error|fault|timeout)\b")
+    + _AMDGPU)
 # Lines that are no failure whatever they mention: warnings, retries still under way, and
 # what the writer logged at INFO or DEBUG (NCCL's "Plugin load returned 2 : … cannot open
 # shared object file" on every healthy job without a network plugin).

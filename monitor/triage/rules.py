@@ -1478,22 +1478,21 @@ def _in_every_report(pairs: Sequence[set[int | None]]) -> int | None:
     return common.pop() if len(common) == 1 else None
 
 
-def _agreeing_reporters(items: Sequence[Located]
+def _agreeing_reporters(messages: Sequence[str], running: Sequence[Sequence[int]]
                         ) -> tuple[int, tuple[int, ...], tuple[str, str]] | None:
     """Torch's DETAIL check names, for the rank that reports, the first rank whose fingerprint
     differs from its own. Two reporters or more that run the same collective (as far as each
     report shows: a report cut after its own fingerprint still counts) and that name one and
-    the same other rank disagree with that rank, not with each other: it is the odd one."""
+    the same other rank disagree with that rank, not with each other: it is the odd one.
+    `running`: the ranks each message says are running, the reporter first."""
     own: dict[int, tuple[str, str]] = {}
     named: set[int] = set()
-    for item in items:
-        message = str(item.event.fields.get("message", ""))
+    for message, ranks in zip(messages, running, strict=True):
         sides = _FINGERPRINT.findall(message)
-        running = [int(r) for r in _RUNNING.findall(message)]
-        if not sides or not running or int(sides[0][0]) != running[0]:
+        if not sides or not ranks or int(sides[0][0]) != ranks[0]:
             continue
-        own[running[0]] = (sides[0][1], sides[0][2])
-        named.update(running[1:])
+        own[ranks[0]] = (sides[0][1], sides[0][2])
+        named.update(ranks[1:])
     others = named - set(own)
     if len(own) < 2 or len(set(own.values())) != 1 or len(others) != 1 or named & set(own):
         return None
@@ -1571,10 +1570,9 @@ def collective_mismatch(ctx: Context) -> Finding | None:
     # Each report pairs two ranks; when every report pairs the same rank with another, that
     # rank is the one that differs from all the others.
     # (a report cut short still names both ranks: "… but Rank 0 is running")
-    pairs: list[set[int | None]] = [
-        {int(r) for r in _RUNNING.findall(str(i.event.fields.get("message", "")))}
-        for i in items]
-    pairs = [p for p in pairs if len(p) == 2]
+    messages = [str(i.event.fields.get("message", "")) for i in items]
+    running = [[int(r) for r in _RUNNING.findall(m)] for m in messages]
+    pairs: list[set[int | None]] = [set(r) for r in running if len(set(r)) == 2]
     odd = _in_every_report(pairs)
     if odd is not None:
         return Finding(
@@ -1584,7 +1582,7 @@ def collective_mismatch(ctx: Context) -> Finding | None:
              "differs",), first,
             (f"Find where rank {odd}'s code path or tensor shapes diverge from the others'.",),
         )
-    agreed = _agreeing_reporters(items)
+    agreed = _agreeing_reporters(messages, running)
     if agreed is not None:
         odd, reporters, (seq, op) = agreed
         return Finding(
@@ -2018,6 +2016,11 @@ def nccl_connect_refused(ctx: Context) -> Finding | None:
 _STILL_REFUSED = 3  # retry lines from one process: three seconds of refusals
 
 
+def _rank_of(tail: TailLine) -> int | None:
+    """The rank a failing line is about: its prefix's, or the one its words name."""
+    return tail.rank if tail.rank is not None else self_named_rank(tail.text)
+
+
 def unrecognised_failure(ctx: Context) -> Finding | None:
     """The last resort: failing lines that no pattern turned into an event, read by the
     failure-family lexicon. A log from a stack the patterns never met is judged by what its
@@ -2041,7 +2044,7 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     category = CATEGORY[family]
     ranks: tuple[int, ...] = ()
     if family in OWN_FAULT:
-        named = (t.rank if t.rank is not None else self_named_rank(t.text)
+        named = (_rank_of(t)
                  for _, t, r in readings if r.family is family)
         shown = {rank for rank in named if rank is not None}
         ranks = (shown.pop(),) if len(shown) == 1 else ()
@@ -2052,7 +2055,7 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     if not spots and ranks:  # another failing line about the same rank may say where it ran
         spots = tuple(dict.fromkeys(
             w for _, t, r in readings
-            if (t.rank if t.rank is not None else self_named_rank(t.text)) == ranks[0]
+            if _rank_of(t) == ranks[0]
             for w in r.where))[:3]
     if not spots and family is Family.OOM:  # memory ran out, and a process was killed
         spots = _killed_in_tail(ctx.scans[index])
