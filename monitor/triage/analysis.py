@@ -39,7 +39,7 @@ from monitor.triage.evidence import (
 )
 from monitor.triage.reader import FileScan, InputProblem
 from monitor.triage.rules import RULES, Context, Finding
-from monitor.triage.topology import ONE_NODE, promoted, read_topology
+from monitor.triage.topology import ONE_NODE, SRUN_RANK, promoted, read_topology
 
 
 @dataclass(frozen=True)
@@ -250,7 +250,7 @@ def _placed(culprits: tuple[str, ...], located: Sequence[Located]) -> tuple[str,
     (a `[rankN]:` line with NCCL's `host:pid`) says so: the page then names the node."""
     places: dict[int, Counter[str]] = defaultdict(Counter)
     for item in located:
-        if item.rank is not None and item.rank_origin in ("global", "file", ONE_NODE):
+        if item.rank is not None and item.rank_origin in ("global", "file", ONE_NODE, SRUN_RANK):
             where = whereabouts(item)
             if ":" in where:  # host and pid, not a bare pid
                 places[item.rank][where] += 1

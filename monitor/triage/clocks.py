@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from monitor.parse.log_events import EventKind
-from monitor.triage.evidence import ONE_NODE, Located
+from monitor.triage.evidence import ONE_NODE, SRUN_RANK, Located
 
 GIVEN = "given"
 MEASURED = "measured"
@@ -63,7 +63,7 @@ OFFSET_ALERT = "ClockOffsetHigh"
 STEP_ALERT = "ClockSteppedBackwards"
 
 _EPS = 1e-6
-_GLOBAL_ORIGINS = frozenset({"global", "file", "stream", "nccl", ONE_NODE})
+_GLOBAL_ORIGINS = frozenset({"global", "file", "stream", "nccl", ONE_NODE, SRUN_RANK})
 _SIGNAL_STATUS_SOURCES = frozenset({"watchdog", "timeout_at"})
 _MAX_EVIDENCE = 6
 _MAX_VIOLATIONS = 20

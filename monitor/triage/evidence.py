@@ -27,6 +27,7 @@ _INF = float("inf")
 # The rank origin of a local rank the logs show to be global: the job ran one node
 # (topology.py).
 ONE_NODE = "local=global"
+SRUN_RANK = "task=global"  # an srun task id where srun started the ranks (topology.py)
 
 
 @dataclass(frozen=True)
@@ -179,6 +180,8 @@ def who(item: Located) -> str:
         return f"rank {item.rank} (local rank on the job's one node)"
     if item.rank_origin == "task":
         return f"task {item.rank}"
+    if item.rank_origin == SRUN_RANK:
+        return f"rank {item.rank} (srun task {item.rank})"
     return f"rank {item.rank}"
 
 

@@ -29,7 +29,7 @@ from monitor.triage.lexicon import (
     self_named_rank,
 )
 from monitor.triage.reader import FileScan, TailLine
-from monitor.triage.topology import ONE_NODE, Topology
+from monitor.triage.topology import ONE_NODE, SRUN_RANK, Topology, task_ranks
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class Context:
         """Ranks of items that are global ranks. Before torch 2.2 lines carry no `[rankN]:`
         prefix; then the `[Rank N]` of ProcessGroupNCCL messages is the only rank there is
         (the default group's rank is the global rank) and counts too."""
-        allowed: tuple[str, ...] = ("global", "file", "stream", "nccl", ONE_NODE)
+        allowed: tuple[str, ...] = ("global", "file", "stream", "nccl", ONE_NODE, SRUN_RANK)
         if not any(scan.ranks for scan in self.scans):
             allowed = (*allowed, "pg")
         return tuple(sorted({i.rank for i in items if i.rank is not None
@@ -262,6 +262,8 @@ def out_of_memory(ctx: Context) -> Finding | None:
     for item in tasks:
         task_ids = [t for t in item.event.fields.get("tasks") or () if isinstance(t, int)]  # type: ignore[union-attr]
         node = item.event.fields.get("node")
+        if as_ranks := task_ranks(ctx.topology, task_ids):
+            ranks = tuple(sorted({*ranks, *as_ranks}))
         culprits.extend(f"task {t} on {node}" for t in task_ids)
         evidence.append(f"srun: task {compress_ranks(task_ids)} on {node} ran out of memory "
                         f"({item.where})")
@@ -1307,9 +1309,12 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
         first = tasks[0]
         f = first.event.fields
         ids = [i for i in f.get("tasks") or () if isinstance(i, int)]  # type: ignore[union-attr]
+        ranks = task_ranks(ctx.topology, ids)
         name = f"task {compress_ranks(ids)} on {f.get('node')}"
+        if ranks:
+            name = f"rank {compress_ranks(ranks)} (srun {name})"
         return Finding(
-            Category.UNDETERMINED, (), (name,),
+            Category.UNDETERMINED, ranks, (name,),
             (f"srun: {name} was the first to stop by itself: {f.get('status_text')} "
              f"({first.where}); the others were terminated after it",), first,
             ("Read that task's own output (srun --label prefixes it) for its error.",),

@@ -3,8 +3,12 @@
 A local rank (torchrun's `[default3]:`, its failure line's `local_rank: 3`, the legacy
 launcher's `--local_rank=3`) is the global rank only when the job ran one node. The logs say
 so in a launcher's own lines (see parse/launch_shape.py) or they do not: without their word a
-local rank stays local. srun's task ids are left as tasks: srun may have started one launcher
-per node, and a pasted excerpt rarely shows enough to rule that out.
+local rank stays local.
+
+An srun task id is SLURM_PROCID: the job's rank when srun started the ranks itself, the node's
+index when it started one launcher per node (torchrun under srun). The logs rule the second
+out when srun reports two tasks or more on one node and no per-node launcher speaks (torchrun's
+agent or failure table, a local rank, a launcher's node count); only then are tasks ranks.
 """
 
 from __future__ import annotations
@@ -13,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from monitor.parse.log_events import EventKind
-from monitor.triage.evidence import ONE_NODE, Located
+from monitor.triage.evidence import ONE_NODE, SRUN_RANK, Located
 
-__all__ = ["ONE_NODE", "Topology", "promoted", "read_topology"]
+__all__ = ["ONE_NODE", "SRUN_RANK", "Topology", "promoted", "read_topology", "task_ranks"]
 
 
 @dataclass(frozen=True)
@@ -23,21 +27,55 @@ class Topology:
     """What the logs say of how ranks map onto nodes."""
 
     one_node: str = ""  # where a line shows a job of one node; "" when none does
+    srun_ranks: str = ""  # where srun shows it started the ranks itself; "" when nothing does
+
+
+# A per-node launcher's own words: its tasks are nodes, not ranks.
+_PER_NODE_LAUNCHER = frozenset({
+    EventKind.AGENT_WORKER_FAILED, EventKind.AGENT_SIGTERM, EventKind.AGENT_DEATH_SIGNAL,
+    EventKind.CHILD_FAILED_SUMMARY, EventKind.EXIT_BARRIER, EventKind.LAUNCH_NODES,
+})
 
 
 def read_topology(located: Sequence[Located]) -> Topology:
+    return Topology(_one_node(located), _srun_ranks(located))
+
+
+def _one_node(located: Sequence[Located]) -> str:
     said = [i for i in located if i.kind is EventKind.LAUNCH_NODES]
     if not said or any(i.event.fields.get("nodes") != 1 for i in said):
-        return Topology()
+        return ""
     # lines from two hosts are two nodes, whatever a command line said
     hosts = {str(h) for i in located for h in (i.event.host, i.event.fields.get("host")) if h}
-    return Topology(said[0].where if len(hosts) <= 1 else "")
+    return said[0].where if len(hosts) <= 1 else ""
+
+
+def _srun_ranks(located: Sequence[Located]) -> str:
+    if any(i.kind in _PER_NODE_LAUNCHER or i.rank_origin == "local" for i in located):
+        return ""
+    for item in located:
+        if item.kind is EventKind.SLURM_TASK_EXIT:
+            tasks = item.event.fields.get("tasks")
+            if isinstance(tasks, tuple) and len(set(tasks)) >= 2:
+                return item.where
+    return ""
 
 
 def promoted(located: Sequence[Located], topology: Topology) -> list[Located]:
-    """The events, with local ranks counted as the global ranks they are on one node."""
-    if not topology.one_node:
-        return list(located)
-    return [replace(item, rank_origin=ONE_NODE)
-            if item.rank is not None and item.rank_origin == "local" else item
-            for item in located]
+    """The events, with local ranks counted as the global ranks they are on one node, and
+    srun's task labels as the ranks they are when srun started the ranks."""
+    out = list(located)
+    if topology.one_node:
+        out = [replace(item, rank_origin=ONE_NODE)
+               if item.rank is not None and item.rank_origin == "local" else item
+               for item in out]
+    if topology.srun_ranks:
+        out = [replace(item, rank_origin=SRUN_RANK)
+               if item.rank is not None and item.rank_origin == "task" else item
+               for item in out]
+    return out
+
+
+def task_ranks(topology: Topology, tasks: Sequence[int]) -> tuple[int, ...]:
+    """The ranks srun's task ids are, when they are ranks; () otherwise."""
+    return tuple(sorted(set(tasks))) if topology.srun_ranks else ()

@@ -1,5 +1,5 @@
 """A local rank is a global rank only on a job of one node, and only when the logs say so;
-srun's task ids stay tasks."""
+srun's task ids are ranks only when srun shows it started the ranks itself."""
 
 from __future__ import annotations
 
@@ -76,13 +76,43 @@ def test_lines_from_two_hosts_are_two_nodes_whatever_the_command_said(tmp_path: 
                         + _FAILED).culprit_ranks == (3,)
 
 
-def test_srun_names_its_first_failed_task_as_a_task_not_a_rank() -> None:
+def test_srun_that_ran_several_tasks_on_a_node_started_the_ranks_so_its_task_is_a_rank(
+        ) -> None:
+    """`tasks 3,7: Killed` on one node: srun started a process per rank, not a launcher per
+    node, so task 5 is SLURM_PROCID 5, the job's rank 5."""
     head = (CORPUS / "srun-deit-102-task5-exit1.log").read_bytes()
     assert not has_line_tag(head)  # `srun: ` is the program's name, not a host to strip
     scans, problems, _ = read_inputs([str(CORPUS / "srun-deit-102-task5-exit1.log")])
     diagnosis = diagnose(scans, problems)
-    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
-    assert diagnosis.culprits == ("task 5 on learnfair0824",)
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, (5,))
+    assert diagnosis.culprits == ("rank 5 (srun task 5 on learnfair0824)",)
+
+
+_SRUN_FIRST = "srun: error: gpu-node-12: task 1: Exited with exit code 1\n"
+
+
+@pytest.mark.parametrize("others", [
+    # one task per node: each may be a per-node launcher (torchrun under srun)
+    "srun: error: gpu-node-11: task 0: Terminated\n",
+    # several tasks on a node, but a per-node launcher speaks: tasks are its copies
+    "srun: error: gpu-node-11: tasks 0,2: Terminated\n"
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+    "train.py FAILED\n"
+    "Root Cause (first observed failure):\n[0]:\n  time      : 2024-05-01_12:00:00\n"
+    "  host      : gpu-node-12\n  rank      : 9 (local_rank: 1)\n  exitcode  : 1 (pid: 4242)\n",
+    "srun: error: gpu-node-11: tasks 0,2: Terminated\n"
+    "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 "
+    "(pid: 4242) of binary: /usr/bin/python3\n",
+])
+def test_srun_tasks_stay_tasks_unless_srun_started_the_ranks(tmp_path: Path, others: str
+                                                             ) -> None:
+    diagnosis = triage_texts(tmp_path, _SRUN_FIRST + others)
+    assert 1 not in diagnosis.culprit_ranks
+    assert not any(c.startswith("rank 1 (srun") for c in diagnosis.culprits)
+    # the same first failure, with srun's word that it ran two tasks on one node
+    ranks = triage_texts(tmp_path / "ranks", _SRUN_FIRST
+                         + "srun: error: gpu-node-11: tasks 0,2: Terminated\n")
+    assert ranks.culprit_ranks == (1,)
 
 
 def test_srun_label_prefixes_are_task_ids_not_hosts() -> None:

@@ -352,15 +352,15 @@ def test_mpirun_names_the_rank_that_died_or_exited_first(tmp_path: Path) -> None
 def test_srun_names_the_task_that_stopped_by_itself_not_the_terminated_ones(
         tmp_path: Path) -> None:
     """srun/launch.c: `%s: %s %s: Exited with exit code %d` and `%s: %s %s: %s` (strsignal);
-    a task id is a rank only when srun started the ranks, so it is named as a task."""
+    a task id is a rank only when srun started the ranks (four tasks a node here)."""
     diagnosis = triage_texts(tmp_path, (
         "srun: error: gpu-node-12: task 5: Exited with exit code 1\n"
         "srun: launch/slurm: _step_signal: Terminating StepId=771234.0\n"
         "srun: error: gpu-node-11: tasks 0-3: Terminated\n"
         "srun: error: gpu-node-12: tasks 4,6-7: Terminated\n"))
     assert diagnosis.category is Category.UNDETERMINED
-    assert diagnosis.culprit_ranks == ()
-    assert diagnosis.culprits == ("task 5 on gpu-node-12",)
+    assert diagnosis.culprit_ranks == (5,)
+    assert diagnosis.culprits == ("rank 5 (srun task 5 on gpu-node-12)",)
 
 
 def test_a_plain_slurm_cancel_is_a_stop_from_outside_unless_a_task_failed_first(
