@@ -1245,7 +1245,9 @@ PATTERNS: tuple[LinePattern, ...] = (
          "Name does not resolve", "nodename nor servname"),
         _rx(
             r"can't resolve '(?P<host>[\w.\-]+)': (?P<error>Name does not resolve)",
-            r"(?:getaddrinfo|resolve|host|address)\W+(?P<host>[A-Za-z][\w.\-]*[\w])\W.*?"
+            # ssh: `Could not resolve hostname NAME: Name or service not known`
+            r"(?:getaddrinfo|resolve(?: hostname)?|host|address)\W+(?P<host>[A-Za-z][\w.\-]*[\w])"
+            r"\W.*?"
             r"(?P<error>Name or service not known|Temporary failure in name resolution|"
             r"nodename nor servname provided)",
             r"(?P<error>Name or service not known|Temporary failure in name resolution|"

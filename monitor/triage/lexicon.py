@@ -58,6 +58,12 @@ OWN_FAULT = frozenset({Family.OOM, Family.GPU, Family.STORAGE, Family.ENVIRONMEN
 # AMD's kernel driver: `amdgpu: sq_intr: error, …`, `amdgpu: GPU fault detected`, a ring
 # timeout; both a failure (the gate below) and the GPU's
 _AMDGPU = r"\bamdgpu\b.{0,60}\b(?:error|fault|timeout)\b"
+# Any kernel GPU driver's own words for a hung GPU (Intel's xe and i915, through DRM):
+# `xe 0000:3d:00.0: [drm] … Engine reset`, `… Timedout job`, `GPU HANG`; the GPU's, and a failure
+_DRM_GPU_HANG = r"\[drm\].{0,80}\b(?:GPU HANG|GPU hang|[Ee]ngine reset|Timedout job)\b"
+# A machine told to power off under the job (a cloud's spot reclaim presses the power key)
+_POWER_OFF = (r"\bPower key pressed\b|\bSystem is powering down\b|"
+              r"\bThe system will power off now\b")
 
 _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
     (family, re.compile(pattern)) for family, pattern in (
@@ -73,7 +79,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"no CUDA-capable device|CUDA driver (?:version|initialization)|"
                      r"misaligned address|Memory access fault by GPU|Cuda failure|"
                      r"CUDA IPC|peer access is not supported|"
-                     + _AMDGPU),
+                     + _AMDGPU + "|" + _DRM_GPU_HANG),
         (Family.STORAGE, r"No space left on device|Disk quota exceeded|ENOSPC|EDQUOT|"
                          r"Read-only file system|Input/output error|Stale file handle|"
                          r"\[Errno (?:5|17|28|30|116|122)\]|file write failed|FileExistsError|"
@@ -85,7 +91,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 r"/dev/shm|(?i:insufficient shared memory)|"
                                 r"(?i:out of shared memory)|(?i:spot instance)|"
                                 # srun could not start the step's tasks on a node
-                                r"Task launch for \S+ failed on node|Application launch failed"),
+                                r"Task launch for \S+ failed on node|Application launch failed|"
+                                + _POWER_OFF),
         (Family.NETWORK, r"NET/IB|NET/Socket|NET/OFI|\bibv_\w+|\bmlx5|IBV_WC_|(?i:rdma)|"
                          r"libfabric|\bfi_\w+\(|\bEFA\b|(?i:connection refused)|ECONNREFUSED|"
                          r"(?i:no route to host)|EHOSTUNREACH|(?i:network is unreachable)|"
@@ -98,7 +105,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"Connection timed out|ETIMEDOUT|transport retry counter|"
                          r"Address already in use|EADDRINUSE|(?i:completion error)|"
                          # gloo could not connect the ranks to each other at start-up
-                         r"connectFullMesh failed"),
+                         r"connectFullMesh failed|"
+                         # a failed connect() call (Open MPI's TCP transport, its launcher)
+                         r"\bconnect\(\) to \S+ failed|failed to TCP connect"),
         (Family.INIT_TIMEOUT, r"(?i:(?:rendezvous|store|barrier|init_process_group|"
                               r"initiali[sz]\w*)\W.{0,80}(?:timed out|timeout))|"
                               r"(?i:(?:timed out|timeout)\W.{0,60}(?:rendezvous|store based|"
@@ -139,7 +148,7 @@ _FAILED = re.compile(
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit|"
     # slurmctld's record of a job ended by a signal: `_job_complete: JobId=N WTERMSIG 9`
     r"\bWTERMSIG \d+|"
-    + _AMDGPU)
+    + _AMDGPU + "|" + _DRM_GPU_HANG + "|" + _POWER_OFF)
 # Lines that are no failure whatever they mention: warnings, retries still under way, and
 # what the writer logged at INFO or DEBUG (NCCL's "Plugin load returned 2 : … cannot open
 # shared object file" on every healthy job without a network plugin).
@@ -163,12 +172,20 @@ _MAYBE_PREEMPTED = re.compile(r"(?i:(?:may|might|could)(?: have)?(?: been| got)?
                               r"preempted)")
 # TensorFlow's and JAX's distributed runtime name a process `/job:worker/replica:0/task:37`
 _TASK = re.compile(r"/job:\w+/replica:\d+/(task:\d+)\b")
+# The other end named by its host name: Open MPI's `peer: NAME`, ssh's `Could not resolve
+# hostname NAME`, an RPC agent's `request #0 to NAME: ECONNREFUSED`
+_PEER_NAME = re.compile(r"\bpeer: ([A-Za-z][\w.-]*\w)|[Cc]ould not resolve (?:hostname |host: ?)"
+                        r"([A-Za-z][\w.-]*\w)|\brequest #\d+ to ([A-Za-z][\w.-]*\w):")
 _PID = re.compile(r"(?i:\bpid[ =:]*)(\d{2,8})\b|\bKilled process (\d+)|\b[Pp]rocess (\d{3,8})\b")
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{2,5})|<(\d{2,5})>)?(?![\d.])")
 _DEVICE = re.compile(r"\b(mlx5_\d+|efa_\d+|ib[a-z]?\d+|hfi1_\d+|bnxt_re\d+)\b")
 # torch.multiprocessing.spawn names its workers by index: `process 2 terminated with signal …`
 _SPAWNED = re.compile(r"\b([Pp]rocess \d{1,2}) terminated with\b")
 _DIALED = re.compile(r"\bdial (?:tcp|udp)[46]? ([^\s:]+:\d{1,5})\b")  # Go: the endpoint
+# syslog's and journald's short form name the machine after the time: `Jan 30 10:33:08 node17
+# kernel: …`, `… systemd-logind[812]: …`
+_SYSLOG_HOST = re.compile(r"(?<![\w:.-])(?:[A-Z][a-z]{2} +\d{1,2}|\d{4}-\d\d-\d\dT?) ?\d\d:\d\d:\d\d\S* "
+                          r"([A-Za-z][\w.-]*\w) (?:kernel|systemd[\w-]*|[\w.-]+\[\d+\]):? ")
 _NODE = re.compile(r"\b(?:node|host|hostname|Node|Host)[ =:]+([A-Za-z][\w.-]*\d[\w.-]*)")
 # "… on rank 3", or a line that opens with "Rank 3," (after a logger's "ERROR:name:" too)
 _SELF_RANK = re.compile(r"\b(?:on|for|of) [Rr]ank (\d+)\b|(?:^|:)\W*Rank (\d+)[,:]")
@@ -192,7 +209,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "AILED", "Killed", "Aborted", "core dumped", "Segmentation", "Bus error",
                     "annot", "nable to", "No space", "quota", "Input/output", "Read-only",
                     "victed", "preempted", "out of memory", "imed out", "signal", "SIG",
-                    "usage", "amdgpu")
+                    "usage", "amdgpu", "[drm]", "ower")
 
 
 def looks_failed(text: str) -> bool:
@@ -231,19 +248,22 @@ def self_named_rank(text: str) -> int | None:
 
 def places(text: str) -> tuple[str, ...]:
     """Pids, IP addresses (with their port), network devices, PCI addresses, GPU minors,
-    spawned workers' indices, dialled endpoints, nodes and TF/JAX tasks a line names, in the
-    order they appear."""
+    spawned workers' indices, dialled endpoints, nodes, TF/JAX tasks and peers' host names a
+    line names, in the order they appear."""
     found: list[tuple[int, str]] = []
     for m in _PID.finditer(text):
         found.append((m.start(), next(g for g in m.groups() if g)))
     for m in _IPV4.finditer(text):
         port = m.group(2) or m.group(3)
         found.append((m.start(), f"{m.group(1)}:{port}" if port else m.group(1)))
-    for pattern in (_DEVICE, _PCI, _GPU_MINOR, _SPAWNED, _DIALED, _NODE, _TASK):
+    for pattern in (_DEVICE, _PCI, _GPU_MINOR, _SPAWNED, _DIALED, _NODE, _TASK, _SYSLOG_HOST):
         found.extend((m.start(), m.group(1)) for m in pattern.finditer(text))
+    found.extend((m.start(), next(g for g in m.groups() if g))
+                 for m in _PEER_NAME.finditer(text))
     return tuple(dict.fromkeys(w for _, w in sorted(found)))
 
 
 def node_names(text: str) -> tuple[str, ...]:
     """The nodes a line names (`failed on node gpu-17`), without its pids and addresses."""
-    return tuple(dict.fromkeys(m.group(1) for m in _NODE.finditer(text)))
+    return tuple(dict.fromkeys([*(m.group(1) for m in _SYSLOG_HOST.finditer(text)),
+                                *(m.group(1) for m in _NODE.finditer(text))]))

@@ -148,9 +148,14 @@ def _some(names: Sequence[str], shown: int = 4) -> str:
     return ", ".join(names[:shown]) + (f" and {rest} more" if rest > 0 else "")
 
 
+_PCI_ADDRESS = re.compile(r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d\b")
+
+
 def _called(rank: int | None, where: str) -> str:
     if rank is None and where.lower().startswith("process "):
         return f"spawned worker {where}"  # torch.multiprocessing's index, not a pid
+    if rank is None and _PCI_ADDRESS.match(where):
+        return f"the GPU at {where}"  # a kernel driver's line: the device, not a process
     if rank is None:
         return f"the process at {where}" if where else ""
     return f"rank {rank} ({where})" if where else f"rank {rank}"
@@ -660,7 +665,8 @@ def network(ctx: Context) -> Finding | None:
     connects = [e for e in ctx.of(EventKind.STORE_TIMEOUT)
                 if e.event.fields.get("phase") == "connect"]
     rendezvous = [e for e in ctx.of(EventKind.RENDEZVOUS_ERROR)
-                  if "Connection" in str(e.event.fields.get("exc", "")) and not _keep_alive(e)]
+                  if "Connection" in str(e.event.fields.get("exc", ""))
+                  and not _rendezvous_went(ctx, e)]
     store_raised = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
                     if _store_unreachable(e) or _peer_unreachable(e)]
     # The HCA or port itself failed: the completions flushed after it are its consequences.
@@ -719,6 +725,10 @@ def network(ctx: Context) -> Finding | None:
         evidence.append(f"{who(first)}: gloo could not resolve the host name "
                         f"{fields.get('host')} it was to listen on ({first.where}); set "
                         "GLOO_SOCKET_IFNAME to an interface, or fix the name's DNS entry")
+    elif fields.get("unresolved") and fields.get("host") and fields.get("port") is None:
+        culprit = f"the host name {fields.get('host')} (it does not resolve)"
+        evidence.append(f"{who(first)} could not resolve the host name {fields.get('host')}: "
+                        f"{fields.get('error')} ({first.where})")
     else:
         endpoint = _endpoint(ctx, fields)
         culprit = f"the rendezvous endpoint {endpoint}"
@@ -783,17 +793,36 @@ def _keep_alive(item: Located) -> bool:
     return "keep-alive heartbeat" in item.event.text
 
 
+_PEER_WENT = ("Broken pipe", "Connection reset by peer")
+
+
+def _store_went(ctx: Context, item: Located) -> bool:
+    """A rendezvous error whose own traceback says the store's connection broke (`Broken
+    pipe`, `Connection reset by peer`), none that it could not be reached: the store was
+    reached and went away, which says nothing of the network."""
+    said = [str(e.event.fields.get("exc_message", "")) for e in ctx.of(EventKind.PYTHON_TRACEBACK)
+            if e.file_index == item.file_index]
+    return any(w in m for m in said for w in _PEER_WENT) and not any(
+        w in m for m in said for w in _UNREACHABLE)
+
+
+def _rendezvous_went(ctx: Context, item: Located) -> bool:
+    return _keep_alive(item) or _store_went(ctx, item)
+
+
 def rendezvous_lost(ctx: Context) -> Finding | None:
     """The rendezvous store went away after the job started: the host that kept it (the
     first node's agent) is gone or cut off, and its own logs hold why; the agents that
     report it only see the loss."""
-    lost = [e for e in ctx.of(EventKind.RENDEZVOUS_ERROR) if _keep_alive(e)]
+    lost = [e for e in ctx.of(EventKind.RENDEZVOUS_ERROR) if _rendezvous_went(ctx, e)]
     if not lost:
         return None
     first = lost[0]
+    how = ("its keep-alive heartbeats fail with" if _keep_alive(first) else
+           "its connection to the store broke:")
     return Finding(
         Category.UNDETERMINED, (), (),
-        (f"{who(first)} lost the rendezvous: its keep-alive heartbeats fail with "
+        (f"{who(first)} lost the rendezvous: {how} "
          f"{first.event.fields.get('exc')} ({first.where}, {len(lost)} time(s)); the node "
          "that kept the store stopped answering, and these logs do not say why",), first,
         ("Read the logs of the node that hosts the rendezvous store (the rdzv endpoint, "

@@ -433,3 +433,47 @@ def test_ranks_killed_by_one_signal_in_one_second_have_no_first_failure(tmp_path
     assert "16:45:53" in text
     apart = triage_texts(tmp_path, text)
     assert apart.culprit_ranks == (0,)
+
+
+def test_a_store_connection_that_broke_is_a_lost_store_not_the_network() -> None:
+    """`RuntimeError: Broken pipe` under a RendezvousConnectionError: the store was reached
+    and went away; a store that could not be reached stays the network."""
+    diagnosis = triage("undet-store-brokenpipe-wespeaker-171.log")
+    assert (diagnosis.category, diagnosis.culprits) == (Category.UNDETERMINED, ())
+    assert "connection to the store broke" in diagnosis.summary
+
+
+def test_a_host_name_ssh_cannot_resolve_is_named() -> None:
+    diagnosis = triage("net-dns-ssh-volcano-2226.log")
+    assert diagnosis.category is Category.NETWORK
+    assert diagnosis.culprits == (
+        "the host name lm-horovod-job-worker-5.lm-horovod-job (it does not resolve)",)
+
+
+def test_the_peer_a_failed_connect_names_is_the_link() -> None:
+    """Open MPI's `peer: NAME`, its failed `connect() to ADDR failed`, an RPC agent's
+    `request #0 to NAME: ECONNREFUSED`: the other end, by name or address."""
+    named = {"net-mpi-tcp-noroute-mlx-2540.log": "the link to melchior, 192.168.68.53",
+             "net-mpi-tcp-connect-mpi4py-11.log": "the link to 169.254.140.13:1026",
+             "net-rpc-econnrefused-tensorpipe-201.log": "the link to Test1"}
+    for name, culprit in named.items():
+        diagnosis = triage(name)
+        assert (diagnosis.category, diagnosis.culprits) == (Category.NETWORK, (culprit,)), name
+
+
+def test_a_kernel_gpu_drivers_engine_reset_is_the_gpu_named_by_its_address() -> None:
+    diagnosis = triage("gpu-intel-computeruntime-944-xe-engine-reset.log")
+    assert (diagnosis.category, diagnosis.culprits) == (Category.GPU_CUDA,
+                                                        ("the GPU at 0000:3d:00.0",))
+
+
+def test_a_machine_powered_off_under_the_job_is_a_stop_from_outside_named_by_syslog(
+        tmp_path: Path) -> None:
+    diagnosis = triage("infra-translations-400-gcp-spot-poweroff.log")
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert diagnosis.culprits == (
+        "translations-1-b-linux-v100-gpu-4-1tb-fqyy7djjszsfazxznsdfna-1",)
+    # a syslog line's host is the node of the failure it reports (Xid, OOM killer)
+    kernel = triage_texts(tmp_path, "Jan 30 10:33:08 gpu-node-17 kernel: NVRM: Xid "
+                                    "(PCI:0000:3b:00): 79, GPU has fallen off the bus.\n")
+    assert kernel.category is Category.GPU_CUDA

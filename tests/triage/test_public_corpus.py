@@ -12,8 +12,8 @@ import pytest
 from tests.triage.public_corpus import CORPUS, entries, judge, names, score
 
 # Measured floors (right / total). Raise them when the rules improve; never lower them to pass.
-HELDOUT_FLOOR = 296
-TUNING_FLOOR = 389
+HELDOUT_FLOOR = 304
+TUNING_FLOOR = 403
 
 
 def test_index_lists_every_file_once_and_splits_half_and_half() -> None:
