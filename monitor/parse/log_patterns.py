@@ -1107,9 +1107,11 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         EventKind.CUDA_ERROR, Level.ERROR,
         ("CUDA error", "cuda runtime error", "Cuda failure", "CUDA driver error",
-         "THCudaCheck FAIL", "_STATUS_EXECUTION_FAILED", "nvmlDevice", "double-bit ECC"),
+         "THCudaCheck FAIL", "_STATUS_EXECUTION_FAILED", "nvmlDevice", "double-bit ECC",
+         "HIP error"),
         _rx(
-            r"CUDA (?:driver )?error: (?P<message>.*)",
+            # torch on ROCm says HIP where it says CUDA on NVIDIA's GPUs
+            r"(?:CUDA|HIP) (?:driver )?error: (?P<message>.*)",
             r"cuda runtime error \((?P<code>\d+)\) : (?P<message>.*?)(?: at \S+)?$",
             r"Cuda failure '?(?P<message>[^']*)'?",
             # torch < 1.0's THC check: `THCudaCheck FAIL file=… line=195 error=77 : an illegal …`

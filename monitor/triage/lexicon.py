@@ -79,6 +79,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"no CUDA-capable device|CUDA driver (?:version|initialization)|"
                      r"misaligned address|Memory access fault by GPU|Cuda failure|"
                      r"CUDA IPC|peer access is not supported|"
+                     # NCCL's code for a CUDA call that failed under it
+                     r"(?i:unhandled cuda error)|ncclUnhandledCudaError|"
                      + _AMDGPU + "|" + _DRM_GPU_HANG),
         (Family.STORAGE, r"No space left on device|Disk quota exceeded|ENOSPC|EDQUOT|"
                          r"Read-only file system|Input/output error|Stale file handle|"
@@ -148,6 +150,8 @@ _FAILED = re.compile(
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit|"
     # slurmctld's record of a job ended by a signal: `_job_complete: JobId=N WTERMSIG 9`
     r"\bWTERMSIG \d+|"
+    # ssh's report that it could not get to a host (`ssh: connect to host H port 22: …`)
+    r"\bssh: (?:connect to host|Could not resolve)|"
     + _AMDGPU + "|" + _DRM_GPU_HANG + "|" + _POWER_OFF)
 # Lines that are no failure whatever they mention: warnings, retries still under way, and
 # what the writer logged at INFO or DEBUG (NCCL's "Plugin load returned 2 : … cannot open
@@ -209,7 +213,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "AILED", "Killed", "Aborted", "core dumped", "Segmentation", "Bus error",
                     "annot", "nable to", "No space", "quota", "Input/output", "Read-only",
                     "victed", "preempted", "out of memory", "imed out", "signal", "SIG",
-                    "usage", "amdgpu", "[drm]", "ower")
+                    "usage", "amdgpu", "[drm]", "ower", "ssh: ")
 
 
 def looks_failed(text: str) -> bool:

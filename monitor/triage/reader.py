@@ -197,14 +197,22 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
             gzipped = _is_gzip(raw)
             source: BinaryIO = raw
             width = None
-            if not gzipped and size <= UNWRAP_MAX_BYTES:
+            records = 0
+            if not gzipped and size <= JSON_LINES_MAX_BYTES and json_lines_field(head):
+                text, records = unwrap_json_lines(raw.read(JSON_LINES_MAX_BYTES))
+                raw.seek(0)
+                source = io.BytesIO(text)
+            elif not gzipped and size <= UNWRAP_MAX_BYTES:
                 unwrapped, width = unwrap_terminal(raw.read(UNWRAP_MAX_BYTES))
                 raw.seek(0)
                 if width is not None:
                     source = io.BytesIO(unwrapped)
             reader = _Reader(scan, source, on_bytes, gzipped=gzipped)
-            reader.rewritten = width is not None
+            reader.rewritten = width is not None or records > 0
             problem = reader.run()
+            if records:
+                scan.notes.append(f"a JSON-lines log: the text of its {records} records was "
+                                  "read; line numbers count the text's lines")
             if width is not None:
                 scan.notes.append(f"lines cut at {width} columns (a terminal's copy) were "
                                   "joined; line numbers count the joined lines")
@@ -218,6 +226,56 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
 
 
 UNWRAP_MAX_BYTES = 1 << 20  # a terminal copy is a paste: small
+JSON_LINES_MAX_BYTES = 32 << 20  # a collected log is read whole to unwrap it
+
+# Where a log shipper or a runner puts a line's text in its JSON record: Docker's json-file
+# (`log`), most shippers and journald's JSON (`message`, `msg`, `MESSAGE`), GCP's
+# `textPayload`, a runner's own (`data`, `line`).
+_JSON_TEXT_FIELDS = ("log", "message", "msg", "MESSAGE", "textPayload", "data", "line")
+
+
+def json_lines_field(head: bytes) -> bool:
+    """Nearly every line of the file's head is a JSON object, most of them with a text field:
+    a collected log, each record one line of the program's output (rankwatch's own alert
+    log is JSON lines too, and is read as alerts)."""
+    lines = _pasted_lines(head)[:-1] or _pasted_lines(head)  # the last may be cut
+    if len(lines) < 3 or _looks_like_alert_log(head):
+        return False
+    with_text = 0
+    for line in lines:
+        if not line.lstrip().startswith(b"{"):
+            return False
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and any(
+                isinstance(record.get(k), str) for k in _JSON_TEXT_FIELDS):
+            with_text += 1
+    return with_text >= 0.6 * len(lines)
+
+
+def unwrap_json_lines(data: bytes) -> tuple[bytes, int]:
+    """The program's text out of a JSON-lines log: each record's text field, its newlines
+    kept; a line that is not such a record stays as it is. Returns the text and how many
+    records gave text."""
+    out: list[str] = []
+    records = 0
+    for raw in data.split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            out.append(raw.decode("utf-8", "replace"))
+            continue
+        text = next((record[k] for k in _JSON_TEXT_FIELDS
+                     if isinstance(record, dict) and isinstance(record.get(k), str)), None)
+        if text is None:
+            continue  # a record with no text (a runner's start or end event)
+        records += 1
+        out.append(text[:-1] if text.endswith("\n") else text)
+    return "\n".join(out).encode("utf-8") + b"\n", records
 _UNWRAP_MIN_WIDTH = 80
 
 

@@ -1097,6 +1097,48 @@ def _collective_timed_out(item: Located) -> bool:
             and "onnect" not in message)
 
 
+# DeepSpeed's launcher checks every host of its hostfile with `ssh HOST hostname` first
+_SSH_UNREACHABLE = re.compile(r"host=([\w.\-]+) was not reachable via ssh")
+# ssh's own words when it cannot get there: the network's (a login it was refused is not)
+_SSH_NETWORK = re.compile(r"ssh: (?:connect to host ([\w.\-]+) port \d+|Could not resolve "
+                          r"hostname ([\w.\-]+)): (No route to host|Connection refused|"
+                          r"Connection timed out|Network is unreachable|Name or service not "
+                          r"known|Temporary failure in name resolution)")
+
+
+def ssh_unreachable(ctx: Context) -> Finding | None:
+    """A launcher that could not ssh into a host of its hostfile. ssh's exit status 255 is
+    any failure of ssh itself (a refused key as much as a lost route): the network only when
+    ssh's own line says so; the host is named either way."""
+    checks = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
+              if _SSH_UNREACHABLE.search(str(e.event.fields.get("exc_message", "")))]
+    said = [(m, t) for scan in ctx.scans for t in scan.loose
+            if (m := _SSH_NETWORK.search(t.text)) is not None]
+    if not checks and not said:
+        return None
+    if said:
+        m, line = min(said, key=lambda s: s[1].line)
+        host = m.group(1) or m.group(2)
+        where = next((f"{scan.path}:{line.line}" for scan in ctx.scans if line in scan.loose), "")
+        return Finding(
+            Category.NETWORK, (), (f"host {host} (ssh: {m.group(3)})",),
+            (f"ssh could not reach {host}: {m.group(3)} ({where})",), None,
+            ("Check that the host is up and reachable from the launching node (its name, "
+             "route and firewall), then rerun.",),
+        )
+    first = checks[0]
+    m = _SSH_UNREACHABLE.search(str(first.event.fields.get("exc_message", "")))
+    host = m.group(1) if m else "a host of the hostfile"
+    return Finding(
+        Category.UNDETERMINED, (), (f"host {host} (not reachable via ssh)",),
+        (f"the launcher could not ssh into {host} ({first.where}); ssh's exit status 255 "
+         "says ssh itself failed, and its own error (a refused key, no route, a name that "
+         "does not resolve) is not shown",), first,
+        (f"Run `ssh -v {host} hostname` from the launching node: its last lines say whether "
+         "the host, the route or the login is at fault.",),
+    )
+
+
 def own_exception(ctx: Context) -> Finding | None:
     own = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
            if item.event.fields.get("exc_type")
@@ -1156,7 +1198,11 @@ _WAITED_FOR_A_PEER = ("Timed out waiting", "Watchdog caught collective operation
                       "Application timeout caused pair closure", "timed out in monitoredBarrier",
                       "received errors while waiting for send/recv",
                       # JAX's and TensorFlow's coordination service: a task did not arrive
-                      "Barrier timed out")
+                      "Barrier timed out",
+                      # Ascend: HCCL's collectives run as device tasks, so a peer that never
+                      # came shows as a device wait that timed out (EI0002's Notify wait)
+                      "SynchronizeDeviceWithTimeout", "Notify register times out",
+                      "internal task times out")
 
 
 # NCCL's codes for a failed system call, a broken invariant, a lost peer and a failed CUDA
@@ -1170,7 +1216,8 @@ _NCCL_UNEXPLAINED = ("unhandled system error", "ncclSystemError", "internal erro
 
 def nccl_unexplained(ctx: Context) -> Finding | None:
     """An NCCL system, internal or remote error whose reason no line shows (the rules that
-    read a reason, a peer or a CUDA failure come first)."""
+    read a reason, a peer or a CUDA failure come first). An unhandled cuda error is NCCL's
+    word that a CUDA call failed under it: the reporting rank's GPU, its reason shown or not."""
     errors = [e for e in ctx.of(EventKind.NCCL_ERROR)
               if e.event.fields.get("nccl_code") in ("system", "internal", "remote",
                                                       "unhandled_cuda")]
@@ -1200,7 +1247,7 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
              "a CUDA failure inside NCCL is the node's, not the job's code.",),
         )
     return Finding(
-        Category.UNDETERMINED, reporters if cuda else (),
+        Category.GPU_CUDA if cuda else Category.UNDETERMINED, reporters if cuda else (),
         tuple(f"rank {r}" for r in reporters) if cuda else (),
         (f"{who(first)}: NCCL error '{first.event.fields.get('message') or first.event.text}' "
          f"({first.where}) with no reason shown"
@@ -2139,6 +2186,7 @@ RULES: tuple[Rule, ...] = (
     retries_exhausted,
     cuda_software,
     nccl_usage,
+    ssh_unreachable,
     own_exception,
     nccl_unexplained,
     ray_creation_task,

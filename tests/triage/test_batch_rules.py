@@ -3,6 +3,7 @@ taught it (tests/data/corpus_public) and on what must not change with it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from monitor.model import Category
@@ -477,3 +478,46 @@ def test_a_machine_powered_off_under_the_job_is_a_stop_from_outside_named_by_sys
     kernel = triage_texts(tmp_path, "Jan 30 10:33:08 gpu-node-17 kernel: NVRM: Xid "
                                     "(PCI:0000:3b:00): 79, GPU has fallen off the bus.\n")
     assert kernel.category is Category.GPU_CUDA
+
+
+def test_a_host_the_launcher_could_not_ssh_into_is_named_and_the_network_only_when_ssh_says(
+        tmp_path: Path) -> None:
+    """DeepSpeed's `host=NAME was not reachable via ssh` after ssh's exit status 255: any
+    failure of ssh itself. With ssh's own `No route to host` it is the network's."""
+    diagnosis = triage("undet-ssh-255-hpcac-1.log")
+    assert (diagnosis.category, diagnosis.culprits) == (
+        Category.UNDETERMINED, ("host gadi-gpu-v100-0011 (not reachable via ssh)",))
+    text = (CORPUS / "undet-ssh-255-hpcac-1.log").read_text(encoding="utf-8")
+    routed = triage_texts(tmp_path, "ssh: connect to host gadi-gpu-v100-0011 port 22: No route "
+                                    "to host\n" + text)
+    assert (routed.category, routed.culprits) == (
+        Category.NETWORK, ("host gadi-gpu-v100-0011 (ssh: No route to host)",))
+
+
+def test_a_device_wait_that_timed_out_on_ascend_is_a_hang_symptom_not_the_jobs_bug() -> None:
+    diagnosis = triage("hccl-vllmascend-1443-sync-timeout.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
+
+
+def test_nccls_unhandled_cuda_error_in_any_stacks_words_is_the_gpu() -> None:
+    """PaddlePaddle's `what(): unhandled cuda error at nccl_helper.h` and XLA's `NCCL
+    operation ncclCommInitRank(...) failed: unhandled cuda error`."""
+    for name in ("gpu-paddle-18576-nccl-unhandled-cuda.log", "gpu-jax-17399-ncclcomminit.log"):
+        assert triage(name).category is Category.GPU_CUDA, name
+
+
+def test_a_json_lines_log_is_read_by_its_text_field(tmp_path: Path) -> None:
+    """A runner's JSON records (`{"event": "line", "data": "…\\n"}`) and Docker's json-file
+    (`{"log": "…\\n", "stream": "stderr"}`) are read as the lines they carry; torch on ROCm
+    says HIP where it says CUDA."""
+    diagnosis = triage("gpu-milabench-397-hip-launch-failure.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.GPU_CUDA, (1,))
+    scans, _, _ = read_inputs([str(CORPUS / "gpu-milabench-397-hip-launch-failure.log")])
+    assert any("JSON-lines" in note for note in scans[0].notes)
+    lines = (CORPUS / "srun-deit-102-task5-exit1.log").read_text(encoding="utf-8").splitlines()
+    docker = "".join(json.dumps({"log": line + "\n", "stream": "stderr",
+                                 "time": "2024-05-01T12:00:00.000000000Z"}) + "\n"
+                     for line in lines)
+    shipped = triage_texts(tmp_path, docker)
+    assert (shipped.category, shipped.culprit_ranks) == (triage(
+        "srun-deit-102-task5-exit1.log").category, (5,))

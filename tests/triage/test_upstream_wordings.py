@@ -725,12 +725,14 @@ def test_a_signal_the_launcher_passes_on_is_a_stop_from_outside(tmp_path: Path) 
 def test_nccls_unexplained_cuda_failure_names_the_rank_whose_gpu_failed(
         tmp_path: Path) -> None:
     """`ncclCommInitRank failed: unhandled cuda error` with no `Cuda failure` line: the rank's
-    own GPU call failed, the reason is not shown."""
+    own GPU call failed (ncclUnhandledCudaError: "a call to a CUDA function failed"); which
+    call and why is not shown."""
     diagnosis = triage_texts(tmp_path, (
         "[1]<stderr>:    mpi_lib.horovod_torch_wait_and_clear(handle)\n"
         "[1]<stderr>:RuntimeError: ncclCommInitRank failed: unhandled cuda error (run with "
         "NCCL_DEBUG=INFO for details)\n"))
-    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, (1,))
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.GPU_CUDA, (1,))
+    assert "with no reason shown" in diagnosis.summary
 
 
 def test_nvml_failures_and_ranks_started_twice(tmp_path: Path) -> None:
