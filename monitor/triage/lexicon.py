@@ -189,6 +189,7 @@ _DIALED = re.compile(r"\bdial (?:tcp|udp)[46]? ([^\s:]+:\d{1,5})\b")  # Go: the 
 # syslog's and journald's short form name the machine after the time: `Jan 30 10:33:08 node17
 # kernel: …`, `… systemd-logind[812]: …`
 _SYSLOG_HOST = re.compile(r"(?<![\w:.-])(?:[A-Z][a-z]{2} +\d{1,2}|\d{4}-\d\d-\d\dT?) ?\d\d:\d\d:\d\d\S* "
+                          r"(?!(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL|TRACE) )"
                           r"([A-Za-z][\w.-]*\w) (?:kernel|systemd[\w-]*|[\w.-]+\[\d+\]):? ")
 _NODE = re.compile(r"\b(?:node|host|hostname|Node|Host)[ =:]+([A-Za-z][\w.-]*\d[\w.-]*)")
 # "… on rank 3", or a line that opens with "Rank 3," (after a logger's "ERROR:name:" too)

@@ -67,6 +67,25 @@ def test_where_a_line_says_it_happened() -> None:
     assert looks_failed("Caught SIGHUP: this job is preempted.") is True
 
 
+@pytest.mark.parametrize(("line", "where"), [
+    # syslog's host field, whatever the line's program
+    ("Jan 30 10:33:08 gpu-node-17 kernel: NVRM: Xid (PCI:0000:3b:00): 79", ("gpu-node-17",)),
+    ("2024-05-01T12:00:00 gpu-node-3 systemd-logind[812]: Power key pressed.", ("gpu-node-3",)),
+    # a level word where syslog's host would stand is no host
+    ("2024-05-01 12:00:00 ERROR train[12]: boom", ()),
+    # the far end by name: Open MPI's peer, ssh's unresolved host, an RPC agent's destination
+    ("[a][[5,1],0][btl_tcp_endpoint.c:857] peer: melchior Unable to connect",
+     ("melchior",)),
+    ("ssh: Could not resolve hostname worker-5.job: Name or service not known",
+     ("worker-5.job",)),
+    ("RPC agent for Test0 encountered error when sending outgoing request #0 to Test1: "
+     "ECONNREFUSED", ("Test1",)),
+    ("NCCL WARN peer access is not supported between these two devices", ()),
+])
+def test_the_hosts_a_line_names(line: str, where: tuple[str, ...]) -> None:
+    assert places(line) == where
+
+
 def test_an_unknown_stacks_storage_failure_names_the_rank_that_wrote(tmp_path: Path) -> None:
     diagnosis = triage_texts(tmp_path, (
         "[rank2]: acme.ckpt ERROR: shard 2 write aborted: [Errno 28] No space left on device\n"
