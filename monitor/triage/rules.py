@@ -222,6 +222,22 @@ def gpu_hardware(ctx: Context) -> Finding | None:
     )
 
 
+def _failed_worker(ctx: Context) -> str | None:
+    """The one worker torchrun's agent reports failed (`failed (exitcode: 1) local_rank: 0
+    (pid: 358104)`), named as the agent names it: where an error's own lines show no rank,
+    it is the process that raised it when no other worker failed. None with two or more,
+    and for DeepSpeed's launcher (it prints the last-started worker, not the failed one)."""
+    failed = {(e.event.int_field("local_rank"), e.event.fields.get("pid"))
+              for e in ctx.of(EventKind.AGENT_WORKER_FAILED)
+              if e.event.fields.get("launcher") != "deepspeed"
+              and e.event.int_field("exitcode") not in (None, 0)
+              and e.event.int_field("local_rank") is not None}
+    if len(failed) != 1:
+        return None
+    ((local, pid),) = failed
+    return f"local_rank {local}" + (f" (pid {pid})" if pid is not None else "")
+
+
 def out_of_memory(ctx: Context) -> Finding | None:
     gpu = [e for e in ctx.of(EventKind.CUDA_OOM) if not e.event.fields.get("bad_size")]
     # NCCL's "unhandled cuda error" whose last error is the allocation that failed
@@ -262,7 +278,10 @@ def out_of_memory(ctx: Context) -> Finding | None:
             user = _gpu_user(ctx, item)
             where = whereabouts(item) or (f"pid {user}" if user else "")
             at = f" at {where}" if where else ""
-            culprits.append(f"the process{at} that ran out of GPU memory{on_gpu} (rank "
+            worker = _failed_worker(ctx) if not where else None
+            culprits.append(f"{worker}, the launcher's one failed worker, ran out of GPU "
+                            f"memory{on_gpu}" if worker else
+                            f"the process{at} that ran out of GPU memory{on_gpu} (rank "
                             "not shown)")
     for item in tasks:
         task_ids = [t for t in item.event.fields.get("tasks") or () if isinstance(t, int)]  # type: ignore[union-attr]
@@ -1173,8 +1192,10 @@ def own_exception(ctx: Context) -> Finding | None:
         ranks = (int(self_named[1]),)
     task = None if ranks else _ray_task(ctx, first)
     raiser = _ray_task_name(task) if task is not None else who(first)
+    worker = _failed_worker(ctx) if not ranks and task is None else None
     culprits: tuple[str, ...] = (_named(ranks[0], first),) if ranks else (
-        (raiser,) if task is not None else ())
+        (raiser,) if task is not None else
+        (f"{worker}, the launcher's one failed worker",) if worker else ())
     if task is not None and _ray_rank(task):
         ranks = _ray_rank(task)
         culprits = (f"rank {ranks[0]}", raiser)

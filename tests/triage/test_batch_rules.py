@@ -521,3 +521,16 @@ def test_a_json_lines_log_is_read_by_its_text_field(tmp_path: Path) -> None:
     shipped = triage_texts(tmp_path, docker)
     assert (shipped.category, shipped.culprit_ranks) == (triage(
         "srun-deit-102-task5-exit1.log").category, (5,))
+
+
+def test_an_error_without_a_rank_is_the_launchers_one_failed_worker(tmp_path: Path) -> None:
+    """A CUDA OOM whose lines show no rank, and torchrun's agent reporting one failed worker:
+    that worker ran out of memory. With two failed workers neither is named."""
+    diagnosis = triage("oom-flagembedding-709-torchrun.log")
+    assert diagnosis.category is Category.OOM
+    assert diagnosis.culprits[0].startswith("local_rank 0 (pid 358104), the launcher's one")
+    text = (CORPUS / "oom-flagembedding-709-torchrun.log").read_text(encoding="utf-8")
+    second = ("[2024-04-20 18:56:38,932] torch.distributed.elastic.multiprocessing.api: [ERROR] "
+              "failed (exitcode: 1) local_rank: 1 (pid: 358105) of binary: /usr/bin/python3\n")
+    two = triage_texts(tmp_path, text + second)
+    assert not any("local_rank" in c for c in two.culprits)
