@@ -1013,12 +1013,39 @@ def retries_exhausted(ctx: Context) -> Finding | None:
     )
 
 
+# A line inside a C++ error's report, not its head: a frame, c10's `Exception raised from`
+# (a Python frame first is as often the launcher's own traceback, printed out of order)
+_INSIDE_REPORT = re.compile(r"\s*(?:frame #\d+:|Exception raised from )")
+
+
+def _opens_inside_another_report(ctx: Context, first: Located) -> bool:
+    """The file opens inside a report whose head was cut off and whose writer is not shown,
+    before `first`: another process's error came first (two watchdogs' identical CUDA stacks,
+    the paste starting in the first one's frames)."""
+    tail = ctx.scans[first.file_index].tail
+    if not tail or tail[0].line != 1:  # the tail must hold the file's start
+        return False
+    opening = next((t for t in tail if t.text.strip() and not t.text.lstrip().startswith(
+        ("```", "~~~"))), None)  # a markdown fence is the paste's, not the log's
+    return (opening is not None and opening.line < first.event.line and opening.rank is None
+            and _INSIDE_REPORT.match(opening.text) is not None)
+
+
 def cuda_software(ctx: Context) -> Finding | None:
     errors = [e for e in ctx.of(EventKind.CUDA_ERROR) if e.event.fields.get("hardware") is not True]
     if not errors:
         return _kernel_gpu_exception(ctx)
     first = errors[0]
     ranks = ctx.global_ranks(errors)
+    if ranks and _opens_inside_another_report(ctx, first):
+        return Finding(
+            Category.GPU_CUDA, (), (),
+            (f"{who(first)}: CUDA error: {first.event.fields.get('message')} ({first.where}), "
+             "after the end of another process's report of an error, its writer cut off: "
+             "which rank failed first is not shown",), first,
+            ("Read every rank's output from the start of the failure: the first CUDA error's "
+             "rank is the one to rerun with CUDA_LAUNCH_BLOCKING=1.",),
+        )
     task = None if ranks else _ray_task(ctx, first)
     named = [_named(r, next(e for e in errors if e.rank == r)) for r in ranks] or [
         _ray_task_name(task) if task is not None else _named(None, _best_located(errors))]

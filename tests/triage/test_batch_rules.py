@@ -534,3 +534,18 @@ def test_an_error_without_a_rank_is_the_launchers_one_failed_worker(tmp_path: Pa
               "failed (exitcode: 1) local_rank: 1 (pid: 358105) of binary: /usr/bin/python3\n")
     two = triage_texts(tmp_path, text + second)
     assert not any("local_rank" in c for c in two.culprits)
+
+
+def test_a_cuda_error_after_another_processs_cut_report_names_no_first_rank(
+        tmp_path: Path) -> None:
+    """The paste opens inside a C++ report whose head (and writer) was cut off, then rank 0's
+    watchdog reports the same CUDA error: another process's came first, unnamed."""
+    diagnosis = triage("cuda-illegal-flux-40-multinode.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.GPU_CUDA, ())
+    assert "which rank failed first is not shown" in diagnosis.summary
+    # the same report without the cut one before it names its rank
+    lines = (CORPUS / "cuda-illegal-flux-40-multinode.log").read_text(
+        encoding="utf-8").splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.startswith("[rank0]:"))
+    alone = triage_texts(tmp_path, "".join(lines[start:]))
+    assert (alone.category, alone.culprit_ranks) == (Category.GPU_CUDA, (0,))
