@@ -178,6 +178,49 @@ def desync_report(ctx: Context) -> Finding | None:
 _HW_XID_CAUSES = frozenset({48, 63, 64, 74, 79, 92, 94, 95, 109, 119, 120, 137, 145, 149, 154})
 
 
+# Horovod's stall inspector (0.20 and later): a header, then one line per stalled rank with
+# the tensors it has not submitted while others have (`0: [HorovodBroadcast_…, …]`)
+_STALLED_HEADER = re.compile(r"^(?:Stalled|Missing) ranks:\s*$")
+_STALLED_RANK = re.compile(r"^(\d+): \[")
+
+
+def horovod_stalled(ctx: Context) -> Finding | None:
+    """Horovod's stall report, one rank a line. One rank listed never submitted what the
+    others wait for: the culprit. Several ranks listed, each missing others' tensors, are in
+    different collectives at one point: a desync no single rank can be blamed for."""
+    for scan in ctx.scans:
+        tail = scan.tail
+        for i, head in enumerate(tail):
+            if _STALLED_HEADER.match(head.text.strip()) is None:
+                continue
+            ranks: list[int] = []
+            for line in tail[i + 1:i + 1 + 4096]:
+                m = _STALLED_RANK.match(line.text.strip())
+                if m is None:
+                    break
+                ranks.append(int(m.group(1)))
+            if not ranks:
+                continue
+            where = f"{scan.path}:{head.line}"
+            if len(set(ranks)) == 1:
+                return Finding(
+                    Category.COLLECTIVE_DESYNC, (ranks[0],), (f"rank {ranks[0]}",),
+                    (f"Horovod's stall inspector: rank {ranks[0]} has not submitted the tensors "
+                     f"the other ranks wait in ({where})",), None,
+                    (f"Find why rank {ranks[0]} took another path (a condition on the rank, an "
+                     "exception caught, data it ran out of) before the stalled step.",),
+                )
+            return Finding(
+                Category.COLLECTIVE_DESYNC, (), (),
+                (f"Horovod's stall inspector: ranks {compress_ranks(ranks)} each wait in "
+                 f"tensors the others have not submitted ({where}): they are in different "
+                 "collectives at one point, and no single rank can be blamed",), None,
+                ("Compare the order in which the ranks submit their collectives (a branch on "
+                 "the rank, a broadcast on one and an allreduce on another) at that step.",),
+            )
+    return None
+
+
 def gpu_hardware(ctx: Context) -> Finding | None:
     cuda = [e for e in ctx.of(EventKind.CUDA_ERROR) if e.event.fields.get("hardware") is True]
     hw_xids = [x for x in ctx.of(EventKind.XID) if x.event.fields.get("role") == "hardware" or (
@@ -343,8 +386,9 @@ def out_of_memory(ctx: Context) -> Finding | None:
                    tuple(recs))
 
 
-_IO_EXCEPTIONS = frozenset({"OSError", "IOError", "FileNotFoundError", "FileExistsError",
-                            "PermissionError",
+# A missing file (FileNotFoundError) is not among them: a path the job got wrong, or two
+# ranks racing on one file, is the job's bug; the storage did what it was asked.
+_IO_EXCEPTIONS = frozenset({"OSError", "IOError", "FileExistsError", "PermissionError",
                             "BlockingIOError", "ConnectionResetError", "TimeoutError",
                             "ConnectionError", "ReadTimeoutError", "ReadTimeout"})
 
@@ -2120,7 +2164,11 @@ def nccl_connect_refused(ctx: Context) -> Finding | None:
     retries = ctx.of(EventKind.NCCL_CONNECT_RETRY)
     per_process = Counter((r.file_index, r.event.fields.get("host"), r.event.fields.get("pid"))
                           for r in retries)
-    stuck = [k for k, n in per_process.items() if n >= _STILL_REFUSED]
+    # a connect that timed out waited its timeout before each retry: two are long enough
+    timed_out = Counter((r.file_index, r.event.fields.get("host"), r.event.fields.get("pid"))
+                        for r in retries if "timed out" in str(r.event.fields.get("error")))
+    stuck = [k for k, n in per_process.items()
+             if n >= _STILL_REFUSED or timed_out[k] >= _STILL_TIMING_OUT]
     if not stuck:
         return None
     last = retries[-1]
@@ -2131,11 +2179,14 @@ def nccl_connect_refused(ctx: Context) -> Finding | None:
                  if (r.file_index, r.event.fields.get("host"), r.event.fields.get("pid")) in stuck)
     f = first.event.fields
     local = f"{f.get('host')} GPU {f.get('cuda_dev')} (pid {f.get('pid')})"
+    error = str(f.get("error") or "Connection refused")
+    peer = ("a peer that refuses connections" if "refused" in error else
+            f"a peer it cannot connect to ({error})")
     return Finding(
-        Category.NETWORK, (), (f"{local} <-> a peer that refuses connections (address not "
-                               "shown)",),
-        (f"{local}: NCCL's connect is refused again and again ({per_process[stuck[0]]} retry "
-         f"lines, about a second each, from {first.where}) and the log ends there",), first,
+        Category.NETWORK, (), (f"{local} <-> {peer} (address not shown)",),
+        (f"{local}: NCCL's connect fails again and again ({error}; "
+         f"{per_process[stuck[0]]} retry lines from {first.where}) and the log ends there",),
+        first,
         ("Run with NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=INIT,NET to see the address it "
          "connects to; check that the peer is alive, that NCCL_SOCKET_IFNAME picks a routable "
          "interface, and that no firewall blocks the ports.",),
@@ -2143,6 +2194,7 @@ def nccl_connect_refused(ctx: Context) -> Finding | None:
 
 
 _STILL_REFUSED = 3  # retry lines from one process: three seconds of refusals
+_STILL_TIMING_OUT = 2  # each waited a connect timeout first
 
 
 def _rank_of(tail: TailLine) -> int | None:
@@ -2213,6 +2265,7 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
 
 RULES: tuple[Rule, ...] = (
     desync_report,
+    horovod_stalled,
     gpu_hardware,
     gpu_fault,
     out_of_memory,

@@ -549,3 +549,34 @@ def test_a_cuda_error_after_another_processs_cut_report_names_no_first_rank(
     start = next(i for i, line in enumerate(lines) if line.startswith("[rank0]:"))
     alone = triage_texts(tmp_path, "".join(lines[start:]))
     assert (alone.category, alone.culprit_ranks) == (Category.GPU_CUDA, (0,))
+
+
+def test_a_missing_file_is_the_jobs_bug_not_the_storage() -> None:
+    """Two ranks racing to remove one checkpoint, a rename of a file another rank moved: the
+    storage did what it was asked."""
+    for name in ("sw-dolly-28-ckpt-rmtree-race.log", "sw-mosaicstreaming-868-rank0-rename.log"):
+        assert triage(name).category is Category.SOFTWARE, name
+
+
+def test_nccl_connects_that_time_out_again_and_again_are_the_network(tmp_path: Path) -> None:
+    diagnosis = triage("net-oneflow-3586-nccl-connect-timedout.log")
+    assert diagnosis.category is Category.NETWORK
+    assert "Connection timed out" in diagnosis.culprits[0]
+    # one timed-out retry is not yet a failure
+    lines = (CORPUS / "net-oneflow-3586-nccl-connect-timedout.log").read_text(
+        encoding="utf-8").splitlines(keepends=True)
+    once = [line for line in lines if "retrying" not in line]
+    once.append(next(line for line in lines if "retrying" in line))
+    assert triage_texts(tmp_path, "".join(once)).category is not Category.NETWORK
+
+
+def test_horovods_stall_report_one_rank_a_line(tmp_path: Path) -> None:
+    """Several stalled ranks, each missing others' tensors: a desync with no culprit; one
+    stalled rank alone is the culprit."""
+    diagnosis = triage("desync-automl-563-hvd-stalled-ranks.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.COLLECTIVE_DESYNC, ())
+    lines = (CORPUS / "desync-automl-563-hvd-stalled-ranks.log").read_text(
+        encoding="utf-8").splitlines(keepends=True)
+    one = [line for line in lines if not line.startswith("[1,0]<stderr>:1: [")]
+    single = triage_texts(tmp_path, "".join(one))
+    assert (single.category, single.culprit_ranks) == (Category.COLLECTIVE_DESYNC, (0,))
