@@ -72,6 +72,9 @@ def is_launcher(cmdline: Sequence[str]) -> bool:
 
 WORKER_TITLES = ("pt_data_worker",)
 FULL_SCAN_EVERY = 10
+# How long after its memory cgroup's OOM-kill count rose a rank's SIGKILL is still that kill's:
+# the kernel frees a large process's memory before it is gone, slower on a loaded machine.
+OOM_TEARDOWN_SECONDS = 10.0
 
 _TICKS = os.sysconf("SC_CLK_TCK")
 _PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -222,9 +225,9 @@ class ProcessProbe:
         # (pid, start) of processes once seen as workers: one stays a worker when its rank dies
         # and it is reparented, although it carries the rank's RANK variable.
         self._known_workers: set[tuple[int, int]] = set()
-        # rank pid -> (its memory cgroup, that cgroup's OOM-kill count at the last poll)
-        # rank pid -> (memory cgroup, its OOM-kill count one poll ago, and now)
-        self._oom: dict[int, tuple[Path | None, int | None, int | None]] = {}
+        # rank pid -> (memory cgroup, its OOM-kill count one poll ago, and now, and when the
+        # count last rose while the rank was seen)
+        self._oom: dict[int, tuple[Path | None, int | None, int | None, float | None]] = {}
 
     def poll(self, now: float) -> Sequence[Observation]:
         full_scan = self._polls % self.full_scan_every == 0
@@ -444,13 +447,13 @@ class ProcessProbe:
             status = status or ExitStatus(None, None, "unknown")
             # The baseline is the count one poll before the last sighting: a rank the OOM
             # killer is still tearing down is seen alive once more, after the count rose.
-            cgroup, kills_before, _last = self._oom.pop(pid, (None, None, None))
+            cgroup, kills_before, _last, rose_at = self._oom.pop(pid, (None, None, None, None))
             kills_now = oom_kills(cgroup) if cgroup is not None else None
-            oom_killed = (
-                status.signal == signal.SIGKILL
-                and kills_now is not None
-                and kills_before is not None
-                and kills_now > kills_before
+            # A rank the OOM killer is tearing down (gigabytes to free, a loaded machine) may
+            # be seen alive for several polls after the count rose: a rise that recent counts.
+            oom_killed = status.signal == signal.SIGKILL and (
+                (kills_now is not None and kills_before is not None and kills_now > kills_before)
+                or (rose_at is not None and now - rose_at <= OOM_TEARDOWN_SECONDS)
             )
             out.append(
                 ProcessExit(
@@ -474,9 +477,12 @@ class ProcessProbe:
                     # Read each poll: a rank may be moved into its job's cgroup after it starts.
                     cgroup = memory_cgroup(pid)
                     kills = oom_kills(cgroup) if cgroup else None
-                    known, _before, last = self._oom.get(pid, (None, None, None))
-                    before = last if known == cgroup and last is not None else kills
-                    self._oom[pid] = (cgroup, before, kills)
+                    known, _before, last, rose_at = self._oom.get(pid, (None, None, None, None))
+                    same = known == cgroup and last is not None
+                    before = last if same else kills
+                    if same and kills is not None and last is not None and kills > last:
+                        rose_at = now
+                    self._oom[pid] = (cgroup, before, kills, rose_at if same else None)
         # Within one poll, report the rank that failed on its own before those its launcher
         # terminated afterwards (SIGTERM/SIGINT), so the first cause is named first.
         out.sort(key=lambda e: e.signal in _TEARDOWN_SIGNALS)

@@ -178,3 +178,41 @@ def test_an_oom_kill_counted_while_the_rank_is_still_seen_is_an_oom_kill(
     exits = _poll_until(probe, lambda s: any(isinstance(o, ProcessExit) for o in s))
     (dead,) = [o for o in exits if isinstance(o, ProcessExit)]
     assert dead.rank == 1 and dead.oom_killed
+
+
+@pytest.mark.parametrize(("looks_after_the_rise", "seconds_apart", "oom"), [
+    (4, 1.0, True),  # a slow teardown: seen alive for several polls after the count rose
+    (4, 4.0, False),  # the count rose long before it died: another process's kill
+])
+def test_a_rank_seen_for_a_while_after_its_cgroups_oom_count_rose(
+    launcher: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    looks_after_the_rise: int, seconds_apart: float, oom: bool,
+) -> None:
+    from monitor.sources import process_probe
+
+    counter = {"kills": 0}
+    monkeypatch.setattr(process_probe, "memory_cgroup", lambda pid: tmp_path)
+    monkeypatch.setattr(process_probe, "oom_kills", lambda cgroup: counter["kills"])
+    parent = launcher("forever")  # type: ignore[operator]
+    probe = ProcessProbe(lambda: [parent.pid], ExitStatusBook(), 0.2)
+    ranks = _ranks(_poll_until(probe, lambda s: len(_ranks(s)) == 2))
+    clock = time.monotonic()
+    probe.poll(clock)
+    counter["kills"] = 1
+    for _ in range(looks_after_the_rise):  # the rank is still there, look after look
+        clock += seconds_apart
+        probe.poll(clock)
+    victim = next(pid for pid, rank in ranks.items() if rank == 1)
+    os.kill(victim, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{victim}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    exits: list[ProcessExit] = []
+    for _ in range(20):
+        clock += 0.2
+        exits += [o for o in probe.poll(clock) if isinstance(o, ProcessExit)]
+        if exits:
+            break
+    (dead,) = exits
+    assert dead.rank == 1 and dead.oom_killed is oom
