@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from monitor.parse.log_events import EventKind
-from monitor.triage.evidence import ONE_NODE, SRUN_RANK, Located
+from monitor.triage.evidence import GLOBAL_ORIGINS, Located
 
 GIVEN = "given"
 MEASURED = "measured"
@@ -63,7 +63,6 @@ OFFSET_ALERT = "ClockOffsetHigh"
 STEP_ALERT = "ClockSteppedBackwards"
 
 _EPS = 1e-6
-_GLOBAL_ORIGINS = frozenset({"global", "file", "stream", "nccl", ONE_NODE, SRUN_RANK})
 _SIGNAL_STATUS_SOURCES = frozenset({"watchdog", "timeout_at"})
 _MAX_EVIDENCE = 6
 _MAX_VIOLATIONS = 20
@@ -285,7 +284,7 @@ def _coarse_domains(usable: Sequence[Located]) -> set[str]:
 
 
 def _global_rank(item: Located) -> int | None:
-    return item.rank if item.rank_origin in _GLOBAL_ORIGINS else None
+    return item.rank if item.rank_origin in GLOBAL_ORIGINS else None
 
 
 def _signal_sources(usable: Sequence[Located]) -> dict[int, list[Located]]:

@@ -226,12 +226,20 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
 
 
 UNWRAP_MAX_BYTES = 1 << 20  # a terminal copy is a paste: small
+_UNWRAP_MIN_WIDTH = 80
 JSON_LINES_MAX_BYTES = 32 << 20  # a collected log is read whole to unwrap it
 
 # Where a log shipper or a runner puts a line's text in its JSON record: Docker's json-file
 # (`log`), most shippers and journald's JSON (`message`, `msg`, `MESSAGE`), GCP's
 # `textPayload`, a runner's own (`data`, `line`).
 _JSON_TEXT_FIELDS = ("log", "message", "msg", "MESSAGE", "textPayload", "data", "line")
+
+
+def _record_text(record: object) -> str | None:
+    """The program's line a JSON record carries, if it is such a record."""
+    if not isinstance(record, dict):
+        return None
+    return next((v for k in _JSON_TEXT_FIELDS if isinstance(v := record.get(k), str)), None)
 
 
 def json_lines_field(head: bytes) -> bool:
@@ -249,8 +257,7 @@ def json_lines_field(head: bytes) -> bool:
             record = json.loads(line)
         except ValueError:
             continue
-        if isinstance(record, dict) and any(
-                isinstance(record.get(k), str) for k in _JSON_TEXT_FIELDS):
+        if _record_text(record) is not None:
             with_text += 1
     return with_text >= 0.6 * len(lines)
 
@@ -269,14 +276,12 @@ def unwrap_json_lines(data: bytes) -> tuple[bytes, int]:
         except ValueError:
             out.append(raw.decode("utf-8", "replace"))
             continue
-        text = next((record[k] for k in _JSON_TEXT_FIELDS
-                     if isinstance(record, dict) and isinstance(record.get(k), str)), None)
+        text = _record_text(record)
         if text is None:
             continue  # a record with no text (a runner's start or end event)
         records += 1
         out.append(text[:-1] if text.endswith("\n") else text)
     return "\n".join(out).encode("utf-8") + b"\n", records
-_UNWRAP_MIN_WIDTH = 80
 
 
 def unwrap_terminal(data: bytes) -> tuple[bytes, int | None]:

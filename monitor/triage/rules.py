@@ -18,7 +18,7 @@ from monitor.parse.collectives import CollectivePicture
 from monitor.parse.ddp_check import contradictory, counts_said
 from monitor.parse.log_events import EventKind, Level
 from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS, FieldValue
-from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
+from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks, whereabouts, who
 from monitor.triage.lexicon import (
     CATEGORY,
     OWN_FAULT,
@@ -29,7 +29,7 @@ from monitor.triage.lexicon import (
     self_named_rank,
 )
 from monitor.triage.reader import FileScan, TailLine
-from monitor.triage.topology import ONE_NODE, SRUN_RANK, Topology, task_ranks
+from monitor.triage.topology import Topology, task_ranks
 
 
 @dataclass(frozen=True)
@@ -70,9 +70,9 @@ class Context:
         """Ranks of items that are global ranks. Before torch 2.2 lines carry no `[rankN]:`
         prefix; then the `[Rank N]` of ProcessGroupNCCL messages is the only rank there is
         (the default group's rank is the global rank) and counts too."""
-        allowed: tuple[str, ...] = ("global", "file", "stream", "nccl", ONE_NODE, SRUN_RANK)
+        allowed = GLOBAL_ORIGINS
         if not any(scan.ranks for scan in self.scans):
-            allowed = (*allowed, "pg")
+            allowed = allowed | {"pg"}
         return tuple(sorted({i.rank for i in items if i.rank is not None
                              and i.rank_origin in allowed}))
 
@@ -1202,14 +1202,14 @@ def ssh_unreachable(ctx: Context) -> Finding | None:
     ssh's own line says so; the host is named either way."""
     checks = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
               if _SSH_UNREACHABLE.search(str(e.event.fields.get("exc_message", "")))]
-    said = [(m, t) for scan in ctx.scans for t in scan.loose
+    said = [(t.line, scan.path, m) for scan in ctx.scans for t in scan.loose
             if (m := _SSH_NETWORK.search(t.text)) is not None]
     if not checks and not said:
         return None
     if said:
-        m, line = min(said, key=lambda s: s[1].line)
+        line, path, m = min(said, key=lambda s: s[0])
         host = m.group(1) or m.group(2)
-        where = next((f"{scan.path}:{line.line}" for scan in ctx.scans if line in scan.loose), "")
+        where = f"{path}:{line}"
         return Finding(
             Category.NETWORK, (), (f"host {host} (ssh: {m.group(3)})",),
             (f"ssh could not reach {host}: {m.group(3)} ({where})",), None,
@@ -2162,11 +2162,10 @@ def nccl_connect_refused(ctx: Context) -> Finding | None:
     it: the peer's listening socket is not there (the peer died, or a firewall or the wrong
     interface). Recovered retries are followed by the job's progress and do not count."""
     retries = ctx.of(EventKind.NCCL_CONNECT_RETRY)
-    per_process = Counter((r.file_index, r.event.fields.get("host"), r.event.fields.get("pid"))
-                          for r in retries)
+    per_process = Counter(_retrying_process(r) for r in retries)
     # a connect that timed out waited its timeout before each retry: two are long enough
-    timed_out = Counter((r.file_index, r.event.fields.get("host"), r.event.fields.get("pid"))
-                        for r in retries if "timed out" in str(r.event.fields.get("error")))
+    timed_out = Counter(_retrying_process(r) for r in retries
+                        if "timed out" in str(r.event.fields.get("error")))
     stuck = [k for k, n in per_process.items()
              if n >= _STILL_REFUSED or timed_out[k] >= _STILL_TIMING_OUT]
     if not stuck:
@@ -2175,8 +2174,7 @@ def nccl_connect_refused(ctx: Context) -> Finding | None:
     if any(p.file_index == last.file_index and p.event.line > last.event.line
            for p in ctx.of(EventKind.PROGRESS)):
         return None
-    first = next(r for r in retries
-                 if (r.file_index, r.event.fields.get("host"), r.event.fields.get("pid")) in stuck)
+    first = next(r for r in retries if _retrying_process(r) in stuck)
     f = first.event.fields
     local = f"{f.get('host')} GPU {f.get('cuda_dev')} (pid {f.get('pid')})"
     error = str(f.get("error") or "Connection refused")
@@ -2191,6 +2189,11 @@ def nccl_connect_refused(ctx: Context) -> Finding | None:
          "connects to; check that the peer is alive, that NCCL_SOCKET_IFNAME picks a routable "
          "interface, and that no firewall blocks the ports.",),
     )
+
+
+def _retrying_process(item: Located) -> tuple[int, object, object]:
+    """Which process a retry line is from: its file, NCCL's host and pid."""
+    return item.file_index, item.event.fields.get("host"), item.event.fields.get("pid")
 
 
 _STILL_REFUSED = 3  # retry lines from one process: three seconds of refusals

@@ -153,6 +153,15 @@ def test_launcher_command_lines(cmdline: list[str], expected: bool) -> None:
     assert is_launcher(cmdline) is expected
 
 
+def _kill_to_zombie(victim: int) -> None:
+    """SIGKILL a rank and wait until it is a zombie (the launcher never reaps it)."""
+    os.kill(victim, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{victim}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
 def test_an_oom_kill_counted_while_the_rank_is_still_seen_is_an_oom_kill(
     launcher: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -169,12 +178,7 @@ def test_an_oom_kill_counted_while_the_rank_is_still_seen_is_an_oom_kill(
     probe.poll(time.monotonic())
     counter["kills"] = 1  # the kernel counted the kill...
     probe.poll(time.monotonic())  # ...and the rank is still there for one more look
-    victim = next(pid for pid, rank in ranks.items() if rank == 1)
-    os.kill(victim, signal.SIGKILL)
-    deadline = time.monotonic() + 10
-    while Path(f"/proc/{victim}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
-        assert time.monotonic() < deadline
-        time.sleep(0.05)  # the launcher never reaps it: it stays a zombie
+    _kill_to_zombie(next(pid for pid, rank in ranks.items() if rank == 1))
     exits = _poll_until(probe, lambda s: any(isinstance(o, ProcessExit) for o in s))
     (dead,) = [o for o in exits if isinstance(o, ProcessExit)]
     assert dead.rank == 1 and dead.oom_killed
@@ -202,12 +206,7 @@ def test_a_rank_seen_for_a_while_after_its_cgroups_oom_count_rose(
     for _ in range(looks_after_the_rise):  # the rank is still there, look after look
         clock += seconds_apart
         probe.poll(clock)
-    victim = next(pid for pid, rank in ranks.items() if rank == 1)
-    os.kill(victim, signal.SIGKILL)
-    deadline = time.monotonic() + 10
-    while Path(f"/proc/{victim}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    _kill_to_zombie(next(pid for pid, rank in ranks.items() if rank == 1))
     exits: list[ProcessExit] = []
     for _ in range(20):
         clock += 0.2
