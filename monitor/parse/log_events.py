@@ -143,7 +143,7 @@ class LogEvent:
 _TRACEBACK = "Traceback (most recent call last):"
 _EXC_STRICT = re.compile(
     r"^(?P<exc>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Timeout|Failure|"
-    r"Fault|Warning)|KeyboardInterrupt|StopIteration|SystemExit|Exception)(?::\s?(?P<msg>.*))?$"
+    r"Fault|Warning)|KeyboardInterrupt|StopIteration|SystemExit|Exception)(?::\s?(?P<msg>.*)|\s*)$"
 )
 _EXC_LENIENT = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*)(?::\s(?P<msg>.*)|:?\s*$)")
 _NOT_EXCEPTIONS = frozenset({"srun", "slurmstepd", "kernel", "NVRM", "INFO", "WARNING", "ERROR",

@@ -471,6 +471,9 @@ def _post_connection(fields: Fields, payload: str) -> tuple[EventKind, Level, Fi
     return EventKind.CONNECTION_ERROR, Level.WARNING, fields
 
 
+_STORE_WENT = ("Connection reset by peer", "Broken pipe", "Connection closed by peer")
+
+
 def _post_store(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
     timeout = fields.pop("timeout_text", None)
     if isinstance(timeout, str):
@@ -492,6 +495,10 @@ def _post_store(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]
         # gloo's pair transport: a collective (or monitoredBarrier) waited for a peer, any
         # time in the job, not the startup rendezvous.
         fields["phase"] = "collective"
+    elif any(w in str(fields.get("error", "")) for w in _STORE_WENT):
+        # The store answered, then its connection broke (`store->get('0') got error:
+        # Connection reset by peer`): the store's host went away; nothing timed out.
+        return EventKind.STORE_CONNECTION_LOST, Level.ERROR, fields
     else:
         fields["phase"] = "wait"
     return EventKind.STORE_TIMEOUT, Level.ERROR, fields

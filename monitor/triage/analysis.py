@@ -189,6 +189,12 @@ def diagnose(
         failed = errors or any(_failure_sign(e) for e in located) or any(
             scan.loose for scan in scans)
         finding = Finding(Category.UNDETERMINED if failed else Category.NONE)
+        if errors:  # say which error nothing explains, rather than nothing at all
+            first = errors[0]
+            finding = replace(finding, evidence=(
+                f"{who(first)}: {first.kind.value} ({first.where}): "
+                f"{first.event.text.strip()[:160]}; no rule explains it, and these lines do "
+                "not show its cause",), cause=first)
     fr = read_dumps([s.fr_dump for s in scans if s.fr_dump is not None])
     finding, fr_notes = combine(finding, fr, picture.stuck)
     finding = replace(finding, culprits=_placed(finding.culprits, located))

@@ -71,7 +71,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"Cannot allocate memory|\bMemoryError\b|bad_alloc|ENOMEM|"
                      r"Killed process \d+|memory (?:limit|cgroup).{0,40}(?:exceeded|reached)|"
                      # the kernel's memory-cgroup report when it kills (usage at the limit)
-                     r"memory(?:\+swap)?: usage (\d+)kB, limit \1kB"),
+                     r"memory(?:\+swap)?: usage (\d+)kB, limit \1kB|"
+                     # a memory monitor's kill (YARN's container limit, Dask's nanny budget)
+                     r"(?i:exceed\w*(?: the| its| \d+%)? memory (?:limits?|budget))"),
         (Family.GPU, r"CUDA error|cudaError|CUDA_ERROR|CUBLAS_STATUS_(?!SUCCESS)|"
                      r"CUDNN_STATUS_(?!SUCCESS)|illegal memory access|unspecified launch failure|"
                      r"device-side assert|\bXid\b|NVRM:|(?i:uncorrectable)|ECC error|GPU is lost|"
@@ -125,7 +127,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                           r"NameError|AssertionError|ImportError|ModuleNotFoundError|"
                           r"NotImplementedError|ZeroDivisionError|UnboundLocalError|"
                           r"RecursionError|SyntaxError|FileNotFoundError|JSONDecodeError|"
-                          r"UnicodeDecodeError)\b|size mismatch|shape mismatch|"
+                          r"UnicodeDecodeError)\b|size mismatch|(?i:shape mismatch)|"
                           r"(?i:did not receive grad)|(?i:unused parameters)|"
                           r"(?i:found nan)|\b(?:NaN|nan|inf)\b.{0,30}\b(?:loss|grad)|"
                           r"\b(?:loss|grad\w*)\b.{0,30}\b(?:NaN|nan)\b|result nan\b"),
@@ -146,7 +148,13 @@ _FAILED = re.compile(
     r"(?:\s*[:\]|!]|\s+(?:in|while|during|when|on|at|from|occurred))|"
     r"\b(?:failed|FAILED|Failed)\b|\bKilled\b|\bAborted\b|core dumped|Segmentation fault|"
     r"Bus error|\bcannot\b|\bCannot\b|\bunable to\b|\bUnable to\b|"
-    r"Evicted|\bevicted\b|\b(?:is|was|been) preempted\b|out of memory|[Tt]imed out|(?:terminated|killed) (?:with|by) signal|"
+    r"Evicted|\bevicted\b|\b(?:is|was|been)(?: \w+ly)? preempted\b|out of memory|[Tt]imed out|"
+    r"(?:terminated|killed) (?:with|by) (?:unknown )?signal|"
+    r"(?i:exceed\w*(?: the| its| \d+%)? memory (?:limits?|budget))|"
+    # libfabric's providers log a failed completion from their error handler at `<warn>`
+    r"\blibfabric:\S*_error\(\):\d+<warn>|"
+    # TensorFlow's collective executor: `Collective ops is aborted by: Shape mismatch in …`
+    r"\bCollective ops is aborted by:|"
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit|"
     # slurmctld's record of a job ended by a signal: `_job_complete: JobId=N WTERMSIG 9`
     r"\bWTERMSIG \d+|"
@@ -177,9 +185,11 @@ _MAYBE_PREEMPTED = re.compile(r"(?i:(?:may|might|could)(?: have)?(?: been| got)?
 # TensorFlow's and JAX's distributed runtime name a process `/job:worker/replica:0/task:37`
 _TASK = re.compile(r"/job:\w+/replica:\d+/(task:\d+)\b")
 # The other end named by its host name: Open MPI's `peer: NAME`, ssh's `Could not resolve
-# hostname NAME`, an RPC agent's `request #0 to NAME: ECONNREFUSED`
+# hostname NAME`, an RPC agent's `request #0 to NAME: ECONNREFUSED`, libfabric EFA's `Peer
+# host id: i-0ce6…`
 _PEER_NAME = re.compile(r"\bpeer: ([A-Za-z][\w.-]*\w)|[Cc]ould not resolve (?:hostname |host: ?)"
-                        r"([A-Za-z][\w.-]*\w)|\brequest #\d+ to ([A-Za-z][\w.-]*\w):")
+                        r"([A-Za-z][\w.-]*\w)|\brequest #\d+ to ([A-Za-z][\w.-]*\w):|"
+                        r"\bPeer host id: ([\w.-]*\w)")
 _PID = re.compile(r"(?i:\bpid[ =:]*)(\d{2,8})\b|\bKilled process (\d+)|\b[Pp]rocess (\d{3,8})\b")
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{2,5})|<(\d{2,5})>)?(?![\d.])")
 _DEVICE = re.compile(r"\b(mlx5_\d+|efa_\d+|ib[a-z]?\d+|hfi1_\d+|bnxt_re\d+)\b")
@@ -214,7 +224,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "AILED", "Killed", "Aborted", "core dumped", "Segmentation", "Bus error",
                     "annot", "nable to", "No space", "quota", "Input/output", "Read-only",
                     "victed", "preempted", "out of memory", "imed out", "signal", "SIG",
-                    "usage", "amdgpu", "[drm]", "ower", "ssh: ")
+                    "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted")
 
 
 def looks_failed(text: str) -> bool:

@@ -703,14 +703,17 @@ def _connect_failed(ctx: Context, item: Located) -> bool:
     transport's connection could not be made by a system call of this host's (R 2) or inside
     NCCL (R 3). Retcode 6 is a remote error, and a peer that closed its end in the same log
     may be why the connect failed: either way the peer went away, which says nothing of this
-    host's network. Retcode 1, or a `Cuda failure` beside it, is the P2P transport's CUDA
-    call (peer access, IPC in a container): the GPU's, not the network's."""
+    host's network; so is the proxy's service thread failing to hear from a rank of its own
+    node (`Could not receive type from localRank 7`): that process went away. Retcode 1, or
+    a `Cuda failure` beside it, is the P2P transport's CUDA call (peer access, IPC in a
+    container): the GPU's, not the network's."""
     f = item.event.fields
     if f.get("op") != "Connect" or str(f.get("retcode")) not in ("2", "3"):
         return False  # the common case, before the file's other warnings are looked at
     same_file = [w for w in ctx.of(EventKind.NCCL_WARN_NET, EventKind.NCCL_WARN)
                  if w.file_index == item.file_index]
     return not any(w.event.fields.get("consequence") or "Cuda failure" in w.event.text
+                   or "Could not receive type from localRank" in w.event.text
                    for w in same_file)
 
 
@@ -878,15 +881,18 @@ def rendezvous_lost(ctx: Context) -> Finding | None:
     first node's agent) is gone or cut off, and its own logs hold why; the agents that
     report it only see the loss."""
     lost = [e for e in ctx.of(EventKind.RENDEZVOUS_ERROR) if _rendezvous_went(ctx, e)]
+    lost += ctx.of(EventKind.STORE_CONNECTION_LOST)
     if not lost:
         return None
+    lost.sort(key=Located.order)
     first = lost[0]
     how = ("its keep-alive heartbeats fail with" if _keep_alive(first) else
            "its connection to the store broke:")
+    said = first.event.fields.get("exc") or first.event.fields.get("error")
     return Finding(
         Category.UNDETERMINED, (), (),
         (f"{who(first)} lost the rendezvous: {how} "
-         f"{first.event.fields.get('exc')} ({first.where}, {len(lost)} time(s)); the node "
+         f"{said} ({first.where}, {len(lost)} time(s)); the node "
          "that kept the store stopped answering, and these logs do not say why",), first,
         ("Read the logs of the node that hosts the rendezvous store (the rdzv endpoint, "
          "usually the first node) and its kernel log around that time.",),
@@ -1229,6 +1235,19 @@ def ssh_unreachable(ctx: Context) -> Finding | None:
     )
 
 
+# mp.spawn's report of the worker whose error ended the job, before that worker's traceback
+_SPAWN_REPORT = re.compile(r"^-- [Pp]rocess (\d+) terminated with the following error:")
+
+
+def _spawned_worker(ctx: Context, item: Located) -> str | None:
+    """The mp.spawn worker that raised `item`, when its file's spawn report names one worker.
+    Its index is a local one (a global rank only on one node): named, never taken for a
+    rank."""
+    named = {m[1] for t in ctx.scans[item.file_index].tail
+             if (m := _SPAWN_REPORT.match(t.text.strip())) is not None}
+    return f"process {named.pop()} (mp.spawn's worker index)" if len(named) == 1 else None
+
+
 def own_exception(ctx: Context) -> Finding | None:
     own = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
            if item.event.fields.get("exc_type")
@@ -1264,9 +1283,11 @@ def own_exception(ctx: Context) -> Finding | None:
     task = None if ranks else _ray_task(ctx, first)
     raiser = _ray_task_name(task) if task is not None else who(first)
     worker = _failed_worker(ctx) if not ranks and task is None else None
+    spawned = _spawned_worker(ctx, first) if not ranks and task is None and not worker else None
     culprits: tuple[str, ...] = (_named(ranks[0], first),) if ranks else (
         (raiser,) if task is not None else
-        (f"{worker}, the launcher's one failed worker",) if worker else ())
+        (f"{worker}, the launcher's one failed worker",) if worker else
+        (spawned,) if spawned else ())
     if task is not None and _ray_rank(task):
         ranks = _ray_rank(task)
         culprits = (f"rank {ranks[0]}", raiser)

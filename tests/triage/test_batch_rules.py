@@ -580,3 +580,35 @@ def test_horovods_stall_report_one_rank_a_line(tmp_path: Path) -> None:
     one = [line for line in lines if not line.startswith("[1,0]<stderr>:1: [")]
     single = triage_texts(tmp_path, "".join(one))
     assert (single.category, single.culprit_ranks) == (Category.COLLECTIVE_DESYNC, (0,))
+
+
+def test_mp_spawns_report_names_the_worker_whose_exception_ended_the_job(
+        tmp_path: Path) -> None:
+    """`-- Process 1 terminated with the following error:` then the worker's exception: that
+    worker is named by its spawn index, never taken for a global rank. Two workers named in
+    one file name neither."""
+    diagnosis = triage("sw-edgeyolo-20-spawn-process1-assert.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, ())
+    assert diagnosis.culprits == ("process 1 (mp.spawn's worker index)",)
+    text = (CORPUS / "sw-edgeyolo-20-spawn-process1-assert.log").read_text(encoding="utf-8")
+    two = triage_texts(tmp_path, text + "\n-- Process 0 terminated with the following error:\n"
+                       "AssertionError\n")
+    assert two.culprits == ()
+
+
+def test_a_store_connection_that_broke_while_fetching_nccls_id_is_no_startup_timeout() -> None:
+    """`store->get('0') got error: Connection reset by peer`: the store answered, then went
+    away; nothing timed out, and the reset does not say whether rank 0 died or the link did."""
+    diagnosis = triage("undet-llava-930-store-get-reset.log")
+    assert diagnosis.category is Category.UNDETERMINED
+    assert "its connection to the store broke" in diagnosis.summary
+
+
+def test_a_proxy_connect_after_a_local_rank_went_silent_is_not_the_network() -> None:
+    """NCCL's proxy thread could not hear from a rank of its own node, then a connect failed:
+    that process went away, which says nothing of the network. The report still says which
+    error nothing explains."""
+    diagnosis = triage("undet-hugectr-433-nccl-proxy-recv.log")
+    assert diagnosis.category is Category.UNDETERMINED
+    assert "no rule explains it" in diagnosis.summary
+    assert "Failed to execute operation Connect" in diagnosis.summary

@@ -168,3 +168,34 @@ def test_a_failure_told_over_several_lines_is_placed_by_the_line_that_names_wher
         "[   38.78] NVRM: adapter init failed for device bearing minor number 3\n"))
     assert diagnosis.category is Category.GPU_CUDA
     assert any("minor number 3" in c for c in diagnosis.culprits), diagnosis.culprits
+
+
+def test_a_memory_monitors_kill_is_out_of_memory() -> None:
+    """YARN's container limit and Dask's nanny budget, in their own words."""
+    for line in ("18/05/16 00:46:24 WARN YarnAllocator: Container killed by YARN for exceeding "
+                 "memory limits. 8.3 GB of 8 GB physical memory used.",
+                 "distributed.nanny - WARNING - Worker exceeded 95% memory budget.  Restarting"):
+        reading = read_line(line)
+        assert reading is not None and reading.family is Family.OOM, line
+    assert read_line("Worker process 22204 was killed by unknown signal") is not None
+
+
+def test_libfabrics_completion_error_is_the_network_toward_the_named_peer_host() -> None:
+    line = ("libfabric:451707:1708520807::efa:cq:efa_rdm_txe_handle_error():737<warn> err: 5, "
+            "message: Invalid address My EFA addr: fi_addr_efa://[fe80::13:c2ff:fe6f:f03d]:0:1 "
+            "My host id: i-0db7083f3fcbebb65 Peer EFA addr: fi_addr_efa://[fe80::b8:aff:fe44:425]"
+            ":0:9 Peer host id: i-0ce6d3d57139f053c (7)")
+    reading = read_line(line)
+    assert reading is not None and reading.family is Family.NETWORK
+    assert "i-0ce6d3d57139f053c" in reading.where
+    assert read_line(line.replace("_handle_error():737<warn> err: 5,", "_poll():737<info>")) is None
+
+
+def test_a_preemption_by_hand_and_a_collectives_shape_mismatch_are_failures() -> None:
+    preempted = read_line("'canceledFor': 'This job or session has been manually preempted by "
+                          "michaelw.',")
+    assert preempted is not None and preempted.family is Family.INFRASTRUCTURE
+    shape = read_line("Collective ops is aborted by: Shape mismatch in the collective instance "
+                      "100. Op at device /job:localhost/replica:0/task:0/device:GPU:2 expected "
+                      "shape [28678440] but another member in the group expected shape [391]")
+    assert shape is not None and shape.family is Family.SOFTWARE
