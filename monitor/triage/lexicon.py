@@ -87,7 +87,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
         (Family.STORAGE, r"No space left on device|Disk quota exceeded|ENOSPC|EDQUOT|"
                          r"Read-only file system|Input/output error|Stale file handle|"
                          r"\[Errno (?:5|17|28|30|116|122)\]|file write failed|FileExistsError|"
-                         r"(?i:short write)"),
+                         r"(?i:short write)|"
+                         # a disk monitor's error line (Ray's raylet: `… is over 95% full`)
+                         r"(?i:\bis over \d+% full\b)"),
         (Family.INFRASTRUCTURE, r"\bEvicted\b|\bevicted\b|(?i:preempt)|TIME LIMIT|NodeNotReady|"
                                 r"NODE_FAIL|(?i:node (?:failure|lost|was lost|is down))|"
                                 # YARN: `Container released on a *lost* node`
@@ -108,6 +110,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"nodename nor servname|getaddrinfo|Could not resolve host|"
                          r"Connection timed out|ETIMEDOUT|transport retry counter|"
                          r"Address already in use|EADDRINUSE|(?i:completion error)|"
+                         # UCX's and verbs' words for NCCL's `transport retry counter`
+                         r"(?i:transport retry count)|"
+                         # gRPC's channel could not reach its target (TensorFlow, JAX)
+                         r"failed to connect to all addresses|"
                          # gloo could not connect the ranks to each other at start-up
                          r"connectFullMesh failed|"
                          # a failed connect() call (Open MPI's TCP transport, its launcher)
@@ -137,6 +143,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                         r"SIGBUS|Bus error|\bAborted\b|core dumped|Fatal Python error|"
                         r"(?i:exit(?:ed)? (?:with )?(?:code|status))|exitcode|return code|"
                         r"(?i:died unexpectedly)|terminate called"),
+        # glog's CHECK, a C++ framework's own assertion: read last, for the condition it
+        # checked often carries the cause (`Check failed: len >= 0 peer=…: Connection reset`)
+        (Family.SOFTWARE, r"\bCheck failed: "),
     )
 )
 
@@ -155,6 +164,9 @@ _FAILED = re.compile(
     r"\blibfabric:\S*_error\(\):\d+<warn>|"
     # TensorFlow's collective executor: `Collective ops is aborted by: Shape mismatch in …`
     r"\bCollective ops is aborted by:|"
+    # a socket that could not be bound, a link that gave up, a disk monitor's alarm
+    r"Address already in use|(?i:retry count exceeded)|(?i:\bis over \d+% full\b)|"
+    r"(?i:killed due to memory pressure)|"
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit|"
     # slurmctld's record of a job ended by a signal: `_job_complete: JobId=N WTERMSIG 9`
     r"\bWTERMSIG \d+|"
@@ -184,6 +196,8 @@ _MAYBE_PREEMPTED = re.compile(r"(?i:(?:may|might|could)(?: have)?(?: been| got)?
                               r"preempted)")
 # TensorFlow's and JAX's distributed runtime name a process `/job:worker/replica:0/task:37`
 _TASK = re.compile(r"/job:\w+/replica:\d+/(task:\d+)\b")
+# gRPC's report of the far end of a failed call: `… from remote target /job:ps/replica:0/task:0`
+_REMOTE_TARGET = re.compile(r"\bremote target (/job:\w+(?:/replica:\d+)?/task:\d+)")
 # The other end named by its host name: Open MPI's `peer: NAME`, ssh's `Could not resolve
 # hostname NAME`, an RPC agent's `request #0 to NAME: ECONNREFUSED`, libfabric EFA's `Peer
 # host id: i-0ce6…`
@@ -193,8 +207,10 @@ _PEER_NAME = re.compile(r"\bpeer: ([A-Za-z][\w.-]*\w)|[Cc]ould not resolve (?:ho
 _PID = re.compile(r"(?i:\bpid[ =:]*)(\d{2,8})\b|\bKilled process (\d+)|\b[Pp]rocess (\d{3,8})\b")
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{2,5})|<(\d{2,5})>)?(?![\d.])")
 _DEVICE = re.compile(r"\b(mlx5_\d+|efa_\d+|ib[a-z]?\d+|hfi1_\d+|bnxt_re\d+)\b")
-# torch.multiprocessing.spawn names its workers by index: `process 2 terminated with signal …`
-_SPAWNED = re.compile(r"\b([Pp]rocess \d{1,2}) terminated with\b")
+# torch.multiprocessing.spawn names its workers by index: `process 2 terminated with signal …`;
+# Paddle's launcher its containers: `Container rank 0 status failed cmd […] code -9`
+_SPAWNED = re.compile(r"\b([Pp]rocess \d{1,2}) terminated with\b|"
+                      r"\b(Container rank \d+) status failed\b")
 _DIALED = re.compile(r"\bdial (?:tcp|udp)[46]? ([^\s:]+:\d{1,5})\b")  # Go: the endpoint
 # syslog's and journald's short form name the machine after the time: `Jan 30 10:33:08 node17
 # kernel: …`, `… systemd-logind[812]: …`
@@ -224,7 +240,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "AILED", "Killed", "Aborted", "core dumped", "Segmentation", "Bus error",
                     "annot", "nable to", "No space", "quota", "Input/output", "Read-only",
                     "victed", "preempted", "out of memory", "imed out", "signal", "SIG",
-                    "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted")
+                    "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted", "in use", "% full", "memory pressure")
 
 
 def looks_failed(text: str) -> bool:
@@ -271,11 +287,14 @@ def places(text: str) -> tuple[str, ...]:
     for m in _IPV4.finditer(text):
         port = m.group(2) or m.group(3)
         found.append((m.start(), f"{m.group(1)}:{port}" if port else m.group(1)))
-    for pattern in (_DEVICE, _PCI, _GPU_MINOR, _SPAWNED, _DIALED, _NODE, _TASK, _SYSLOG_HOST):
-        found.extend((m.start(), m.group(1)) for m in pattern.finditer(text))
+    for pattern in (_DEVICE, _PCI, _GPU_MINOR, _SPAWNED, _DIALED, _NODE, _REMOTE_TARGET, _TASK,
+                    _SYSLOG_HOST):
+        found.extend((m.start(), next(g for g in m.groups() if g)) for m in pattern.finditer(text))
     found.extend((m.start(), next(g for g in m.groups() if g))
                  for m in _PEER_NAME.finditer(text))
-    return tuple(dict.fromkeys(w for _, w in sorted(found)))
+    named = dict.fromkeys(w for _, w in sorted(found))
+    # a task named in full (`/job:ps/replica:0/task:0`) is not named again by its tail
+    return tuple(w for w in named if not any(v.endswith("/" + w) for v in named))
 
 
 def node_names(text: str) -> tuple[str, ...]:

@@ -23,6 +23,7 @@ from monitor.triage.lexicon import (
     CATEGORY,
     OWN_FAULT,
     Family,
+    Reading,
     node_names,
     places,
     read_line,
@@ -154,6 +155,8 @@ _PCI_ADDRESS = re.compile(r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d\b
 def _called(rank: int | None, where: str) -> str:
     if rank is None and where.lower().startswith("process "):
         return f"spawned worker {where}"  # torch.multiprocessing's index, not a pid
+    if rank is None and where.startswith("Container rank "):
+        return f"{where} (Paddle's launcher's worker)"
     if rank is None and _PCI_ADDRESS.match(where):
         return f"the GPU at {where}"  # a kernel driver's line: the device, not a process
     if rank is None:
@@ -1303,7 +1306,9 @@ def own_exception(ctx: Context) -> Finding | None:
 _PEER_LOST = ("remote worker", "Connection reset by peer", "Connection closed by peer",
               "Connection closed by remote peer",
               # gRPC (TensorFlow's and JAX's collectives): the peer's end of the call closed
-              "Socket closed")
+              "Socket closed",
+              # Horovod stops every rank after one rank's exception or early exit
+              "Horovod has been shut down")
 # A collective that timed out waiting for a peer: the symptom of whoever did not arrive.
 _WAITED_FOR_A_PEER = ("Timed out waiting", "Watchdog caught collective operation timeout",
                       "failed to pass monitoredBarrier", "communicator was aborted",
@@ -1312,6 +1317,8 @@ _WAITED_FOR_A_PEER = ("Timed out waiting", "Watchdog caught collective operation
                       "received errors while waiting for send/recv",
                       # JAX's and TensorFlow's coordination service: a task did not arrive
                       "Barrier timed out",
+                      # gRPC's status for a call the other end did not answer in time
+                      "DEADLINE_EXCEEDED",
                       # Ascend: HCCL's collectives run as device tasks, so a peer that never
                       # came shows as a device wait that timed out (EI0002's Notify wait)
                       "SynchronizeDeviceWithTimeout", "Notify register times out",
@@ -2226,6 +2233,20 @@ def _rank_of(tail: TailLine) -> int | None:
     return tail.rank if tail.rank is not None else self_named_rank(tail.text)
 
 
+def _next_reading_where(ctx: Context, readings: Sequence[tuple[int, TailLine, Reading]],
+                        index: int, first: TailLine) -> tuple[str, ...]:
+    """What the failing line right under `first` names (blank lines between passed over)."""
+    after = [(t, r) for i, t, r in readings if i == index and t.line > first.line]
+    if not after:
+        return ()
+    line, reading = min(after, key=lambda tr: tr[0].line)
+    # the tail keeps no blank line: any line it holds between the two is another record
+    if line.line - first.line > 3 or any(first.line < t.line < line.line and t.text.strip()
+                                         for t in ctx.scans[index].tail):
+        return ()
+    return reading.where
+
+
 def unrecognised_failure(ctx: Context) -> Finding | None:
     """The last resort: failing lines that no pattern turned into an event, read by the
     failure-family lexicon. A log from a stack the patterns never met is judged by what its
@@ -2256,7 +2277,10 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     # One failure often takes several lines (the kernel's two-line NVRM report): where the
     # first line names no place, the next lines of its family may.
     spots = reading.where or places(ctx.scans[index].continued.get(first.line, "")) or tuple(
-        dict.fromkeys(w for _, _, r in readings if r.family is family for w in r.where))[:3]
+        dict.fromkeys(w for _, _, r in readings if r.family is family for w in r.where))[:3] or (
+        # or the failing line right under it, the same failure's detail (gRPC's `Additional
+        # GRPC error information from remote target /job:ps/replica:0/task:0`)
+        _next_reading_where(ctx, readings, index, first))
     if not spots and ranks:  # another failing line about the same rank may say where it ran
         spots = tuple(dict.fromkeys(
             w for _, t, r in readings

@@ -612,3 +612,43 @@ def test_a_proxy_connect_after_a_local_rank_went_silent_is_not_the_network() -> 
     assert diagnosis.category is Category.UNDETERMINED
     assert "no rule explains it" in diagnosis.summary
     assert "Failed to execute operation Connect" in diagnosis.summary
+
+
+def test_grpcs_failed_connect_is_the_network_toward_the_remote_target_it_names() -> None:
+    """`failed to connect to all addresses` (TensorFlow's parameter servers over gRPC), the far
+    end named on the failing line under it."""
+    diagnosis = triage("net-tf-57760-ps-failed-connect-all.log")
+    assert diagnosis.category is Category.NETWORK
+    assert diagnosis.culprits == ("the link to /job:ps/replica:0/task:0",)
+
+
+def test_shutdowns_and_deadlines_that_follow_another_failure_are_not_the_jobs_bug() -> None:
+    """Horovod's `has been shut down` (after some rank's exception) and gRPC's
+    DEADLINE_EXCEEDED from JAX's coordination service raise in the job's code, and say only
+    that someone else stopped answering."""
+    for name in ("hvd-shutdown-openpai-2730.log", "undetermined-cleanrl-338-jax-coord-shutdown.log"):
+        assert triage(name).category is Category.UNDETERMINED, name
+
+
+def test_a_glog_check_is_the_frameworks_assertion_unless_it_carries_a_lost_peer() -> None:
+    assert triage("software-oneflow-6953-rpc-check-failed.log").category is Category.SOFTWARE
+    reset = triage("undetermined-paddle-8876-pserver-conn-reset.log")
+    assert reset.category is Category.UNDETERMINED
+    assert any("10.89.199.23" in c for c in reset.culprits)
+
+
+def test_machine_level_words_of_other_stacks(tmp_path: Path) -> None:
+    """A port already bound (BytePS's scheduler), UCX's retry count on an HCA, a raylet's full
+    disk, a raylet's memory-pressure kill wrapped by the paster, Paddle's container report."""
+    cases = {
+        "network-byteps-353-scheduler-bind.log": (Category.NETWORK, None),
+        "network-ucx-9590-retry-exceeded.log": (Category.NETWORK, "mlx5_0"),
+        "diskfull-rlinf-304-raylet-tmp.log": (Category.STORAGE_IO, "10.0.1.36"),
+        "oom-raymemmonitor-vllm-1160-tp4.log": (Category.OOM, "10.0.167.26"),
+        "sigkill-paddleocr-11773-launch-container.log": (Category.UNDETERMINED,
+                                                         "Container rank 0"),
+    }
+    for name, (category, place) in cases.items():
+        diagnosis = triage(name)
+        assert diagnosis.category is category, name
+        assert place is None or any(place in c for c in diagnosis.culprits), (name, diagnosis.culprits)

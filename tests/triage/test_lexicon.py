@@ -199,3 +199,17 @@ def test_a_preemption_by_hand_and_a_collectives_shape_mismatch_are_failures() ->
                       "100. Op at device /job:localhost/replica:0/task:0/device:GPU:2 expected "
                       "shape [28678440] but another member in the group expected shape [391]")
     assert shape is not None and shape.family is Family.SOFTWARE
+
+
+def test_a_glog_check_is_read_after_every_other_family_of_its_line() -> None:
+    check = read_line("F1207 10:43:16.922251 3493939 rpc_server.cpp:134] Check failed: "
+                      "kv_.emplace(k, v).second")
+    assert check is not None and check.family is Family.SOFTWARE
+    reset = read_line("F0308 17:17:08.399897 46342 SocketChannel.cpp:54] Check failed: len >= 0 "
+                      " peer=10.89.199.23: Connection reset by peer [104]")
+    assert reset is not None and reset.family is Family.PEER_LOST
+
+
+def test_a_task_named_in_full_is_not_named_again_by_its_tail() -> None:
+    assert places("Additional GRPC error information from remote target "
+                  "/job:ps/replica:0/task:0:") == ("/job:ps/replica:0/task:0",)
