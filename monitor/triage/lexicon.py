@@ -88,6 +88,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"Read-only file system|Input/output error|Stale file handle|"
                          r"\[Errno (?:5|17|28|30|116|122)\]|file write failed|FileExistsError|"
                          r"(?i:short write)|"
+                         # a checkpoint the job could not write, however it words it
+                         r"(?i:\b(?:save|saving|checkpoint(?:ing)?) failed\b|"
+                         r"failed to (?:save|write) (?:the |a )?checkpoint)|"
                          # a disk monitor's error line (Ray's raylet: `… is over 95% full`)
                          r"(?i:\bis over \d+% full\b)"),
         (Family.INFRASTRUCTURE, r"\bEvicted\b|\bevicted\b|(?i:preempt)|TIME LIMIT|NodeNotReady|"
@@ -110,6 +113,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"nodename nor servname|getaddrinfo|Could not resolve host|"
                          r"Connection timed out|ETIMEDOUT|transport retry counter|"
                          r"Address already in use|EADDRINUSE|(?i:completion error)|"
+                         # an address the host does not have (a bind or a link-local source)
+                         r"Cannot assign requested address|EADDRNOTAVAIL|"
                          # UCX's and verbs' words for NCCL's `transport retry counter`
                          r"(?i:transport retry count)|"
                          # gRPC's channel could not reach its target (TensorFlow, JAX)

@@ -62,6 +62,7 @@ SEGMENT_BYTES = 64 << 10  # at most this much of one line is handed to the extra
 TAIL_BYTES = 64 << 10
 TAIL_LINES = 40
 LOOSE_LINES = 200  # failing lines kept from a file's tail for the lexicon
+LOOSE_CHARS = 2000  # of each: gRPC's one-line JSON puts the reason deep in the line
 CONTINUATION_LINES = 3  # lines after a failing line read as the rest of its record
 CONTINUATION_CHARS = 500  # of each
 BINARY_SNIFF_BYTES = 8192
@@ -844,7 +845,7 @@ class _Reader:
                 continue
             env = split_envelope(segment)
             if failing:
-                loose.append(TailLine(first_no + offset, env.rank, segment[:500], None))
+                loose.append(TailLine(first_no + offset, env.rank, segment[:LOOSE_CHARS], None))
             if done:
                 continue
             self.scan.prefixes.update(env.prefixes)

@@ -1366,6 +1366,18 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
             ("Check the GPUs named (nvidia-smi topo -m, peer access, the driver's Xid lines); "
              "a CUDA failure inside NCCL is the node's, not the job's code.",),
         )
+    # NCCL's `Last error:` may be the machine's (/dev/shm too small for its segment, a full
+    # disk, memory): that explains the system error; the rank that met it is no culprit
+    last = read_line(str(first.event.fields.get("last_error") or "")) if not cuda else None
+    if last is not None and last.family in (Family.OOM, Family.STORAGE, Family.INFRASTRUCTURE):
+        return Finding(
+            CATEGORY[last.family], (), tuple(filter(None, (_named(None, first),))),
+            (f"{who(first)}: NCCL's system error ({first.where}) came from "
+             f"'{first.event.fields.get('last_error')}': '{last.word}' reads as "
+             f"{CATEGORY[last.family].value}",), first,
+            ("Give the container the resource NCCL's last error names (for /dev/shm: "
+             "--shm-size or a memory-backed emptyDir), then rerun.",),
+        )
     return Finding(
         Category.GPU_CUDA if cuda else Category.UNDETERMINED, reporters if cuda else (),
         tuple(f"rank {r}" for r in reporters) if cuda else (),
@@ -1927,6 +1939,19 @@ def _ray_rank(task: Located) -> tuple[int, ...]:
     return () if rank is None else (rank,)
 
 
+def _actors_own_failure(ctx: Context, task: Located) -> tuple[TailLine, Reading] | None:
+    """A failing line of the same Ray worker (its `pid=N` tag) before the task's error, in
+    words the lexicon places in a family that explains a death (not one that only says
+    something failed)."""
+    tag = f"pid={task.event.fields.get('pid')},"
+    for tail in ctx.scans[task.file_index].loose:
+        if tail.line < task.event.line and tag in tail.text:
+            reading = read_line(tail.text)
+            if reading is not None and reading.family < Family.PEER_LOST:
+                return tail, reading
+    return None
+
+
 def ray_creation_task(ctx: Context) -> Finding | None:
     """Ray: an actor's constructor raised and the actor died. Its own exception, when the
     traceback shows it, is read by the earlier rules; here the traceback was cut before it."""
@@ -1935,6 +1960,20 @@ def ray_creation_task(ctx: Context) -> Finding | None:
         return None
     first = items[0]
     ranks = _ray_rank(first)
+    said = _actors_own_failure(ctx, first)
+    if said is not None:  # the actor's own lines before its death say why (a bind that failed)
+        tail, reading = said
+        return Finding(
+            CATEGORY[reading.family], () if reading.family not in OWN_FAULT else ranks,
+            (*(f"rank {r}" for r in ranks if reading.family in OWN_FAULT),
+             _ray_task_name(first)),
+            (f"{_ray_task_name(first)} died while it was being created ({first.where}), "
+             f"after its own line '{reading.word}' "
+             f"({ctx.scans[first.file_index].path}:{tail.line}): {tail.text.strip()[:160]}",),
+            first,
+            ("The actor's constructor met the failure its line names; its full traceback is "
+             "in the worker's log under /tmp/ray/session_latest/logs on that node.",),
+        )
     return Finding(
         Category.UNDETERMINED, ranks,
         (*(f"rank {r}" for r in ranks), _ray_task_name(first)),

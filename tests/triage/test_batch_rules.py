@@ -652,3 +652,34 @@ def test_machine_level_words_of_other_stacks(tmp_path: Path) -> None:
         diagnosis = triage(name)
         assert diagnosis.category is category, name
         assert place is None or any(place in c for c in diagnosis.culprits), (name, diagnosis.culprits)
+
+
+def test_nccls_last_error_about_the_machine_explains_its_system_error(tmp_path: Path) -> None:
+    """`unhandled system error` whose `Last error:` is NCCL failing to create its /dev/shm
+    segment: the container's shared memory, not an unknown. A last error that names nothing
+    of the machine leaves it unexplained."""
+    diagnosis = triage("infra-vllm-14537-nccl-shm-segment.log")
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert "/dev/shm" in diagnosis.summary
+    text = (CORPUS / "infra-vllm-14537-nccl-shm-segment.log").read_text(encoding="utf-8")
+    other = triage_texts(tmp_path, text.replace(
+        "Error while creating shared memory segment", "Unexpected state in"))
+    assert other.category is Category.UNDETERMINED
+
+
+def test_a_ray_actors_own_line_before_its_creation_failed_says_why(tmp_path: Path) -> None:
+    """A gRPC server the actor could not bind (`Cannot assign requested address`, deep in a
+    long JSON line), then the actor died in its creation task: the network, the actor named.
+    Without that line the death stays unexplained."""
+    diagnosis = triage("network-alpa-701-xla-server-bind.log")
+    assert diagnosis.category is Category.NETWORK
+    assert diagnosis.culprits[0].startswith("Ray task ProfileWorker.__init__ (pid 1920")
+    lines = (CORPUS / "network-alpa-701-xla-server-bind.log").read_text(
+        encoding="utf-8").splitlines(keepends=True)
+    assert triage_texts(tmp_path, "".join(lines[1:])).category is Category.UNDETERMINED
+
+
+def test_a_checkpoint_save_that_failed_is_the_storage() -> None:
+    """`save failed 3 times, exiting` while saving a checkpoint to a bucket."""
+    diagnosis = triage("storage-io-mesh-transformer-jax-154-gcs-save-failed.log")
+    assert diagnosis.category is Category.STORAGE_IO

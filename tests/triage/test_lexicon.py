@@ -213,3 +213,9 @@ def test_a_glog_check_is_read_after_every_other_family_of_its_line() -> None:
 def test_a_task_named_in_full_is_not_named_again_by_its_tail() -> None:
     assert places("Additional GRPC error information from remote target "
                   "/job:ps/replica:0/task:0:") == ("/job:ps/replica:0/task:0",)
+
+
+def test_an_address_the_host_does_not_have_is_the_network() -> None:
+    reading = read_line("socket.cc:540 NCCL WARN Net : Call to bind failed : Cannot assign "
+                        "requested address")
+    assert reading is not None and reading.family is Family.NETWORK
