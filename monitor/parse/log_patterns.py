@@ -162,6 +162,9 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "because its worker process has died",
     "lost communication with a remote daemon", "Remote daemon:", "waiting on exit barrier",
     "kB, limit ",  # the kernel's memory-cgroup report
+    # slurmstepd before it tagged these `error:` (`*** JOB 7 ON n1 CANCELLED AT …`, `Exceeded
+    # job memory limit`)
+    "CANCELLED AT", "memory limit",
     # a launcher's node count: a pasted command line, torchrun's config, DeepSpeed's launcher
     "nproc", "max_nodes", "group_world_size", "WORLD INFO DICT", "nnodes", "num_machines",
     "num_nodes", "--standalone",
@@ -1178,12 +1181,17 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.SLURM_OOM, Level.FATAL,
-        ("oom-kill event", "oom_kill event", "exceeded memory limit"),
+        ("oom-kill event", "oom_kill event", "exceeded memory limit", "Exceeded job memory limit",
+         "Exceeded step memory limit"),
         _rx(
             r"Detected (?P<count>\d+) oom[-_]kill event(?:s|\(s\))? in (?:StepId=|step )?"
             r"(?P<step>[\w.]+?)\.?(?: |$)",
             r"StepId=(?P<step>[\w.]+) exceeded memory limit",
             r"[Ss]tep (?P<step>[\w.]+) exceeded memory limit",
+            # slurmstepd's job accounting (`Job 7518 exceeded memory limit (626359956 >
+            # 512000000), being killed`, `Exceeded job memory limit`)
+            r"\bJob (?P<step>\d+) exceeded memory limit",
+            r"\bExceeded (?P<step>job|step) memory limit",
         ),
         post=_post_slurm_oom,
     ),

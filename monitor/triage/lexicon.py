@@ -72,6 +72,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"Killed process \d+|memory (?:limit|cgroup).{0,40}(?:exceeded|reached)|"
                      # the kernel's memory-cgroup report when it kills (usage at the limit)
                      r"memory(?:\+swap)?: usage (\d+)kB, limit \1kB|"
+                     # other accelerators' words: Level Zero (Intel XPU), Habana's allocator
+                     r"OUT_OF_(?:DEVICE|HOST)_MEMORY|PT_DEVMEM Allocation failed|"
                      # a memory monitor's kill (YARN's container limit, Dask's nanny budget)
                      r"(?i:exceed\w*(?: the| its| \d+%)? memory (?:limits?|budget))"),
         (Family.GPU, r"CUDA error|cudaError|CUDA_ERROR|CUBLAS_STATUS_(?!SUCCESS)|"
@@ -81,6 +83,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"no CUDA-capable device|CUDA driver (?:version|initialization)|"
                      r"misaligned address|Memory access fault by GPU|Cuda failure|"
                      r"CUDA IPC|peer access is not supported|"
+                     # Intel's GPU runtimes (Level Zero, Unified Runtime): their CUDA error
+                     r"\bZE_RESULT_ERROR_\w+|\bUR_RESULT_ERROR_\w+|"
                      # NCCL's code for a CUDA call that failed under it
                      r"(?i:unhandled cuda error)|ncclUnhandledCudaError|"
                      + _AMDGPU + "|" + _DRM_GPU_HANG),
@@ -101,6 +105,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 r"(?i:out of shared memory)|(?i:spot instance)|"
                                 # srun could not start the step's tasks on a node
                                 r"Task launch for \S+ failed on node|Application launch failed|"
+                                # a cloud's notice that it takes the VM back (GCP's metadata
+                                # server, spot and preemptible VMs)
+                                r"(?i:termination is imminent)|"
                                 + _POWER_OFF),
         (Family.NETWORK, r"NET/IB|NET/Socket|NET/OFI|\bibv_\w+|\bmlx5|IBV_WC_|(?i:rdma)|"
                          r"libfabric|\bfi_\w+\(|\bEFA\b|(?i:connection refused)|ECONNREFUSED|"
@@ -171,7 +178,7 @@ _FAILED = re.compile(
     r"\bCollective ops is aborted by:|"
     # a socket that could not be bound, a link that gave up, a disk monitor's alarm
     r"Address already in use|(?i:retry count exceeded)|(?i:\bis over \d+% full\b)|"
-    r"(?i:killed due to memory pressure)|"
+    r"(?i:killed due to memory pressure)|(?i:termination is imminent)|"
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit|"
     # slurmctld's record of a job ended by a signal: `_job_complete: JobId=N WTERMSIG 9`
     r"\bWTERMSIG \d+|"
@@ -209,7 +216,9 @@ _REMOTE_TARGET = re.compile(r"\bremote target (/job:\w+(?:/replica:\d+)?/task:\d
 _PEER_NAME = re.compile(r"\bpeer: ([A-Za-z][\w.-]*\w)|[Cc]ould not resolve (?:hostname |host: ?)"
                         r"([A-Za-z][\w.-]*\w)|\brequest #\d+ to ([A-Za-z][\w.-]*\w):|"
                         r"\bPeer host id: ([\w.-]*\w)")
-_PID = re.compile(r"(?i:\bpid[ =:]*)(\d{2,8})\b|\bKilled process (\d+)|\b[Pp]rocess (\d{3,8})\b")
+# oneCCL stamps its lines `2024:05:29-19:16:18:(202165) |CCL_ERROR|`
+_PID = re.compile(r"(?i:\bpid[ =:]*)(\d{2,8})\b|\bKilled process (\d+)|\b[Pp]rocess (\d{3,8})\b|"
+                  r":\((\d{2,8})\) \|CCL_")
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{2,5})|<(\d{2,5})>)?(?![\d.])")
 _DEVICE = re.compile(r"\b(mlx5_\d+|efa_\d+|ib[a-z]?\d+|hfi1_\d+|bnxt_re\d+)\b")
 # torch.multiprocessing.spawn names its workers by index: `process 2 terminated with signal …`;
@@ -245,7 +254,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "AILED", "Killed", "Aborted", "core dumped", "Segmentation", "Bus error",
                     "annot", "nable to", "No space", "quota", "Input/output", "Read-only",
                     "victed", "preempted", "out of memory", "imed out", "signal", "SIG",
-                    "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted", "in use", "% full", "memory pressure")
+                    "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted", "in use", "% full", "memory pressure", "imminent")
 
 
 def looks_failed(text: str) -> bool:

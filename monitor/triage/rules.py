@@ -342,7 +342,14 @@ def out_of_memory(ctx: Context) -> Finding | None:
     for item in host:
         evidence.append(f"{item.kind.value}: {item.event.text.strip()[:160]} ({item.where})")
         pid = item.event.fields.get("pid")
-        if pid is not None and item.kind is EventKind.HOST_OOM and item.event.fields.get("ip"):
+        if item.kind is EventKind.SLURM_OOM:
+            # slurmstepd names no node on its older lines: its `JOB N ON node CANCELLED`
+            node = item.event.fields.get("node") or next(
+                (c.event.fields.get("node") for c in ctx.of(EventKind.SLURM_CANCEL)
+                 if c.file_index == item.file_index and c.event.fields.get("node")), None)
+            if node:
+                culprits.append(f"node {node} (the job's memory limit)")
+        elif pid is not None and item.kind is EventKind.HOST_OOM and item.event.fields.get("ip"):
             culprits.append(f"pid {pid} on node {item.event.fields.get('ip')} (host memory: "
                             "killed by Ray's memory monitor)")
         elif pid is not None and item.kind is EventKind.HOST_OOM:
@@ -737,7 +744,7 @@ def network(ctx: Context) -> Finding | None:
                   if "Connection" in str(e.event.fields.get("exc", ""))
                   and not _rendezvous_went(ctx, e)]
     store_raised = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
-                    if _store_unreachable(e) or _peer_unreachable(e)]
+                    if _store_unreachable(ctx, e) or _peer_unreachable(e)]
     # The HCA or port itself failed: the completions flushed after it are its consequences.
     async_events = [e for e in ctx.of(EventKind.NCCL_WARN)
                     if _IB_ASYNC.search(str(e.event.fields.get("message", "")))]
@@ -778,7 +785,7 @@ def network(ctx: Context) -> Finding | None:
         peer_text = f"{peer}<{port}>" if port is not None else str(peer)
         culprit = f"{local} <-> {peer_text}"
         evidence.append(f"{local}: {detail} talking to {peer_text} ({first.where})")
-    elif first.kind is EventKind.PYTHON_TRACEBACK and not _store_unreachable(first):
+    elif first.kind is EventKind.PYTHON_TRACEBACK and not _store_unreachable(ctx, first):
         named = _RAISED_PEER.search(str(fields.get("exc_message", "")))
         culprit = f"the peer endpoint {named.group(1)}:{named.group(2)}" if named else (
             "a peer the error does not name")
@@ -938,16 +945,19 @@ def _peer_unreachable(item: Located) -> bool:
             and any(w in message for w in ("gloo", "c10d", "socket", "pair.cc")))
 
 
-def _store_unreachable(item: Located) -> bool:
+def _store_unreachable(ctx: Context, item: Located) -> bool:
     """An exception raised while connecting to the rendezvous store (TCPStore in the
-    rendezvous handler): the endpoint could not be reached."""
+    rendezvous handler): the endpoint could not be reached. A paste that starts below the
+    traceback's header has no frames parsed: the lines just above the exception say it."""
     frames = item.event.fields.get("frames")
     message = str(item.event.fields.get("exc_message", ""))
-    return (
-        isinstance(frames, tuple)
-        and any("rendezvous" in str(f) or "TCPStore" in str(f) for f in frames)
-        and any(w in message for w in _UNREACHABLE)
-    )
+    if not any(w in message for w in _UNREACHABLE):
+        return False
+    shown = [str(f) for f in frames] if isinstance(frames, tuple) else []
+    if not shown and item.event.fields.get("headless"):
+        shown = [t.text for t in ctx.scans[item.file_index].tail
+                 if item.event.line - 6 <= t.line < item.event.line]
+    return any("rendezvous" in f or "TCPStore" in f for f in shown)
 
 
 def init_timeout(ctx: Context) -> Finding | None:
@@ -1277,8 +1287,11 @@ def own_exception(ctx: Context) -> Finding | None:
         category = Category.STORAGE_IO
     else:
         # in dataset code or not, the job's own exception is its bug (a stall in data
-        # loading is another matter: the data_phase rule)
-        category = Category.SOFTWARE
+        # loading is another matter: the data_phase rule), unless its words are a device's
+        # (an accelerator's allocator or runtime: Habana's PT_DEVMEM, Intel's UR/ZE results)
+        said = read_line(f"{exc}: {message}")
+        category = CATEGORY[said.family] if said is not None and said.family in (
+            Family.OOM, Family.GPU) else Category.SOFTWARE
     ranks = ctx.global_ranks([first])
     self_named = _SELF_NAMED.match(message)
     if not ranks and self_named is not None:  # `AssertionError: Rank 13: found NaN …`
@@ -2286,6 +2299,13 @@ def _next_reading_where(ctx: Context, readings: Sequence[tuple[int, TailLine, Re
     return reading.where
 
 
+def _file_host(scan: FileScan) -> tuple[str, ...]:
+    """The one machine a file's lines name in their envelopes (syslog's host after the time,
+    a launcher's tag): a stop from outside names no node of its own, and the machine that
+    logged it is the one stopped; () for none, or for several."""
+    return (next(iter(scan.hosts)),) if len(scan.hosts) == 1 else ()
+
+
 def unrecognised_failure(ctx: Context) -> Finding | None:
     """The last resort: failing lines that no pattern turned into an event, read by the
     failure-family lexicon. A log from a stack the patterns never met is judged by what its
@@ -2332,7 +2352,8 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
         name = f"the link to {where}" if where else ""
     elif family is Family.INFRASTRUCTURE and not ranks and (nodes := tuple(dict.fromkeys(
             # nodes or their scheduler: every node the family's lines name, not the first
-            n for _, t, r in readings if r.family is family for n in node_names(t.text)))):
+            n for _, t, r in readings if r.family is family for n in node_names(t.text)))
+            or _file_host(ctx.scans[index])):
         name = _some(nodes)
     else:
         name = _called(ranks[0] if ranks else None, where)

@@ -683,3 +683,47 @@ def test_a_checkpoint_save_that_failed_is_the_storage() -> None:
     """`save failed 3 times, exiting` while saving a checkpoint to a bucket."""
     diagnosis = triage("storage-io-mesh-transformer-jax-154-gcs-save-failed.log")
     assert diagnosis.category is Category.STORAGE_IO
+
+
+def test_a_store_connect_that_timed_out_is_the_network_when_the_paste_starts_below_its_header(
+        tmp_path: Path) -> None:
+    """`RuntimeError: Connection timed out` under `store = TCPStore(master_addr, …)`, the
+    traceback's header cut off: the frames above it still say it was the store's connect."""
+    diagnosis = triage("transformers-1795-tcpstore-conn-timeout.log")
+    assert diagnosis.category is Category.NETWORK
+    bare = triage_texts(tmp_path, "  File \"train.py\", line 3, in main\n"
+                        "    run()\nRuntimeError: Connection timed out\n")
+    assert bare.category is not Category.NETWORK
+
+
+def test_other_accelerators_memory_and_runtime_errors_are_theirs_not_the_jobs_bug() -> None:
+    """Habana's PT_DEVMEM allocation, Intel's Level Zero and Unified Runtime results, in an
+    exception or a oneCCL line: out of memory, or the device's error, never `software`."""
+    habana = triage("oom-optimum-habana-2214-hpu-devmem.log")
+    assert (habana.category, habana.culprit_ranks) == (Category.OOM, (7,))
+    xpu = triage("xpu-ipex-838-ur-out-of-resources.log")
+    assert (xpu.category, xpu.culprit_ranks) == (Category.GPU_CUDA, (0,))
+    ccl = triage("oom-torch-ccl-65-ze-device-memory.log")
+    assert ccl.category is Category.OOM
+    assert any("202165" in c for c in ccl.culprits)
+
+
+def test_slurms_memory_limit_kill_is_out_of_memory_on_the_node_it_cancelled(
+        tmp_path: Path) -> None:
+    """slurmstepd's `Job N exceeded memory limit (… > …), being killed` (also without its
+    `error:` tag), then `*** JOB N ON node CANCELLED AT …`: the job's memory limit, not a
+    cancel from outside."""
+    for name, node in (("oom-coquistt-2238-slurm-memlimit.log", "xantipa"),
+                       ("oom-adeptrl-13-slurm-memlimit.log", "cuda-24-0")):
+        diagnosis = triage(name)
+        assert diagnosis.category is Category.OOM, name
+        assert diagnosis.culprits == (f"node {node} (the job's memory limit)",), name
+    cancelled = triage_texts(tmp_path, "slurmstepd: *** JOB 7 ON n1 CANCELLED AT "
+                             "2018-10-16T13:24:27 ***\n")
+    assert cancelled.category is Category.INFRASTRUCTURE
+
+
+def test_a_clouds_termination_notice_names_the_machine_that_logged_it() -> None:
+    diagnosis = triage("spot-translations-1067-gcp-preempt.log")
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert diagnosis.culprits == ("translations-1-b-linux-v100-gpu-4-1tb-zjc9cutks-akaqwot-p0nw",)
