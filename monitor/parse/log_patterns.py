@@ -162,9 +162,9 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "because its worker process has died",
     "lost communication with a remote daemon", "Remote daemon:", "waiting on exit barrier",
     "kB, limit ",  # the kernel's memory-cgroup report
-    # slurmstepd before it tagged these `error:` (`*** JOB 7 ON n1 CANCELLED AT …`, `Exceeded
-    # job memory limit`)
-    "CANCELLED AT", "memory limit",
+    # slurmstepd before it tagged its lines `error:` (`*** JOB 7 ON n1 CANCELLED AT …`, `Job 7
+    # exceeded memory limit (… > …), being killed`)
+    "CANCELLED AT", "exceeded memory limit",
     # a launcher's node count: a pasted command line, torchrun's config, DeepSpeed's launcher
     "nproc", "max_nodes", "group_world_size", "WORLD INFO DICT", "nnodes", "num_machines",
     "num_nodes", "--standalone",
@@ -501,6 +501,7 @@ def _post_store(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]
     elif any(w in str(fields.get("error", "")) for w in _STORE_WENT):
         # The store answered, then its connection broke (`store->get('0') got error:
         # Connection reset by peer`): the store's host went away; nothing timed out.
+        fields["phase"] = "nccl_id"
         return EventKind.STORE_CONNECTION_LOST, Level.ERROR, fields
     else:
         fields["phase"] = "wait"
@@ -1181,17 +1182,16 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.SLURM_OOM, Level.FATAL,
-        ("oom-kill event", "oom_kill event", "exceeded memory limit", "Exceeded job memory limit",
-         "Exceeded step memory limit"),
+        ("oom-kill event", "oom_kill event", "exceeded memory limit"),
         _rx(
             r"Detected (?P<count>\d+) oom[-_]kill event(?:s|\(s\))? in (?:StepId=|step )?"
             r"(?P<step>[\w.]+?)\.?(?: |$)",
             r"StepId=(?P<step>[\w.]+) exceeded memory limit",
             r"[Ss]tep (?P<step>[\w.]+) exceeded memory limit",
-            # slurmstepd's job accounting (`Job 7518 exceeded memory limit (626359956 >
-            # 512000000), being killed`, `Exceeded job memory limit`)
-            r"\bJob (?P<step>\d+) exceeded memory limit",
-            r"\bExceeded (?P<step>job|step) memory limit",
+            # slurmstepd's job accounting when it kills (`Job 7518 exceeded memory limit
+            # (626359956 > 512000000), being killed`); its `Exceeded step memory limit at some
+            # point` is printed on jobs that end well too (page cache counts) and is no kill
+            r"\bJob (?P<job>\d+) exceeded memory limit \(\d+ > \d+\), being killed",
         ),
         post=_post_slurm_oom,
     ),

@@ -188,13 +188,8 @@ def diagnose(
         # the lost connection in it) still says the job failed
         failed = errors or any(_failure_sign(e) for e in located) or any(
             scan.loose for scan in scans)
-        finding = Finding(Category.UNDETERMINED if failed else Category.NONE)
-        if errors:  # say which error nothing explains, rather than nothing at all
-            first = errors[0]
-            finding = replace(finding, evidence=(
-                f"{who(first)}: {first.kind.value} ({first.where}): "
-                f"{first.event.text.strip()[:160]}; no rule explains it, and these lines do "
-                "not show its cause",), cause=first)
+        finding = _unexplained(errors[0]) if errors else Finding(
+            Category.UNDETERMINED if failed else Category.NONE)
     fr = read_dumps([s.fr_dump for s in scans if s.fr_dump is not None])
     finding, fr_notes = combine(finding, fr, picture.stuck)
     finding = replace(finding, culprits=_placed(finding.culprits, located))
@@ -249,6 +244,13 @@ def diagnose(
 
 
 _BARE_RANK = re.compile(r"rank (\d+)")
+
+
+def _unexplained(first: Located) -> Finding:
+    """An error no rule concludes on: the report says which one, rather than nothing."""
+    return Finding(Category.UNDETERMINED, evidence=(
+        f"{who(first)}: {first.kind.value} ({first.where}): {first.event.text.strip()[:160]}; "
+        "no rule explains it, and these lines do not show its cause",), cause=first)
 
 
 def _placed(culprits: tuple[str, ...], located: Sequence[Located]) -> tuple[str, ...]:

@@ -64,6 +64,14 @@ _DRM_GPU_HANG = r"\[drm\].{0,80}\b(?:GPU HANG|GPU hang|[Ee]ngine reset|Timedout 
 # A machine told to power off under the job (a cloud's spot reclaim presses the power key)
 _POWER_OFF = (r"\bPower key pressed\b|\bSystem is powering down\b|"
               r"\bThe system will power off now\b")
+# A cloud's notice that it takes the VM back (GCP's metadata server, spot and preemptible VMs)
+_RECLAIM_NOTICE = r"\b[Tt]ermination is imminent\b"
+# A memory monitor's kill in its own words: YARN's container limit, Dask's nanny budget,
+# Ray's raylet (`2 Workers … killed due to memory pressure (OOM)`)
+_MEMORY_MONITOR_KILL = (r"Container killed by YARN for exceeding memory limits|"
+                        r"Worker exceeded \d+% memory budget|killed due to memory pressure")
+# A ZMQ or socket bind that gave up (`Reached max retry for bind: Address already in use`)
+_BIND_GAVE_UP = r"Reached max retr(?:y|ies) for bind"
 
 _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
     (family, re.compile(pattern)) for family, pattern in (
@@ -74,8 +82,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"memory(?:\+swap)?: usage (\d+)kB, limit \1kB|"
                      # other accelerators' words: Level Zero (Intel XPU), Habana's allocator
                      r"OUT_OF_(?:DEVICE|HOST)_MEMORY|PT_DEVMEM Allocation failed|"
-                     # a memory monitor's kill (YARN's container limit, Dask's nanny budget)
-                     r"(?i:exceed\w*(?: the| its| \d+%)? memory (?:limits?|budget))"),
+                     + _MEMORY_MONITOR_KILL),
         (Family.GPU, r"CUDA error|cudaError|CUDA_ERROR|CUBLAS_STATUS_(?!SUCCESS)|"
                      r"CUDNN_STATUS_(?!SUCCESS)|illegal memory access|unspecified launch failure|"
                      r"device-side assert|\bXid\b|NVRM:|(?i:uncorrectable)|ECC error|GPU is lost|"
@@ -92,11 +99,13 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"Read-only file system|Input/output error|Stale file handle|"
                          r"\[Errno (?:5|17|28|30|116|122)\]|file write failed|FileExistsError|"
                          r"(?i:short write)|"
-                         # a checkpoint the job could not write, however it words it
-                         r"(?i:\b(?:save|saving|checkpoint(?:ing)?) failed\b|"
-                         r"failed to (?:save|write) (?:the |a )?checkpoint)|"
-                         # a disk monitor's error line (Ray's raylet: `… is over 95% full`)
-                         r"(?i:\bis over \d+% full\b)"),
+                         # a checkpoint the job could not write, in words that say it was one
+                         r"(?i:\b(?:saving|writing|uploading) (?:the |a )?checkpoint\w* failed|"
+                         r"\bcheckpoint (?:save|write|upload) failed|"
+                         r"failed to (?:save|write|upload) (?:the |a )?checkpoint)|"
+                         # a disk monitor's alarm (Ray's raylet: `… is over 95% full`); a
+                         # failure only where its writer logged it as an error
+                         r"\bis over \d+% full\b"),
         (Family.INFRASTRUCTURE, r"\bEvicted\b|\bevicted\b|(?i:preempt)|TIME LIMIT|NodeNotReady|"
                                 r"NODE_FAIL|(?i:node (?:failure|lost|was lost|is down))|"
                                 # YARN: `Container released on a *lost* node`
@@ -105,10 +114,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 r"(?i:out of shared memory)|(?i:spot instance)|"
                                 # srun could not start the step's tasks on a node
                                 r"Task launch for \S+ failed on node|Application launch failed|"
-                                # a cloud's notice that it takes the VM back (GCP's metadata
-                                # server, spot and preemptible VMs)
-                                r"(?i:termination is imminent)|"
-                                + _POWER_OFF),
+                                + _RECLAIM_NOTICE + "|" + _POWER_OFF),
         (Family.NETWORK, r"NET/IB|NET/Socket|NET/OFI|\bibv_\w+|\bmlx5|IBV_WC_|(?i:rdma)|"
                          r"libfabric|\bfi_\w+\(|\bEFA\b|(?i:connection refused)|ECONNREFUSED|"
                          r"(?i:no route to host)|EHOSTUNREACH|(?i:network is unreachable)|"
@@ -123,7 +129,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          # an address the host does not have (a bind or a link-local source)
                          r"Cannot assign requested address|EADDRNOTAVAIL|"
                          # UCX's and verbs' words for NCCL's `transport retry counter`
-                         r"(?i:transport retry count)|"
+                         r"[Tt]ransport retry count exceeded|"
                          # gRPC's channel could not reach its target (TensorFlow, JAX)
                          r"failed to connect to all addresses|"
                          # gloo could not connect the ranks to each other at start-up
@@ -151,7 +157,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                           r"\b(?:loss|grad\w*)\b.{0,30}\b(?:NaN|nan)\b|result nan\b"),
         (Family.PEER_LOST, r"Connection reset by peer|closed by (?:remote )?peer|Broken pipe|"
                            r"EPIPE|ECONNRESET|remote process exited|(?i:peer .{0,20}disconnected)"),
-        (Family.KILLED, r"\bKilled\b|SIGKILL|[Ss]ignal 9\b|WTERMSIG \d+|Segmentation fault|SIGSEGV|SIGABRT|"
+        (Family.KILLED, r"\bKilled\b|killed by (?:unknown )?signal|SIGKILL|[Ss]ignal 9\b|WTERMSIG \d+|Segmentation fault|SIGSEGV|SIGABRT|"
                         r"SIGBUS|Bus error|\bAborted\b|core dumped|Fatal Python error|"
                         r"(?i:exit(?:ed)? (?:with )?(?:code|status))|exitcode|return code|"
                         r"(?i:died unexpectedly)|terminate called"),
@@ -171,14 +177,16 @@ _FAILED = re.compile(
     r"Bus error|\bcannot\b|\bCannot\b|\bunable to\b|\bUnable to\b|"
     r"Evicted|\bevicted\b|\b(?:is|was|been)(?: \w+ly)? preempted\b|out of memory|[Tt]imed out|"
     r"(?:terminated|killed) (?:with|by) (?:unknown )?signal|"
-    r"(?i:exceed\w*(?: the| its| \d+%)? memory (?:limits?|budget))|"
     # libfabric's providers log a failed completion from their error handler at `<warn>`
     r"\blibfabric:\S*_error\(\):\d+<warn>|"
     # TensorFlow's collective executor: `Collective ops is aborted by: Shape mismatch in …`
     r"\bCollective ops is aborted by:|"
-    # a socket that could not be bound, a link that gave up, a disk monitor's alarm
-    r"Address already in use|(?i:retry count exceeded)|(?i:\bis over \d+% full\b)|"
-    r"(?i:killed due to memory pressure)|(?i:termination is imminent)|"
+    # a bind that gave up, a link that gave up, a memory monitor's kill, a reclaim notice
+    + _BIND_GAVE_UP + r"|[Rr]etry count exceeded|" + _MEMORY_MONITOR_KILL + "|"
+    + _RECLAIM_NOTICE + "|"
+    # a line its writer logged at ERROR or FATAL in Ray's C++ stamp (`[2025-11-20
+    # 08:14:04,892 E 18591 18625] (raylet) …`)
+    r"\[\d{4}-\d\d-\d\d [\d:,.]+ [EF] \d+ \d+\]|"
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit|"
     # slurmctld's record of a job ended by a signal: `_job_complete: JobId=N WTERMSIG 9`
     r"\bWTERMSIG \d+|"
@@ -254,7 +262,8 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "AILED", "Killed", "Aborted", "core dumped", "Segmentation", "Bus error",
                     "annot", "nable to", "No space", "quota", "Input/output", "Read-only",
                     "victed", "preempted", "out of memory", "imed out", "signal", "SIG",
-                    "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted", "in use", "% full", "memory pressure", "imminent")
+                    "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted",
+                    "for bind", "memory pressure", "imminent", " E ", " F ")
 
 
 def looks_failed(text: str) -> bool:
@@ -301,14 +310,16 @@ def places(text: str) -> tuple[str, ...]:
     for m in _IPV4.finditer(text):
         port = m.group(2) or m.group(3)
         found.append((m.start(), f"{m.group(1)}:{port}" if port else m.group(1)))
+    targets = [m.span() for m in _REMOTE_TARGET.finditer(text)]
     for pattern in (_DEVICE, _PCI, _GPU_MINOR, _SPAWNED, _DIALED, _NODE, _REMOTE_TARGET, _TASK,
                     _SYSLOG_HOST):
-        found.extend((m.start(), next(g for g in m.groups() if g)) for m in pattern.finditer(text))
+        found.extend((m.start(), next(g for g in m.groups() if g)) for m in pattern.finditer(text)
+                     # a task named in full by gRPC's remote target is not named again by its
+                     # tail (`/job:ps/replica:0/task:0` holds `task:0`)
+                     if pattern is not _TASK or not any(a <= m.start() < b for a, b in targets))
     found.extend((m.start(), next(g for g in m.groups() if g))
                  for m in _PEER_NAME.finditer(text))
-    named = dict.fromkeys(w for _, w in sorted(found))
-    # a task named in full (`/job:ps/replica:0/task:0`) is not named again by its tail
-    return tuple(w for w in named if not any(v.endswith("/" + w) for v in named))
+    return tuple(dict.fromkeys(w for _, w in sorted(found)))
 
 
 def node_names(text: str) -> tuple[str, ...]:

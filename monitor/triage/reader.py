@@ -101,7 +101,8 @@ class FileScan:
     counts: dict[str, int] = field(default_factory=dict)
     ranks: set[int] = field(default_factory=set)
     prefixes: set[str] = field(default_factory=set)
-    hosts: set[str] = field(default_factory=set)  # the machines the tail's envelopes name
+    # the machines whose syslog (journald) lines the tail holds: `Apr  3 00:21:04 node17 …`
+    syslog_hosts: set[str] = field(default_factory=set)
     tail: list[TailLine] = field(default_factory=list)
     # failing lines of the tail that the pattern table may not know (the lexicon reads them)
     loose: list[TailLine] = field(default_factory=list)
@@ -850,8 +851,8 @@ class _Reader:
             if done:
                 continue
             self.scan.prefixes.update(env.prefixes)
-            if env.host is not None:
-                self.scan.hosts.add(env.host)
+            if env.host is not None and "journald" in env.prefixes:
+                self.scan.syslog_hosts.add(env.host)
             progress = progress_fields(env.glued or env.payload) if not found_progress else None
             if progress is not None:
                 found_progress = True

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from monitor.model import Category
 from monitor.parse.collectives import CollectivePicture
 from monitor.parse.ddp_check import contradictory, counts_said
+from monitor.parse.envelope import split_envelope
 from monitor.parse.log_events import EventKind, Level
 from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS, FieldValue
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks, whereabouts, who
@@ -284,6 +285,17 @@ def _failed_worker(ctx: Context) -> str | None:
     return f"local_rank {local}" + (f" (pid {pid})" if pid is not None else "")
 
 
+def _slurm_oom_node(ctx: Context, item: Located) -> str | None:
+    """The node a SLURM memory kill happened on: its own line's, or (slurmstepd names none on
+    its older lines) the node of the same job's `*** JOB N ON node CANCELLED AT …`."""
+    if item.event.fields.get("node"):
+        return str(item.event.fields["node"])
+    job = str(item.event.fields.get("job") or item.event.fields.get("step") or "").split(".")[0]
+    return next((str(c.event.fields["node"]) for c in ctx.of(EventKind.SLURM_CANCEL)
+                 if c.event.fields.get("node") and job
+                 and str(c.event.fields.get("job")).split(".")[0] == job), None)
+
+
 def out_of_memory(ctx: Context) -> Finding | None:
     gpu = [e for e in ctx.of(EventKind.CUDA_OOM) if not e.event.fields.get("bad_size")]
     # NCCL's "unhandled cuda error" whose last error is the allocation that failed
@@ -342,13 +354,8 @@ def out_of_memory(ctx: Context) -> Finding | None:
     for item in host:
         evidence.append(f"{item.kind.value}: {item.event.text.strip()[:160]} ({item.where})")
         pid = item.event.fields.get("pid")
-        if item.kind is EventKind.SLURM_OOM:
-            # slurmstepd names no node on its older lines: its `JOB N ON node CANCELLED`
-            node = item.event.fields.get("node") or next(
-                (c.event.fields.get("node") for c in ctx.of(EventKind.SLURM_CANCEL)
-                 if c.file_index == item.file_index and c.event.fields.get("node")), None)
-            if node:
-                culprits.append(f"node {node} (the job's memory limit)")
+        if item.kind is EventKind.SLURM_OOM and (node := _slurm_oom_node(ctx, item)):
+            culprits.append(f"node {node} (the job's memory limit)")
         elif pid is not None and item.kind is EventKind.HOST_OOM and item.event.fields.get("ip"):
             culprits.append(f"pid {pid} on node {item.event.fields.get('ip')} (host memory: "
                             "killed by Ray's memory monitor)")
@@ -891,7 +898,10 @@ def rendezvous_lost(ctx: Context) -> Finding | None:
     first node's agent) is gone or cut off, and its own logs hold why; the agents that
     report it only see the loss."""
     lost = [e for e in ctx.of(EventKind.RENDEZVOUS_ERROR) if _rendezvous_went(ctx, e)]
-    lost += ctx.of(EventKind.STORE_CONNECTION_LOST)
+    # the store's connection broke while a rank fetched NCCL's id (not torch's heartbeat
+    # `got 0 bytes`, printed by every survivor after any rank died)
+    lost += [e for e in ctx.of(EventKind.STORE_CONNECTION_LOST)
+             if e.event.fields.get("phase") == "nccl_id"]
     if not lost:
         return None
     lost.sort(key=Located.order)
@@ -1252,13 +1262,27 @@ def ssh_unreachable(ctx: Context) -> Finding | None:
 _SPAWN_REPORT = re.compile(r"^-- [Pp]rocess (\d+) terminated with the following error:")
 
 
+# An accelerator runtime's own result in an exception the job's code raised
+_ACCELERATOR_OOM = re.compile(r"PT_DEVMEM Allocation failed|\bZE_RESULT_ERROR_OUT_OF_\w*MEMORY")
+_ACCELERATOR_ERROR = re.compile(r"\b(?:ZE|UR)_RESULT_ERROR_\w+")
+_OWN_ADVICE = {
+    Category.OOM: "The device ran out of memory on the rank that raised it: lower the "
+                  "micro-batch or shard the model further.",
+    Category.GPU_CUDA: "The accelerator's runtime failed on the rank that raised it: check that "
+                       "device (its driver's log, a rerun on another one).",
+}
+
+
 def _spawned_worker(ctx: Context, item: Located) -> str | None:
-    """The mp.spawn worker that raised `item`, when its file's spawn report names one worker.
-    Its index is a local one (a global rank only on one node): named, never taken for a
-    rank."""
-    named = {m[1] for t in ctx.scans[item.file_index].tail
-             if (m := _SPAWN_REPORT.match(t.text.strip())) is not None}
-    return f"process {named.pop()} (mp.spawn's worker index)" if len(named) == 1 else None
+    """The mp.spawn worker that raised `item`: the spawn report nearest above it, when the
+    file's reports name one worker. Its index is a local one (a global rank only on one
+    node): named, never taken for a rank."""
+    reports = [(t.line, m[1]) for t in ctx.scans[item.file_index].tail
+               if (m := _SPAWN_REPORT.match(t.text.strip())) is not None]
+    above = [index for line, index in reports if line < item.event.line]
+    if not above or len({index for _, index in reports}) != 1:
+        return None
+    return _called(None, f"process {above[-1]}")
 
 
 def own_exception(ctx: Context) -> Finding | None:
@@ -1287,11 +1311,11 @@ def own_exception(ctx: Context) -> Finding | None:
         category = Category.STORAGE_IO
     else:
         # in dataset code or not, the job's own exception is its bug (a stall in data
-        # loading is another matter: the data_phase rule), unless its words are a device's
-        # (an accelerator's allocator or runtime: Habana's PT_DEVMEM, Intel's UR/ZE results)
-        said = read_line(f"{exc}: {message}")
-        category = CATEGORY[said.family] if said is not None and said.family in (
-            Family.OOM, Family.GPU) else Category.SOFTWARE
+        # loading is another matter: the data_phase rule), unless it carries an accelerator
+        # runtime's own result: Habana's allocator, Intel's Level Zero or Unified Runtime
+        category = (Category.OOM if _ACCELERATOR_OOM.search(message) else
+                    Category.GPU_CUDA if _ACCELERATOR_ERROR.search(message) else
+                    Category.SOFTWARE)
     ranks = ctx.global_ranks([first])
     self_named = _SELF_NAMED.match(message)
     if not ranks and self_named is not None:  # `AssertionError: Rank 13: found NaN …`
@@ -1310,8 +1334,8 @@ def own_exception(ctx: Context) -> Finding | None:
     return Finding(
         category, ranks, culprits,
         (f"{raiser} raised {exc}: {message[:160]} ({first.where})",), first,
-        ("Fix the exception on the first failing rank; the errors on the other ranks are "
-         "its consequences.",),
+        (_OWN_ADVICE.get(category, "Fix the exception on the first failing rank; the errors "
+                         "on the other ranks are its consequences."),),
     )
 
 
@@ -1347,6 +1371,9 @@ _NCCL_UNEXPLAINED = ("unhandled system error", "ncclSystemError", "internal erro
                      "unhandled cuda error", "ncclUnhandledCudaError")
 
 
+_NCCL_SHM = re.compile(r"/dev/shm|shared memory segment|posix_fallocate|shm_open")
+
+
 def nccl_unexplained(ctx: Context) -> Finding | None:
     """An NCCL system, internal or remote error whose reason no line shows (the rules that
     read a reason, a peer or a CUDA failure come first). An unhandled cuda error is NCCL's
@@ -1379,17 +1406,17 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
             ("Check the GPUs named (nvidia-smi topo -m, peer access, the driver's Xid lines); "
              "a CUDA failure inside NCCL is the node's, not the job's code.",),
         )
-    # NCCL's `Last error:` may be the machine's (/dev/shm too small for its segment, a full
-    # disk, memory): that explains the system error; the rank that met it is no culprit
-    last = read_line(str(first.event.fields.get("last_error") or "")) if not cuda else None
-    if last is not None and last.family in (Family.OOM, Family.STORAGE, Family.INFRASTRUCTURE):
+    # NCCL's `Last error:` about its shared-memory segment (`Error while creating shared
+    # memory segment /dev/shm/nccl-…`, posix_fallocate's ENOSPC): the container's /dev/shm
+    # explains the system error; the rank that met it is no culprit
+    last = str(first.event.fields.get("last_error") or "")
+    if not cuda and _NCCL_SHM.search(last):
         return Finding(
-            CATEGORY[last.family], (), tuple(filter(None, (_named(None, first),))),
-            (f"{who(first)}: NCCL's system error ({first.where}) came from "
-             f"'{first.event.fields.get('last_error')}': '{last.word}' reads as "
-             f"{CATEGORY[last.family].value}",), first,
-            ("Give the container the resource NCCL's last error names (for /dev/shm: "
-             "--shm-size or a memory-backed emptyDir), then rerun.",),
+            Category.INFRASTRUCTURE, (), tuple(filter(None, (_named(None, first),))),
+            (f"{who(first)}: NCCL's system error ({first.where}) came from its shared-memory "
+             f"segment: '{last[:160]}'",), first,
+            ("Give the container a larger /dev/shm (--shm-size, a memory-backed emptyDir), "
+             "then rerun.",),
         )
     return Finding(
         Category.GPU_CUDA if cuda else Category.UNDETERMINED, reporters if cuda else (),
@@ -1952,17 +1979,25 @@ def _ray_rank(task: Located) -> tuple[int, ...]:
     return () if rank is None else (rank,)
 
 
+# The families whose words explain why a process died (not a lost peer, a kill or a bare
+# failure, which only say that it did)
+_EXPLAINS_A_DEATH = frozenset({Family.OOM, Family.GPU, Family.STORAGE, Family.INFRASTRUCTURE,
+                               Family.NETWORK, Family.INIT_TIMEOUT, Family.ENVIRONMENT,
+                               Family.SOFTWARE})
+
+
 def _actors_own_failure(ctx: Context, task: Located) -> tuple[TailLine, Reading] | None:
-    """A failing line of the same Ray worker (its `pid=N` tag) before the task's error, in
-    words the lexicon places in a family that explains a death (not one that only says
-    something failed)."""
-    tag = f"pid={task.event.fields.get('pid')},"
+    """The same Ray worker's (its prefix's pid) failing line nearest before the task's
+    error, in words that explain a death."""
+    pid = task.event.int_field("pid")
+    found = None
     for tail in ctx.scans[task.file_index].loose:
-        if tail.line < task.event.line and tag in tail.text:
+        if (tail.line < task.event.line and pid is not None
+                and split_envelope(tail.text).actor_pid == pid):
             reading = read_line(tail.text)
-            if reading is not None and reading.family < Family.PEER_LOST:
-                return tail, reading
-    return None
+            if reading is not None and reading.family in _EXPLAINS_A_DEATH:
+                found = (tail, reading)
+    return found
 
 
 def ray_creation_task(ctx: Context) -> Finding | None:
@@ -2286,24 +2321,26 @@ def _rank_of(tail: TailLine) -> int | None:
 
 
 def _next_reading_where(ctx: Context, readings: Sequence[tuple[int, TailLine, Reading]],
-                        index: int, first: TailLine) -> tuple[str, ...]:
-    """What the failing line right under `first` names (blank lines between passed over)."""
+                        index: int, first: TailLine, family: Family) -> tuple[str, ...]:
+    """What the failing line right under `first` names (blank lines between passed over),
+    when it is the same failure's detail: of the same family, or of none (it only says that
+    something failed), never another record's (a worker's exit below a network error)."""
     after = [(t, r) for i, t, r in readings if i == index and t.line > first.line]
-    if not after:
+    tail = ctx.scans[index].tail
+    if not after or not tail or first.line < tail[0].line:  # the gap must be in the tail
         return ()
     line, reading = min(after, key=lambda tr: tr[0].line)
     # the tail keeps no blank line: any line it holds between the two is another record
-    if line.line - first.line > 3 or any(first.line < t.line < line.line and t.text.strip()
-                                         for t in ctx.scans[index].tail):
+    if (reading.family not in (family, Family.FAILED) or line.line - first.line > 3
+            or any(first.line < t.line < line.line for t in tail)):
         return ()
     return reading.where
 
 
 def _file_host(scan: FileScan) -> tuple[str, ...]:
-    """The one machine a file's lines name in their envelopes (syslog's host after the time,
-    a launcher's tag): a stop from outside names no node of its own, and the machine that
-    logged it is the one stopped; () for none, or for several."""
-    return (next(iter(scan.hosts)),) if len(scan.hosts) == 1 else ()
+    """The one machine whose syslog a file holds: a stop from outside names no node of its
+    own, and the machine that logged it is the one stopped; () for none, or for several."""
+    return tuple(scan.syslog_hosts) if len(scan.syslog_hosts) == 1 else ()
 
 
 def unrecognised_failure(ctx: Context) -> Finding | None:
@@ -2339,7 +2376,7 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
         dict.fromkeys(w for _, _, r in readings if r.family is family for w in r.where))[:3] or (
         # or the failing line right under it, the same failure's detail (gRPC's `Additional
         # GRPC error information from remote target /job:ps/replica:0/task:0`)
-        _next_reading_where(ctx, readings, index, first))
+        _next_reading_where(ctx, readings, index, first, family))
     if not spots and ranks:  # another failing line about the same rank may say where it ran
         spots = tuple(dict.fromkeys(
             w for _, t, r in readings

@@ -177,7 +177,8 @@ def test_a_memory_monitors_kill_is_out_of_memory() -> None:
                  "distributed.nanny - WARNING - Worker exceeded 95% memory budget.  Restarting"):
         reading = read_line(line)
         assert reading is not None and reading.family is Family.OOM, line
-    assert read_line("Worker process 22204 was killed by unknown signal") is not None
+    killed = read_line("Worker process 22204 was killed by unknown signal")
+    assert killed is not None and killed.family is Family.KILLED
 
 
 def test_libfabrics_completion_error_is_the_network_toward_the_named_peer_host() -> None:
@@ -219,3 +220,28 @@ def test_an_address_the_host_does_not_have_is_the_network() -> None:
     reading = read_line("socket.cc:540 NCCL WARN Net : Call to bind failed : Cannot assign "
                         "requested address")
     assert reading is not None and reading.family is Family.NETWORK
+
+
+@pytest.mark.parametrize("line", [
+    "Auto batch size: batch 64 would exceed the memory limit, trying 32",
+    "Port 29500: Address already in use; using port 29501",
+    "[2025-11-20 08:14:04,892 I 18591 18625] (raylet) file_system_monitor.cc:116: /tmp/ray is "
+    "over 95% full, available space: 0 GB",
+    "GCP: termination notice service polled, nothing to report",
+    "Transport retry count set to 7",
+])
+def test_healthy_lines_that_mention_the_new_words_are_no_failure(line: str) -> None:
+    assert read_line(line) is None
+
+
+@pytest.mark.parametrize("line,family", [
+    ("Gradient checkpointing failed for module Block; continuing", Family.FAILED),
+    ("wandb: ERROR artifact save failed: 403 Forbidden", Family.FAILED),
+    ("ERROR: failed to save checkpoint to /ckpt/step_100", Family.STORAGE),
+    ("[2025-11-20 08:14:04,892 E 18591 18625] (raylet) file_system_monitor.cc:116: /tmp/ray is "
+     "over 95% full, available space: 0 GB", Family.STORAGE),
+])
+def test_a_checkpoint_or_disk_failure_is_the_storage_only_in_words_that_say_so(
+        line: str, family: Family) -> None:
+    reading = read_line(line)
+    assert reading is not None and reading.family is family
