@@ -978,6 +978,11 @@ def init_timeout(ctx: Context) -> Finding | None:
     # the elastic agent's error file (`"message": "RendezvousTimeoutError: "`)
     waits += [e for e in ctx.of(EventKind.RENDEZVOUS_ERROR)
               if e.event.fields.get("exc") == "RendezvousTimeoutError"]
+    # torchrun's agent waiting for the other nodes' agents at the end (its exit barrier) is
+    # no startup wait: the exit_barrier rule reads it
+    waits = [w for w in waits if not any(
+        b.file_index == w.file_index and b.event.line <= w.event.line
+        for b in ctx.of(EventKind.EXIT_BARRIER))]
     waits.sort(key=Located.order)
     if not waits:
         # Still waiting in the store barrier when the log ends: the job never stepped after
@@ -1262,14 +1267,19 @@ def ssh_unreachable(ctx: Context) -> Finding | None:
 _SPAWN_REPORT = re.compile(r"^-- [Pp]rocess (\d+) terminated with the following error:")
 
 
-# An accelerator runtime's own result in an exception the job's code raised
-_ACCELERATOR_OOM = re.compile(r"PT_DEVMEM Allocation failed|\bZE_RESULT_ERROR_OUT_OF_\w*MEMORY")
+_TORCH_SHM_FILE = re.compile(r"file </torch_\d+_")
+# An accelerator runtime's own result in an exception the job's code raised (XLA's
+# `RESOURCE_EXHAUSTED: Error allocating device buffer` on a TPU's HBM too)
+_ACCELERATOR_OOM = re.compile(r"PT_DEVMEM Allocation failed|\bZE_RESULT_ERROR_OUT_OF_\w*MEMORY|"
+                              r"RESOURCE_EXHAUSTED: .{0,40}(?:[Aa]llocat|[Oo]ut of memory)")
 _ACCELERATOR_ERROR = re.compile(r"\b(?:ZE|UR)_RESULT_ERROR_\w+")
 _OWN_ADVICE = {
     Category.OOM: "The device ran out of memory on the rank that raised it: lower the "
                   "micro-batch or shard the model further.",
     Category.GPU_CUDA: "The accelerator's runtime failed on the rank that raised it: check that "
                        "device (its driver's log, a rerun on another one).",
+    Category.INFRASTRUCTURE: "The node's /dev/shm filled: give the container more shared "
+                             "memory (--shm-size) or fewer DataLoader workers.",
 }
 
 
@@ -1285,6 +1295,18 @@ def _spawned_worker(ctx: Context, item: Located) -> str | None:
     return _called(None, f"process {above[-1]}")
 
 
+def _aftermath(ctx: Context, item: Located) -> bool:
+    """An exception that only follows another process's end: Python's report of one it
+    ignored while tearing down (`Exception ignored in: <function ….__del__>`), or a spawned
+    child that could not read its start-up data from a parent already gone (its frames in
+    multiprocessing's `spawn_main`)."""
+    frames = item.event.fields.get("frames")
+    if isinstance(frames, tuple) and any("spawn_main" in str(f) for f in frames):
+        return True
+    return any(t.line == item.event.line - 1 and t.text.lstrip().startswith("Exception ignored in")
+               for t in ctx.scans[item.file_index].tail)
+
+
 def own_exception(ctx: Context) -> Finding | None:
     own = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
            if item.event.fields.get("exc_type")
@@ -1297,13 +1319,18 @@ def own_exception(ctx: Context) -> Finding | None:
            and not any(w in str(item.event.fields.get("exc_message", ""))
                        for w in (*_PEER_LOST, *_WAITED_FOR_A_PEER, *_NCCL_UNEXPLAINED))
            and "CUDA" not in str(item.event.fields.get("exc_message", ""))
-           and not _collective_timed_out(item)]
+           and not _collective_timed_out(item)
+           and not _aftermath(ctx, item)]
     if not own:
         return None
     first = own[0]
     exc = str(first.event.fields.get("exc_type"))
     message = str(first.event.fields.get("exc_message", ""))
-    if exc.rsplit(".", 1)[-1] in _IO_EXCEPTIONS or any(
+    if _TORCH_SHM_FILE.search(message):
+        # torch's shared-memory segment (`unable to write to file </torch_4740_…>: No space
+        # left on device`): the node's /dev/shm filled, not a disk
+        category = Category.INFRASTRUCTURE
+    elif exc.rsplit(".", 1)[-1] in _IO_EXCEPTIONS or any(
             w in message for w in ("Input/output error", "Stale file handle",
                                    "No space left on device", "Parent directory",
                                    # torch.save's writer: fewer bytes landed than it wrote
@@ -1383,6 +1410,9 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
                                                       "unhandled_cuda")]
     errors += [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
                if any(w in str(e.event.fields.get("exc_message", "")) for w in _NCCL_UNEXPLAINED)]
+    # a C++ program's own report of NCCL's code (`what():  NCCL failure: unhandled cuda error`)
+    errors += [e for e in ctx.of(EventKind.CPP_EXCEPTION)
+               if any(w in str(e.event.fields.get("what", "")) for w in _NCCL_UNEXPLAINED)]
     if not errors:
         return None
     errors.sort(key=Located.order)
@@ -1390,7 +1420,8 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
     reporters = ctx.global_ranks(errors)
     # A failed CUDA call is the reporting rank's own GPU; a failed socket or peer is not
     cuda = first.event.fields.get("nccl_code") == "unhandled_cuda" or any(
-        w in _message(first) for w in ("unhandled cuda error", "ncclUnhandledCudaError"))
+        w in f"{_message(first)} {first.event.fields.get('what', '')}"
+        for w in ("unhandled cuda error", "ncclUnhandledCudaError"))
     # NCCL's WARN before it may say which CUDA call failed and why (a CUDA IPC handle that
     # would not open between two devices): that is the GPU's failure, not an unknown
     reasons = [w for w in ctx.of(EventKind.NCCL_WARN) if cuda
@@ -1922,12 +1953,14 @@ def storage_write(ctx: Context) -> Finding | None:
         ranks = named or ranks
     text = _message(first).strip() or first.event.text.strip()
     f = first.event.fields
-    if any(w in first.event.text for w in ("posix_fallocate", "shared memory segment")):
-        # NCCL's shared-memory transport could not grow its segment: /dev/shm is too small
+    if any(w in first.event.text for w in ("posix_fallocate", "shared memory segment")) or (
+            _TORCH_SHM_FILE.search(text)):
+        # NCCL's shared-memory transport could not grow its segment, or torch could not write
+        # a tensor's shared-memory file (`</torch_4740_…>`): /dev/shm is too small
         where = whereabouts(first)
         return Finding(
             Category.INFRASTRUCTURE, (), (f"/dev/shm of {where}",) if where else (),
-            (f"{who(first)}: NCCL could not allocate its shared-memory segment: {text[:120]} "
+            (f"{who(first)}: a shared-memory segment could not be written: {text[:120]} "
              f"({first.where}); the node's or container's /dev/shm is too small",), first,
             ("Give the container more shared memory (`--shm-size`, `--ipc=host`, a bigger "
              "/dev/shm), or set NCCL_SHM_DISABLE=1.",),

@@ -752,3 +752,40 @@ def test_a_clouds_termination_notice_names_the_machine_that_logged_it() -> None:
     diagnosis = triage("spot-translations-1067-gcp-preempt.log")
     assert diagnosis.category is Category.INFRASTRUCTURE
     assert diagnosis.culprits == ("translations-1-b-linux-v100-gpu-4-1tb-zjc9cutks-akaqwot-p0nw",)
+
+
+def test_a_c_plus_plus_programs_report_of_nccls_unhandled_cuda_error_is_the_gpu() -> None:
+    """`terminate called … what():  NCCL failure: unhandled cuda error in …cu at line: 86
+    rank: 0` on both ranks of an MPI benchmark: a CUDA call failed under NCCL, no rank first."""
+    diagnosis = triage("deepbench-97-nccl-mpi-allreduce-unhandled-cuda.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.GPU_CUDA, ())
+
+
+def test_exceptions_that_only_follow_a_kill_are_not_the_jobs_bug(tmp_path: Path) -> None:
+    """mp.spawn's `process 0 terminated with signal SIGKILL`, then Python's report of an
+    exception it ignored in a `__del__` and a spawned child that could not unpickle its
+    start-up data: the kill is the story, its cause not shown."""
+    diagnosis = triage("yolox-593-two-gpu-spawn-sigkill.log")
+    assert diagnosis.category is Category.UNDETERMINED
+    assert diagnosis.culprits == ("process 0",)
+    own = triage_texts(tmp_path, "Traceback (most recent call last):\n"
+                       "  File \"train.py\", line 3, in <module>\n    del self.imgs\n"
+                       "AttributeError: imgs\n")
+    assert own.category is Category.SOFTWARE
+
+
+def test_a_tensors_shared_memory_file_that_could_not_be_written_is_dev_shm() -> None:
+    """`unable to write to file </torch_4740_…>: No space left on device` from a worker's
+    queue: the node's /dev/shm filled, not a disk."""
+    diagnosis = triage("fairseq-5032-share-fd-no-space.log")
+    assert diagnosis.category is Category.INFRASTRUCTURE
+
+
+def test_an_agents_exit_barrier_that_timed_out_is_no_startup_timeout() -> None:
+    diagnosis = triage("skypilot-825-exit-barrier-socket-timeout.log")
+    assert diagnosis.category is Category.UNDETERMINED
+
+
+def test_xlas_resource_exhausted_allocation_is_the_devices_memory() -> None:
+    diagnosis = triage("torchxla-8020-tpu-pod-hbm-oom-worker3.log")
+    assert diagnosis.category is Category.OOM
