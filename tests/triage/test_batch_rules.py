@@ -789,3 +789,17 @@ def test_an_agents_exit_barrier_that_timed_out_is_no_startup_timeout() -> None:
 def test_xlas_resource_exhausted_allocation_is_the_devices_memory() -> None:
     diagnosis = triage("torchxla-8020-tpu-pod-hbm-oom-worker3.log")
     assert diagnosis.category is Category.OOM
+
+
+def test_two_ranks_at_one_seqnum_in_different_collectives_are_a_desync_when_one_pg_is_named(
+        tmp_path: Path) -> None:
+    """Rank 7 times out in BROADCAST #80078 (its status line names PG 0), rank 3 in ALLREDUCE
+    #80078 with no status line: the logs name one group, so both are its, and they disagree.
+    With a second group named, rank 3's collective may be that group's: nothing is merged."""
+    diagnosis = triage("nccl-1409-seqnum-broadcast-vs-allreduce.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.COLLECTIVE_DESYNC, ())
+    text = (CORPUS / "nccl-1409-seqnum-broadcast-vs-allreduce.log").read_text(encoding="utf-8")
+    other_group = ("    [rank5]:[E816 01:45:40.184373931 ProcessGroupNCCL.cpp:1664] [PG 3 Rank 1] "
+                   "Exception (either an error or timeout) detected by watchdog at work: 12, last "
+                   "enqueued NCCL work: 12, last completed NCCL work: 11.\n")
+    assert triage_texts(tmp_path, text + other_group).category is not Category.COLLECTIVE_DESYNC
