@@ -201,20 +201,14 @@ def _seq(event: LogEvent) -> int:
 
 def _merge_unknown_pg(groups: dict[str | None, _Group]) -> None:
     """A rank that printed only the timeout line (no status line naming the group) joins the one
-    group whose timeouts show the same SeqNum and OpType; or, where the logs name one group
-    only, the group whose timeouts show the same SeqNum in another OpType (two ranks that
-    timed out at one sequence number of one group in different collectives: a desync)."""
+    group whose timeouts show the same SeqNum and OpType."""
     unknown = groups.get(None)
     if unknown is None:
         return
-    known = [g for pg, g in groups.items() if pg is not None]
     for rank, timeout in list(unknown.timeouts.items()):
         signature = (timeout.fields.get("seq"), timeout.fields.get("op"))
-        homes = [g for g in known if any(
+        homes = [g for pg, g in groups.items() if pg is not None and any(
             (t.fields.get("seq"), t.fields.get("op")) == signature for t in g.timeouts.values())]
-        if not homes and len(known) == 1 and any(
-                t.fields.get("seq") == signature[0] for t in known[0].timeouts.values()):
-            homes = known
         if len(homes) == 1 and rank not in homes[0].timeouts:
             homes[0].timeouts[rank] = timeout
             del unknown.timeouts[rank]

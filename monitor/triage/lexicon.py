@@ -68,8 +68,9 @@ _POWER_OFF = (r"\bPower key pressed\b|\bSystem is powering down\b|"
 _RECLAIM_NOTICE = r"\b[Tt]ermination is imminent\b"
 # A memory monitor's kill in its own words: YARN's container limit, Dask's nanny budget,
 # Ray's raylet (`2 Workers … killed due to memory pressure (OOM)`)
-_MEMORY_MONITOR_KILL = (r"Container killed by YARN for exceeding memory limits|"
-                        r"Worker exceeded \d+% memory budget|killed due to memory pressure")
+_MEMORY_MONITOR_KILL = (r"Container killed by YARN for exceeding (?:physical |virtual )?memory "
+                        r"limits|Worker\b.{0,80}?exceeded \d+% memory budget|"
+                        r"killed due to memory pressure")
 # A ZMQ or socket bind that gave up (`Reached max retry for bind: Address already in use`)
 _BIND_GAVE_UP = r"Reached max retr(?:y|ies) for bind"
 
@@ -184,9 +185,6 @@ _FAILED = re.compile(
     # a bind that gave up, a link that gave up, a memory monitor's kill, a reclaim notice
     + _BIND_GAVE_UP + r"|[Rr]etry count exceeded|" + _MEMORY_MONITOR_KILL + "|"
     + _RECLAIM_NOTICE + "|"
-    # a line its writer logged at ERROR or FATAL in Ray's C++ stamp (`[2025-11-20
-    # 08:14:04,892 E 18591 18625] (raylet) …`)
-    r"\[\d{4}-\d\d-\d\d [\d:,.]+ [EF] \d+ \d+\]|"
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit|"
     # slurmctld's record of a job ended by a signal: `_job_complete: JobId=N WTERMSIG 9`
     r"\bWTERMSIG \d+|"
@@ -200,7 +198,13 @@ _BENIGN = re.compile(
     r"(?i:warning:|deprecat|will retry|retrying)|"
     r"\b(?:INFO|DEBUG|TRACE)\b[ :\]]|"
     # glog's INFO/DEBUG stamp, unless the message carries an error level of its own
-    r"^\W*[ID]\d{4} \d\d:(?!.*\b(?:ERROR|FATAL|CRITICAL)[:\]])")
+    r"^\W*[ID]\d{4} \d\d:(?!.*\b(?:ERROR|FATAL|CRITICAL)[:\]])|"
+    # c10d's client socket still retrying its connect (`[W socket.cpp:663] [c10d] The client
+    # socket has failed to connect to …`): the exception after the retries reports it if they
+    # give up; a healthy start prints these while the store comes up
+    r"\[W(?:\d{4} [\d:.]+)? socket\.cpp:\d+\] \[c10d\] The client socket has failed to connect|"
+    # slurmstepd's note on jobs that end well too (page cache counts against the limit)
+    r"Exceeded (?:job|step) memory limit at some point")
 # Phrases that mention failure without being one (counters, options, "no error"): taken out
 # before the gate, so that a line failing elsewhere still counts (gloo's "connectFullMesh
 # failed with [pair.cc:144] no error").
@@ -263,16 +267,15 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "annot", "nable to", "No space", "quota", "Input/output", "Read-only",
                     "victed", "preempted", "out of memory", "imed out", "signal", "SIG",
                     "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted",
-                    "for bind", "memory pressure", "imminent", " E ", " F ")
+                    "for bind", "memory pressure", "imminent")
 
 
 def looks_failed(text: str) -> bool:
     """True when a line reports a failure (before any family is read into it)."""
-    if not any(literal in text for literal in _FAILED_LITERALS):
-        return False
-    if _BENIGN.search(text) is not None:
-        return False
-    return _FAILED.search(_NOT_FAILURE.sub(" ", text)) is not None
+    if (any(literal in text for literal in _FAILED_LITERALS) and _BENIGN.search(text) is None
+            and _FAILED.search(_NOT_FAILURE.sub(" ", text)) is not None):
+        return True
+    return _ray_error_with_words(text)
 
 
 def logged_below_error(text: str) -> bool:
@@ -281,11 +284,28 @@ def logged_below_error(text: str) -> bool:
     return _BENIGN.search(text) is not None
 
 
+def _ray_error_with_words(text: str) -> bool:
+    """A line Ray logged at ERROR or FATAL whose words say what failed (see below)."""
+    return ((" E " in text or " F " in text) and _RAY_ERROR_STAMP.search(text) is not None
+            and _read_words(text).family is not Family.FAILED)
+
+
+# Ray's C++ stamp for a line logged at ERROR or FATAL (`[2025-11-20 08:14:04,892 E 18591
+# 18625] (raylet) …`): a failure only where its words say what of (a full disk), since Ray
+# logs routine shutdown notes at E too
+_RAY_ERROR_STAMP = re.compile(r"\[\d{4}-\d\d-\d\d [\d:,.]+ [EF] \d+ \d+\]")
+
+
 def read_line(text: str) -> Reading | None:
     """The most explanatory family a failing line belongs to; None for a line that is no
     failure."""
     if not looks_failed(text):
         return None
+    return _read_words(text)
+
+
+def _read_words(text: str) -> Reading:
+    """The family a line's words name (FAILED when none), whether or not the line failed."""
     told = _MAYBE_PREEMPTED.sub(" ", text)
     for family, pattern in _WORDS:
         m = pattern.search(told)

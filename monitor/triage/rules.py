@@ -970,6 +970,9 @@ def _store_unreachable(ctx: Context, item: Located) -> bool:
     return any("rendezvous" in f or "TCPStore" in f for f in shown)
 
 
+_BARRIER_REPORT_LINES = 20  # the exit barrier's traceback under its `Error waiting on exit barrier`
+
+
 def init_timeout(ctx: Context) -> Finding | None:
     waits = [e for e in ctx.of(EventKind.STORE_TIMEOUT) if e.event.fields.get("phase") == "wait"]
     waits += [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
@@ -981,7 +984,7 @@ def init_timeout(ctx: Context) -> Finding | None:
     # torchrun's agent waiting for the other nodes' agents at the end (its exit barrier) is
     # no startup wait: the exit_barrier rule reads it
     waits = [w for w in waits if not any(
-        b.file_index == w.file_index and b.event.line <= w.event.line
+        b.file_index == w.file_index and 0 <= w.event.line - b.event.line <= _BARRIER_REPORT_LINES
         for b in ctx.of(EventKind.EXIT_BARRIER))]
     waits.sort(key=Located.order)
     if not waits:
@@ -1267,10 +1270,12 @@ def ssh_unreachable(ctx: Context) -> Finding | None:
 _SPAWN_REPORT = re.compile(r"^-- [Pp]rocess (\d+) terminated with the following error:")
 
 
-_TORCH_SHM_FILE = re.compile(r"file </torch_\d+_")
+# torch could not write a tensor's shared-memory file (an mmap that failed is memory, not
+# /dev/shm filling)
+_TORCH_SHM_FILE = re.compile(r"unable to write to file </torch_\d+_")
 # An accelerator runtime's own result in an exception the job's code raised (XLA's
 # `RESOURCE_EXHAUSTED: Error allocating device buffer` on a TPU's HBM too)
-_ACCELERATOR_OOM = re.compile(r"PT_DEVMEM Allocation failed|\bZE_RESULT_ERROR_OUT_OF_\w*MEMORY|"
+_ACCELERATOR_OOM = re.compile(r"PT_DEVMEM Allocation failed|\b(?:ZE|UR)_RESULT_ERROR_OUT_OF_\w*MEMORY|"
                               r"RESOURCE_EXHAUSTED: .{0,40}(?:[Aa]llocat|[Oo]ut of memory)")
 _ACCELERATOR_ERROR = re.compile(r"\b(?:ZE|UR)_RESULT_ERROR_\w+")
 _OWN_ADVICE = {
@@ -1295,16 +1300,25 @@ def _spawned_worker(ctx: Context, item: Located) -> str | None:
     return _called(None, f"process {above[-1]}")
 
 
+_PARENT_GONE = ("UnpicklingError", "EOFError", "ConnectionResetError", "BrokenPipeError",
+                "FileNotFoundError")
+
+
 def _aftermath(ctx: Context, item: Located) -> bool:
     """An exception that only follows another process's end: Python's report of one it
-    ignored while tearing down (`Exception ignored in: <function ….__del__>`), or a spawned
-    child that could not read its start-up data from a parent already gone (its frames in
-    multiprocessing's `spawn_main`)."""
+    ignored in a `__del__` while tearing down (`Exception ignored in: <function ….__del__>`,
+    its innermost frame the `__del__`), or a spawned child that could not read its start-up
+    data from a parent already gone (under multiprocessing's `spawn_main`, while unpickling,
+    not while importing the job's `__main__`)."""
     frames = item.event.fields.get("frames")
-    if isinstance(frames, tuple) and any("spawn_main" in str(f) for f in frames):
+    shown = [str(f) for f in frames] if isinstance(frames, tuple) else []
+    exc = str(item.event.fields.get("exc_type", "")).rsplit(".", 1)[-1]
+    if (any("spawn_main" in f for f in shown) and exc in _PARENT_GONE
+            and not any(w in f for f in shown for w in ("prepare", "_fixup_main"))):
         return True
-    return any(t.line == item.event.line - 1 and t.text.lstrip().startswith("Exception ignored in")
-               for t in ctx.scans[item.file_index].tail)
+    return bool(shown) and shown[-1].endswith(" __del__") and any(
+        t.line == item.event.line - 1 and t.text.lstrip().startswith("Exception ignored in")
+        for t in ctx.scans[item.file_index].tail)
 
 
 def own_exception(ctx: Context) -> Finding | None:
@@ -1340,7 +1354,9 @@ def own_exception(ctx: Context) -> Finding | None:
         # in dataset code or not, the job's own exception is its bug (a stall in data
         # loading is another matter: the data_phase rule), unless it carries an accelerator
         # runtime's own result: Habana's allocator, Intel's Level Zero or Unified Runtime
-        category = (Category.OOM if _ACCELERATOR_OOM.search(message) else
+        said = read_line(f"{exc}: {message}")
+        category = (Category.OOM if _ACCELERATOR_OOM.search(message) or (
+                        said is not None and said.family is Family.OOM) else
                     Category.GPU_CUDA if _ACCELERATOR_ERROR.search(message) else
                     Category.SOFTWARE)
     ranks = ctx.global_ranks([first])
@@ -1412,7 +1428,8 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
                if any(w in str(e.event.fields.get("exc_message", "")) for w in _NCCL_UNEXPLAINED)]
     # a C++ program's own report of NCCL's code (`what():  NCCL failure: unhandled cuda error`)
     errors += [e for e in ctx.of(EventKind.CPP_EXCEPTION)
-               if any(w in str(e.event.fields.get("what", "")) for w in _NCCL_UNEXPLAINED)]
+               if "NCCL" in (what := str(e.event.fields.get("what", "")))
+               and any(w in what for w in _NCCL_UNEXPLAINED)]
     if not errors:
         return None
     errors.sort(key=Located.order)
@@ -1672,6 +1689,34 @@ def absent_rank(ctx: Context) -> Finding | None:
              "(OOM killer, Xid), the scheduler's record of the process, a py-spy dump if it is "
              "still alive; `rankwatch run` watches every rank live.",),
         )
+    return None
+
+
+def one_group_desync(ctx: Context) -> Finding | None:
+    """Two ranks timed out at one SeqNum in different collectives, one in the default group
+    (its status line names PG 0) and one whose lines name no group at all, in logs that name
+    no other group: most likely one group, its ranks in different collectives. Late among the
+    rules (a guess of the group yields to any evidence of a cause) and never a culprit: the
+    unnamed side may still be another group's collective at a coincident SeqNum."""
+    stuck = ctx.picture.stuck
+    named = {s.pg for s in stuck if s.pg is not None}
+    if named != {"0"}:
+        return None
+    for unknown in (s for s in stuck if s.pg is None):
+        if any(r in ctx.picture.statuses for r in unknown.waiting):
+            continue  # a rank whose status line names its group is that group's
+        for known in (s for s in stuck if s.pg == "0"):
+            if unknown.seq == known.seq and unknown.op_type != known.op_type:
+                return Finding(
+                    Category.COLLECTIVE_DESYNC, (), (),
+                    (f"collective #{known.seq}: rank(s) {compress_ranks(known.waiting)} in "
+                     f"{known.op_type} (PG 0), rank(s) {compress_ranks(unknown.waiting)} in "
+                     f"{unknown.op_type} (their lines name no group; the logs name no group "
+                     "but PG 0): ranks of one group in different collectives, no single rank "
+                     "to blame",), None,
+                    ("Make every rank issue the same collectives in the same order; "
+                     "TORCH_DISTRIBUTED_DEBUG=DETAIL names the first call that differs.",),
+                )
     return None
 
 
@@ -2022,11 +2067,12 @@ _EXPLAINS_A_DEATH = frozenset({Family.OOM, Family.GPU, Family.STORAGE, Family.IN
 def _actors_own_failure(ctx: Context, task: Located) -> tuple[TailLine, Reading] | None:
     """The same Ray worker's (its prefix's pid) failing line nearest before the task's
     error, in words that explain a death."""
-    pid = task.event.int_field("pid")
+    pid, ip = task.event.int_field("pid"), task.event.fields.get("ip")
     found = None
     for tail in ctx.scans[task.file_index].loose:
-        if (tail.line < task.event.line and pid is not None
-                and split_envelope(tail.text).actor_pid == pid):
+        env = split_envelope(tail.text)
+        if (tail.line < task.event.line and pid is not None and env.actor_pid == pid
+                and (ip is None or env.host is None or env.host == ip)):
             reading = read_line(tail.text)
             if reading is not None and reading.family in _EXPLAINS_A_DEATH:
                 found = (tail, reading)
@@ -2475,6 +2521,7 @@ RULES: tuple[Rule, ...] = (
     launcher_task_exit,
     absent_rank,
     barrier_unanswered,
+    one_group_desync,
     collective_hang,
     mpi_peer_lost,
     nccl_connect_refused,

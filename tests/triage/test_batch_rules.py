@@ -803,3 +803,68 @@ def test_two_ranks_at_one_seqnum_in_different_collectives_are_a_desync_when_one_
                    "Exception (either an error or timeout) detected by watchdog at work: 12, last "
                    "enqueued NCCL work: 12, last completed NCCL work: 11.\n")
     assert triage_texts(tmp_path, text + other_group).category is not Category.COLLECTIVE_DESYNC
+
+
+def test_an_own_exceptions_category_follows_only_memory_or_an_accelerators_result(
+        tmp_path: Path) -> None:
+    """Host memory in any words is out of memory; an accelerator's runtime result is the
+    device's; a job's assertion that merely mentions NVML is still the job's."""
+    def raised(line: str) -> Category:
+        return triage_texts(tmp_path, "Traceback (most recent call last):\n  File \"t.py\", "
+                            f"line 1, in <module>\n    f()\n{line}\n").category
+    assert raised("MemoryError") is Category.OOM
+    assert raised("RuntimeError: UR backend failed. UR backend returns:39 "
+                  "(UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)") is Category.OOM
+    assert raised("AssertionError: NVML must be initialised before calling it") is (
+        Category.SOFTWARE)
+
+
+def test_only_a_parents_loss_or_an_ignored_del_is_aftermath(tmp_path: Path) -> None:
+    """A spawned child's own bug while importing `__main__` (the missing `if __name__ ==
+    '__main__':`) and a real exception right after an ignored `__del__` report stay the
+    job's."""
+    bootstrap = triage_texts(tmp_path, (
+        "Traceback (most recent call last):\n"
+        "  File \"<string>\", line 1, in <module>\n"
+        "  File \"/usr/lib/python3.10/multiprocessing/spawn.py\", line 116, in spawn_main\n"
+        "    exitcode = _main(fd, parent_sentinel)\n"
+        "  File \"/usr/lib/python3.10/multiprocessing/spawn.py\", line 125, in _main\n"
+        "    prepare(preparation_data)\n"
+        "RuntimeError: An attempt has been made to start a new process before the current "
+        "process has finished its bootstrapping phase.\n"))
+    assert bootstrap.category is Category.SOFTWARE
+    after_del = triage_texts(tmp_path, (
+        "Exception ignored in: <function Loader.__del__ at 0x7f>\n"
+        "Traceback (most recent call last):\n"
+        "  File \"loader.py\", line 9, in __del__\n"
+        "    self.close()\n"
+        "AttributeError: close\n"
+        "Traceback (most recent call last):\n"
+        "  File \"train.py\", line 3, in <module>\n"
+        "    main()\n"
+        "ValueError: bad learning rate\n"))
+    assert after_del.category is Category.SOFTWARE
+
+
+def test_a_guessed_group_yields_to_evidence_and_never_names_a_culprit(tmp_path: Path) -> None:
+    """Three ranks at SeqNum 2, the third in another collective and its group unnamed: a
+    desync with no culprit, and an IB error in the same logs is the story instead."""
+    lines = (
+        "[rank0]:[E1 00:00:01.0 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective "
+        "operation timeout: WorkNCCL(SeqNum=2, OpType=BROADCAST, NumelIn=8, NumelOut=8, "
+        "Timeout(ms)=600000) ran for 600026 milliseconds before timing out.\n"
+        "[rank0]:[E1 00:00:01.0 ProcessGroupNCCL.cpp:1664] [PG 0 (default_pg) Rank 0] Exception "
+        "(either an error or timeout) detected by watchdog at work: 2, last enqueued NCCL work: "
+        "2, last completed NCCL work: 1.\n"
+        "[rank1]:[E1 00:00:01.0 ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught collective "
+        "operation timeout: WorkNCCL(SeqNum=2, OpType=BROADCAST, NumelIn=8, NumelOut=8, "
+        "Timeout(ms)=600000) ran for 600026 milliseconds before timing out.\n"
+        "[rank2]:[E1 00:00:01.0 ProcessGroupNCCL.cpp:607] [Rank 2] Watchdog caught collective "
+        "operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=64, NumelOut=64, "
+        "Timeout(ms)=600000) ran for 600013 milliseconds before timing out.\n")
+    guessed = triage_texts(tmp_path, lines)
+    assert (guessed.category, guessed.culprit_ranks) == (Category.COLLECTIVE_DESYNC, ())
+    ib = ("node3:4242:4300 [2] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from "
+          "peer 10.0.0.7<54321> with error 12, opcode 0, len 0, vendor err 129 (Send) localGid "
+          "::ffff:10.0.0.3 remoteGids::ffff:10.0.0.7 hca mlx5_0\n")
+    assert triage_texts(tmp_path, ib + lines).category is Category.NETWORK

@@ -245,3 +245,27 @@ def test_a_checkpoint_or_disk_failure_is_the_storage_only_in_words_that_say_so(
         line: str, family: Family) -> None:
     reading = read_line(line)
     assert reading is not None and reading.family is family
+
+
+@pytest.mark.parametrize("line", [
+    "[2024-05-01 10:00:01,001 E 42 42] core_worker_process.cc:216: The core worker has already "
+    "been shutdown. This happens when the language frontend accesses the Ray's worker after it "
+    "is shutdown.",
+    "[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:29500 "
+    "(errno: 99 - Cannot assign requested address).",
+    "slurmstepd: error: Exceeded step memory limit at some point.",
+])
+def test_routine_lines_of_ray_torch_and_slurm_are_no_failure(line: str) -> None:
+    assert read_line(line) is None
+
+
+def test_the_servers_failed_bind_and_the_monitors_current_wordings_still_read() -> None:
+    bind = read_line("[W socket.cpp:436] [c10d] The server socket has failed to bind to "
+                     "0.0.0.0:12211 (errno: 98 - Address already in use).")
+    assert bind is not None and bind.family is Family.NETWORK
+    for line in ("distributed.nanny - WARNING - Worker tcp://127.0.0.1:36823 (pid=1234) exceeded "
+                 "95% memory budget. Restarting...",
+                 "Container killed by YARN for exceeding physical memory limits. 9.1 GB of 9 GB "
+                 "physical memory used."):
+        reading = read_line(line)
+        assert reading is not None and reading.family is Family.OOM, line
