@@ -342,6 +342,11 @@ def places(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(w for _, w in sorted(found)))
 
 
+def is_pci_address(text: str) -> bool:
+    """Whether `text` starts with a PCI address (`0000:3b:00.0`): a device, not a process."""
+    return _PCI.match(text) is not None
+
+
 def node_names(text: str) -> tuple[str, ...]:
     """The nodes a line names (`failed on node gpu-17`), without its pids and addresses."""
     return tuple(dict.fromkeys([*(m.group(1) for m in _SYSLOG_HOST.finditer(text)),

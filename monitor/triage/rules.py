@@ -25,6 +25,7 @@ from monitor.triage.lexicon import (
     OWN_FAULT,
     Family,
     Reading,
+    is_pci_address,
     node_names,
     places,
     read_line,
@@ -150,15 +151,12 @@ def _some(names: Sequence[str], shown: int = 4) -> str:
     return ", ".join(names[:shown]) + (f" and {rest} more" if rest > 0 else "")
 
 
-_PCI_ADDRESS = re.compile(r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d\b")
-
-
 def _called(rank: int | None, where: str) -> str:
     if rank is None and where.lower().startswith("process "):
         return f"spawned worker {where}"  # torch.multiprocessing's index, not a pid
     if rank is None and where.startswith("Container rank "):
         return f"{where} (Paddle's launcher's worker)"
-    if rank is None and _PCI_ADDRESS.match(where):
+    if rank is None and is_pci_address(where):
         return f"the GPU at {where}"  # a kernel driver's line: the device, not a process
     if rank is None:
         return f"the process at {where}" if where else ""
@@ -1266,10 +1264,6 @@ def ssh_unreachable(ctx: Context) -> Finding | None:
     )
 
 
-# mp.spawn's report of the worker whose error ended the job, before that worker's traceback
-_SPAWN_REPORT = re.compile(r"^-- [Pp]rocess (\d+) terminated with the following error:")
-
-
 # torch could not write a tensor's shared-memory file (an mmap that failed is memory, not
 # /dev/shm filling)
 _TORCH_SHM_FILE = re.compile(r"unable to write to file </torch_\d+_")
@@ -1286,6 +1280,10 @@ _OWN_ADVICE = {
     Category.INFRASTRUCTURE: "The node's /dev/shm filled: give the container more shared "
                              "memory (--shm-size) or fewer DataLoader workers.",
 }
+
+
+# mp.spawn's report of the worker whose error ended the job, before that worker's traceback
+_SPAWN_REPORT = re.compile(r"^-- [Pp]rocess (\d+) terminated with the following error:")
 
 
 def _spawned_worker(ctx: Context, item: Located) -> str | None:

@@ -162,11 +162,11 @@ def _kill_to_zombie(victim: int) -> None:
         time.sleep(0.05)
 
 
-def test_an_oom_kill_counted_while_the_rank_is_still_seen_is_an_oom_kill(
-    launcher: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The OOM killer raises its cgroup counter, then the rank takes a moment to die: a poll
-    that still sees it must not make the raised count the baseline."""
+def _probe_with_oom_counter(
+    launcher: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> tuple[dict[str, int], ProcessProbe, dict[int, int]]:
+    """A probe watching a launcher's two ranks whose memory cgroup's OOM-kill count is the
+    returned counter's "kills" (the test raises it as the kernel would)."""
     from monitor.sources import process_probe
 
     counter = {"kills": 0}
@@ -175,6 +175,15 @@ def test_an_oom_kill_counted_while_the_rank_is_still_seen_is_an_oom_kill(
     parent = launcher("forever")  # type: ignore[operator]
     probe = ProcessProbe(lambda: [parent.pid], ExitStatusBook(), 0.2)
     ranks = _ranks(_poll_until(probe, lambda s: len(_ranks(s)) == 2))
+    return counter, probe, ranks
+
+
+def test_an_oom_kill_counted_while_the_rank_is_still_seen_is_an_oom_kill(
+    launcher: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The OOM killer raises its cgroup counter, then the rank takes a moment to die: a poll
+    that still sees it must not make the raised count the baseline."""
+    counter, probe, ranks = _probe_with_oom_counter(launcher, tmp_path, monkeypatch)
     probe.poll(time.monotonic())
     counter["kills"] = 1  # the kernel counted the kill...
     probe.poll(time.monotonic())  # ...and the rank is still there for one more look
@@ -192,14 +201,7 @@ def test_a_rank_seen_for_a_while_after_its_cgroups_oom_count_rose(
     launcher: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     looks_after_the_rise: int, seconds_apart: float, oom: bool,
 ) -> None:
-    from monitor.sources import process_probe
-
-    counter = {"kills": 0}
-    monkeypatch.setattr(process_probe, "memory_cgroup", lambda pid: tmp_path)
-    monkeypatch.setattr(process_probe, "oom_kills", lambda cgroup: counter["kills"])
-    parent = launcher("forever")  # type: ignore[operator]
-    probe = ProcessProbe(lambda: [parent.pid], ExitStatusBook(), 0.2)
-    ranks = _ranks(_poll_until(probe, lambda s: len(_ranks(s)) == 2))
+    counter, probe, ranks = _probe_with_oom_counter(launcher, tmp_path, monkeypatch)
     clock = time.monotonic()
     probe.poll(clock)
     counter["kills"] = 1
