@@ -38,7 +38,7 @@ from monitor.triage.evidence import (
     who,
 )
 from monitor.triage.reader import FileScan, InputProblem
-from monitor.triage.rules import RULES, Context, Finding
+from monitor.triage.rules import RULES, Context, Finding, still_failing
 from monitor.triage.topology import ONE_NODE, SRUN_RANK, promoted, read_topology
 
 
@@ -187,7 +187,7 @@ def diagnose(
         # a failing line no pattern made an error of (an exception line whose only event is
         # the lost connection in it) still says the job failed
         failed = errors or any(_failure_sign(e) for e in located) or any(
-            scan.loose for scan in scans)
+            still_failing(scan) for scan in scans)
         finding = _unexplained(errors[0]) if errors else Finding(
             Category.UNDETERMINED if failed else Category.NONE)
     fr = read_dumps([s.fr_dump for s in scans if s.fr_dump is not None])

@@ -76,6 +76,11 @@ _BIND_GAVE_UP = r"Reached max retr(?:y|ies) for bind"
 
 _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
     (family, re.compile(pattern)) for family, pattern in (
+        # ENOMEM from the verbs or libfabric stack is the NIC's resources (locked-memory
+        # limit, queue sizes): `ibv_reg_mr … Cannot allocate memory`, `Unable to create
+        # extended CQ: Cannot allocate memory`, never the host out of memory
+        (Family.NETWORK, r"(?:\bibv_\w+|libfabric|NET/IB|NET/OFI|\bmlx5\w*|memory region|"
+                         r"\b[CQ]Q\b).{0,160}(?:Cannot allocate memory|ENOMEM)"),
         (Family.OOM, r"(?i:out of memory)|OutOfMemory|\bOOM\b|(?i:oom[-_ ]?kill)|"
                      r"Cannot allocate memory|\bMemoryError\b|bad_alloc|ENOMEM|"
                      r"Killed process \d+|memory (?:limit|cgroup).{0,40}(?:exceeded|reached)|"
@@ -91,6 +96,11 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"no CUDA-capable device|CUDA driver (?:version|initialization)|"
                      r"misaligned address|Memory access fault by GPU|Cuda failure|"
                      r"CUDA IPC|peer access is not supported|"
+                     # a kernel's own assertion, as CUDA prints it from the device
+                     # (`IndexKernel.cu:92: operator(): block: [22,0,0], thread: [64,0,0]
+                     # Assertion `…` failed.`): a device-side assert before torch reports it
+                     r"\.cu:\d+: .{0,200}\bblock: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] "
+                     r"Assertion|"
                      # Intel's GPU runtimes (Level Zero, Unified Runtime): their CUDA error
                      r"\bZE_RESULT_ERROR_\w+|\bUR_RESULT_ERROR_\w+|"
                      # NCCL's code for a CUDA call that failed under it
@@ -115,6 +125,11 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 r"(?i:out of shared memory)|(?i:spot instance)|"
                                 # srun could not start the step's tasks on a node
                                 r"Task launch for \S+ failed on node|Application launch failed|"
+                                # slurmstepd could not exec the step's program on the node
+                                r"slurmstepd: error: execve\(\)|"
+                                # Ray's GCS lost a node (`Node 3ddf…5ee4 failed, rescheduling
+                                # the placement groups on the dead node.`)
+                                r"\bNode [0-9a-f]{28,} failed\b|"
                                 + _RECLAIM_NOTICE + "|" + _POWER_OFF),
         (Family.NETWORK, r"NET/IB|NET/Socket|NET/OFI|\bibv_\w+|\bmlx5|IBV_WC_|(?i:rdma)|"
                          r"libfabric|\bfi_\w+\(|\bEFA\b|(?i:connection refused)|ECONNREFUSED|"
@@ -136,7 +151,11 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          # gloo could not connect the ranks to each other at start-up
                          r"connectFullMesh failed|"
                          # a failed connect() call (Open MPI's TCP transport, its launcher)
-                         r"\bconnect\(\) to \S+ failed|failed to TCP connect"),
+                         r"\bconnect\(\) to \S+ failed|failed to TCP connect|"
+                         # Open MPI's and PRRTE's help text (`Local host:` / `Remote host:` below)
+                         r"unable to complete a TCP connection|"
+                         # Horovod's driver: a task seen from another address than it declared
+                         r"connected from a different address"),
         (Family.INIT_TIMEOUT, r"(?i:(?:rendezvous|store|barrier|init_process_group|"
                               r"initiali[sz]\w*)\W.{0,80}(?:timed out|timeout))|"
                               r"(?i:(?:timed out|timeout)\W.{0,60}(?:rendezvous|store based|"
@@ -171,7 +190,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
 # A line that shows something failed at all (the gate before the lexicon: a healthy job's
 # "error_rate=0.1" or "retrying" is no failure).
 _FAILED = re.compile(
-    r"\b[A-Z]\w*(?:Error|Exception|Exit)\b(?::|$|\()|\b(?:ERROR|FATAL|CRITICAL)\b|"
+    r"\b[A-Z]\w*(?:Error|Exception|Exit)\b(?::|\s*$|\()|\b(?:ERROR|FATAL|CRITICAL)\b|"
     r"No space left|Disk quota exceeded|Input/output error|Read-only file system|\b(?:Error|error)\b"
     r"(?:\s*[:\]|!]|\s+(?:in|while|during|when|on|at|from|occurred))|"
     r"\b(?:failed|FAILED|Failed)\b|\bKilled\b|\bAborted\b|core dumped|Segmentation fault|"
@@ -218,6 +237,11 @@ _NOT_FAILURE = re.compile(
 _MAYBE_PREEMPTED = re.compile(r"(?i:(?:may|might|could)(?: have)?(?: been| got)? preempted|"
                               r"(?:got |been |was )?preempted,? or\b|\bor (?:got |been |was )?"
                               r"preempted)")
+# Nor is any cause a message lists as one possibility ("Termination is unexpected. Possible
+# reasons include: (1) SIGKILL by the user or system OOM killer, (2) …"): the rest of the line
+# is its writer's guesses.
+_POSSIBLE_CAUSES = re.compile(r"(?i:\b(?:possible|potential|common|likely) (?:reasons?|causes?)"
+                              r"(?: (?:include|includes|are|is|could be))?\s*:).*")
 # TensorFlow's and JAX's distributed runtime name a process `/job:worker/replica:0/task:37`
 _TASK = re.compile(r"/job:\w+/replica:\d+/(task:\d+)\b")
 # gRPC's report of the far end of a failed call: `… from remote target /job:ps/replica:0/task:0`
@@ -225,7 +249,8 @@ _REMOTE_TARGET = re.compile(r"\bremote target (/job:\w+(?:/replica:\d+)?/task:\d
 # The other end named by its host name: Open MPI's `peer: NAME`, ssh's `Could not resolve
 # hostname NAME`, an RPC agent's `request #0 to NAME: ECONNREFUSED`, libfabric EFA's `Peer
 # host id: i-0ce6…`
-_PEER_NAME = re.compile(r"\bpeer: ([A-Za-z][\w.-]*\w)|[Cc]ould not resolve (?:hostname |host: ?)"
+_PEER_NAME = re.compile(r"\bpeer: ([A-Za-z][\w.-]*\w)|\bRemote host: +([A-Za-z][\w.-]*\w)|"
+                        r"[Cc]ould not resolve (?:hostname |host: ?)"
                         r"([A-Za-z][\w.-]*\w)|\brequest #\d+ to ([A-Za-z][\w.-]*\w):|"
                         r"\bPeer host id: ([\w.-]*\w)")
 # oneCCL stamps its lines `2024:05:29-19:16:18:(202165) |CCL_ERROR|`
@@ -243,7 +268,10 @@ _DIALED = re.compile(r"\bdial (?:tcp|udp)[46]? ([^\s:]+:\d{1,5})\b")  # Go: the 
 _SYSLOG_HOST = re.compile(r"(?<![\w:.-])(?:[A-Z][a-z]{2} +\d{1,2}|\d{4}-\d\d-\d\dT?) ?\d\d:\d\d:\d\d\S* "
                           r"(?!(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL|TRACE) )"
                           r"([A-Za-z][\w.-]*\w) (?:kernel|systemd[\w-]*|[\w.-]+\[\d+\]):? ")
-_NODE = re.compile(r"\b(?:node|host|hostname|Node|Host)[ =:]+([A-Za-z][\w.-]*\d[\w.-]*)")
+# (Open MPI's `Local host:` is the reporter of a failed connection, never its far end)
+_NODE = re.compile(r"(?<!Local )\b(?:node|host|hostname|Node|Host)[ =:]+([A-Za-z][\w.-]*\d[\w.-]*)|"
+                   # Ray names a node by its id: `Node 3ddf…5ee4 failed`, `node id = 3ddf…`
+                   r"\b[Nn]ode(?: id)?[ =:]+([0-9a-f]{40}(?:[0-9a-f]{16})?)\b")
 # "… on rank 3", or a line that opens with "Rank 3," (after a logger's "ERROR:name:" too)
 _SELF_RANK = re.compile(r"\b(?:on|for|of) [Rr]ank (\d+)\b|(?:^|:)\W*Rank (\d+)[,:]")
 _PCI = re.compile(r"\b([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)\b")
@@ -306,7 +334,7 @@ def read_line(text: str) -> Reading | None:
 
 def _read_words(text: str) -> Reading:
     """The family a line's words name (FAILED when none), whether or not the line failed."""
-    told = _MAYBE_PREEMPTED.sub(" ", text)
+    told = _POSSIBLE_CAUSES.sub(" ", _MAYBE_PREEMPTED.sub(" ", text))
     for family, pattern in _WORDS:
         m = pattern.search(told)
         if m is not None:
@@ -350,4 +378,4 @@ def is_pci_address(text: str) -> bool:
 def node_names(text: str) -> tuple[str, ...]:
     """The nodes a line names (`failed on node gpu-17`), without its pids and addresses."""
     return tuple(dict.fromkeys([*(m.group(1) for m in _SYSLOG_HOST.finditer(text)),
-                                *(m.group(1) for m in _NODE.finditer(text))]))
+                                *(next(g for g in m.groups() if g) for m in _NODE.finditer(text))]))

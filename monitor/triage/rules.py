@@ -759,6 +759,7 @@ def network(ctx: Context) -> Finding | None:
              if _NET_SETUP.search(f"{e.event.fields.get('message', '')} "
                                   f"{e.event.fields.get('last_error', '')}")]
     items = [*warns, *errors, *connects, *rendezvous, *store_raised]
+    setup = [e for e in setup if not _fell_back(ctx, e)]
     if not items and setup:
         return _net_setup(_best_located(setup))
     if not items:
@@ -833,6 +834,43 @@ def network(ctx: Context) -> Finding | None:
 # plugin's `NET/OFI Couldn't open AV` and other `NET/OFI … failed` lines.
 _NET_SETUP = re.compile(r"no socket interface found|NET/Socket : no interface found|"
                         r"NET/OFI (?:Couldn't|Unable to|Failed to)")
+
+
+def _fell_back(ctx: Context, item: Located) -> bool:
+    """The process whose network plugin failed to set up went on with another network
+    (`NET/OFI aws-ofi-nccl initialization failed`, then `NCCL INFO Using network Socket`):
+    NCCL's fallback, which healthy jobs on hosts without the plugin's hardware print too."""
+    pid = item.event.fields.get("pid")
+    return pid is not None and _fallback_line(ctx.scans[item.file_index], str(pid)) > item.event.line
+
+
+# NCCL's INFO line naming the network it went on with, after `host:pid:tid [dev]`
+_USING_NETWORK = re.compile(r"\b[\w.-]+:(\d+):\d+ \[\d+\] (?:\S+ )?NCCL INFO "
+                            r"(?:Using network \w|NET/(?:Socket|IB) : Using \[)")
+# The process a line is from: NCCL's `host:pid:tid [dev]`, libfabric's `libfabric:pid:…`
+_NCCL_OR_FABRIC_PID = re.compile(r"\b[\w.-]+:(\d+):\d+ \[\d+\] (?:\S+ )?NCCL |\blibfabric:(\d+):")
+
+
+def _fallback_line(scan: FileScan, pid: str) -> int:
+    """The last tail line where process `pid` said which network NCCL went on with (0: none)."""
+    return max((t.line for t in scan.tail
+                if (m := _USING_NETWORK.search(t.text)) is not None and m.group(1) == pid),
+               default=0)
+
+
+def _fell_back_from(scan: FileScan, tail: TailLine, reading: Reading) -> bool:
+    """A process's network complaint (its NCCL line or libfabric's) before NCCL went on with
+    another network: the fallback, no failure."""
+    said = _NCCL_OR_FABRIC_PID.search(tail.text)
+    return (reading.family in (Family.NETWORK, Family.FAILED) and said is not None
+            and _fallback_line(scan, said.group(1) or said.group(2)) > tail.line)
+
+
+def still_failing(scan: FileScan) -> bool:
+    """Whether a failing line of the file's tail that no pattern knew is more than a network
+    plugin's complaint NCCL then fell back from."""
+    return any((reading := read_line(t.text)) is not None
+               and not _fell_back_from(scan, t, reading) for t in scan.loose)
 
 
 def _net_setup(item: Located) -> Finding:
@@ -1994,10 +2032,14 @@ def storage_write(ctx: Context) -> Finding | None:
         named = tuple(sorted({int(r) for r in str(dcp[0].event.fields.get("ranks", ""))
                               .replace(" ", "").split(",") if r.isdigit()}))
         ranks = named or ranks
+    # a full /dev/shm often takes two lines (NCCL's proxy: `Accept failed No space left on
+    # device`, then `failed to extend /dev/shm/nccl-…`): the neighbour names the segment
+    shm = next((i for i in items if i.file_index == first.file_index
+                and 0 <= i.event.line - first.event.line <= 3 and _shm_write(i)), None)
+    first = shm or first
     text = _message(first).strip() or first.event.text.strip()
     f = first.event.fields
-    if any(w in first.event.text for w in ("posix_fallocate", "shared memory segment")) or (
-            _TORCH_SHM_FILE.search(text)):
+    if shm is not None:
         # NCCL's shared-memory transport could not grow its segment, or torch could not write
         # a tensor's shared-memory file (`</torch_4740_…>`): /dev/shm is too small
         where = whereabouts(first)
@@ -2035,6 +2077,14 @@ def storage_write(ctx: Context) -> Finding | None:
         ("Check the target filesystem's free space and quota (`df -h`, `quota -s`, `lfs quota`) "
          "and where the checkpoint goes; keep fewer checkpoints or write them elsewhere.",),
     )
+
+
+def _shm_write(item: Located) -> bool:
+    """A write into shared memory: NCCL's shared-memory transport growing its segment
+    (`/dev/shm/nccl-…`, posix_fallocate), or torch writing a tensor's file (`</torch_4740_…>`)."""
+    text = item.event.text
+    return (any(w in text for w in ("posix_fallocate", "shared memory segment", "/dev/shm/"))
+            or _TORCH_SHM_FILE.search(_message(item) or text) is not None)
 
 
 def _ray_task(ctx: Context, item: Located) -> Located | None:
@@ -2432,7 +2482,7 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
         evented = {e.line for e in scan.events if e.level >= Level.ERROR}
         for tail in scan.loose:
             reading = read_line(tail.text) if tail.line not in evented else None
-            if reading is not None:
+            if reading is not None and not _fell_back_from(scan, tail, reading):
                 readings.append((index, tail, reading))
     if not readings:
         return None

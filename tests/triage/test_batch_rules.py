@@ -868,3 +868,23 @@ def test_a_guessed_group_yields_to_evidence_and_never_names_a_culprit(tmp_path: 
           "peer 10.0.0.7<54321> with error 12, opcode 0, len 0, vendor err 129 (Send) localGid "
           "::ffff:10.0.0.3 remoteGids::ffff:10.0.0.7 hca mlx5_0\n")
     assert triage_texts(tmp_path, ib + lines).category is Category.NETWORK
+
+
+def test_a_full_dev_shm_told_over_two_lines_is_the_node_and_a_network_fallback_no_fault(
+        tmp_path: Path) -> None:
+    """NCCL's proxy says `No space left on device` and the next line names /dev/shm: the
+    node's shared memory, not a disk; a plugin that failed and fell back to another network
+    is no failure, while one that did not fall back is the host's network setup."""
+    shm = triage("shm-deepep-53-internode-enospc.log")
+    assert shm.category is Category.INFRASTRUCTURE
+    disk = triage_texts(tmp_path, "proxy.cc:1587 NCCL WARN [Service thread] Accept failed No "
+                        "space left on device\nTraceback (most recent call last):\n  File "
+                        "\"t.py\", line 1, in <module>\nOSError: [Errno 28] No space left on "
+                        "device: '/ckpt/step_100.pt'\n")
+    assert disk.category is Category.STORAGE_IO
+    plugin = ("algo-1:17778:17848 [5] nccl_net_ofi_create_plugin:259 NCCL WARN NET/OFI "
+              "aws-ofi-nccl initialization failed\n")
+    fell_back = plugin + "algo-1:17778:17848 [5] NCCL INFO Using network Socket\n"
+    assert triage_texts(tmp_path, fell_back).category is Category.NONE
+    other = plugin + "algo-1:17779:17849 [6] NCCL INFO Using network Socket\n"
+    assert triage_texts(tmp_path, other).category is Category.NETWORK

@@ -269,3 +269,50 @@ def test_the_servers_failed_bind_and_the_monitors_current_wordings_still_read() 
                  "physical memory used."):
         reading = read_line(line)
         assert reading is not None and reading.family is Family.OOM, line
+
+
+def test_enomem_from_the_nic_stack_is_the_network_and_guesses_are_no_cause() -> None:
+    """The verbs and libfabric stacks' ENOMEM is the NIC's resources, not the host's memory;
+    a message's list of possible reasons is no evidence for any of them."""
+    nic = read_line("libfabric:17778:1732779731::efa:cq:efa_cq_open():92<warn> Unable to create "
+                    "extended CQ: Cannot allocate memory")
+    assert nic is not None and nic.family is Family.NETWORK
+    host = read_line("ERROR: worker 3 failed to allocate its batch: Cannot allocate memory")
+    assert host is not None and host.family is Family.OOM
+    guess = read_line("(raylet) Raylet is terminated. Termination is unexpected. Possible reasons "
+                      "include: (1) SIGKILL by the user or system OOM killer, (2) Invalid memory")
+    assert guess is not None and guess.family is Family.FAILED
+    told = read_line("ERROR: worker killed: the system OOM killer chose pid 4121")
+    assert told is not None and told.family is Family.OOM
+
+
+def test_open_mpis_failed_tcp_connection_names_the_remote_host_not_the_local_one(
+        tmp_path: Path) -> None:
+    text = ("------------------------------------------------------------\n"
+            "A process or daemon was unable to complete a TCP connection\n"
+            "to another process:\n"
+            "  Local host:    gpu-node-11\n"
+            "  Remote host:   gpu-node-27\n"
+            "This is usually caused by a firewall on the remote host.\n")
+    diagnosis = triage_texts(tmp_path, text)
+    assert diagnosis.category is Category.NETWORK
+    assert diagnosis.culprits == ("the link to gpu-node-27",)
+    assert places("slurmstepd: error: task 2 failed on host gpu-node-11") == ("gpu-node-11",)
+
+
+def test_a_kernels_device_assertion_a_lost_ray_node_and_a_failed_exec_are_read() -> None:
+    assert_line = ("../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [22,0,0], "
+                   "thread: [64,0,0] Assertion `index < sizes[i] && \"index out of bounds\"` "
+                   "failed.")
+    reading = read_line(assert_line)
+    assert reading is not None and reading.family is Family.GPU
+    host_assert = read_line("train.py:92: AssertionError: index out of bounds failed.")
+    assert host_assert is not None and host_assert.family is Family.SOFTWARE
+    node = read_line("W1008 10:13:07.990022 452 452 gcs_actor_manager.cc:731] Node "
+                     "3ddf99132c312ccc8af79c66f826b2dc622d5ee4 failed, reconstructing actors.")
+    assert node is not None and node.family is Family.INFRASTRUCTURE
+    assert node.where == ("3ddf99132c312ccc8af79c66f826b2dc622d5ee4",)
+    execve = read_line("slurmstepd: error: execve(): torchrun: No such file or directory")
+    assert execve is not None and execve.family is Family.INFRASTRUCTURE
+    assert read_line("I1008 10:13:07.989955 452 452 gcs_node_manager.cc:389] Removing node, "
+                     "node id = 3ddf99132c312ccc8af79c66f826b2dc622d5ee4") is None
