@@ -26,20 +26,22 @@ class Family(enum.IntEnum):
     OOM = 0
     GPU = 1
     STORAGE = 2
-    INFRASTRUCTURE = 3
-    NETWORK = 4
-    INIT_TIMEOUT = 5
-    ENVIRONMENT = 6  # a library or binary that cannot be loaded: the job's own setup
-    SOFTWARE = 7
-    PEER_LOST = 8  # a connection the other side dropped: whoever dropped it is the story
-    KILLED = 9  # a process killed or crashed, with no cause given
-    FAILED = 10  # an error, nothing more said
+    DATA = 3  # an input file the job read is corrupt or cut short
+    INFRASTRUCTURE = 4
+    NETWORK = 5
+    INIT_TIMEOUT = 6
+    ENVIRONMENT = 7  # a library or binary that cannot be loaded: the job's own setup
+    SOFTWARE = 8
+    PEER_LOST = 9  # a connection the other side dropped: whoever dropped it is the story
+    KILLED = 10  # a process killed or crashed, with no cause given
+    FAILED = 11  # an error, nothing more said
 
 
 CATEGORY: dict[Family, Category] = {
     Family.OOM: Category.OOM,
     Family.GPU: Category.GPU_CUDA,
     Family.STORAGE: Category.STORAGE_IO,
+    Family.DATA: Category.DATA,
     Family.INFRASTRUCTURE: Category.INFRASTRUCTURE,
     Family.NETWORK: Category.NETWORK,
     Family.INIT_TIMEOUT: Category.INIT_TIMEOUT,
@@ -52,8 +54,17 @@ CATEGORY: dict[Family, Category] = {
 
 # A family whose error belongs to the process that printed it: that process (its rank) is the
 # culprit. A network error's reporter is one end of a link; a stop from outside has no culprit.
-OWN_FAULT = frozenset({Family.OOM, Family.GPU, Family.STORAGE, Family.ENVIRONMENT,
-                       Family.SOFTWARE})
+OWN_FAULT = frozenset({Family.OOM, Family.GPU, Family.STORAGE, Family.DATA,
+                       Family.ENVIRONMENT, Family.SOFTWARE})
+
+# An input the job read is corrupt or cut short, in its reader's own words: PIL's truncated or
+# unreadable image, a zip archive (a torch checkpoint) without its directory, a pickle that is
+# not one, zlib's and gzip's broken streams, TensorFlow's DataLossError on a record file
+CORRUPT_DATA = re.compile(r"image file is truncated|cannot identify image file|"
+                          r"failed finding central directory|invalid load key|"
+                          r"Error -3 while decompressing|CRC check failed|"
+                          r"Compressed file ended before the end-of-stream|\bDataLossError\b|"
+                          r"corrupted record at")
 
 # AMD's kernel driver: `amdgpu: sq_intr: error, …`, `amdgpu: GPU fault detected`, a ring
 # timeout; both a failure (the gate below) and the GPU's
@@ -88,6 +99,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"memory(?:\+swap)?: usage (\d+)kB, limit \1kB|"
                      # other accelerators' words: Level Zero (Intel XPU), Habana's allocator
                      r"OUT_OF_(?:DEVICE|HOST)_MEMORY|PT_DEVMEM Allocation failed|"
+                     # XLA's allocator on a TPU's or GPU's memory (`RESOURCE_EXHAUSTED:
+                     # Attempting to reserve 10.51G at the bottom of memory`)
+                     r"RESOURCE_EXHAUSTED: .{0,60}(?:[Aa]llocat|[Aa]ttempting to reserve|"
+                     r"[Rr]an out of memory)|"
                      + _MEMORY_MONITOR_KILL),
         (Family.GPU, r"CUDA error|cudaError|CUDA_ERROR|CUBLAS_STATUS_(?!SUCCESS)|"
                      r"CUDNN_STATUS_(?!SUCCESS)|illegal memory access|unspecified launch failure|"
@@ -110,6 +125,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"Read-only file system|Input/output error|Stale file handle|"
                          r"\[Errno (?:5|17|28|30|116|122)\]|file write failed|FileExistsError|"
                          r"(?i:short write)|"
+                         # Torch7's disk file (`write error: wrote 9367499 blocks instead of …`)
+                         r"\bwrite error: wrote \d+ \w+ instead of \d+|"
                          # a checkpoint the job could not write, in words that say it was one
                          r"(?i:\b(?:saving|writing|uploading) (?:the |a )?checkpoint\w* failed|"
                          r"\bcheckpoint (?:save|write|upload) failed|"
@@ -117,6 +134,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          # a disk monitor's alarm (Ray's raylet: `… is over 95% full`); a
                          # failure only where its writer logged it as an error
                          r"\bis over \d+% full\b"),
+        (Family.DATA, CORRUPT_DATA.pattern),
         (Family.INFRASTRUCTURE, r"\bEvicted\b|\bevicted\b|(?i:preempt)|TIME LIMIT|NodeNotReady|"
                                 r"NODE_FAIL|(?i:node (?:failure|lost|was lost|is down))|"
                                 # YARN: `Container released on a *lost* node`
@@ -155,7 +173,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          # Open MPI's and PRRTE's help text (`Local host:` / `Remote host:` below)
                          r"unable to complete a TCP connection|"
                          # Horovod's driver: a task seen from another address than it declared
-                         r"connected from a different address"),
+                         r"connected from a different address|"
+                         # gRPC's status text (`grpc error:Connect Failed`), the AWS SDK's
+                         r"\b[Cc]onnect [Ff]ailed\b|Unable to connect to endpoint"),
         (Family.INIT_TIMEOUT, r"(?i:(?:rendezvous|store|barrier|init_process_group|"
                               r"initiali[sz]\w*)\W.{0,80}(?:timed out|timeout))|"
                               r"(?i:(?:timed out|timeout)\W.{0,60}(?:rendezvous|store based|"
@@ -174,7 +194,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                           r"UnicodeDecodeError)\b|size mismatch|(?i:shape mismatch)|"
                           r"(?i:did not receive grad)|(?i:unused parameters)|"
                           r"(?i:found nan)|\b(?:NaN|nan|inf)\b.{0,30}\b(?:loss|grad)|"
-                          r"\b(?:loss|grad\w*)\b.{0,30}\b(?:NaN|nan)\b|result nan\b"),
+                          r"\b(?:loss|grad\w*)\b.{0,30}\b(?:NaN|nan)\b|result nan\b|"
+                          # a C library's own assertion: glibc's `Assertion `x' failed.`,
+                          # PSM3's `Assertion failure at ptl.c:196: …`
+                          r"\bAssertion [`'].{0,300}' failed\b|\bAssertion failure at \S+:\d+"),
         (Family.PEER_LOST, r"Connection reset by peer|closed by (?:remote )?peer|Broken pipe|"
                            r"EPIPE|ECONNRESET|remote process exited|(?i:peer .{0,20}disconnected)"),
         (Family.KILLED, r"\bKilled\b|killed by (?:unknown )?signal|SIGKILL|[Ss]ignal 9\b|WTERMSIG \d+|Segmentation fault|SIGSEGV|SIGABRT|"
@@ -193,7 +216,7 @@ _FAILED = re.compile(
     r"\b[A-Z]\w*(?:Error|Exception|Exit)\b(?::|\s*$|\()|\b(?:ERROR|FATAL|CRITICAL)\b|"
     r"No space left|Disk quota exceeded|Input/output error|Read-only file system|\b(?:Error|error)\b"
     r"(?:\s*[:\]|!]|\s+(?:in|while|during|when|on|at|from|occurred))|"
-    r"\b(?:failed|FAILED|Failed)\b|\bKilled\b|\bAborted\b|core dumped|Segmentation fault|"
+    r"\b(?:failed|FAILED|Failed)\b|\bAssertion failure\b|\bKilled\b|\bAborted\b|core dumped|Segmentation fault|"
     r"Bus error|\bcannot\b|\bCannot\b|\bunable to\b|\bUnable to\b|"
     r"Evicted|\bevicted\b|\b(?:is|was|been)(?: \w+ly)? preempted\b|out of memory|[Tt]imed out|"
     r"(?:terminated|killed) (?:with|by) (?:unknown )?signal|"
@@ -273,7 +296,9 @@ _NODE = re.compile(r"(?<!Local )\b(?:node|host|hostname|Node|Host)[ =:]+([A-Za-z
                    # Ray names a node by its id: `Node 3ddf…5ee4 failed`, `node id = 3ddf…`
                    r"\b[Nn]ode(?: id)?[ =:]+([0-9a-f]{40}(?:[0-9a-f]{16})?)\b")
 # "… on rank 3", or a line that opens with "Rank 3," (after a logger's "ERROR:name:" too)
-_SELF_RANK = re.compile(r"\b(?:on|for|of) [Rr]ank (\d+)\b|(?:^|:)\W*Rank (\d+)[,:]")
+# PSM's and Intel MPI's `host:rank1: …`, `host:rank1.prog: …` too
+_SELF_RANK = re.compile(r"\b(?:on|for|of) [Rr]ank (\d+)\b|(?:^|:)\W*Rank (\d+)[,:]|"
+                        r"(?:^|\s)\W*(?:\[[\d.]+\] )?[\w-]+:rank(\d+)[.:]")
 _PCI = re.compile(r"\b([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)\b")
 # the NVIDIA driver names a GPU it could not bring up by its device minor (/dev/nvidiaN)
 _GPU_MINOR = re.compile(r"\bdevice bearing (minor number \d+)")
@@ -295,7 +320,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "annot", "nable to", "No space", "quota", "Input/output", "Read-only",
                     "victed", "preempted", "out of memory", "imed out", "signal", "SIG",
                     "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted",
-                    "for bind", "memory pressure", "imminent")
+                    "for bind", "memory pressure", "imminent", "Assertion fail")
 
 
 def looks_failed(text: str) -> bool:
@@ -345,7 +370,7 @@ def _read_words(text: str) -> Reading:
 def self_named_rank(text: str) -> int | None:
     """The rank a failing line says the failure happened on ("… on rank 3", "Rank 3, …")."""
     m = _SELF_RANK.search(text)
-    return int(m.group(1) or m.group(2)) if m is not None else None
+    return int(next(g for g in m.groups() if g)) if m is not None else None
 
 
 def places(text: str) -> tuple[str, ...]:

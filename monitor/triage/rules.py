@@ -22,6 +22,7 @@ from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS,
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks, whereabouts, who
 from monitor.triage.lexicon import (
     CATEGORY,
+    CORRUPT_DATA,
     OWN_FAULT,
     Family,
     Reading,
@@ -452,10 +453,17 @@ def dataloader(ctx: Context) -> Finding | None:
             )
         if cause == "exception":
             exc = str(first.event.fields.get("exc", ""))
-            category = Category.STORAGE_IO if exc in _IO_EXCEPTIONS else Category.SOFTWARE
+            # the worker's original exception (its last lines) may say the input is corrupt
+            corrupt = CORRUPT_DATA.search(first.event.text) or next(
+                (m for t in ctx.scans[first.file_index].tail
+                 if (m := CORRUPT_DATA.search(t.text)) is not None), None)
+            category = (Category.DATA if corrupt else
+                        Category.STORAGE_IO if exc in _IO_EXCEPTIONS else Category.SOFTWARE)
             return Finding(
                 category, ranks, culprits,
-                (f"{who(first)}: {exc} in a DataLoader worker ({first.where})",), first,
+                (f"{who(first)}: {exc} in a DataLoader worker ({first.where})"
+                 + (f"; the input it read is corrupt: '{corrupt.group(0)}'" if corrupt else ""),),
+                first,
                 ("Fix the sample or the data path the worker failed on (the 'Original "
                  "Traceback' shows the frame).",),
             )
@@ -808,7 +816,13 @@ def network(ctx: Context) -> Finding | None:
                         f"{fields.get('host')} it was to listen on ({first.where}); set "
                         "GLOO_SOCKET_IFNAME to an interface, or fix the name's DNS entry")
     elif fields.get("unresolved") and fields.get("host") and fields.get("port") is None:
-        culprit = f"the host name {fields.get('host')} (it does not resolve)"
+        # every name that did not resolve (a launcher tries each host of its list)
+        names = tuple(dict.fromkeys(
+            str(i.event.fields["host"]) for i in sorted(items, key=Located.order)
+            if i.event.fields.get("unresolved") and i.event.fields.get("host")
+            and i.event.fields.get("port") is None))
+        culprit = (f"the host name{'s' if len(names) > 1 else ''} {_some(names)} "
+                   f"({'they do' if len(names) > 1 else 'it does'} not resolve)")
         evidence.append(f"{who(first)} could not resolve the host name {fields.get('host')}: "
                         f"{fields.get('error')} ({first.where})")
     else:
@@ -1269,6 +1283,12 @@ _SSH_NETWORK = re.compile(r"ssh: (?:connect to host ([\w.\-]+) port \d+|Could no
                           r"known|Temporary failure in name resolution)")
 
 
+# ssh's last word when every way of logging in was refused: `user@host: Permission denied
+# (publickey,password).` (the host reached, the login not)
+_SSH_REFUSED = re.compile(r"(?:[\w.\-]+@)?([\w.\-]+): Permission denied \((?:publickey|password|"
+                          r"gssapi|keyboard-interactive|hostbased)[\w,\-]*\)")
+
+
 def ssh_unreachable(ctx: Context) -> Finding | None:
     """A launcher that could not ssh into a host of its hostfile. ssh's exit status 255 is
     any failure of ssh itself (a refused key as much as a lost route): the network only when
@@ -1277,8 +1297,19 @@ def ssh_unreachable(ctx: Context) -> Finding | None:
               if _SSH_UNREACHABLE.search(str(e.event.fields.get("exc_message", "")))]
     said = [(t.line, scan.path, m) for scan in ctx.scans for t in scan.loose
             if (m := _SSH_NETWORK.search(t.text)) is not None]
-    if not checks and not said:
+    refused = [(t.line, scan.path, m) for scan in ctx.scans for t in scan.tail
+               if (m := _SSH_REFUSED.search(t.text)) is not None]
+    if not checks and not said and not refused:
         return None
+    if refused and not said:
+        line, path, m = min(refused, key=lambda s: s[0])
+        return Finding(
+            Category.INFRASTRUCTURE, (), (f"host {m.group(1)} (ssh login refused)",),
+            (f"the launcher's ssh login to {m.group(1)} was refused ({path}:{line}): the tasks "
+             "there could not be started",), None,
+            (f"Check the launching node's ssh key and {m.group(1)}'s authorized_keys (the "
+             "launcher logs in without a password), then rerun.",),
+        )
     if said:
         line, path, m = min(said, key=lambda s: s[0])
         host = m.group(1) or m.group(2)
@@ -1308,7 +1339,8 @@ _TORCH_SHM_FILE = re.compile(r"unable to write to file </torch_\d+_")
 # An accelerator runtime's own result in an exception the job's code raised (XLA's
 # `RESOURCE_EXHAUSTED: Error allocating device buffer` on a TPU's HBM too)
 _ACCELERATOR_OOM = re.compile(r"PT_DEVMEM Allocation failed|\b(?:ZE|UR)_RESULT_ERROR_OUT_OF_\w*MEMORY|"
-                              r"RESOURCE_EXHAUSTED: .{0,40}(?:[Aa]llocat|[Oo]ut of memory)")
+                              r"RESOURCE_EXHAUSTED: .{0,60}(?:[Aa]llocat|[Oo]ut of memory|"
+                              r"[Aa]ttempting to reserve|[Rr]an out of memory)")
 _ACCELERATOR_ERROR = re.compile(r"\b(?:ZE|UR)_RESULT_ERROR_\w+")
 _OWN_ADVICE = {
     Category.OOM: "The device ran out of memory on the rank that raised it: lower the "
@@ -1380,6 +1412,8 @@ def own_exception(ctx: Context) -> Finding | None:
         # torch's shared-memory segment (`unable to write to file </torch_4740_…>: No space
         # left on device`): the node's /dev/shm filled, not a disk
         category = Category.INFRASTRUCTURE
+    elif CORRUPT_DATA.search(message):  # the file it read is corrupt, not the disk
+        category = Category.DATA
     elif exc.rsplit(".", 1)[-1] in _IO_EXCEPTIONS or any(
             w in message for w in ("Input/output error", "Stale file handle",
                                    "No space left on device", "Parent directory",

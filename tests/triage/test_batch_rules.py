@@ -888,3 +888,29 @@ def test_a_full_dev_shm_told_over_two_lines_is_the_node_and_a_network_fallback_n
     assert triage_texts(tmp_path, fell_back).category is Category.NONE
     other = plugin + "algo-1:17779:17849 [6] NCCL INFO Using network Socket\n"
     assert triage_texts(tmp_path, other).category is Category.NETWORK
+
+
+def test_a_refused_ssh_login_is_the_launch_and_every_unresolved_host_is_named(
+        tmp_path: Path) -> None:
+    refused = triage("mpijob-mpioperator-424-ssh-denied.log")
+    assert refused.category is Category.INFRASTRUCTURE
+    assert refused.culprits == (
+        "host tensorflow-benchmarks-worker-1.tensorflow-benchmarks-worker (ssh login refused)",)
+    unreachable = triage_texts(tmp_path, "ssh: connect to host node-7 port 22: No route to host\n"
+                               "node-7: Permission denied (publickey,password).\n")
+    assert unreachable.category is Category.NETWORK  # ssh's own words about the route win
+    resolved = triage("mpijob-mpioperator-481-ssh-resolve.log")
+    assert resolved.category is Category.NETWORK
+    assert "worker-0" in resolved.culprits[0] and "worker-1" in resolved.culprits[0]
+
+
+def test_a_corrupt_input_is_the_data_not_the_disk(tmp_path: Path) -> None:
+    worker = triage("data-truncated-image-cyclegan-876-worker3.log")
+    assert worker.category is Category.DATA
+    raised = triage_texts(tmp_path, "Traceback (most recent call last):\n  File \"t.py\", line 1,"
+                          " in <module>\nRuntimeError: PytorchStreamReader failed reading zip "
+                          "archive: failed finding central directory\n")
+    assert raised.category is Category.DATA
+    disk = triage_texts(tmp_path, "Traceback (most recent call last):\n  File \"t.py\", line 1,"
+                        " in <module>\nOSError: [Errno 5] Input/output error: '/data/x.png'\n")
+    assert disk.category is Category.STORAGE_IO

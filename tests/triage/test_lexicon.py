@@ -316,3 +316,41 @@ def test_a_kernels_device_assertion_a_lost_ray_node_and_a_failed_exec_are_read()
     assert execve is not None and execve.family is Family.INFRASTRUCTURE
     assert read_line("I1008 10:13:07.989955 452 452 gcs_node_manager.cc:389] Removing node, "
                      "node id = 3ddf99132c312ccc8af79c66f826b2dc622d5ee4") is None
+
+
+@pytest.mark.parametrize("line,family", [
+    ("python3: malloc.c:2379: sysmalloc: Assertion `(old_top == initial_top (av) && old_size "
+     "== 0)' failed.", Family.SOFTWARE),
+    ("machine:rank1: Assertion failure at psm3/ptl_am/ptl.c:196: nbytes == recv_msglen",
+     Family.SOFTWARE),
+    ("E0619 09:11:08.579622 121 grpc_client.cc:242] proc param error:name:[fc_13.w_0@GRAD] "
+     "ep:[127.0.0.1:6176] grpc error:Connect Failed", Family.NETWORK),
+    ("W tensorflow/core/framework/op_kernel.cc:1192] Internal: : Unable to connect to endpoint",
+     Family.NETWORK),
+    ("E xla_util.cc:90] OP_REQUIRES failed at tpu_execute_op.cc:266 : RESOURCE_EXHAUSTED: "
+     "Attempting to reserve 10.51G at the bottom of memory. That was not possible.", Family.OOM),
+    ("luajit: File.lua:210: write error: wrote 9367499 blocks instead of 31014000 at "
+     "THDiskFile.c:356", Family.STORAGE),
+    ("OSError: image file is truncated (3 bytes not processed)", Family.DATA),
+    ("RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central "
+     "directory", Family.DATA),
+])
+def test_more_stacks_words_for_their_failures(line: str, family: Family) -> None:
+    reading = read_line(line)
+    assert reading is not None and reading.family is family
+
+
+@pytest.mark.parametrize("line", [
+    "INFO: connect failed attempts: 0",  # a counter
+    "assert_equal(x, y) passed: Assertion `x == y' held",  # no failure said
+    "Loaded 1200 images; 0 were truncated",
+])
+def test_lines_near_the_new_words_that_are_no_failure(line: str) -> None:
+    assert read_line(line) is None
+
+
+def test_a_c_assertion_names_the_rank_in_psms_prefix() -> None:
+    assert self_named_rank("machine:rank1: Assertion failure at psm3/ptl_am/ptl.c:196: x") == 1
+    assert self_named_rank("[1705415958.879795729] node-3:rank12.app: Reading from remote "
+                           "process' memory failed") == 12
+    assert self_named_rank("worker:ranking done: 3 items") is None
