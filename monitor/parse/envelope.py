@@ -57,6 +57,9 @@ _SRUN_LABEL = re.compile(r"\s*(\d+): ")
 _RAY = re.compile(r"\((\w+) pid=(\d+)(?:, ip=([\d.]+))?\) ")
 _RAY_REPEAT = re.compile(r"\s*\[repeated (\d+)x across cluster\]\s*$")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# Determined's trial logs: the container's short id, the rank when known, then `||`:
+# `8de2ca81 || `, `8de2ca81 [rank=1] || `.
+_DETERMINED = re.compile(r"([0-9a-f]{8})(?: \[rank=(\d+)\])? \|\| ?")
 
 
 def without_colour(text: str) -> str:
@@ -235,6 +238,12 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
             m = _JOURNALD.match(text)
             if m is not None:
                 host, kind = m.group(1), "journald"
+        if m is None and "||" in text[:32]:
+            m = _DETERMINED.match(text)
+            if m is not None:
+                kind = "determined"
+                if m.group(2) is not None:
+                    rank = int(m.group(2))
         if m is None and host_prefix and host is None:
             m = _NAME_HOST.match(text)
             if m is not None:

@@ -696,10 +696,14 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         # NCCL's socket connect prints this once per 1,000 refused tries (about a second);
-        # after 20,000 it gives up with a WARN (read in triage only).
+        # after 20,000 it gives up with a WARN (read in triage only). NCCL 2.19 and later
+        # name the peer and count the tries: `socketPollConnect: connect to 10.0.0.5<52333>
+        # returned Connection refused, retrying (18/34) after sleep for 1800 msec`.
         EventKind.NCCL_CONNECT_RETRY, Level.INFO,
-        ("Call to connect returned",),
-        _rx(r"NCCL INFO Call to connect returned (?P<error>[^,]+), retrying"),
+        ("Call to connect returned", "socketPollConnect: connect"),
+        _rx(r"NCCL INFO Call to connect returned (?P<error>[^,]+), retrying",
+            r"NCCL INFO socketPollConnect: connect (?:to (?P<peer>[^\s<]+)<(?P<peer_port>\d+)> )?"
+            r"returned (?P<error>[^,]+), retrying"),
     ),
     LinePattern(
         # Open MPI's orterun help texts (read in triage only): `mpirun noticed that process
@@ -924,15 +928,21 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.NCCL_WARN_NET, Level.ERROR,
-        ("NET/IB", "Call to ", "Connect to ", "connect to ", "Connection closed by remote peer",
+        ("NET/IB", "NET/OFI", "Call to ", "Connect to ", "connect to ",
+         "Connection closed by remote peer",
          "Failed to execute operation", "Socket recv failed", "socketProgress",
          "Socket creation failed"),
         _rx(
-            # IPv6 link-local peers carry their interface: `fe80::…%ib0<53249>`.
-            r"Got completion from peer (?P<peer>[\w.:%\-]+)<(?P<peer_port>\d+)> with "
+            # IPv6 link-local peers carry their interface: `fe80::…%ib0<53249>`; a paste
+            # may mask the address (`peer [PRIVATE_IP] with error 12`)
+            r"Got completion from peer (?P<peer>[\w.:%\-]+|\[[\w.:\- ]+\])(?:<(?P<peer_port>\d+)>)? with "
             r"(?:error (?P<status>\d+)|status=(?:\w+\()?(?P<status_alt>\d+)\)?)"
             r"(?:.*?vendor[ _]err[ =](?P<vendor_err>\d+))?(?:.*?\((?P<direction>Send|Recv)\b)?",
             r"Got completion with error (?P<status>\d+).*?vendor err (?P<vendor_err>\d+)",
+            # the AWS/HPE libfabric plugin: `NET/OFI Request 0x7f… completed with error. RC:
+            # 113. Error: 2 (UNDELIVERABLE).` (libfabric's provider error, no peer named)
+            r"NET/OFI Request \S+ completed with error\. RC: (?P<retcode>\d+)\. "
+            r"Error: (?P<error>\d+ \(\w+\))",
             r"Call to (?P<op>recv|send|connect|accept) (?:from|to) (?P<peer>[\w.:\-]+)"
             r"<(?P<peer_port>\d+)> failed ?: ?(?P<error>.+)",
             # older NCCL's bootstrap gave up connecting: no peer in the line

@@ -426,7 +426,7 @@ def has_line_tag(head: bytes) -> bool:
     DeepSpeed host, a test runner's `stderr: `, a container's name), or most lines start with
     one of a few host names: a tag to strip, as the host prefix of a multi-node runner is."""
     lines = [_LEAD.sub(b"", line) for line in _pasted_lines(head)]
-    if len(lines) < 5:
+    if len(lines) < 3:
         return False
     tags = Counter(m.group(1) for line in lines if (m := _WORD_PREFIX.match(line)))
     if not tags:

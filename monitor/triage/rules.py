@@ -796,6 +796,8 @@ def network(ctx: Context) -> Finding | None:
             if fields.get("status") is not None else "network error")
         port = fields.get("peer_port")
         peer = fields.get("peer") or "a peer the line does not name"
+        if str(peer).startswith("["):  # `[PRIVATE_IP]`: the paste masked the address
+            peer = "a peer whose address the log masks"
         peer_text = f"{peer}<{port}>" if port is not None else str(peer)
         culprit = f"{local} <-> {peer_text}"
         evidence.append(f"{local}: {detail} talking to {peer_text} ({first.where})")
@@ -989,7 +991,9 @@ def _endpoint(ctx: Context, fields: Mapping[str, FieldValue]) -> str:
 
 
 _UNREACHABLE = ("Connection timed out", "Connection refused", "No route to host",
-                "Network is unreachable")
+                "Network is unreachable",
+                # libfabric's provider could not deliver to the far endpoint
+                "(UNDELIVERABLE)")
 # gloo's pair and c10d's socket name the address they could not connect to:
 # `connect [10.0.0.2]:13195: Connection refused`
 _RAISED_PEER = re.compile(r"connect(?:ing)?(?: to)? \[?([\w.:\-]+?)\]?:(\d+)\W")
@@ -1120,6 +1124,14 @@ def _ranks_text(ranks: Sequence[int]) -> str:
     return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(map(str, ranks))
 
 
+# urllib3's cause when no connection was made at all (refused, no route, a name that does
+# not resolve), and the pool's endpoint: `HTTPConnectionPool(host='0.0.0.0', port=8000)`
+_NEVER_CONNECTED = re.compile(r"NewConnectionError|Failed to establish a new connection|"
+                              r"Connection refused|No route to host|Name or service not known|"
+                              r"Temporary failure in name resolution")
+_HTTP_POOL = re.compile(r"HTTPS?ConnectionPool\(host='([^']+)', port=(\d+)\)")
+
+
 def retries_exhausted(ctx: Context) -> Finding | None:
     """Retries that ran out (attempt N of N, "Max retries exceeded"): recovering noise always
     shows attempt 1 of N; exhaustion is a failure of what was being retried."""
@@ -1130,6 +1142,12 @@ def retries_exhausted(ctx: Context) -> Finding | None:
     context = first.event.fields.get("context")
     category = {"storage": Category.STORAGE_IO, "network": Category.NETWORK}.get(
         str(context), Category.UNDETERMINED)
+    culprits: tuple[str, ...] = ()
+    if _NEVER_CONNECTED.search(first.event.text):
+        # whatever it talked to (a store, a server), the endpoint could not be reached
+        category = Category.NETWORK
+        pool = _HTTP_POOL.search(first.event.text)
+        culprits = (f"the endpoint {pool[1]}:{pool[2]}",) if pool else ()
     ranks = ctx.global_ranks([first])
     recovering = sum(1 for e in ctx.of(EventKind.RETRY)
                      if not e.event.fields.get("exhausted") and e.event.int_field("attempt") == 1)
@@ -1138,7 +1156,7 @@ def retries_exhausted(ctx: Context) -> Finding | None:
     if recovering:
         evidence.append(f"{recovering} earlier retry line(s) recovered at attempt 1 (noise)")
     return Finding(
-        category, ranks, (who(first),) if ranks else (), tuple(evidence), first,
+        category, ranks, ((who(first),) if ranks else ()) + culprits, tuple(evidence), first,
         ("The retried operation failed for good: check the storage or endpoint it talks to "
          "(throttling, credentials, a full or unreachable file system).",),
     )
@@ -2454,10 +2472,13 @@ def nccl_connect_refused(ctx: Context) -> Finding | None:
     f = first.event.fields
     local = f"{f.get('host')} GPU {f.get('cuda_dev')} (pid {f.get('pid')})"
     error = str(f.get("error") or "Connection refused")
-    peer = ("a peer that refuses connections" if "refused" in error else
-            f"a peer it cannot connect to ({error})")
+    address = (f"{f.get('peer')}<{f.get('peer_port')}>" if f.get("peer_port") is not None
+               else f.get("peer"))
+    peer = (f"{address}, " if address else "") + (
+        "a peer that refuses connections" if "refused" in error else
+        f"a peer it cannot connect to ({error})")
     return Finding(
-        Category.NETWORK, (), (f"{local} <-> {peer} (address not shown)",),
+        Category.NETWORK, (), (f"{local} <-> {peer}" + ("" if address else " (address not shown)"),),
         (f"{local}: NCCL's connect fails again and again ({error}; "
          f"{per_process[stuck[0]]} retry lines from {first.where}) and the log ends there",),
         first,
@@ -2504,6 +2525,9 @@ def _file_host(scan: FileScan) -> tuple[str, ...]:
     return tuple(scan.syslog_hosts) if len(scan.syslog_hosts) == 1 else ()
 
 
+_RANK_ENDED = re.compile(r"\b[Rr]ank (\d+) (?:crashed|exited|died|was killed|terminated)\b")
+
+
 def unrecognised_failure(ctx: Context) -> Finding | None:
     """The last resort: failing lines that no pattern turned into an event, read by the
     failure-family lexicon. A log from a stack the patterns never met is judged by what its
@@ -2531,6 +2555,10 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
                  for _, t, r in readings if r.family is family)
         shown = {rank for rank in named if rank is not None}
         ranks = (shown.pop(),) if len(shown) == 1 else ()
+    elif family is Family.KILLED and (ended := _RANK_ENDED.search(first.text)) is not None:
+        # a launcher's own words for which rank ended (`Rank 2 crashed with exit code -6`):
+        # that rank, its cause not shown
+        ranks = (int(ended.group(1)),)
     # One failure often takes several lines (the kernel's two-line NVRM report): where the
     # first line names no place, the next lines of its family may.
     spots = reading.where or places(ctx.scans[index].continued.get(first.line, "")) or tuple(

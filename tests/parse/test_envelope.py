@@ -36,6 +36,11 @@ GLOG = "[E1016 03:31:38.928019586 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog ca
          "fallen off"),
         (f"\x1b[36m(RayWorkerWrapper pid=4009, ip=10.0.0.7)\x1b[0m [rank1]:{GLOG}", 1, None,
          "10.0.0.7", ("ray", "rank"), GLOG),
+        ("[2022-06-09T09:22:31.405196Z] 8de2ca81 ||   rank      : 0 (local_rank: 0)", None, None,
+         None, ("timestamp", "determined"), "  rank      : 0 (local_rank: 0)"),
+        (f"[2022-06-09T09:22:31.405196Z] 8de2ca81 [rank=1] || {GLOG}", 1, None, None,
+         ("timestamp", "determined"), GLOG),
+        ("a || b: not a container id", None, None, None, (), "a || b: not a container id"),
     ],
 )
 def test_prefixes_are_stripped_and_attributed(

@@ -914,3 +914,51 @@ def test_a_corrupt_input_is_the_data_not_the_disk(tmp_path: Path) -> None:
     disk = triage_texts(tmp_path, "Traceback (most recent call last):\n  File \"t.py\", line 1,"
                         " in <module>\nOSError: [Errno 5] Input/output error: '/data/x.png'\n")
     assert disk.category is Category.STORAGE_IO
+
+
+def test_ncclss_newer_connect_retries_a_masked_peer_and_a_server_never_reached(
+        tmp_path: Path) -> None:
+    """NCCL 2.19's `socketPollConnect … retrying (n/N)` lines name the refusing peer; an IB
+    completion error whose paste masks the peer is still the network; urllib3's retries that
+    never made a connection are the endpoint's, not the storage's."""
+    refused = triage("torch-167288-k8s-nccl-connrefused.log")
+    assert refused.category is Category.NETWORK
+    assert "10.29.224.148<52333>" in refused.culprits[0]
+    recovered = triage_texts(tmp_path, (
+        "h1:5971:6015 [4] NCCL INFO socketPollConnect: connect to 10.0.0.5<52333> returned "
+        "Connection refused, retrying (1/34) after sleep for 100 msec\n" * 3
+        + "".join(f"Epoch 1:  {i}%|#   | {i}/100 [00:{i:02d}<01:00,  1.2it/s]\n"
+                  for i in range(1, 4))))
+    assert recovered.category is Category.NONE
+    masked = triage("network-sglang-4857-ib-completion-error12.log")
+    assert masked.category is Category.NETWORK
+    assert "[PRIVATE_IP]" not in masked.culprits[0]
+    server = triage("refused-axolotl-2528-grpo-vllm.log")
+    assert (server.category, server.culprits) == (Category.NETWORK, ("the endpoint 0.0.0.0:8000",))
+    hub = triage_texts(tmp_path, "requests.exceptions.ConnectionError: HTTPSConnectionPool(host="
+                       "'huggingface.co', port=443): Max retries exceeded with url: /api/models "
+                       "(Caused by ReadTimeoutError(\"Read timed out. (read timeout=10)\"))\n")
+    assert hub.category is Category.STORAGE_IO  # it connected: the far side did not answer
+
+
+def test_determineds_trial_log_prefix_is_read_through() -> None:
+    diagnosis = triage("determined-4292-pidclient-childfailed.log")
+    assert diagnosis.culprit_ranks == (0,)
+
+
+def test_a_plugins_undeliverable_completion_a_short_host_tagged_paste_and_a_crashed_rank(
+        tmp_path: Path) -> None:
+    undeliverable = triage("network-nccl-1928-netofi-undeliverable.log")
+    assert (undeliverable.category, undeliverable.culprit_ranks) == (Category.NETWORK, ())
+    other_ofi = triage_texts(tmp_path, (
+        "[rank3]: ncclRemoteError: A call failed possibly due to a network error or a remote "
+        "process exiting prematurely.\n[rank3]: Last error:\n[rank3]: NET/OFI Request 0x7f14 "
+        "completed with error. RC: 5. Error: 5 (REMOTE_IO). Completed length: 0\n"))
+    assert other_ofi.category is Category.UNDETERMINED  # a peer that went away, not shown why
+    tagged = triage("oom-deepspeed-2899-pdsh-gpu-q-13.log")
+    assert tagged.category is Category.OOM and "gpu-q-13" in tagged.culprits[0]
+    crashed = triage("undetermined-composer-1165-rank2-sigabrt.log")
+    assert (crashed.category, crashed.culprit_ranks) == (Category.UNDETERMINED, (2,))
+    ranked = triage_texts(tmp_path, "ERROR:launcher:rank 2 of 8 is ready\nERROR: worker "
+                          "exited with exit code 1\n")
+    assert ranked.culprit_ranks == ()

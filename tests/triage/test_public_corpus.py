@@ -14,8 +14,8 @@ from monitor.model import Category
 from tests.triage.public_corpus import CORPUS, Entry, entries, judge, judge_files, names, score
 
 # Measured floors (right / total). Raise them when the rules improve; never lower them to pass.
-HELDOUT_FLOOR = 465
-TUNING_FLOOR = 598
+HELDOUT_FLOOR = 499
+TUNING_FLOOR = 638
 
 
 def test_index_lists_every_file_once_and_splits_half_and_half() -> None:
