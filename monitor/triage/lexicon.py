@@ -26,12 +26,12 @@ class Family(enum.IntEnum):
     OOM = 0
     GPU = 1
     STORAGE = 2
-    DATA = 3  # an input file the job read is corrupt or cut short
-    INFRASTRUCTURE = 4
-    NETWORK = 5
-    INIT_TIMEOUT = 6
-    ENVIRONMENT = 7  # a library or binary that cannot be loaded: the job's own setup
-    SOFTWARE = 8
+    INFRASTRUCTURE = 3
+    NETWORK = 4
+    INIT_TIMEOUT = 5
+    ENVIRONMENT = 6  # a library or binary that cannot be loaded: the job's own setup
+    SOFTWARE = 7
+    DATA = 8  # an input file the job read is corrupt or cut short
     PEER_LOST = 9  # a connection the other side dropped: whoever dropped it is the story
     KILLED = 10  # a process killed or crashed, with no cause given
     FAILED = 11  # an error, nothing more said
@@ -91,7 +91,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
         # limit, queue sizes): `ibv_reg_mr … Cannot allocate memory`, `Unable to create
         # extended CQ: Cannot allocate memory`, never the host out of memory
         (Family.NETWORK, r"(?:\bibv_\w+|libfabric|NET/IB|NET/OFI|\bmlx5\w*|memory region|"
-                         r"\b[CQ]Q\b).{0,160}(?:Cannot allocate memory|ENOMEM)"),
+                         r"\b(?:CQ|QP)\b).{0,160}(?:Cannot allocate memory|ENOMEM)"),
         (Family.OOM, r"(?i:out of memory)|OutOfMemory|\bOOM\b|(?i:oom[-_ ]?kill)|"
                      r"Cannot allocate memory|\bMemoryError\b|bad_alloc|ENOMEM|"
                      r"Killed process \d+|memory (?:limit|cgroup).{0,40}(?:exceeded|reached)|"
@@ -145,9 +145,11 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 r"Task launch for \S+ failed on node|Application launch failed|"
                                 # slurmstepd could not exec the step's program on the node
                                 r"slurmstepd: error: execve\(\)|"
-                                # Ray's GCS lost a node (`Node 3ddf…5ee4 failed, rescheduling
-                                # the placement groups on the dead node.`)
-                                r"\bNode [0-9a-f]{28,} failed\b|"
+                                # Ray's GCS: an actor failed with the node it ran on (`Actor is
+                                # failed 2ab7… on worker fada… at node 3ddf…`); its `Node 3ddf…
+                                # failed, reconstructing actors` alone is any removed node's
+                                # note, a scale-down's too
+                                r"\bActor is failed \w+ on worker \w+ at node [0-9a-f]{28,}|"
                                 + _RECLAIM_NOTICE + "|" + _POWER_OFF),
         (Family.NETWORK, r"NET/IB|NET/Socket|NET/OFI|\bibv_\w+|\bmlx5|IBV_WC_|(?i:rdma)|"
                          r"libfabric|\bfi_\w+\(|\bEFA\b|(?i:connection refused)|ECONNREFUSED|"
@@ -175,7 +177,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          # Horovod's driver: a task seen from another address than it declared
                          r"connected from a different address|"
                          # gRPC's status text (`grpc error:Connect Failed`), the AWS SDK's
-                         r"\b[Cc]onnect [Ff]ailed\b|Unable to connect to endpoint"),
+                         r"grpc error: ?Connect Failed\b|(?:Internal|Unavailable|UNAVAILABLE)\W+Unable to connect to endpoint"),
         (Family.INIT_TIMEOUT, r"(?i:(?:rendezvous|store|barrier|init_process_group|"
                               r"initiali[sz]\w*)\W.{0,80}(?:timed out|timeout))|"
                               r"(?i:(?:timed out|timeout)\W.{0,60}(?:rendezvous|store based|"
@@ -237,7 +239,7 @@ _FAILED = re.compile(
 # what the writer logged at INFO or DEBUG (NCCL's "Plugin load returned 2 : … cannot open
 # shared object file" on every healthy job without a network plugin).
 _BENIGN = re.compile(
-    r"(?i:warning:|deprecat|will retry|retrying)|"
+    r"(?i:warning:|deprecat|will retry|retrying|\bskipping\b|replaced with)|"
     r"\b(?:INFO|DEBUG|TRACE)\b[ :\]]|"
     # glog's INFO/DEBUG stamp, unless the message carries an error level of its own
     r"^\W*[ID]\d{4} \d\d:(?!.*\b(?:ERROR|FATAL|CRITICAL)[:\]])|"
@@ -246,7 +248,10 @@ _BENIGN = re.compile(
     # give up; a healthy start prints these while the store comes up
     r"\[W(?:\d{4} [\d:.]+)? socket\.cpp:\d+\] \[c10d\] The client socket has failed to connect|"
     # slurmstepd's note on jobs that end well too (page cache counts against the limit)
-    r"Exceeded (?:job|step) memory limit at some point")
+    r"Exceeded (?:job|step) memory limit at some point|"
+    # Ray's GCS on any node it removes, a scale-down's included: whether actors died with it
+    # is told by their own lines
+    r"\bNode [0-9a-f]{28,} failed, (?:reconstructing actors|rescheduling the placement groups)")
 # Phrases that mention failure without being one (counters, options, "no error"): taken out
 # before the gate, so that a line failing elsewhere still counts (gloo's "connectFullMesh
 # failed with [pair.cc:144] no error").
@@ -323,10 +328,20 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "for bind", "memory pressure", "imminent", "Assertion fail")
 
 
+# A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)
+_RETRY_COUNT = re.compile(r"(?i:\bretry\b)\D{0,12}?(\d+) ?/ ?(\d+)")
+
+
+def _retries_left(text: str) -> bool:
+    m = _RETRY_COUNT.search(text)
+    return m is not None and int(m.group(1)) < int(m.group(2))
+
+
 def looks_failed(text: str) -> bool:
     """True when a line reports a failure (before any family is read into it)."""
     if (any(literal in text for literal in _FAILED_LITERALS) and _BENIGN.search(text) is None
-            and _FAILED.search(_NOT_FAILURE.sub(" ", text)) is not None):
+            and _FAILED.search(_NOT_FAILURE.sub(" ", text)) is not None
+            and not _retries_left(text)):
         return True
     return _ray_error_with_words(text)
 

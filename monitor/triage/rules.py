@@ -455,7 +455,7 @@ def dataloader(ctx: Context) -> Finding | None:
             exc = str(first.event.fields.get("exc", ""))
             # the worker's original exception (its last lines) may say the input is corrupt
             corrupt = CORRUPT_DATA.search(first.event.text) or next(
-                (m for t in ctx.scans[first.file_index].tail
+                (m for t in ctx.scans[first.file_index].tail if t.line >= first.event.line
                  if (m := CORRUPT_DATA.search(t.text)) is not None), None)
             category = (Category.DATA if corrupt else
                         Category.STORAGE_IO if exc in _IO_EXCEPTIONS else Category.SOFTWARE)
@@ -854,32 +854,40 @@ _NET_SETUP = re.compile(r"no socket interface found|NET/Socket : no interface fo
 
 def _fell_back(ctx: Context, item: Located) -> bool:
     """The process whose network plugin failed to set up went on with another network
-    (`NET/OFI aws-ofi-nccl initialization failed`, then `NCCL INFO Using network Socket`):
-    NCCL's fallback, which healthy jobs on hosts without the plugin's hardware print too."""
+    (`NET/OFI aws-ofi-nccl initialization failed`, then `NCCL INFO Using network Socket`)."""
     pid = item.event.fields.get("pid")
-    return pid is not None and _fallback_line(ctx.scans[item.file_index], str(pid)) > item.event.line
+    return pid is not None and _falls_back(ctx.scans[item.file_index], None, str(pid),
+                                           item.event.line)
 
 
 # NCCL's INFO line naming the network it went on with, after `host:pid:tid [dev]`
-_USING_NETWORK = re.compile(r"\b[\w.-]+:(\d+):\d+ \[\d+\] (?:\S+ )?NCCL INFO "
+_USING_NETWORK = re.compile(r"\b([\w.-]+):(\d+):\d+ \[\d+\] (?:\S+ )?NCCL INFO "
                             r"(?:Using network \w|NET/(?:Socket|IB) : Using \[)")
 # The process a line is from: NCCL's `host:pid:tid [dev]`, libfabric's `libfabric:pid:…`
-_NCCL_OR_FABRIC_PID = re.compile(r"\b[\w.-]+:(\d+):\d+ \[\d+\] (?:\S+ )?NCCL |\blibfabric:(\d+):")
+_NCCL_OR_FABRIC_PID = re.compile(r"\b([\w.-]+):(\d+):\d+ \[\d+\] (?:\S+ )?NCCL |\blibfabric:(\d+):")
+# a plugin's set-up complaint (what NCCL falls back from), never a failure in the job's traffic
+_PLUGIN_SETUP = re.compile(r"initiali[sz]ation failed|Failing initiali[sz]ation|No device found|"
+                           r"Unable to create|Couldn't open|Unable to find|"
+                           r"NET/OFI (?:Couldn't|Unable to|Failed to)|no socket interface found")
+_FALLBACK_LINES = 40  # NCCL's init prints its network choice right after the plugin gave up
 
 
-def _fallback_line(scan: FileScan, pid: str) -> int:
-    """The last tail line where process `pid` said which network NCCL went on with (0: none)."""
-    return max((t.line for t in scan.tail
-                if (m := _USING_NETWORK.search(t.text)) is not None and m.group(1) == pid),
-               default=0)
+def _falls_back(scan: FileScan, host: str | None, pid: str, line: int) -> bool:
+    """Whether process `pid` (on `host`, where known) said which network NCCL went on with
+    within a few lines after `line`."""
+    return any(0 < t.line - line <= _FALLBACK_LINES
+               for t in scan.tail
+               if (m := _USING_NETWORK.search(t.text)) is not None and m.group(2) == pid
+               and (host is None or m.group(1) == host))
 
 
 def _fell_back_from(scan: FileScan, tail: TailLine, reading: Reading) -> bool:
-    """A process's network complaint (its NCCL line or libfabric's) before NCCL went on with
-    another network: the fallback, no failure."""
+    """A process's network plugin complaint (its NCCL line or libfabric's) right before NCCL
+    went on with another network: the fallback, no failure."""
     said = _NCCL_OR_FABRIC_PID.search(tail.text)
     return (reading.family in (Family.NETWORK, Family.FAILED) and said is not None
-            and _fallback_line(scan, said.group(1) or said.group(2)) > tail.line)
+            and _PLUGIN_SETUP.search(tail.text) is not None
+            and _falls_back(scan, said.group(1), said.group(2) or said.group(3), tail.line))
 
 
 def still_failing(scan: FileScan) -> bool:
@@ -1307,6 +1315,12 @@ _SSH_REFUSED = re.compile(r"(?:[\w.\-]+@)?([\w.\-]+): Permission denied \((?:pub
                           r"gssapi|keyboard-interactive|hostbased)[\w,\-]*\)")
 
 
+# what a launcher says after ssh failed: pdsh's exit 255, ORTE's or PRRTE's daemons not started
+_LAUNCH_FAILED = re.compile(r"ssh exited with exit code 255|unable to (?:reliably )?start one or more "
+                            r"daemons|exit(?:ed with)? (?:code|status) 255")
+_GIT_FATAL = re.compile(r"fatal: Could not read from remote repository")
+
+
 def ssh_unreachable(ctx: Context) -> Finding | None:
     """A launcher that could not ssh into a host of its hostfile. ssh's exit status 255 is
     any failure of ssh itself (a refused key as much as a lost route): the network only when
@@ -1316,7 +1330,10 @@ def ssh_unreachable(ctx: Context) -> Finding | None:
     said = [(t.line, scan.path, m) for scan in ctx.scans for t in scan.loose
             if (m := _SSH_NETWORK.search(t.text)) is not None]
     refused = [(t.line, scan.path, m) for scan in ctx.scans for t in scan.tail
-               if (m := _SSH_REFUSED.search(t.text)) is not None]
+               if (m := _SSH_REFUSED.search(t.text)) is not None
+               and any(_LAUNCH_FAILED.search(u.text) for u in scan.tail)
+               and not any(_GIT_FATAL.search(u.text) for u in scan.tail
+                           if 0 < u.line - t.line <= 2)]
     if not checks and not said and not refused:
         return None
     if refused and not said:
@@ -1430,7 +1447,8 @@ def own_exception(ctx: Context) -> Finding | None:
         # torch's shared-memory segment (`unable to write to file </torch_4740_…>: No space
         # left on device`): the node's /dev/shm filled, not a disk
         category = Category.INFRASTRUCTURE
-    elif CORRUPT_DATA.search(message):  # the file it read is corrupt, not the disk
+    elif CORRUPT_DATA.search(message) and "_tensor_to_object" not in str(
+            first.event.fields.get("frames", "")):  # the file it read is corrupt, not the disk
         category = Category.DATA
     elif exc.rsplit(".", 1)[-1] in _IO_EXCEPTIONS or any(
             w in message for w in ("Input/output error", "Stale file handle",
@@ -2087,7 +2105,8 @@ def storage_write(ctx: Context) -> Finding | None:
     # a full /dev/shm often takes two lines (NCCL's proxy: `Accept failed No space left on
     # device`, then `failed to extend /dev/shm/nccl-…`): the neighbour names the segment
     shm = next((i for i in items if i.file_index == first.file_index
-                and 0 <= i.event.line - first.event.line <= 3 and _shm_write(i)), None)
+                and 0 <= i.event.line - first.event.line <= 3 and _shm_write(i)
+                and (i is first or i.rank == first.rank)), None)
     first = shm or first
     text = _message(first).strip() or first.event.text.strip()
     f = first.event.fields

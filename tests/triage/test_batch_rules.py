@@ -962,3 +962,69 @@ def test_a_plugins_undeliverable_completion_a_short_host_tagged_paste_and_a_cras
     ranked = triage_texts(tmp_path, "ERROR:launcher:rank 2 of 8 is ready\nERROR: worker "
                           "exited with exit code 1\n")
     assert ranked.culprit_ranks == ()
+
+
+_GCS = "gcs_actor_manager.cc:731] Node 3ddf99132c312ccc8af79c66f826b2dc622d5ee4 failed, "
+_HEALTHY_NEAR_MISSES = {
+    # a private helper repository the job's setup could not clone: no launch failed
+    "git over ssh": ("git@github.com: Permission denied (publickey).\nfatal: Could not read from "
+                     "remote repository.\nstep 100 | loss 2.31\ntraining finished\n", Category.NONE),
+    # a retried connection that then succeeded
+    "grpc retry": ("E0312 10:00:01.123456 140 grpc_client.cc:88] grpc error:Connect Failed, retry "
+                   "1/10\nI0312 10:00:03.123456 140 grpc_client.cc:95] connected to pserver "
+                   "10.0.0.2:6174\nstep 100 | loss 2.31\ntraining finished\n", None),
+    # bad samples a dataset skipped
+    "skipped images": ("step 100 | loss 2.31\nError loading /data/2231.jpg: image file is "
+                       "truncated (3 bytes not processed), skipping\nstep 200 | loss 2.2\n",
+                       Category.NONE),
+    # Ray's GCS removing a node on a scale-down: no actor failed with it
+    "ray scale-down": (f"I1008 10:13:07.989955 452 452 gcs_node_manager.cc:389] Removing node, "
+                       f"node id = 3ddf99132c312ccc8af79c66f826b2dc622d5ee4\n"
+                       f"W1008 10:13:07.990022 452 452 {_GCS}reconstructing actors.\n",
+                       Category.NONE),
+}
+
+
+def test_healthy_lines_near_the_new_wordings_are_no_failure(tmp_path: Path) -> None:
+    for name, (text, category) in _HEALTHY_NEAR_MISSES.items():
+        diagnosis = triage_texts(tmp_path / name.replace(" ", "_"), text)
+        assert diagnosis.category is not Category.NETWORK, name
+        if category is not None:
+            assert diagnosis.category is category, name
+
+
+def test_real_failures_near_the_new_wordings_keep_their_cause(tmp_path: Path) -> None:
+    bug = ("git@github.com: Permission denied (publickey).\nfatal: Could not read from remote "
+           "repository.\nTraceback (most recent call last):\n  File \"train.py\", line 8, in "
+           "main\nKeyError: 'lr_schedule'\n")
+    assert triage_texts(tmp_path / "bug", bug).category is Category.SOFTWARE
+    worker = ("Error loading /data/2231.jpg: image file is truncated, skipping\n"
+              "Traceback (most recent call last):\n  File \"train.py\", line 20, in <module>\n"
+              "KeyError: Caught KeyError in DataLoader worker process 0.\nOriginal Traceback "
+              "(most recent call last):\n  File \"ds.py\", line 5, in __getitem__\n"
+              "KeyError: 'label'\n")
+    assert triage_texts(tmp_path / "worker", worker).category is Category.SOFTWARE
+    unpickle = ("[rank1]: Traceback (most recent call last):\n"
+                "[rank1]:   File \"train.py\", line 88, in <module>\n"
+                "[rank1]:     dist.all_gather_object(outputs, metrics)\n"
+                "[rank1]:   File \"distributed_c10d.py\", line 2436, in all_gather_object\n"
+                "[rank1]:     object_list[i] = _tensor_to_object(tensor, tensor_size)\n"
+                "[rank1]:   File \"distributed_c10d.py\", line 2159, in _tensor_to_object\n"
+                "[rank1]:     return _unpickler(io.BytesIO(buf)).load()\n"
+                "[rank1]: _pickle.UnpicklingError: invalid load key, '\\x00'.\n")
+    assert triage_texts(tmp_path / "unpickle", unpickle).category is Category.SOFTWARE
+    disks = ("[rank0]: OSError: [Errno 28] No space left on device: '/lustre/ckpt/rank0.pt'\n"
+             "[rank2]: WARNING: HF datasets cache in /dev/shm/hf_cache is 91% full\n")
+    assert triage_texts(tmp_path / "disks", disks).category is Category.STORAGE_IO
+    # two pods' processes share a pid; one's link failed before the other's set-up lines
+    pods = ("algo-1:45:45 [0] NCCL INFO Using network IB\nalgo-2:45:45 [0] NCCL INFO Using "
+            "network IB\nstep 100 | loss 2.31\nalgo-1:45:120 [0] NCCL WARN NET/IB : Got async "
+            "event : port error\nalgo-2:45:45 [0] NCCL INFO Using network IB\n")
+    assert triage_texts(tmp_path / "pods", pods).category is Category.NETWORK
+    actor = (f"W1008 10:13:07.990022 452 452 {_GCS}reconstructing actors.\n"
+             "W1008 10:13:07.990080 452 452 gcs_actor_manager.cc:800] Actor is failed "
+             "2ab78bd103000000 on worker fada8da402dfd2f16d559a2f6c61278c4615cb6b at node "
+             "3ddf99132c312ccc8af79c66f826b2dc622d5ee4, need_reschedule = 1, remaining_restarts = 0\n")
+    lost = triage_texts(tmp_path / "actor", actor)
+    assert lost.category is Category.INFRASTRUCTURE
+    assert lost.culprits == ("3ddf99132c312ccc8af79c66f826b2dc622d5ee4",)

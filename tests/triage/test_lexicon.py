@@ -308,10 +308,13 @@ def test_a_kernels_device_assertion_a_lost_ray_node_and_a_failed_exec_are_read()
     assert reading is not None and reading.family is Family.GPU
     host_assert = read_line("train.py:92: AssertionError: index out of bounds failed.")
     assert host_assert is not None and host_assert.family is Family.SOFTWARE
-    node = read_line("W1008 10:13:07.990022 452 452 gcs_actor_manager.cc:731] Node "
-                     "3ddf99132c312ccc8af79c66f826b2dc622d5ee4 failed, reconstructing actors.")
+    node = read_line("W1008 10:13:07.990080 452 452 gcs_actor_manager.cc:800] Actor is failed "
+                     "2ab78bd103000000 on worker fada8da402dfd2f16d559a2f6c61278c4615cb6b at node "
+                     "3ddf99132c312ccc8af79c66f826b2dc622d5ee4, need_reschedule = 1")
     assert node is not None and node.family is Family.INFRASTRUCTURE
     assert node.where == ("3ddf99132c312ccc8af79c66f826b2dc622d5ee4",)
+    assert read_line("W1008 10:13:07.990022 452 452 gcs_actor_manager.cc:731] Node "
+                     "3ddf99132c312ccc8af79c66f826b2dc622d5ee4 failed, reconstructing actors.") is None
     execve = read_line("slurmstepd: error: execve(): torchrun: No such file or directory")
     assert execve is not None and execve.family is Family.INFRASTRUCTURE
     assert read_line("I1008 10:13:07.989955 452 452 gcs_node_manager.cc:389] Removing node, "
