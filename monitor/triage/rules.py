@@ -1143,7 +1143,11 @@ _HTTP_POOL = re.compile(r"HTTPS?ConnectionPool\(host='([^']+)', port=(\d+)\)")
 def retries_exhausted(ctx: Context) -> Finding | None:
     """Retries that ran out (attempt N of N, "Max retries exceeded"): recovering noise always
     shows attempt 1 of N; exhaustion is a failure of what was being retried."""
-    exhausted = [e for e in ctx.of(EventKind.RETRY) if e.event.fields.get("exhausted")]
+    exhausted = [e for e in ctx.of(EventKind.RETRY) if e.event.fields.get("exhausted")
+                 # the job went on past it: a side service's retries (a model hub, a metrics
+                 # uploader) that ran out, no failure of the job
+                 and not any(p.file_index == e.file_index and p.event.line > e.event.line
+                             for p in ctx.of(EventKind.PROGRESS))]
     if not exhausted:
         return None
     first = exhausted[0]

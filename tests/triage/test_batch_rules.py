@@ -1028,3 +1028,18 @@ def test_real_failures_near_the_new_wordings_keep_their_cause(tmp_path: Path) ->
     lost = triage_texts(tmp_path / "actor", actor)
     assert lost.category is Category.INFRASTRUCTURE
     assert lost.culprits == ("3ddf99132c312ccc8af79c66f826b2dc622d5ee4",)
+
+
+def test_a_side_services_retries_that_ran_out_while_the_job_went_on_are_no_cause(
+        tmp_path: Path) -> None:
+    hub = ("'(MaxRetryError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Max retries "
+           "exceeded with url: /bert/resolve/main/config.json (Caused by NewConnectionError("
+           "'<urllib3.connection.HTTPSConnection object at 0x7f>: Failed to establish a new "
+           "connection: [Errno 111] Connection refused'))\"))'\n")
+    went_on = triage_texts(tmp_path / "on", hub + "".join(
+        f"Epoch 1:  {i}%|#   | {i}/100 [00:{i:02d}<01:00,  1.2it/s]\n" for i in range(1, 4)))
+    assert went_on.category not in (Category.NETWORK, Category.STORAGE_IO)
+    assert went_on.culprits == ()
+    stopped = triage_texts(tmp_path / "stopped", hub)
+    assert (stopped.category, stopped.culprits) == (
+        Category.NETWORK, ("the endpoint huggingface.co:443",))
