@@ -1247,7 +1247,7 @@ def nccl_usage(ctx: Context) -> Finding | None:
         if m is None:
             continue
         return Finding(
-            Category.SOFTWARE, (), (f"ranks {m[1]} and {m[2]} on one GPU (CUDA device {m[3]})",),
+            Category.SOFTWARE, (), (f"rank {m[1]} and rank {m[2]} on one GPU (CUDA device {m[3]})",),
             (f"NCCL: ranks {m[1]} and {m[2]} are both on CUDA device {m[3]} ({item.where}); "
              "every rank needs its own GPU",), item,
             ("Call torch.cuda.set_device(local_rank) before init_process_group (or give each "
