@@ -1428,6 +1428,16 @@ def _aftermath(ctx: Context, item: Located) -> bool:
         for t in ctx.scans[item.file_index].tail)
 
 
+def _transport_gave_up(item: Located) -> bool:
+    """EAGAIN out of a torch.distributed call (`RuntimeError: Resource temporarily unavailable`
+    from `_dist_broadcast_coalesced`): the collective's socket timed out waiting for a peer, the
+    peer's story, not the job's bug."""
+    frames = item.event.fields.get("frames")
+    return ("Resource temporarily unavailable" in str(item.event.fields.get("exc_message", ""))
+            and isinstance(frames, tuple)
+            and any("distributed" in str(f) or "c10d" in str(f) for f in frames))
+
+
 def own_exception(ctx: Context) -> Finding | None:
     own = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
            if item.event.fields.get("exc_type")
@@ -1441,6 +1451,7 @@ def own_exception(ctx: Context) -> Finding | None:
                        for w in (*_PEER_LOST, *_WAITED_FOR_A_PEER, *_NCCL_UNEXPLAINED))
            and "CUDA" not in str(item.event.fields.get("exc_message", ""))
            and not _collective_timed_out(item)
+           and not _transport_gave_up(item)
            and not _aftermath(ctx, item)]
     if not own:
         return None

@@ -1043,3 +1043,12 @@ def test_a_side_services_retries_that_ran_out_while_the_job_went_on_are_no_cause
     stopped = triage_texts(tmp_path / "stopped", hub)
     assert (stopped.category, stopped.culprits) == (
         Category.NETWORK, ("the endpoint huggingface.co:443",))
+
+
+def test_eagain_out_of_a_collective_is_the_peers_story_not_the_jobs_bug(tmp_path: Path) -> None:
+    assert triage("undet-maskrcnn-931-resource-unavailable.log").category is (
+        Category.UNDETERMINED)
+    own = triage_texts(tmp_path, "Traceback (most recent call last):\n  File \"prep.py\", line 3,"
+                       " in <module>\n    pool.start()\nRuntimeError: Resource temporarily "
+                       "unavailable\n")
+    assert own.category is Category.SOFTWARE  # no collective under it
