@@ -700,9 +700,11 @@ PATTERNS: tuple[LinePattern, ...] = (
         # name the peer and count the tries: `socketPollConnect: connect to 10.0.0.5<52333>
         # returned Connection refused, retrying (18/34) after sleep for 1800 msec`.
         EventKind.NCCL_CONNECT_RETRY, Level.INFO,
-        ("Call to connect returned", "socketPollConnect: connect"),
+        # (NCCL 2.27 renamed the function `ncclOsSocketPollConnect`)
+        ("Call to connect returned", "ocketPollConnect: connect"),
         _rx(r"NCCL INFO Call to connect returned (?P<error>[^,]+), retrying",
-            r"NCCL INFO socketPollConnect: connect (?:to (?P<peer>[^\s<]+)<(?P<peer_port>\d+)> )?"
+            r"NCCL INFO (?:ncclOs)?[Ss]ocketPollConnect: connect "
+            r"(?:to (?P<peer>[^\s<]+)<(?P<peer_port>\d+)> )?"
             r"returned (?P<error>[^,]+), retrying"),
     ),
     LinePattern(

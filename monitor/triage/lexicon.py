@@ -90,8 +90,11 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
         # ENOMEM from the verbs or libfabric stack is the NIC's resources (locked-memory
         # limit, queue sizes): `ibv_reg_mr … Cannot allocate memory`, `Unable to create
         # extended CQ: Cannot allocate memory`, never the host out of memory
+        # (and an errno the NIC's stack reports, `NET/OFI Unable to retrieve completion queue
+        # entries … Input/output error`, is the NIC's, not a disk's)
         (Family.NETWORK, r"(?:\bibv_\w+|libfabric|NET/IB|NET/OFI|\bmlx5\w*|memory region|"
-                         r"\b(?:CQ|QP)\b).{0,160}(?:Cannot allocate memory|ENOMEM)"),
+                         r"\b(?:CQ|QP)\b).{0,160}(?:Cannot allocate memory|ENOMEM|"
+                         r"Input/output error|EIO\b)"),
         (Family.OOM, r"(?i:out of memory)|OutOfMemory|\bOOM\b|(?i:oom[-_ ]?kill)|"
                      r"Cannot allocate memory|\bMemoryError\b|bad_alloc|ENOMEM|"
                      r"Killed process \d+|memory (?:limit|cgroup).{0,40}(?:exceeded|reached)|"
@@ -149,7 +152,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 # failed 2ab7… on worker fada… at node 3ddf…`); its `Node 3ddf…
                                 # failed, reconstructing actors` alone is any removed node's
                                 # note, a scale-down's too
-                                r"\bActor is failed \w+ on worker \w+ at node [0-9a-f]{28,}|"
+                                r"\bActor is failed \w+ on worker \w+ at node [0-9a-f]{28,}, need_reschedule = (?:1|true)"
+                                r"(?!.*death context type = (?:OOM|CreationTaskFailure|RuntimeEnvFailed)Context)|"
                                 + _RECLAIM_NOTICE + "|" + _POWER_OFF),
         (Family.NETWORK, r"NET/IB|NET/Socket|NET/OFI|\bibv_\w+|\bmlx5|IBV_WC_|(?i:rdma)|"
                          r"libfabric|\bfi_\w+\(|\bEFA\b|(?i:connection refused)|ECONNREFUSED|"
@@ -239,7 +243,7 @@ _FAILED = re.compile(
 # what the writer logged at INFO or DEBUG (NCCL's "Plugin load returned 2 : … cannot open
 # shared object file" on every healthy job without a network plugin).
 _BENIGN = re.compile(
-    r"(?i:warning:|deprecat|will retry|retrying|\bskipping\b|replaced with)|"
+    r"(?i:warning:|deprecat|will retry|retrying)|"
     r"\b(?:INFO|DEBUG|TRACE)\b[ :\]]|"
     # glog's INFO/DEBUG stamp, unless the message carries an error level of its own
     r"^\W*[ID]\d{4} \d\d:(?!.*\b(?:ERROR|FATAL|CRITICAL)[:\]])|"
@@ -329,19 +333,26 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)
-_RETRY_COUNT = re.compile(r"(?i:\bretry\b)\D{0,12}?(\d+) ?/ ?(\d+)")
+_RETRY_COUNT = re.compile(r"(?i:\bretry(?:ing)?)\W{0,3}(\d+) ?/ ?(\d+)")
+# a reader that skipped a corrupt input and went on (`cannot identify image file …; skipping`)
+_SKIPPED = re.compile(r"(?i:\bskipping\b|replaced with)")
 
 
 def _retries_left(text: str) -> bool:
     m = _RETRY_COUNT.search(text)
-    return m is not None and int(m.group(1)) < int(m.group(2))
+    return (m is not None and int(m.group(1)) < int(m.group(2))
+            and _read_words(text).family in (Family.NETWORK, Family.FAILED, Family.INIT_TIMEOUT))
+
+
+def _skipped_bad_input(text: str) -> bool:
+    return _SKIPPED.search(text) is not None and _read_words(text).family is Family.DATA
 
 
 def looks_failed(text: str) -> bool:
     """True when a line reports a failure (before any family is read into it)."""
     if (any(literal in text for literal in _FAILED_LITERALS) and _BENIGN.search(text) is None
             and _FAILED.search(_NOT_FAILURE.sub(" ", text)) is not None
-            and not _retries_left(text)):
+            and not _retries_left(text) and not _skipped_bad_input(text)):
         return True
     return _ray_error_with_words(text)
 

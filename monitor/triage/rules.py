@@ -767,7 +767,7 @@ def network(ctx: Context) -> Finding | None:
              if _NET_SETUP.search(f"{e.event.fields.get('message', '')} "
                                   f"{e.event.fields.get('last_error', '')}")]
     items = [*warns, *errors, *connects, *rendezvous, *store_raised]
-    setup = [e for e in setup if not _fell_back(ctx, e)]
+    setup = [e for e in setup if not _setup_fell_back(ctx, e)]
     if not items and setup:
         return _net_setup(_best_located(setup))
     if not items:
@@ -852,49 +852,65 @@ _NET_SETUP = re.compile(r"no socket interface found|NET/Socket : no interface fo
                         r"NET/OFI (?:Couldn't|Unable to|Failed to)")
 
 
-def _fell_back(ctx: Context, item: Located) -> bool:
-    """The process whose network plugin failed to set up went on with another network
-    (`NET/OFI aws-ofi-nccl initialization failed`, then `NCCL INFO Using network Socket`)."""
-    pid = item.event.fields.get("pid")
-    return pid is not None and _falls_back(ctx.scans[item.file_index], None, str(pid),
-                                           item.event.line)
-
-
 # NCCL's INFO line naming the network it went on with, after `host:pid:tid [dev]`
-_USING_NETWORK = re.compile(r"\b([\w.-]+):(\d+):\d+ \[\d+\] (?:\S+ )?NCCL INFO "
+_USING_NETWORK = re.compile(r"\b([\w.-]+):(\d+):(\d+) \[\d+\] (?:\S+ )?NCCL INFO "
                             r"(?:Using network \w|NET/(?:Socket|IB) : Using \[)")
-# The process a line is from: NCCL's `host:pid:tid [dev]`, libfabric's `libfabric:pid:…`
-_NCCL_OR_FABRIC_PID = re.compile(r"\b([\w.-]+):(\d+):\d+ \[\d+\] (?:\S+ )?NCCL |\blibfabric:(\d+):")
-# a plugin's set-up complaint (what NCCL falls back from), never a failure in the job's traffic
+# Who wrote a line: NCCL's `host:pid:tid [dev]`, libfabric's `libfabric:pid:…` (no host, no tid)
+_NCCL_OR_FABRIC_WRITER = re.compile(r"\b([\w.-]+):(\d+):(\d+) \[\d+\] (?:\S+ )?NCCL |"
+                                    r"\blibfabric:(\d+):")
+# A network plugin's set-up complaint, what NCCL falls back from (never a failure in the job's
+# traffic): the plugin's own words, and the set-up failures `network` reads
 _PLUGIN_SETUP = re.compile(r"initiali[sz]ation failed|Failing initiali[sz]ation|No device found|"
-                           r"Unable to create|Couldn't open|Unable to find|"
-                           r"NET/OFI (?:Couldn't|Unable to|Failed to)|no socket interface found")
+                           r"Unable to create|Couldn't open|Unable to find|" + _NET_SETUP.pattern)
 _FALLBACK_LINES = 40  # NCCL's init prints its network choice right after the plugin gave up
 
+_Writer = tuple[str | None, str, str | None]  # host, pid, thread (None where not shown)
 
-def _falls_back(scan: FileScan, host: str | None, pid: str, line: int) -> bool:
-    """Whether process `pid` (on `host`, where known) said which network NCCL went on with
-    within a few lines after `line`."""
+
+def _writer(text: str) -> _Writer | None:
+    said = _NCCL_OR_FABRIC_WRITER.search(text)
+    if said is None:
+        return None
+    return said.group(1), said.group(2) or said.group(4), said.group(3)
+
+
+def _chose_another_network(scan: FileScan, writer: _Writer, line: int) -> bool:
+    """Whether the same NCCL thread (host, pid and thread, where shown) said which network it
+    went on with within a few lines after `line`: a proxy thread's failure while another
+    communicator initialises, or another pod's process with the same pid, is no fallback."""
+    host, pid, tid = writer
     return any(0 < t.line - line <= _FALLBACK_LINES
                for t in scan.tail
                if (m := _USING_NETWORK.search(t.text)) is not None and m.group(2) == pid
-               and (host is None or m.group(1) == host))
+               and (host is None or m.group(1) == host) and (tid is None or m.group(3) == tid))
 
 
-def _fell_back_from(scan: FileScan, tail: TailLine, reading: Reading) -> bool:
-    """A process's network plugin complaint (its NCCL line or libfabric's) right before NCCL
-    went on with another network: the fallback, no failure."""
-    said = _NCCL_OR_FABRIC_PID.search(tail.text)
-    return (reading.family in (Family.NETWORK, Family.FAILED) and said is not None
+def _setup_fell_back(ctx: Context, item: Located) -> bool:
+    """A set-up failure the rules parsed (`NET/OFI aws-ofi-nccl initialization failed`) after
+    which its NCCL thread went on with another network (`NCCL INFO Using network Socket`)."""
+    writer = _writer(item.event.text)
+    if writer is None:
+        pid, host = item.event.fields.get("pid"), item.event.fields.get("host")
+        if pid is None:
+            return False
+        writer = (str(host) if host else None, str(pid), None)
+    return _chose_another_network(ctx.scans[item.file_index], writer, item.event.line)
+
+
+def _plugin_fallback_line(scan: FileScan, tail: TailLine, reading: Reading) -> bool:
+    """A failing line no pattern knew that is a network plugin's set-up complaint (NCCL's or
+    libfabric's) right before its NCCL thread went on with another network."""
+    writer = _writer(tail.text)
+    return (reading.family in (Family.NETWORK, Family.FAILED) and writer is not None
             and _PLUGIN_SETUP.search(tail.text) is not None
-            and _falls_back(scan, said.group(1), said.group(2) or said.group(3), tail.line))
+            and _chose_another_network(scan, writer, tail.line))
 
 
 def still_failing(scan: FileScan) -> bool:
     """Whether a failing line of the file's tail that no pattern knew is more than a network
     plugin's complaint NCCL then fell back from."""
     return any((reading := read_line(t.text)) is not None
-               and not _fell_back_from(scan, t, reading) for t in scan.loose)
+               and not _plugin_fallback_line(scan, t, reading) for t in scan.loose)
 
 
 def _net_setup(item: Located) -> Finding:
@@ -1147,6 +1163,7 @@ def retries_exhausted(ctx: Context) -> Finding | None:
                  # the job went on past it: a side service's retries (a model hub, a metrics
                  # uploader) that ran out, no failure of the job
                  and not any(p.file_index == e.file_index and p.event.line > e.event.line
+                             and (e.rank is None or p.rank is None or p.rank == e.rank)
                              for p in ctx.of(EventKind.PROGRESS))]
     if not exhausted:
         return None
@@ -1160,7 +1177,8 @@ def retries_exhausted(ctx: Context) -> Finding | None:
         category = Category.NETWORK
         pool = _HTTP_POOL.search(first.event.text)
         culprits = (f"the endpoint {pool[1]}:{pool[2]}",) if pool else ()
-    ranks = ctx.global_ranks([first])
+    # the rank that could not reach an endpoint is one end of the link, not its fault
+    ranks = () if category is Category.NETWORK else ctx.global_ranks([first])
     recovering = sum(1 for e in ctx.of(EventKind.RETRY)
                      if not e.event.fields.get("exhausted") and e.event.int_field("attempt") == 1)
     evidence = [f"{who(first)}: retries exhausted ({context}): {first.event.text.strip()[:160]} "
@@ -1315,13 +1333,13 @@ _SSH_NETWORK = re.compile(r"ssh: (?:connect to host ([\w.\-]+) port \d+|Could no
 
 # ssh's last word when every way of logging in was refused: `user@host: Permission denied
 # (publickey,password).` (the host reached, the login not)
-_SSH_REFUSED = re.compile(r"(?:[\w.\-]+@)?([\w.\-]+): Permission denied \((?:publickey|password|"
+_SSH_REFUSED = re.compile(r"(?<![\w.\-@])(?!git@)(?:[\w.\-]+@)?([\w.\-]+): Permission denied \((?:publickey|password|"
                           r"gssapi|keyboard-interactive|hostbased)[\w,\-]*\)")
 
 
 # what a launcher says after ssh failed: pdsh's exit 255, ORTE's or PRRTE's daemons not started
 _LAUNCH_FAILED = re.compile(r"ssh exited with exit code 255|unable to (?:reliably )?start one or more "
-                            r"daemons|exit(?:ed with)? (?:code|status) 255")
+                            r"daemons")
 _GIT_FATAL = re.compile(r"fatal: Could not read from remote repository")
 
 
@@ -1434,8 +1452,12 @@ def _transport_gave_up(item: Located) -> bool:
     peer's story, not the job's bug."""
     frames = item.event.fields.get("frames")
     return ("Resource temporarily unavailable" in str(item.event.fields.get("exc_message", ""))
-            and isinstance(frames, tuple)
-            and any("distributed" in str(f) or "c10d" in str(f) for f in frames))
+            and str(item.event.fields.get("exc_type", "")).rsplit(".", 1)[-1] == "RuntimeError"
+            and isinstance(frames, tuple) and bool(frames)
+            and _TORCH_DIST_FRAME.search(str(frames[-1])) is not None)
+
+
+_TORCH_DIST_FRAME = re.compile(r"torch/(?:distributed/(?!elastic/)|nn/parallel/distributed\.py)")
 
 
 def own_exception(ctx: Context) -> Finding | None:
@@ -2527,7 +2549,9 @@ def _retrying_process(item: Located) -> tuple[int, object, object]:
     return item.file_index, item.event.fields.get("host"), item.event.fields.get("pid")
 
 
-_STILL_REFUSED = 3  # retry lines from one process: three seconds of refusals
+# retry lines from one process: three seconds of refusals (NCCL 2.19 and later sleep 100 ms
+# more before each try, so three of theirs are longer still)
+_STILL_REFUSED = 3
 _STILL_TIMING_OUT = 2  # each waited a connect timeout first
 
 
@@ -2574,7 +2598,7 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
         evented = {e.line for e in scan.events if e.level >= Level.ERROR}
         for tail in scan.loose:
             reading = read_line(tail.text) if tail.line not in evented else None
-            if reading is not None and not _fell_back_from(scan, tail, reading):
+            if reading is not None and not _plugin_fallback_line(scan, tail, reading):
                 readings.append((index, tail, reading))
     if not readings:
         return None
@@ -2652,11 +2676,11 @@ RULES: tuple[Rule, ...] = (
     network,
     rendezvous_lost,
     init_timeout,
-    retries_exhausted,
     cuda_software,
     nccl_usage,
     ssh_unreachable,
     own_exception,
+    retries_exhausted,
     nccl_unexplained,
     ray_creation_task,
     native_crash,

@@ -1,0 +1,97 @@
+"""Constructed probes (tests/data/triage_probes): healthy lines and failures in the shapes the
+lexicon's and the rules' newer wordings read. Each states what triage must say of it: a healthy
+job stays healthy, a guess names no culprit, and a real failure keeps its cause."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from monitor.model import Category
+from monitor.triage.analysis import Diagnosis, diagnose
+from monitor.triage.reader import read_inputs
+
+PROBES = Path(__file__).resolve().parent.parent / "data" / "triage_probes"
+
+HEALTHY = ("grpc_retry_healthy", "ray_gcs_scaledown", "ray_driver", "git_publickey_healthy",
+           "skip_bad_images_healthy", "fallback_healthy", "tf_ignore_errors_healthy",
+           "webdataset_handler")
+
+# probe -> (the category it must have, a word its culprit must hold, or "" for no check)
+CAUSES: dict[str, tuple[Category, str]] = {
+    "ckpt_skip": (Category.STORAGE_IO, ""),  # "…; skipping this save" hides no disk failure
+    "orchestrator_retry": (Category.OOM, ""),  # a retry counter hides no OOMKilled
+    "retry_then_fraction": (Category.STORAGE_IO, ""),
+    "h5py_lock_record": (Category.STORAGE_IO, ""),  # EAGAIN outside a collective
+    "fork_eagain_ddp": (Category.STORAGE_IO, ""),
+    "real_dist_eagain": (Category.UNDETERMINED, ""),  # EAGAIN inside one: a peer's story
+    "exhausted_other_rank_progress": (Category.NETWORK, "minio.internal:9000"),
+    "setup_event_two_pods": (Category.NETWORK, ""),  # another pod's process with the same pid
+    "ofi_runtime_then_newcomm": (Category.NETWORK, ""),  # a proxy thread's failure, no fallback
+    "ofi_runtime_noroute_then_newcomm": (Category.NETWORK, ""),
+    "git_publickey_then_bug": (Category.SOFTWARE, ""),
+    "wandb_then_bug": (Category.SOFTWARE, ""),  # a side service's retries are no cause
+    "skip_then_real_failure": (Category.NETWORK, ""),
+    "dataloader_keyerror": (Category.SOFTWARE, ""),
+    "skip_then_real_disk": (Category.STORAGE_IO, ""),
+    "samepid_two_pods": (Category.NETWORK, ""),
+    "error_then_new_comm": (Category.NETWORK, ""),
+    "warn_then_new_comm": (Category.NETWORK, ""),
+    "libfabric_then_new_comm": (Category.NETWORK, ""),
+    "samepid_pods_warn": (Category.NETWORK, ""),
+    "save_disk_frames_in_shm": (Category.STORAGE_IO, ""),  # /dev/shm in frames, a real disk
+    "two_ranks_disk_and_shm_neighbour": (Category.STORAGE_IO, "rank 0"),
+    "disk_full_tmpdir_shm": (Category.STORAGE_IO, "rank 0"),
+    "adjacent": (Category.STORAGE_IO, "rank 0"),
+    "enforce_frames": (Category.STORAGE_IO, "rank 0"),
+    "unpickling_allgather": (Category.SOFTWARE, "rank 1"),  # a device mix-up, not bad data
+}
+
+# probe -> a category it must not be given (a guess that would page someone wrongly)
+NOT: dict[str, Category] = {
+    "kubelet_skipping": Category.NONE,  # "Error syncing pod, skipping: nvml error" is a failure
+    "kubelet_skipping_structured": Category.NONE,
+    "ray_exit_actor_healthy": Category.INFRASTRUCTURE,  # an actor that exited on purpose
+    "ray_actor_oom_context": Category.INFRASTRUCTURE,  # its node did not die
+    "ray2_info_stamp_exit": Category.INFRASTRUCTURE,
+    "git_interleaved_255": Category.INFRASTRUCTURE,  # git refusals are no failed launch
+}
+
+
+def _triage(name: str) -> Diagnosis:
+    scans, problems, _ = read_inputs([str(PROBES / f"{name}.log")])
+    return diagnose(scans, problems)
+
+
+def test_every_probe_has_an_expectation() -> None:
+    named = {*HEALTHY, *CAUSES, *NOT, "hf_offline_progress"}
+    assert named == {p.stem for p in PROBES.glob("*.log")}
+
+
+@pytest.mark.parametrize("name", HEALTHY)
+def test_a_healthy_probe_is_healthy(name: str) -> None:
+    diagnosis = _triage(name)
+    assert (diagnosis.category, diagnosis.culprits) == (Category.NONE, ())
+
+
+@pytest.mark.parametrize("name", sorted(CAUSES))
+def test_a_failing_probe_keeps_its_cause(name: str) -> None:
+    category, culprit = CAUSES[name]
+    diagnosis = _triage(name)
+    assert diagnosis.category is category, diagnosis.summary
+    if culprit:
+        assert any(culprit in c for c in diagnosis.culprits), diagnosis.culprits
+
+
+@pytest.mark.parametrize("name", sorted(NOT))
+def test_a_probe_is_not_given_a_cause_its_lines_do_not_show(name: str) -> None:
+    diagnosis = _triage(name)
+    assert diagnosis.category is not NOT[name], diagnosis.summary
+    assert not any("github.com" in c for c in diagnosis.culprits)
+
+
+def test_a_hub_that_could_not_be_reached_while_the_job_went_on_names_no_culprit() -> None:
+    diagnosis = _triage("hf_offline_progress")
+    assert diagnosis.category in (Category.UNDETERMINED, Category.NONE)
+    assert diagnosis.culprits == ()
