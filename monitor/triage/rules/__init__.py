@@ -1,0 +1,102 @@
+"""Diagnosis rules: each reads the evidence and either concludes (a Finding) or passes.
+
+The first rule that concludes wins (see RULES for the order: direct evidence of a cause before
+the symptoms it produces). A Finding names a category from the closed set, the culprit ranks
+(global ranks only), human-readable culprits (which may be a GPU, a host pair or an
+unlabelled process), the evidence sentences with file:line, the cause event and advice.
+
+The rules live by the family of evidence they read (collectives, devices, the job, the
+network, launchers, and the lexicon's last resort); this module holds their order.
+"""
+
+from __future__ import annotations
+
+from monitor.triage.rules.base import Context, Finding, Rule
+from monitor.triage.rules.collectives import (
+    absent_rank,
+    barrier_unanswered,
+    collective_hang,
+    collective_mismatch,
+    ddp_mismatch,
+    desync_report,
+    fingerprint_outlier,
+    horovod_stalled,
+    mismatch,
+    monitored_barrier,
+    one_group_desync,
+    straggler,
+)
+from monitor.triage.rules.devices import (
+    cuda_software,
+    gpu_fault,
+    gpu_hardware,
+    nccl_usage,
+    out_of_memory,
+)
+from monitor.triage.rules.job import data_phase, dataloader, own_exception, storage_write
+from monitor.triage.rules.launchers import (
+    actor_died,
+    exit_barrier,
+    launcher_exit,
+    launcher_task_exit,
+    mpi_daemon_lost,
+    native_crash,
+    ray_creation_task,
+    scheduler,
+    signal_kill,
+)
+from monitor.triage.rules.network import (
+    init_timeout,
+    mpi_peer_lost,
+    nccl_connect_refused,
+    nccl_unexplained,
+    network,
+    rendezvous_lost,
+    retries_exhausted,
+    ssh_unreachable,
+)
+from monitor.triage.rules.unexplained import still_failing, unrecognised_failure
+
+__all__ = ["RULES", "Context", "Finding", "Rule", "still_failing"]
+
+RULES: tuple[Rule, ...] = (
+    desync_report,
+    horovod_stalled,
+    gpu_hardware,
+    gpu_fault,
+    out_of_memory,
+    ddp_mismatch,
+    monitored_barrier,
+    collective_mismatch,
+    fingerprint_outlier,
+    storage_write,
+    actor_died,
+    dataloader,
+    mismatch,
+    straggler,
+    data_phase,
+    scheduler,
+    mpi_daemon_lost,
+    network,
+    rendezvous_lost,
+    init_timeout,
+    cuda_software,
+    nccl_usage,
+    ssh_unreachable,
+    own_exception,
+    retries_exhausted,
+    nccl_unexplained,
+    ray_creation_task,
+    native_crash,
+    signal_kill,
+    launcher_exit,
+    launcher_task_exit,
+    absent_rank,
+    barrier_unanswered,
+    one_group_desync,
+    collective_hang,
+    mpi_peer_lost,
+    nccl_connect_refused,
+    exit_barrier,
+    unrecognised_failure,
+)

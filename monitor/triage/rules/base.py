@@ -1,0 +1,214 @@
+"""What every rule shares: the evidence it reads (Context), what it concludes (Finding),
+and the helpers that name processes and places in a sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from monitor.model import Category
+from monitor.parse.collectives import CollectivePicture
+from monitor.parse.log_events import EventKind
+from monitor.triage.evidence import GLOBAL_ORIGINS, Located, whereabouts, who
+from monitor.triage.lexicon import is_pci_address
+from monitor.triage.reader import FileScan
+from monitor.triage.topology import Topology
+
+
+@dataclass(frozen=True)
+class Finding:
+    category: Category
+    culprit_ranks: tuple[int, ...] = ()
+    culprits: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()
+    cause: Located | None = None
+    recommendations: tuple[str, ...] = ()
+
+
+@dataclass
+class Context:
+    located: list[Located]
+    by_kind: dict[EventKind, list[Located]]
+    picture: CollectivePicture
+    by_event: dict[int, Located]  # id(event) → its Located
+    scans: Sequence[FileScan]
+    world_size: int | None
+    topology: Topology = field(default_factory=Topology)
+
+    def of(self, *kinds: EventKind) -> list[Located]:
+        out: list[Located] = []
+        for kind in kinds:
+            out.extend(self.by_kind.get(kind, ()))
+        out.sort(key=Located.order)
+        return out
+
+    def at(self, event: object) -> Located | None:
+        return self.by_event.get(id(event))
+
+    @property
+    def timed_out_ranks(self) -> set[int]:
+        return set(self.picture.timeouts)
+
+    def global_ranks(self, items: Sequence[Located]) -> tuple[int, ...]:
+        """Ranks of items that are global ranks. Before torch 2.2 lines carry no `[rankN]:`
+        prefix; then the `[Rank N]` of ProcessGroupNCCL messages is the only rank there is
+        (the default group's rank is the global rank) and counts too."""
+        allowed = GLOBAL_ORIGINS
+        if not any(scan.ranks for scan in self.scans):
+            allowed = allowed | {"pg"}
+        return tuple(sorted({i.rank for i in items if i.rank is not None
+                             and i.rank_origin in allowed}))
+
+
+Rule = Callable[[Context], "Finding | None"]
+
+
+def _best_located(items: Sequence[Located]) -> Located:
+    """Of the lines that tell one failure, the one that says most of where it ran (NCCL's
+    own line has host and pid; the same error quoted as a `Last error:` has neither)."""
+    return max(items, key=lambda i: (bool(i.event.fields.get("pid")), bool(whereabouts(i))))
+
+
+def _named(rank: int | None, item: Located) -> str:
+    """A culprit's name: its rank and where it ran (`rank 3 (node7:4242)`), or where the
+    process ran when no rank is shown (an srun task or a local rank when only that is);
+    "" when none is."""
+    if rank is None and item.rank is not None and item.rank_origin in ("task", "local"):
+        where = whereabouts(item)
+        return who(item) + (f" ({where})" if where else "")
+    return _called(rank, whereabouts(item))
+
+
+# The ways a launcher or the kernel says a process was killed: the victim, never the process
+# that sent the signal (torchrun's `Sending process 3129 closing signal`, its `forcefully
+# exiting via Signals.SIGKILL` of a peer it stops)
+_KILL_VICTIM = re.compile(
+    r"\b([Pp]rocess \d{1,2}) terminated with signal SIGKILL\b|"
+    r"Signal 9 \(SIGKILL\) received by PID (\d+)|"
+    r"exitcode\s*:?\s*-9\b.{0,40}?\(?pid:?\s*(\d+)|"
+    r"Killed process (\d+)")
+
+
+def _killed_in_tail(scan: FileScan) -> tuple[str, ...]:
+    """The processes a file's last lines say were killed (`process 2 terminated with signal
+    SIGKILL`): beside a report that memory ran out, the OOM killer's victims."""
+    return tuple(dict.fromkeys(next(g for g in m.groups() if g) for t in scan.tail
+                               for m in _KILL_VICTIM.finditer(t.text)))[:3]
+
+
+def _some(names: Sequence[str], shown: int = 4) -> str:
+    """`a, b, c, d and 3 more`: a list of nodes short enough for a page."""
+    rest = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {rest} more" if rest > 0 else "")
+
+
+def _called(rank: int | None, where: str) -> str:
+    if rank is None and where.lower().startswith("process "):
+        return f"spawned worker {where}"  # torch.multiprocessing's index, not a pid
+    if rank is None and where.startswith("Container rank "):
+        return f"{where} (Paddle's launcher's worker)"
+    if rank is None and is_pci_address(where):
+        return f"the GPU at {where}"  # a kernel driver's line: the device, not a process
+    if rank is None:
+        return f"the process at {where}" if where else ""
+    return f"rank {rank} ({where})" if where else f"rank {rank}"
+
+
+def _failed_worker(ctx: Context) -> str | None:
+    """The one worker torchrun's agent reports failed (`failed (exitcode: 1) local_rank: 0
+    (pid: 358104)`), named as the agent names it: where an error's own lines show no rank,
+    it is the process that raised it when no other worker failed. None with two or more,
+    and for DeepSpeed's launcher (it prints the last-started worker, not the failed one)."""
+    failed = {(e.event.int_field("local_rank"), e.event.fields.get("pid"))
+              for e in ctx.of(EventKind.AGENT_WORKER_FAILED)
+              if e.event.fields.get("launcher") != "deepspeed"
+              and e.event.int_field("exitcode") not in (None, 0)
+              and e.event.int_field("local_rank") is not None}
+    if len(failed) != 1:
+        return None
+    ((local, pid),) = failed
+    return f"local_rank {local}" + (f" (pid {pid})" if pid is not None else "")
+
+
+# The host's network could not be set up for NCCL: bootstrap.cc's `Bootstrap : no socket
+# interface found`, the socket transport's `NET/Socket : no interface found`, the AWS OFI
+# plugin's `NET/OFI Couldn't open AV` and other `NET/OFI … failed` lines.
+_NET_SETUP = re.compile(r"no socket interface found|NET/Socket : no interface found|"
+                        r"NET/OFI (?:Couldn't|Unable to|Failed to)")
+
+
+# NCCL's INFO line naming the network it went on with, after `host:pid:tid [dev]`
+_USING_NETWORK = re.compile(r"\b([\w.-]+):(\d+):(\d+) \[\d+\] (?:\S+ )?NCCL INFO "
+                            r"(?:Using network \w|NET/(?:Socket|IB) : Using \[)")
+
+
+# Who wrote a line: NCCL's `host:pid:tid [dev]`, libfabric's `libfabric:pid:…` (no host, no tid)
+_NCCL_OR_FABRIC_WRITER = re.compile(r"\b([\w.-]+):(\d+):(\d+) \[\d+\] (?:\S+ )?NCCL |"
+                                    r"\blibfabric:(\d+):")
+
+
+_FALLBACK_LINES = 40  # NCCL's init prints its network choice right after the plugin gave up
+
+
+_Writer = tuple[str | None, str, str | None]  # host, pid, thread (None where not shown)
+
+
+def _writer(text: str) -> _Writer | None:
+    said = _NCCL_OR_FABRIC_WRITER.search(text)
+    if said is None:
+        return None
+    return said.group(1), said.group(2) or said.group(4), said.group(3)
+
+
+def _chose_another_network(scan: FileScan, writer: _Writer, line: int) -> bool:
+    """Whether the same NCCL thread (host, pid and thread, where shown) said which network it
+    went on with within a few lines after `line`: a proxy thread's failure while another
+    communicator initialises, or another pod's process with the same pid, is no fallback."""
+    host, pid, tid = writer
+    return any(0 < t.line - line <= _FALLBACK_LINES
+               for t in scan.tail
+               if (m := _USING_NETWORK.search(t.text)) is not None and m.group(2) == pid
+               and (host is None or m.group(1) == host) and (tid is None or m.group(3) == tid))
+
+
+def _ranks_text(ranks: Sequence[int]) -> str:
+    return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(map(str, ranks))
+
+
+# NCCL's codes for a failed system call, a broken invariant, a lost peer and a failed CUDA
+# call: NCCL's own WARN line holds the reason; the exception that carries the code is not the
+# job's bug.
+_NCCL_UNEXPLAINED = ("unhandled system error", "ncclSystemError", "internal error",
+                     "ncclInternalError", "ncclRemoteError",
+                     "remote process exited or there was a network error",
+                     "unhandled cuda error", "ncclUnhandledCudaError")
+
+
+def _message(item: Located) -> str:
+    return f"{item.event.fields.get('message', '')} {item.event.fields.get('exc_message', '')}"
+
+
+def _ray_task(ctx: Context, item: Located) -> Located | None:
+    """The Ray task whose error `item` is: a RayTaskError header shortly before it."""
+    before = [t for t in ctx.of(EventKind.RAY_TASK_ERROR)
+              if t.file_index == item.file_index and 0 <= item.event.line - t.event.line <= 40]
+    return before[-1] if before else None
+
+
+def _ray_task_name(task: Located) -> str:
+    fields = task.event.fields
+    return f"Ray task {fields.get('task')} (pid {fields.get('pid')} on {fields.get('ip')})"
+
+
+def _ray_rank(task: Located) -> tuple[int, ...]:
+    """The rank a worker group's actor states in its repr (`repr=Worker[rank=3]`)."""
+    rank = task.event.int_field("repr_rank")
+    return () if rank is None else (rank,)
+
+
+_SPAWN_EXIT = re.compile(r"process (\d+) terminated with (?:signal (\w+)|exit code (-?\d+))")
+
+
+_LEGACY_LOCAL = re.compile(r"--local[_-]rank[= ]'?(\d+)")

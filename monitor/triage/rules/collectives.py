@@ -1,0 +1,500 @@
+"""Rules that read the collectives themselves: desync reports, mismatched or missing ranks,
+straggling and absent ranks, the hang no rank caused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+
+from monitor.model import Category
+from monitor.parse.ddp_check import contradictory, counts_said
+from monitor.parse.log_events import EventKind
+from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS
+from monitor.triage.evidence import Located, compress_ranks
+from monitor.triage.reader import FileScan, TailLine
+from monitor.triage.rules.base import Context, Finding, _ranks_text
+
+
+def desync_report(ctx: Context) -> Finding | None:
+    lagging = ctx.picture.lagging
+    if not lagging:
+        return None
+    first = ctx.of(EventKind.DESYNC_REPORT)[0]
+    return Finding(
+        Category.COLLECTIVE_DESYNC, lagging, tuple(f"rank {r}" for r in lagging),
+        (f"the desync report names rank(s) {compress_ranks(lagging)} as lagging "
+         f"({first.where})",), first,
+        ("Look at what the lagging ranks were doing (their last lines and stacks); "
+         "`rankwatch run` takes py-spy dumps of a straggler before the watchdog fires.",),
+    )
+
+
+# Horovod's stall inspector (0.20 and later): a header, then one line per stalled rank with
+# the tensors it has not submitted while others have (`0: [HorovodBroadcast_…, …]`)
+_STALLED_HEADER = re.compile(r"^(?:Stalled|Missing) ranks:\s*$")
+
+
+_STALLED_RANK = re.compile(r"^(\d+): \[")
+
+
+def horovod_stalled(ctx: Context) -> Finding | None:
+    """Horovod's stall report, one rank a line. One rank listed never submitted what the
+    others wait for: the culprit. Several ranks listed, each missing others' tensors, are in
+    different collectives at one point: a desync no single rank can be blamed for."""
+    for scan in ctx.scans:
+        tail = scan.tail
+        for i, head in enumerate(tail):
+            if _STALLED_HEADER.match(head.text.strip()) is None:
+                continue
+            ranks: list[int] = []
+            for line in tail[i + 1:i + 1 + 4096]:
+                m = _STALLED_RANK.match(line.text.strip())
+                if m is None:
+                    break
+                ranks.append(int(m.group(1)))
+            if not ranks:
+                continue
+            where = f"{scan.path}:{head.line}"
+            if len(set(ranks)) == 1:
+                return Finding(
+                    Category.COLLECTIVE_DESYNC, (ranks[0],), (f"rank {ranks[0]}",),
+                    (f"Horovod's stall inspector: rank {ranks[0]} has not submitted the tensors "
+                     f"the other ranks wait in ({where})",), None,
+                    (f"Find why rank {ranks[0]} took another path (a condition on the rank, an "
+                     "exception caught, data it ran out of) before the stalled step.",),
+                )
+            return Finding(
+                Category.COLLECTIVE_DESYNC, (), (),
+                (f"Horovod's stall inspector: ranks {compress_ranks(ranks)} each wait in "
+                 f"tensors the others have not submitted ({where}): they are in different "
+                 "collectives at one point, and no single rank can be blamed",), None,
+                ("Compare the order in which the ranks submit their collectives (a branch on "
+                 "the rank, a broadcast on one and an allreduce on another) at that step.",),
+            )
+    return None
+
+
+def mismatch(ctx: Context) -> Finding | None:
+    if not ctx.picture.mismatches:
+        return None
+    m = ctx.picture.mismatches[0]
+    parts = [f"{op} NumelIn={numel} on rank(s) {compress_ranks(ranks)}"
+             for (op, numel), ranks in sorted(m.variants.items(), key=lambda kv: kv[1])]
+    evidence = [f"collective #{m.seq} differs across ranks: " + "; ".join(parts)]
+    if m.culprits:
+        evidence.append(f"rank(s) {compress_ranks(m.culprits)}: {m.reason}")
+    else:
+        evidence.append(m.reason)
+        evidence.append("no single rank can be blamed: each side only sees the other disagree")
+    # Different operations at one sequence number: the ranks' code paths diverged (a desync);
+    # the same operation with different sizes is a shape bug in the job.
+    ops = {op for op, _numel in m.variants}
+    category = Category.COLLECTIVE_DESYNC if len(ops) > 1 else Category.SOFTWARE
+    return Finding(
+        category, m.culprits, tuple(f"rank {r}" for r in m.culprits), tuple(evidence),
+        ctx.at(m.first_timeout),
+        ("The ranks called different collectives (or different sizes) at the same point: make "
+         "every rank issue the same collectives in the same order with the same shapes; "
+         "TORCH_DISTRIBUTED_DEBUG=DETAIL checks this at run time.",),
+    )
+
+
+def straggler(ctx: Context) -> Finding | None:
+    for stuck in ctx.picture.stuck:
+        if not stuck.stragglers or not stuck.waiting:
+            continue
+        evidence = []
+        for rank in stuck.stragglers:
+            status = stuck.straggler_status[rank]
+            where = ctx.at(status)
+            evidence.append(
+                f"rank {rank} never entered collective #{stuck.seq} "
+                f"({stuck.op_type or 'op unknown'}, PG {stuck.pg}): last enqueued "
+                f"{status.fields.get('last_enqueued')}, last completed "
+                f"{status.fields.get('last_completed')}" + (f" ({where.where})" if where else "")
+            )
+        evidence.append(f"{len(stuck.waiting)} rank(s) wait inside it: "
+                        f"{compress_ranks(stuck.waiting)}")
+        category, doing = _straggler_activity(ctx, stuck.stragglers)
+        if doing:
+            evidence.append(doing)
+        return Finding(
+            category, stuck.stragglers, tuple(f"rank {r}" for r in stuck.stragglers),
+            tuple(evidence), ctx.at(stuck.straggler_status[stuck.stragglers[0]]),
+            ("Find what the straggler was doing instead of joining the collective (its last "
+             "lines, a py-spy dump); `rankwatch run` names it live, before the watchdog fires.",),
+        )
+    return None
+
+
+def _straggler_activity(ctx: Context, ranks: Sequence[int]) -> tuple[Category, str]:
+    """Refine collective_desync with what the straggler's own lines show it doing."""
+    wanted = set(ranks)
+    for item in ctx.located:
+        if item.rank not in wanted or item.kind is not EventKind.PYTHON_TRACEBACK:
+            continue
+        if item.event.fields.get("in_data_code"):
+            return Category.DATA, f"rank {item.rank} was in data-loading code ({item.where})"
+        if item.event.fields.get("in_checkpoint_code"):
+            return Category.STORAGE_IO, f"rank {item.rank} was saving a checkpoint ({item.where})"
+    for scan in ctx.scans:
+        if not scan.ranks or not scan.ranks <= wanted:
+            continue
+        for tail in reversed(scan.tail):
+            phase = _phase(tail)
+            if phase == "data":
+                return Category.DATA, (f"its last output is data preparation: "
+                                       f"{tail.text.strip()[:100]!r} ({scan.path}:{tail.line})")
+            if phase == "checkpoint":
+                return Category.STORAGE_IO, (f"its last output is a checkpoint save: "
+                                             f"{tail.text.strip()[:100]!r} "
+                                             f"({scan.path}:{tail.line})")
+            if tail.progress is not None or "DataLoader" in tail.text:
+                break
+    return Category.COLLECTIVE_DESYNC, ""
+
+
+def _phase(tail: TailLine) -> str:
+    text = tail.text
+    if any(word in text for word in CHECKPOINT_PHASE_WORDS):
+        return "checkpoint"
+    desc = str((tail.progress or {}).get("desc", ""))
+    if any(word in desc for word in DATA_PHASE_WORDS) or "DataLoader" in text:
+        return "data"
+    return ""
+
+
+_FILE_RANK = re.compile(r"rank[_-]?(\d+)(?:\D*)$", re.IGNORECASE)
+
+
+def _file_named_ranks(ctx: Context) -> dict[int, FileScan]:
+    """Files named for one rank (`rank3.log`) whose lines carry no other rank's prefix."""
+    out: dict[int, FileScan] = {}
+    for index, scan in enumerate(ctx.scans):
+        m = _FILE_RANK.search(scan.path.rsplit("/", 1)[-1])
+        if m is None or scan.fr_dump is not None:
+            continue
+        rank = int(m.group(1))
+        others = {i.rank for i in ctx.located if i.file_index == index
+                  and i.rank is not None and i.rank_origin != "file"} - {rank}
+        if not others:
+            out[rank] = scan
+    return out
+
+
+def absent_rank(ctx: Context) -> Finding | None:
+    """Every rank that reported waits in the same collective and the others of a known world
+    said nothing: the silent rank is the suspect (it never entered, or died without a word)."""
+    files = _file_named_ranks(ctx)
+    world = ctx.world_size
+    if world is None and files and set(files) == set(range(len(files))):
+        world = len(files)
+    if world is None:
+        return None
+    for stuck in ctx.picture.stuck:
+        if stuck.stragglers or not stuck.waiting:
+            continue
+        reported = {i.rank for i in ctx.located if i.rank is not None
+                    and i.kind not in (EventKind.PROGRESS, EventKind.NCCL_INIT)}
+        silent = tuple(r for r in range(world) if r not in stuck.waiting and r not in reported)
+        if len(silent) != 1:
+            continue  # several silent ranks stay suspects (see the report's findings)
+        quiet_files = [f"{files[r].path} ({files[r].lines} lines)" for r in silent if r in files]
+        evidence = [
+            f"rank(s) {compress_ranks(stuck.waiting)} of {world} time out in collective "
+            f"#{stuck.seq} ({stuck.op_type or 'op unknown'}); rank(s) {compress_ranks(silent)} "
+            "reported nothing: it never entered the collective, or died without a word"]
+        if quiet_files:
+            evidence.append("its log: " + ", ".join(quiet_files))
+        return Finding(
+            Category.UNDETERMINED, silent, tuple(f"rank {r} (did not report)" for r in silent),
+            tuple(evidence), ctx.at(stuck.first_timeout),
+            (f"Find out what rank(s) {compress_ranks(silent)} did: the node's kernel log "
+             "(OOM killer, Xid), the scheduler's record of the process, a py-spy dump if it is "
+             "still alive; `rankwatch run` watches every rank live.",),
+        )
+    return None
+
+
+def one_group_desync(ctx: Context) -> Finding | None:
+    """Two ranks timed out at one SeqNum in different collectives, one in the default group
+    (its status line names PG 0) and one whose lines name no group at all, in logs that name
+    no other group: most likely one group, its ranks in different collectives. Late among the
+    rules (a guess of the group yields to any evidence of a cause) and never a culprit: the
+    unnamed side may still be another group's collective at a coincident SeqNum."""
+    stuck = ctx.picture.stuck
+    named = {s.pg for s in stuck if s.pg is not None}
+    if named != {"0"}:
+        return None
+    for unknown in (s for s in stuck if s.pg is None):
+        if any(r in ctx.picture.statuses for r in unknown.waiting):
+            continue  # a rank whose status line names its group is that group's
+        for known in (s for s in stuck if s.pg == "0"):
+            if unknown.seq == known.seq and unknown.op_type != known.op_type:
+                return Finding(
+                    Category.COLLECTIVE_DESYNC, (), (),
+                    (f"collective #{known.seq}: rank(s) {compress_ranks(known.waiting)} in "
+                     f"{known.op_type} (PG 0), rank(s) {compress_ranks(unknown.waiting)} in "
+                     f"{unknown.op_type} (their lines name no group; the logs name no group "
+                     "but PG 0): ranks of one group in different collectives, no single rank "
+                     "to blame",), None,
+                    ("Make every rank issue the same collectives in the same order; "
+                     "TORCH_DISTRIBUTED_DEBUG=DETAIL names the first call that differs.",),
+                )
+    return None
+
+
+def collective_hang(ctx: Context) -> Finding | None:
+    world = ctx.world_size
+    if world is None:
+        return None
+    for stuck in ctx.picture.stuck:
+        if stuck.stragglers or len(stuck.waiting) < world:
+            continue
+        return Finding(
+            Category.COLLECTIVE_HANG, (), (),
+            (f"all {world} ranks entered collective #{stuck.seq} ({stuck.op_type}) and none "
+             "completed it: the GPU or network side is stuck",), ctx.at(stuck.first_timeout),
+            ("Check NCCL's own view (NCCL_DEBUG=INFO, the RAS port), the GPUs (Xid) and the "
+             "network links of the job's nodes.",),
+        )
+    return None
+
+
+def ddp_mismatch(ctx: Context) -> Finding | None:
+    """DDP's parameter check names the inconsistent rank; the rank that printed it is only the
+    messenger."""
+    items = ctx.of(EventKind.DDP_MISMATCH)
+    if not items:
+        return None
+    first = items[0]
+    bad = first.event.int_field("peer_rank")
+    reporter = first.event.int_field("reporter_rank")
+    unused = first.event.int_field("unused_rank")
+    # Every rank compares itself with the others and reports the first that differs: the odd
+    # rank reports rank 0, all the others report the odd one. The rank in every report is it.
+    odd = _in_every_report([{i.event.int_field("reporter_rank"), i.event.int_field("peer_rank")}
+                            for i in items if i.event.int_field("peer_rank") is not None])
+    named = [i for i in items if odd is not None and i.event.int_field("peer_rank") == odd]
+    if named:  # a report that names it, so its counts read the right way round
+        first, bad = named[0], odd
+        reporter = first.event.int_field("reporter_rank")
+    if bad is not None and contradictory(i.event.fields for i in items):
+        said = counts_said(i.event.fields for i in items)
+        # one rank said to have two counts: reports from different groups, or interleaved
+        # lines; no rank can be blamed from them
+        return Finding(
+            Category.SOFTWARE, (), (),
+            (f"DDP's model check failed: the ranks built different models ({first.where}); "
+             "the reports contradict each other on the counts "
+             f"({'; '.join(f'rank {r}: {sorted(c)}' for r, c in sorted(said.items()))}), so no "
+             "single rank can be named",), first,
+            ("Compare how the ranks build the model (rank-dependent code, a missing adapter or "
+             "checkpoint, a different config).",),
+        )
+    if bad is None and unused is not None:
+        return Finding(
+            Category.SOFTWARE, (unused,), (f"rank {unused}",),
+            (f"DDP's reducer: parameters of rank {unused} received no gradient in the previous "
+             f"iteration ({first.where}); its forward did not use them",), first,
+            ("Make every parameter take part in the loss on every rank, or construct DDP with "
+             "find_unused_parameters=True; TORCH_DISTRIBUTED_DEBUG=DETAIL names the "
+             "parameters.",),
+        )
+    if bad is None:
+        return None
+    return Finding(
+        Category.SOFTWARE, (bad,), (f"rank {bad}",),
+        (f"DDP's model check: rank {reporter} has {first.event.fields.get('count')} parameters "
+         f"while rank {bad} has an inconsistent {first.event.fields.get('expected')} "
+         f"({first.where}); rank {bad} built a different model, rank {reporter} only reported it",),
+        first,
+        (f"Compare how rank {bad} builds the model (rank-dependent code, a missing adapter or "
+         "checkpoint, a different config or world-size setting) with the other ranks.",),
+    )
+
+
+def _in_every_report(pairs: Sequence[set[int | None]]) -> int | None:
+    """The one rank that every pairwise report (reporter and the rank it names, or the two
+    sides of a mismatch) has in it, from two reports or more; None when there is no one."""
+    if len(pairs) < 2:
+        return None
+    common = set.intersection(*pairs) - {None}
+    return common.pop() if len(common) == 1 else None
+
+
+def _agreeing_reporters(messages: Sequence[str], running: Sequence[Sequence[int]]
+                        ) -> tuple[int, tuple[int, ...], tuple[str, str]] | None:
+    """Torch's DETAIL check names, for the rank that reports, the first rank whose fingerprint
+    differs from its own. Two reporters or more that run the same collective (as far as each
+    report shows: a report cut after its own fingerprint still counts) and that name one and
+    the same other rank disagree with that rank, not with each other: it is the odd one.
+    `running`: the ranks each message says are running, the reporter first."""
+    own: dict[int, tuple[str, str]] = {}
+    named: set[int] = set()
+    for message, ranks in zip(messages, running, strict=True):
+        sides = _FINGERPRINT.findall(message)
+        if not sides or not ranks or int(sides[0][0]) != ranks[0]:
+            continue
+        own[ranks[0]] = (sides[0][1], sides[0][2])
+        named.update(ranks[1:])
+    others = named - set(own)
+    if len(own) < 2 or len(set(own.values())) != 1 or len(others) != 1 or named & set(own):
+        return None
+    return others.pop(), tuple(sorted(own)), next(iter(own.values()))
+
+
+def monitored_barrier(ctx: Context) -> Finding | None:
+    """gloo's monitored barrier: rank 0's report names the ranks that never arrived."""
+    items = [i for i in ctx.of(EventKind.MONITORED_BARRIER) if i.event.fields.get("ranks")]
+    if not items:
+        return None
+    first = items[0]
+    ranks = tuple(sorted({int(r) for r in str(first.event.fields.get("ranks", "")).replace(
+        " ", "").split(",") if r.isdigit()}))
+    if not ranks:
+        return None
+    return Finding(
+        Category.COLLECTIVE_DESYNC, ranks, tuple(f"rank {r}" for r in ranks),
+        (f"the monitored barrier reports that rank(s) {compress_ranks(ranks)} did not reach it "
+         f"({first.where})",), first,
+        ("Look at what those ranks were doing instead (their last lines, their stacks); they "
+         "took a different path or were stuck before the barrier.",),
+    )
+
+
+def barrier_unanswered(ctx: Context) -> Finding | None:
+    """Ranks that reached gloo's monitored barrier and got no answer from rank 0, with rank 0's
+    report not among the logs: rank 0 alone enforces the timeout and names who did not
+    arrive, so these reports blame no one (and rank 0's own failure, when shown, came first
+    in the rules)."""
+    items = [i for i in ctx.of(EventKind.MONITORED_BARRIER)
+             if i.event.fields.get("coordinator") is not None]
+    if not items:
+        return None
+    first = items[0]
+    coordinator = first.event.fields.get("coordinator")
+    reporters = ctx.global_ranks(items) or tuple(sorted(
+        {r for i in items if (r := i.event.int_field("reporter_rank")) is not None}))
+    return Finding(
+        Category.COLLECTIVE_DESYNC, (), (),
+        (f"rank(s) {compress_ranks(reporters) if reporters else '(not shown)'} reached the "
+         f"monitored barrier and rank {coordinator} did not answer them ({first.where}): rank "
+         f"{coordinator} enforces the barrier and names the rank that did not arrive; its "
+         "report is not in these logs, so no culprit can be named",), first,
+        (f"Read rank {coordinator}'s log: its 'failed to pass monitoredBarrier' line names the "
+         f"missing rank, or it shows rank {coordinator} failing before the barrier.",),
+    )
+
+
+_RUNNING = re.compile(r"Rank (\d+) is running")
+
+
+_FINGERPRINT = re.compile(r"Rank (\d+) is running (?:inconsistent )?collective: "
+                          r"CollectiveFingerPrint\((?:SequenceNumber=(\d+),? ?)?OpType=(\w+)")
+
+
+def collective_mismatch(ctx: Context) -> Finding | None:
+    """Ranks reported in different collectives: a desync, and with a pairwise report no single
+    rank can be blamed."""
+    items = ctx.of(EventKind.COLLECTIVE_MISMATCH)
+    if not items:
+        return None
+    first = items[0]
+    sides = _FINGERPRINT.findall(str(first.event.fields.get("message", "")))
+    detail = ""
+    if len(sides) >= 2:
+        (r1, s1, o1), (r2, s2, o2) = sides[0], sides[1]
+        same_seq = s1 == s2 and s1 != ""
+        if same_seq and o1 != o2:
+            detail = (f": at the same sequence number {s1} rank {r1} runs {o1} and rank {r2} "
+                      f"runs {o2}")
+        elif same_seq:
+            detail = f": ranks {r1} and {r2} run {o1} #{s1} with different tensors"
+        else:
+            detail = (f": rank {r1} is in {o1}" + (f" #{s1}" if s1 else "")
+                      + f", rank {r2} in {o2}" + (f" #{s2}" if s2 else ""))
+    # Each report pairs two ranks; when every report pairs the same rank with another, that
+    # rank is the one that differs from all the others.
+    # (a report cut short still names both ranks: "… but Rank 0 is running")
+    messages = [str(i.event.fields.get("message", "")) for i in items]
+    running = [[int(r) for r in _RUNNING.findall(m)] for m in messages]
+    pairs: list[set[int | None]] = [set(r) for r in running if len(set(r)) == 2]
+    odd = _in_every_report(pairs)
+    if odd is not None:
+        return Finding(
+            Category.COLLECTIVE_DESYNC, (odd,), (f"rank {odd}",),
+            (f"ranks called different collectives{detail} ({first.where}); rank {odd} is in "
+             f"every mismatch report ({len(pairs)}), each with another rank: it is the one that "
+             "differs",), first,
+            (f"Find where rank {odd}'s code path or tensor shapes diverge from the others'.",),
+        )
+    agreed = _agreeing_reporters(messages, running)
+    if agreed is not None:
+        odd, reporters, (seq, op) = agreed
+        return Finding(
+            Category.COLLECTIVE_DESYNC, (odd,), (f"rank {odd}",),
+            (f"ranks {compress_ranks(reporters)} each report a mismatch while running the same "
+             f"collective ({op}" + (f" #{seq}" if seq else "") + f"), and rank {odd} differs "
+             f"from them ({first.where}): it is the odd one",), first,
+            (f"Find where rank {odd}'s code path or tensor shapes diverge from the others'.",),
+        )
+    around = sorted({i.event.int_field("peer_rank") for i in items
+                     if i.event.int_field("peer_rank") is not None})  # type: ignore[type-var]
+    if around and not detail:
+        detail = f": NCCL points at ranks around {compress_ranks(around)}"  # type: ignore[arg-type]
+    return Finding(
+        Category.COLLECTIVE_DESYNC, (), (),
+        (f"ranks called different collectives{detail} ({first.where}); no single rank can be "
+         "blamed from this report: each side only sees the other disagree",), first,
+        ("Find where the ranks' code paths diverge (rank-dependent branches, data-dependent "
+         "shapes, a collective inside a condition); TORCH_DISTRIBUTED_DEBUG=DETAIL and the "
+         "flight recorder show every rank's sequence of collectives.",),
+    )
+
+
+def fingerprint_outlier(ctx: Context) -> Finding | None:
+    """TORCH_DISTRIBUTED_DEBUG=DETAIL logs every rank's collective (sequence number, op,
+    shapes). The ranks whose last collective differs from what a clear majority last ran
+    (behind it, or another op or shape at its number) are the ones that diverged; ranks only
+    ahead of it are a log cut while the others caught up; with no majority no rank can be
+    blamed."""
+    last: dict[int, tuple[object, ...]] = {}
+    last_line: dict[int, Located] = {}
+    for item in ctx.of(EventKind.COLLECTIVE_FINGERPRINT):
+        if item.rank is None or item.rank_origin == "local":
+            continue
+        f = item.event.fields
+        last[item.rank] = (f.get("seq"), f.get("op"), f.get("shape"), f.get("dtype"))
+        last_line[item.rank] = item
+    if len(last) < 2 or len(set(last.values())) < 2:
+        return None
+    counts: dict[tuple[object, ...], list[int]] = defaultdict(list)
+    for rank, print_ in sorted(last.items()):
+        counts[print_].append(rank)
+    majority, agreeing = max(counts.items(), key=lambda kv: len(kv[1]))
+    outliers = sorted(r for r, p in last.items() if p != majority)
+    seq = majority[0]
+    if isinstance(seq, int) and all(isinstance(last[r][0], int) and int(str(last[r][0])) > seq
+                                    for r in outliers):
+        return None  # ahead of the others: the log was cut while they caught up
+    item = last_line[outliers[0]] if outliers else next(iter(last_line.values()))
+    shown = "; ".join(f"rank {r}: {last[r][1]} #{last[r][0]} {last[r][2] or ''}".rstrip()
+                      for r in sorted(last))
+    if len(agreeing) <= len(outliers) or len(agreeing) < 2:
+        return Finding(
+            Category.COLLECTIVE_DESYNC, (), (),
+            (f"the ranks' last collectives differ ({shown}) and no majority agrees: no single "
+             f"rank can be blamed ({item.where})",), item,
+            ("Find where the ranks' code paths diverge (rank-dependent branches, data-dependent "
+             "shapes).",),
+        )
+    return Finding(
+        Category.COLLECTIVE_DESYNC, tuple(outliers), tuple(f"rank {r}" for r in outliers),
+        (f"{_ranks_text(outliers)} ran a different last collective than ranks "
+         f"{compress_ranks(agreeing)} ({shown}; {item.where}): the odd ones out diverged",), item,
+        (f"Find where {_ranks_text(outliers)} took another code path (a rank-dependent branch, "
+         "a data-dependent shape, a collective inside a condition).",),
+    )

@@ -1,0 +1,362 @@
+"""Rules that read the GPU and its memory: hardware faults, CUDA errors, out of memory, NCCL
+refusing a device layout.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+
+from monitor.model import Category
+from monitor.parse.log_events import EventKind
+from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
+from monitor.triage.lexicon import places
+from monitor.triage.rules.base import (
+    Context,
+    Finding,
+    _best_located,
+    _failed_worker,
+    _killed_in_tail,
+    _named,
+    _ray_rank,
+    _ray_task,
+    _ray_task_name,
+)
+from monitor.triage.topology import task_ranks
+
+
+def _continuation(ctx: Context, item: Located) -> str:
+    """The text of the lines that continue an event's line (the kernel's `CPU: 6 PID: 208253
+    Comm: python` under `invoked oom-killer`, a message a paster wrapped)."""
+    return ctx.scans[item.file_index].continued.get(item.event.line, "")
+
+
+def _labelled(where: Sequence[str]) -> str:
+    return ", ".join(f"pid {w}" if w.isdigit() else w for w in where)
+
+
+# torch >= 2.1 lists the GPU's processes after `CUDA out of memory` (wrapped or not)
+_GPU_USER = re.compile(r"Process\s+(\d+)\s+has\s+[\d.]+\s*[KMGT]i?B\s+memory\s+in\s+use")
+
+
+def _gpu_user(ctx: Context, item: Located) -> str | None:
+    """The one process torch says holds the GPU's memory: the one that ran out. With several
+    listed, the message does not say which one asked."""
+    users = set(_GPU_USER.findall(f"{item.event.text}\n{_continuation(ctx, item)}"))
+    return users.pop() if len(users) == 1 else None
+
+
+def _enclosing_actor(ctx: Context, item: Located) -> Located | None:
+    """The dead Ray actor whose report holds this line (`Worker exit detail: … low on memory`
+    under the RayActorError that names the actor's pid and ip)."""
+    return next((a for a in ctx.of(EventKind.ACTOR_DIED)
+                 if a.file_index == item.file_index and a.event.fields.get("ip")
+                 and a.event.line < item.event.line <= a.event.end_line), None)
+
+
+_HW_XID_CAUSES = frozenset({48, 63, 64, 74, 79, 92, 94, 95, 109, 119, 120, 137, 145, 149, 154})
+
+
+def gpu_hardware(ctx: Context) -> Finding | None:
+    cuda = [e for e in ctx.of(EventKind.CUDA_ERROR) if e.event.fields.get("hardware") is True]
+    hw_xids = [x for x in ctx.of(EventKind.XID) if x.event.fields.get("role") == "hardware" or (
+        x.event.fields.get("role") == "secondary"
+        and x.event.int_field("caused_by") in _HW_XID_CAUSES)]
+    if not cuda and not hw_xids:
+        return None
+    culprits: list[str] = []
+    evidence: list[str] = []
+    ranks = ctx.global_ranks(cuda)
+    for rank in ranks:
+        first = next(e for e in cuda if e.rank == rank)
+        culprits.append(_named(rank, first))
+        evidence.append(f"rank {rank}: CUDA error: {first.event.fields.get('message')} "
+                        f"({first.where})")
+    if cuda and not ranks:
+        first = cuda[0]
+        evidence.append(f"{who(first)}: CUDA error: {first.event.fields.get('message')} "
+                        f"({first.where})")
+        if first.event.fields.get("gpu") is not None:
+            culprits.append(f"GPU {first.event.fields.get('gpu')}")
+    devices: dict[str, set[int]] = defaultdict(set)
+    for x in hw_xids:
+        xid = x.event.int_field("caused_by") or x.event.int_field("xid") or 0
+        devices[str(x.event.fields.get("pci"))].add(xid)
+    for pci, causes in sorted(devices.items()):
+        culprits.append(f"GPU {pci} (Xid {', '.join(str(c) for c in sorted(causes))})")
+    if hw_xids:
+        pids = sorted({str(x.event.fields["pid"]) for x in hw_xids if x.event.fields.get("pid")})
+        evidence.append(
+            f"kernel Xid errors on {len(devices)} GPU(s): "
+            + "; ".join(f"{p} Xid {', '.join(str(c) for c in sorted(v))}"
+                        for p, v in sorted(devices.items()))
+            + (f" (processes {', '.join(pids)})" if pids else "")
+            + f" ({hw_xids[0].where})"
+        )
+    cause = min([*cuda, *hw_xids], key=Located.order)
+    return Finding(
+        Category.GPU_CUDA, ranks, tuple(culprits), tuple(evidence), cause,
+        ("Drain the node(s) and check the GPUs (`nvidia-smi -q -d ECC,ROW_REMAPPER`, "
+         "`dmesg | grep -i xid`); replace or reset the failing GPU before resubmitting.",),
+    )
+
+
+def _slurm_oom_node(ctx: Context, item: Located) -> str | None:
+    """The node a SLURM memory kill happened on: its own line's, or (slurmstepd names none on
+    its older lines) the node of the same job's `*** JOB N ON node CANCELLED AT …`."""
+    if item.event.fields.get("node"):
+        return str(item.event.fields["node"])
+    job = str(item.event.fields.get("job") or item.event.fields.get("step") or "").split(".")[0]
+    return next((str(c.event.fields["node"]) for c in ctx.of(EventKind.SLURM_CANCEL)
+                 if c.event.fields.get("node") and job
+                 and str(c.event.fields.get("job")).split(".")[0] == job), None)
+
+
+def out_of_memory(ctx: Context) -> Finding | None:
+    gpu = [e for e in ctx.of(EventKind.CUDA_OOM) if not e.event.fields.get("bad_size")]
+    # NCCL's "unhandled cuda error" whose last error is the allocation that failed
+    # (or NCCL's own allocation that failed: alloc.h's `Failed to CUDA calloc %ld bytes`)
+    gpu += [e for e in ctx.of(EventKind.PYTHON_TRACEBACK, EventKind.NCCL_ERROR)
+            if any(w in str(e.event.fields.get("last_error", ""))
+                   for w in ("out of memory", "Failed to CUDA calloc", "Failed to CUDA malloc"))]
+    host = ctx.of(EventKind.HOST_OOM, EventKind.SLURM_OOM)
+    tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT) if e.event.fields.get("oom")]
+    # A worker killed by SIGKILL is usually the OOM killer, but only a kernel or cgroup line
+    # says so; without one the `dataloader` rule names the worker, cause undetermined.
+    workers = [e for e in ctx.of(EventKind.DATALOADER_WORKER_DIED)
+               if e.event.fields.get("cause") == "killed"] if (host or tasks) else []
+    if not (gpu or host or tasks or workers):
+        return None
+    culprits: list[str] = []
+    evidence: list[str] = []
+    ranks = ctx.global_ranks([*gpu, *workers])
+    for r in ranks:
+        item = next(e for e in [*gpu, *workers] if e.rank == r)
+        index = item.event.fields.get("gpu")
+        culprits.append(_named(r, item) + (f" on GPU {index}" if index is not None else ""))
+    for item in gpu:
+        index = item.event.fields.get("gpu")
+        on_gpu = f" on GPU {index}" if index is not None else ""
+        if item.kind is EventKind.CUDA_OOM:
+            evidence.append(f"{who(item)}: CUDA out of memory (tried to allocate "
+                            f"{item.event.fields.get('requested')}{on_gpu}) ({item.where})")
+        else:
+            evidence.append(f"{who(item)}: NCCL's CUDA call failed, last error "
+                            f"{item.event.fields.get('last_error')} ({item.where})")
+        task = _ray_task(ctx, item) if item.rank is None else None
+        if task is not None:
+            ranks = tuple(sorted({*ranks, *_ray_rank(task)}))
+            culprits.extend([*(f"rank {r}" for r in _ray_rank(task)), _ray_task_name(task)])
+        elif item.rank is None:
+            # torch's message lists the GPU's processes, often wrapped onto the next lines
+            user = _gpu_user(ctx, item)
+            where = whereabouts(item) or (f"pid {user}" if user else "")
+            at = f" at {where}" if where else ""
+            worker = _failed_worker(ctx) if not where else None
+            culprits.append(f"{worker}, the launcher's one failed worker, ran out of GPU "
+                            f"memory{on_gpu}" if worker else
+                            f"the process{at} that ran out of GPU memory{on_gpu} (rank "
+                            "not shown)")
+    for item in tasks:
+        task_ids = [t for t in item.event.fields.get("tasks") or () if isinstance(t, int)]  # type: ignore[union-attr]
+        node = item.event.fields.get("node")
+        if as_ranks := task_ranks(ctx.topology, task_ids):
+            ranks = tuple(sorted({*ranks, *as_ranks}))
+        culprits.extend(f"task {t} on {node}" for t in task_ids)
+        evidence.append(f"srun: task {compress_ranks(task_ids)} on {node} ran out of memory "
+                        f"({item.where})")
+    pid_rank = _launcher_pids(ctx)
+    killed_ranks: list[int] = []
+    for item in host:
+        evidence.append(f"{item.kind.value}: {item.event.text.strip()[:160]} ({item.where})")
+        pid = item.event.fields.get("pid")
+        if item.kind is EventKind.SLURM_OOM and (node := _slurm_oom_node(ctx, item)):
+            culprits.append(f"node {node} (the job's memory limit)")
+        elif pid is not None and item.kind is EventKind.HOST_OOM and item.event.fields.get("ip"):
+            culprits.append(f"pid {pid} on node {item.event.fields.get('ip')} (host memory: "
+                            "killed by Ray's memory monitor)")
+        elif pid is not None and item.kind is EventKind.HOST_OOM:
+            rank = pid_rank.get(pid) if isinstance(pid, int) else None
+            if rank is not None:
+                killed_ranks.append(rank)
+                evidence.append(f"pid {pid} is rank {rank} in the launcher's summary: the "
+                                "launcher's exit -9 for it was the OOM killer")
+            culprits.append(f"pid {pid} ({item.event.fields.get('process')}) killed by the "
+                            "kernel OOM killer" + (f" = rank {rank}" if rank is not None else ""))
+        elif item.event.fields.get("ip"):
+            culprits.append(f"node {item.event.fields.get('ip')} (host memory)")
+        elif item.event.fields.get("pod"):
+            culprits.append(f"pod {item.event.fields.get('pod')} (OOMKilled)")
+        elif actor := _enclosing_actor(ctx, item):  # Ray's own words under its actor's
+            culprits.append(f"Ray worker pid {actor.event.fields.get('pid')} on node "
+                            f"{actor.event.fields.get('ip')} (host memory)")
+        elif "invoked oom-killer" in item.event.text:
+            # the allocating task that woke the OOM killer, named by the kernel's next line;
+            # the victim is another line's (`Killed process N`), named above when shown
+            if not any(h.event.fields.get("pid") for h in host) and (
+                    invoker := places(_continuation(ctx, item))[:1]):
+                culprits.append(f"{_labelled(invoker)} ({item.event.fields.get('process')}, "
+                                "invoked the OOM killer; its victim is not shown)")
+        elif named := places(item.event.text) or places(_continuation(ctx, item)):
+            culprits.append(f"{_labelled(named)} (host memory)")  # fields the pattern lacks
+        elif victims := _killed_in_tail(ctx.scans[item.file_index]):
+            culprits.append(f"{_labelled(victims)} (killed when host memory ran out)")
+    if killed_ranks:
+        ranks = tuple(sorted({*ranks, *killed_ranks}))
+        culprits[:0] = [f"rank {r}" for r in ranks if f"rank {r}" not in culprits]
+    for item in workers:
+        evidence.append(f"{who(item)}: a DataLoader worker was killed (host memory) ({item.where})")
+    recs = []
+    if gpu:
+        recs.append("GPU memory: lower the micro-batch or sequence length, enable activation "
+                    "checkpointing, or set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+                    "against fragmentation.")
+    if host or tasks or workers:
+        recs.append("Host memory: raise the job's memory limit (--mem) or lower DataLoader "
+                    "workers/prefetch; `sacct -j JOB -o MaxRSS` shows the peak.")
+    cause = min([*gpu, *host, *tasks, *workers], key=Located.order)
+    return Finding(Category.OOM, ranks, tuple(dict.fromkeys(culprits)), tuple(evidence), cause,
+                   tuple(recs))
+
+
+def _launcher_pids(ctx: Context) -> dict[int, int]:
+    """pid → global rank, from the launcher's failure summaries."""
+    out: dict[int, int] = {}
+    for item in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
+        fields = item.event.fields
+        pid, rank = fields.get("root_pid"), fields.get("root_rank")
+        if isinstance(pid, int) and isinstance(rank, int):
+            out[pid] = rank
+        others = fields.get("other_failures")
+        for entry in others if isinstance(others, tuple) else ():
+            values = dict(entry)
+            if isinstance(values.get("pid"), int) and isinstance(values.get("rank"), int):
+                out[values["pid"]] = values["rank"]
+    return out
+
+
+# A line inside a C++ error's report, not its head: a frame, c10's `Exception raised from`
+# (a Python frame first is as often the launcher's own traceback, printed out of order)
+_INSIDE_REPORT = re.compile(r"\s*(?:frame #\d+:|Exception raised from )")
+
+
+def _opens_inside_another_report(ctx: Context, first: Located) -> bool:
+    """The file opens inside a report whose head was cut off and whose writer is not shown,
+    before `first`: another process's error came first (two watchdogs' identical CUDA stacks,
+    the paste starting in the first one's frames)."""
+    tail = ctx.scans[first.file_index].tail
+    if not tail or tail[0].line != 1:  # the tail must hold the file's start
+        return False
+    opening = next((t for t in tail if t.text.strip() and not t.text.lstrip().startswith(
+        ("```", "~~~"))), None)  # a markdown fence is the paste's, not the log's
+    return (opening is not None and opening.line < first.event.line and opening.rank is None
+            and _INSIDE_REPORT.match(opening.text) is not None)
+
+
+def cuda_software(ctx: Context) -> Finding | None:
+    errors = [e for e in ctx.of(EventKind.CUDA_ERROR) if e.event.fields.get("hardware") is not True]
+    if not errors:
+        return _kernel_gpu_exception(ctx)
+    first = errors[0]
+    ranks = ctx.global_ranks(errors)
+    if ranks and _opens_inside_another_report(ctx, first):
+        return Finding(
+            Category.GPU_CUDA, (), (),
+            (f"{who(first)}: CUDA error: {first.event.fields.get('message')} ({first.where}), "
+             "after the end of another process's report of an error, its writer cut off: "
+             "which rank failed first is not shown",), first,
+            ("Read every rank's output from the start of the failure: the first CUDA error's "
+             "rank is the one to rerun with CUDA_LAUNCH_BLOCKING=1.",),
+        )
+    task = None if ranks else _ray_task(ctx, first)
+    named = [_named(r, next(e for e in errors if e.rank == r)) for r in ranks] or [
+        _ray_task_name(task) if task is not None else _named(None, _best_located(errors))]
+    return Finding(
+        Category.GPU_CUDA, ranks, tuple(n for n in named if n),
+        (f"{who(first)}: CUDA error: {first.event.fields.get('message')} ({first.where})",),
+        first,
+        ("Rerun with CUDA_LAUNCH_BLOCKING=1 to find the failing kernel; 'device-side assert' "
+         "usually means a bad index or label.",),
+    )
+
+
+_DUPLICATE_GPU = re.compile(r"Duplicate GPU detected : rank (\d+) and rank (\d+) both on CUDA "
+                            r"device (\w+)")
+
+
+_RANK_TWICE = re.compile(r"Bootstrap Root : rank (\d+) of (\d+) ranks has already checked in")
+
+
+def nccl_usage(ctx: Context) -> Finding | None:
+    """NCCL refusing a communicator whose ranks share a GPU (`Duplicate GPU detected`, init.cc):
+    the job placed two ranks on one device (no set_device(local_rank), a wrong
+    CUDA_VISIBLE_DEVICES), a launch bug, not a fault of either rank."""
+    for item in ctx.located:
+        text = f"{item.event.fields.get('last_error', '')} {item.event.fields.get('message', '')}"
+        twice = _RANK_TWICE.search(text)
+        if twice is not None:
+            # bootstrap.cc: two processes were started as one rank (a launch bug)
+            rank = int(twice[1])
+            return Finding(
+                Category.SOFTWARE, (rank,), (f"rank {rank} (started twice)",),
+                (f"NCCL's bootstrap root: rank {rank} of {twice[2]} has already checked in "
+                 f"({item.where}): two processes were launched as rank {rank}",), item,
+                ("Check the launcher's rank assignment (node rank, SLURM_PROCID, the number of "
+                 "tasks per node): each rank must be started once.",),
+            )
+        m = _DUPLICATE_GPU.search(text)
+        if m is None:
+            continue
+        return Finding(
+            Category.SOFTWARE, (), (f"rank {m[1]} and rank {m[2]} on one GPU (CUDA device {m[3]})",),
+            (f"NCCL: ranks {m[1]} and {m[2]} are both on CUDA device {m[3]} ({item.where}); "
+             "every rank needs its own GPU",), item,
+            ("Call torch.cuda.set_device(local_rank) before init_process_group (or give each "
+             "rank its own CUDA_VISIBLE_DEVICES).",),
+        )
+    return None
+
+
+def _kernel_gpu_exception(ctx: Context) -> Finding | None:
+    """The kernel's record of a program's GPU exception (Xid 13 SM exception, 31 MMU fault,
+    43 channel stopped): an illegal access by the process it names, on that GPU."""
+    xids = [x for x in ctx.of(EventKind.XID) if x.event.fields.get("role") == "software"]
+    if not xids:
+        return None
+    first = xids[0]
+    f = first.event.fields
+    pid = str(f.get("pid") or "").strip("'")
+    process = f" (pid {pid}, {f.get('process')})" if pid.isdigit() else ""
+    return Finding(
+        Category.GPU_CUDA, (), (f"GPU {f.get('pci')}{process}",),
+        (f"the kernel logged Xid {f.get('xid')} on GPU {f.get('pci')}{process}: "
+         f"{str(f.get('message'))[:120]} ({first.where}); a program's illegal GPU access",),
+        first,
+        ("Rerun with CUDA_LAUNCH_BLOCKING=1 (or compute-sanitizer) to find the kernel that "
+         "faulted; if the Xid repeats across jobs on this GPU only, have the GPU checked.",),
+    )
+
+
+def gpu_fault(ctx: Context) -> Finding | None:
+    """Driver and PCIe lines about a GPU: the hardware under the software errors."""
+    items = ctx.of(EventKind.GPU_FAULT)
+    if not items:
+        return None
+    named = [i for i in items if i.event.fields.get("pci")]
+    devices = sorted({str(i.event.fields["pci"]) for i in named if "device handle" in
+                      i.event.text or "NVIDIA GPU" in i.event.text})
+    ports = sorted({str(i.event.fields["pci"]) for i in named if "AER" in i.event.text})
+    culprits = [f"GPU {d}" for d in devices] + [f"PCIe port {p}" for p in ports
+                                                  if not devices]
+    first = items[0]
+    hosts = sorted({i.event.host for i in items if i.event.host})
+    evidence = [f"{first.event.text.strip()[:160]} ({first.where})"]
+    if ports:
+        evidence.append(f"kernel PCIe AER errors on {', '.join(ports)}")
+    return Finding(
+        Category.GPU_CUDA, (), tuple(culprits) + tuple(f"node {h}" for h in hosts),
+        tuple(evidence), first,
+        ("Drain the node and check the GPU and its PCIe link (`nvidia-smi -q`, `dmesg | grep -i "
+         "-e xid -e aer`); reseat or replace it before resubmitting.",),
+    )

@@ -1,0 +1,431 @@
+"""Rules that read the job's own faults: its exceptions, its writes, its data loading.
+"""
+
+from __future__ import annotations
+
+import re
+
+from monitor.model import Category
+from monitor.parse.log_events import EventKind
+from monitor.parse.log_patterns import DATA_PHASE_WORDS
+from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
+from monitor.triage.lexicon import CORRUPT_DATA, Family, read_line
+from monitor.triage.rules.base import (
+    _LEGACY_LOCAL,
+    _NCCL_UNEXPLAINED,
+    _SPAWN_EXIT,
+    Context,
+    Finding,
+    _called,
+    _failed_worker,
+    _message,
+    _named,
+    _ray_rank,
+    _ray_task,
+    _ray_task_name,
+)
+
+# A missing file (FileNotFoundError) is not among them: a path the job got wrong, or two
+# ranks racing on one file, is the job's bug; the storage did what it was asked.
+_IO_EXCEPTIONS = frozenset({"OSError", "IOError", "FileExistsError", "PermissionError",
+                            "BlockingIOError", "ConnectionResetError", "TimeoutError",
+                            "ConnectionError", "ReadTimeoutError", "ReadTimeout"})
+
+
+def _worker(item: Located) -> str:
+    """The dead DataLoader worker, by its rank and pid as far as the line shows them."""
+    pid = item.event.fields.get("pid") or item.event.fields.get("pids")
+    worker = f"DataLoader worker pid {pid}" if pid else "a DataLoader worker"
+    return f"{worker} of {who(item)}" if item.rank is not None else worker
+
+
+def dataloader(ctx: Context) -> Finding | None:
+    died = ctx.of(EventKind.DATALOADER_WORKER_DIED)
+    timeouts = ctx.of(EventKind.DATALOADER_TIMEOUT)
+    if died:
+        # A worker that "exited unexpectedly" says nothing of why; a line that names the cause
+        # (a bus error, shared memory) is the better witness of the same death.
+        named = [e for e in died if e.event.fields.get("cause") not in ("exited", None)]
+        first = named[0] if named else died[0]
+        cause = first.event.fields.get("cause")
+        ranks = ctx.global_ranks([first])
+        culprits = (_worker(first),)
+        if cause == "bus_error" or first.event.fields.get("shm"):
+            return Finding(
+                Category.INFRASTRUCTURE, ranks, culprits,
+                (f"{who(first)}: a DataLoader worker hit a bus error: shared memory (/dev/shm) "
+                 f"is too small ({first.where})",), first,
+                ("Give the container more shared memory (`--shm-size`, `--ipc=host`, or a "
+                 "bigger /dev/shm), or lower num_workers.",),
+            )
+        if cause == "exception":
+            exc = str(first.event.fields.get("exc", ""))
+            # the worker's original exception (its last lines) may say the input is corrupt
+            corrupt = CORRUPT_DATA.search(first.event.text) or next(
+                (m for t in ctx.scans[first.file_index].tail if t.line >= first.event.line
+                 if (m := CORRUPT_DATA.search(t.text)) is not None), None)
+            category = (Category.DATA if corrupt else
+                        Category.STORAGE_IO if exc in _IO_EXCEPTIONS else Category.SOFTWARE)
+            return Finding(
+                category, ranks, culprits,
+                (f"{who(first)}: {exc} in a DataLoader worker ({first.where})"
+                 + (f"; the input it read is corrupt: '{corrupt.group(0)}'" if corrupt else ""),),
+                first,
+                ("Fix the sample or the data path the worker failed on (the 'Original "
+                 "Traceback' shows the frame).",),
+            )
+        if cause == "killed":
+            return Finding(
+                Category.UNDETERMINED, ranks, culprits,
+                (f"{_worker(first)} was killed by SIGKILL ({first.where}); that is usually "
+                 "the host OOM killer, but no kernel or cgroup line here says so",), first,
+                ("Check `dmesg -T | grep -i 'killed process'` on that host; if it was the OOM "
+                 "killer, lower num_workers/prefetch_factor or raise the memory limit.",),
+            )
+        return Finding(
+            Category.UNDETERMINED, ranks, culprits,
+            (f"{who(first)}: a DataLoader worker died ({cause}) ({first.where}); nothing here "
+             "shows why",), first,
+            ("Rerun with num_workers=0 to see the worker's own error.",),
+        )
+    if timeouts:
+        first = timeouts[0]
+        return Finding(
+            Category.DATALOADER_STALL, ctx.global_ranks([first]),
+            (who(first),) if first.rank is not None else (),
+            (f"{who(first)}: DataLoader timed out after "
+             f"{first.event.fields.get('timeout_seconds')} s ({first.where})",), first,
+            ("Find the slow sample or storage behind the stalled worker (py-spy dump of the "
+             "worker).",),
+        )
+    return None
+
+
+def data_phase(ctx: Context) -> Finding | None:
+    """A process that did not time out was still preparing data for about the timeout."""
+    timeouts = ctx.of(EventKind.WATCHDOG_TIMEOUT)
+    if not timeouts:
+        return None
+    timed_out = ctx.timed_out_ranks
+    longest = max((t.event.int_field("timeout_ms") or 0) for t in timeouts) / 1000.0
+    for item in ctx.of(EventKind.PROGRESS):
+        desc = str(item.event.fields.get("desc", ""))
+        if not any(word in desc for word in DATA_PHASE_WORDS):
+            continue
+        labelled = item.rank is not None and item.rank_origin != "pg"
+        if labelled and item.rank in timed_out:
+            continue
+        elapsed = elapsed_seconds(str(item.event.fields.get("elapsed", "")))
+        if longest and elapsed is not None and elapsed < 0.5 * longest:
+            continue
+        ranks = ctx.global_ranks([item]) if labelled else ()
+        culprits = ((f"rank {ranks[0]}",) if ranks else
+                    (f"the process printing {desc!r} (its rank is not shown in the log)",))
+        first = timeouts[0].event.fields
+        evidence = [
+            f"{who(item) if labelled else 'an unlabelled process'} was still in {desc!r} "
+            f"({item.event.fields.get('step')}/{item.event.fields.get('total')}, "
+            f"{item.event.fields.get('elapsed')} elapsed) when the collective timed out after "
+            f"{longest:.0f} s ({item.where})",
+            f"the timed-out collective (#{first.get('seq')} {first.get('op')} "
+            f"NumelIn={first.get('numel_in')}) waited for it ({timeouts[0].where})",
+        ]
+        in_data = [t for t in ctx.of(EventKind.PYTHON_TRACEBACK)
+                   if t.event.fields.get("in_data_code")]
+        if in_data:
+            evidence.append(f"a traceback in data-loading code follows ({in_data[0].where})")
+        return Finding(
+            Category.DATA, ranks, culprits, tuple(evidence), item,
+            ("Do the data preparation before init_process_group, on every rank, or cache it; "
+             "or raise the process-group timeout above the preparation time.",),
+        )
+    return None
+
+
+def elapsed_seconds(text: str) -> float | None:
+    """tqdm's `29:56` or `2:22:47` → seconds."""
+    parts = text.split(":")
+    if not text or not all(p.isdigit() for p in parts):
+        return None
+    total = 0.0
+    for part in parts:
+        total = total * 60 + int(part)
+    return total
+
+
+_COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "KeyboardInterrupt",
+               "DistNetworkError", "DistStoreError", "RendezvousConnectionError", "NCCL",
+               "ProcessExitedException", "ActorDiedError", "RayActorError",
+               # Ray: the worker process died; why is not in the exception
+               "WorkerCrashedError", "LocalRayletDiedError", "RaySystemError",
+               # vLLM's engine after one of its workers died
+               "EngineDeadError",
+               # the agent's rendezvous ended or timed out: a node never came (init_timeout)
+               "RendezvousClosedError", "RendezvousTimeoutError",
+               # Ray Train's waits for its workers: read as timeouts, not the job's bug
+               "WorkerGroupStartupTimeoutError", "BroadcastCollectiveTimeoutError",
+               # mp.spawn's wrapper: the worker's own traceback follows it
+               "ProcessRaisedException")
+
+
+# An exception whose message starts with the rank that raised it (Megatron's NaN checks).
+_SELF_NAMED = re.compile(r"\[?Rank (\d+)\]?: ")
+
+
+def _collective_timed_out(item: Located) -> bool:
+    """An exception a collective call raised because it waited too long (gloo's and old
+    NCCL's `work.wait()`: `RuntimeError: Operation timed out!`): the symptom of a peer that did
+    not arrive, not this process's bug. A connection that timed out is the network's."""
+    message = str(item.event.fields.get("exc_message", ""))
+    return (item.event.fields.get("in_collective") is True and "timed out" in message.lower()
+            and "onnect" not in message)
+
+
+# torch could not write a tensor's shared-memory file (an mmap that failed is memory, not
+# /dev/shm filling)
+_TORCH_SHM_FILE = re.compile(r"unable to write to file </torch_\d+_")
+
+
+# An accelerator runtime's own result in an exception the job's code raised (XLA's
+# `RESOURCE_EXHAUSTED: Error allocating device buffer` on a TPU's HBM too)
+_ACCELERATOR_OOM = re.compile(r"PT_DEVMEM Allocation failed|\b(?:ZE|UR)_RESULT_ERROR_OUT_OF_\w*MEMORY|"
+                              r"RESOURCE_EXHAUSTED: .{0,60}(?:[Aa]llocat|[Oo]ut of memory|"
+                              r"[Aa]ttempting to reserve|[Rr]an out of memory)")
+
+
+_ACCELERATOR_ERROR = re.compile(r"\b(?:ZE|UR)_RESULT_ERROR_\w+")
+
+
+_OWN_ADVICE = {
+    Category.OOM: "The device ran out of memory on the rank that raised it: lower the "
+                  "micro-batch or shard the model further.",
+    Category.GPU_CUDA: "The accelerator's runtime failed on the rank that raised it: check that "
+                       "device (its driver's log, a rerun on another one).",
+    Category.INFRASTRUCTURE: "The node's /dev/shm filled: give the container more shared "
+                             "memory (--shm-size) or fewer DataLoader workers.",
+}
+
+
+# mp.spawn's report of the worker whose error ended the job, before that worker's traceback
+_SPAWN_REPORT = re.compile(r"^-- [Pp]rocess (\d+) terminated with the following error:")
+
+
+def _spawned_worker(ctx: Context, item: Located) -> str | None:
+    """The mp.spawn worker that raised `item`: the spawn report nearest above it, when the
+    file's reports name one worker. Its index is a local one (a global rank only on one
+    node): named, never taken for a rank."""
+    reports = [(t.line, m[1]) for t in ctx.scans[item.file_index].tail
+               if (m := _SPAWN_REPORT.match(t.text.strip())) is not None]
+    above = [index for line, index in reports if line < item.event.line]
+    if not above or len({index for _, index in reports}) != 1:
+        return None
+    return _called(None, f"process {above[-1]}")
+
+
+_PARENT_GONE = ("UnpicklingError", "EOFError", "ConnectionResetError", "BrokenPipeError",
+                "FileNotFoundError")
+
+
+def _aftermath(ctx: Context, item: Located) -> bool:
+    """An exception that only follows another process's end: Python's report of one it
+    ignored in a `__del__` while tearing down (`Exception ignored in: <function ….__del__>`,
+    its innermost frame the `__del__`), or a spawned child that could not read its start-up
+    data from a parent already gone (under multiprocessing's `spawn_main`, while unpickling,
+    not while importing the job's `__main__`)."""
+    frames = item.event.fields.get("frames")
+    shown = [str(f) for f in frames] if isinstance(frames, tuple) else []
+    exc = str(item.event.fields.get("exc_type", "")).rsplit(".", 1)[-1]
+    if (any("spawn_main" in f for f in shown) and exc in _PARENT_GONE
+            and not any(w in f for f in shown for w in ("prepare", "_fixup_main"))):
+        return True
+    return bool(shown) and shown[-1].endswith(" __del__") and any(
+        t.line == item.event.line - 1 and t.text.lstrip().startswith("Exception ignored in")
+        for t in ctx.scans[item.file_index].tail)
+
+
+def _transport_gave_up(item: Located) -> bool:
+    """EAGAIN out of a torch.distributed call (`RuntimeError: Resource temporarily unavailable`
+    from `_dist_broadcast_coalesced`): the collective's socket timed out waiting for a peer, the
+    peer's story, not the job's bug."""
+    frames = item.event.fields.get("frames")
+    return ("Resource temporarily unavailable" in str(item.event.fields.get("exc_message", ""))
+            and str(item.event.fields.get("exc_type", "")).rsplit(".", 1)[-1] == "RuntimeError"
+            and isinstance(frames, tuple) and bool(frames)
+            and _TORCH_DIST_FRAME.search(str(frames[-1])) is not None)
+
+
+_TORCH_DIST_FRAME = re.compile(r"torch/(?:distributed/(?!elastic/)|nn/parallel/distributed\.py)")
+
+
+def own_exception(ctx: Context) -> Finding | None:
+    own = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
+           if item.event.fields.get("exc_type")
+           and not any(w in str(item.event.fields["exc_type"]) for w in _COLLATERAL)
+           and not _launcher_called_process(item)
+           # horovodrun's and mpirun's report of the first process to exit non-zero
+           and "exited with non-zero status" not in str(item.event.fields.get("exc_message", ""))
+           # mp.spawn's report of a worker's exit (a bare `Exception` before torch 1.6)
+           and _SPAWN_EXIT.search(str(item.event.fields.get("exc_message", ""))) is None
+           and not any(w in str(item.event.fields.get("exc_message", ""))
+                       for w in (*_PEER_LOST, *_WAITED_FOR_A_PEER, *_NCCL_UNEXPLAINED))
+           and "CUDA" not in str(item.event.fields.get("exc_message", ""))
+           and not _collective_timed_out(item)
+           and not _transport_gave_up(item)
+           and not _aftermath(ctx, item)]
+    if not own:
+        return None
+    first = own[0]
+    exc = str(first.event.fields.get("exc_type"))
+    message = str(first.event.fields.get("exc_message", ""))
+    if _TORCH_SHM_FILE.search(message):
+        # torch's shared-memory segment (`unable to write to file </torch_4740_…>: No space
+        # left on device`): the node's /dev/shm filled, not a disk
+        category = Category.INFRASTRUCTURE
+    elif CORRUPT_DATA.search(message) and "_tensor_to_object" not in str(
+            first.event.fields.get("frames", "")):  # the file it read is corrupt, not the disk
+        category = Category.DATA
+    elif exc.rsplit(".", 1)[-1] in _IO_EXCEPTIONS or any(
+            w in message for w in ("Input/output error", "Stale file handle",
+                                   "No space left on device", "Parent directory",
+                                   # torch.save's writer: fewer bytes landed than it wrote
+                                   "inline_container.cc", "unexpected pos")):
+        category = Category.STORAGE_IO
+    else:
+        # in dataset code or not, the job's own exception is its bug (a stall in data
+        # loading is another matter: the data_phase rule), unless it carries an accelerator
+        # runtime's own result: Habana's allocator, Intel's Level Zero or Unified Runtime
+        said = read_line(f"{exc}: {message}")
+        category = (Category.OOM if _ACCELERATOR_OOM.search(message) or (
+                        said is not None and said.family is Family.OOM) else
+                    Category.GPU_CUDA if _ACCELERATOR_ERROR.search(message) else
+                    Category.SOFTWARE)
+    ranks = ctx.global_ranks([first])
+    self_named = _SELF_NAMED.match(message)
+    if not ranks and self_named is not None:  # `AssertionError: Rank 13: found NaN …`
+        ranks = (int(self_named[1]),)
+    task = None if ranks else _ray_task(ctx, first)
+    raiser = _ray_task_name(task) if task is not None else who(first)
+    worker = _failed_worker(ctx) if not ranks and task is None else None
+    spawned = _spawned_worker(ctx, first) if not ranks and task is None and not worker else None
+    culprits: tuple[str, ...] = (_named(ranks[0], first),) if ranks else (
+        (raiser,) if task is not None else
+        (f"{worker}, the launcher's one failed worker",) if worker else
+        (spawned,) if spawned else ())
+    if task is not None and _ray_rank(task):
+        ranks = _ray_rank(task)
+        culprits = (f"rank {ranks[0]}", raiser)
+    return Finding(
+        category, ranks, culprits,
+        (f"{raiser} raised {exc}: {message[:160]} ({first.where})",), first,
+        (_OWN_ADVICE.get(category, "Fix the exception on the first failing rank; the errors "
+                         "on the other ranks are its consequences."),),
+    )
+
+
+# A collective that failed because its peer went away: the peer's failure is the cause.
+_PEER_LOST = ("remote worker", "Connection reset by peer", "Connection closed by peer",
+              "Connection closed by remote peer",
+              # gRPC (TensorFlow's and JAX's collectives): the peer's end of the call closed
+              "Socket closed",
+              # Horovod stops every rank after one rank's exception or early exit
+              "Horovod has been shut down")
+
+
+# A collective that timed out waiting for a peer: the symptom of whoever did not arrive.
+_WAITED_FOR_A_PEER = ("Timed out waiting", "Watchdog caught collective operation timeout",
+                      "failed to pass monitoredBarrier", "communicator was aborted",
+                      "timed out in call to wait()", "timed out in blocking wait",
+                      "Application timeout caused pair closure", "timed out in monitoredBarrier",
+                      "received errors while waiting for send/recv",
+                      # JAX's and TensorFlow's coordination service: a task did not arrive
+                      "Barrier timed out",
+                      # gRPC's status for a call the other end did not answer in time
+                      "DEADLINE_EXCEEDED",
+                      # Ascend: HCCL's collectives run as device tasks, so a peer that never
+                      # came shows as a device wait that timed out (EI0002's Notify wait)
+                      "SynchronizeDeviceWithTimeout", "Notify register times out",
+                      "internal task times out")
+
+
+def _launcher_called_process(item: Located) -> bool:
+    """A launcher's own CalledProcessError about a worker (torch.distributed.launch, accelerate,
+    a wrapper script): the worker's exit, not the job's bug."""
+    message = _message(item)
+    return str(item.event.fields.get("exc_type", "")).endswith("CalledProcessError") and (
+        _LEGACY_LOCAL.search(message) is not None or "died with <Signals." in message)
+
+
+_STORAGE_WORDS = ("PytorchStreamWriter failed", "No space left on device", "Disk quota exceeded",
+                  "StorageFull")
+
+
+def storage_write(ctx: Context) -> Finding | None:
+    """A checkpoint or file write that failed: full disk, quota, the writer itself."""
+    items = ctx.of(EventKind.STORAGE_WRITE)
+    items += [t for t in ctx.of(EventKind.PYTHON_TRACEBACK)
+              if any(w in _message(t) for w in _STORAGE_WORDS)]
+    if not items:
+        return None
+    items.sort(key=Located.order)
+    first = items[0]
+    ranks = ctx.global_ranks(items[:1])
+    dcp = ctx.of(EventKind.CHECKPOINT_FAILED)
+    if dcp:
+        # torch.distributed.checkpoint names the ranks whose write failed
+        named = tuple(sorted({int(r) for r in str(dcp[0].event.fields.get("ranks", ""))
+                              .replace(" ", "").split(",") if r.isdigit()}))
+        ranks = named or ranks
+    # a full /dev/shm often takes two lines (NCCL's proxy: `Accept failed No space left on
+    # device`, then `failed to extend /dev/shm/nccl-…`): the neighbour names the segment
+    shm = next((i for i in items if i.file_index == first.file_index
+                and 0 <= i.event.line - first.event.line <= 3 and _shm_write(i)
+                and (i is first or i.rank == first.rank)), None)
+    first = shm or first
+    text = _message(first).strip() or first.event.text.strip()
+    f = first.event.fields
+    if shm is not None:
+        # NCCL's shared-memory transport could not grow its segment, or torch could not write
+        # a tensor's shared-memory file (`</torch_4740_…>`): /dev/shm is too small
+        where = whereabouts(first)
+        return Finding(
+            Category.INFRASTRUCTURE, (), (f"/dev/shm of {where}",) if where else (),
+            (f"{who(first)}: a shared-memory segment could not be written: {text[:120]} "
+             f"({first.where}); the node's or container's /dev/shm is too small",), first,
+            ("Give the container more shared memory (`--shm-size`, `--ipc=host`, a bigger "
+             "/dev/shm), or set NCCL_SHM_DISABLE=1.",),
+        )
+    if f.get("device") or f.get("server"):
+        # the kernel's line about a file system: the node and the device are named, not a
+        # rank (a kernel line in a rank's file is still the node's)
+        where = f"node {first.event.host}" if first.event.host else "the node that logged it"
+        what = f"device {f['device']}" if f.get("device") else f"NFS server {f['server']}"
+        return Finding(
+            Category.STORAGE_IO, (), (f"{where} ({what})",),
+            (f"the kernel reports a storage failure on {where}: {text[:160]} "
+             f"({first.where})",), first,
+            ("Check that file system and its device on that node (`dmesg`, the NFS/Lustre "
+             "server's state); the ranks that hung or failed there wrote to it.",),
+        )
+    evidence = [f"{who(first)}: a write failed: {text[:160]} ({first.where})"]
+    if dcp:
+        evidence.append(f"torch.distributed.checkpoint reports the failed ranks: "
+                        f"{compress_ranks(ranks)} ({dcp[0].where})")
+    culprits = [f"rank {r}" for r in ranks]
+    task = _ray_task(ctx, first)
+    if not ranks and task is not None:
+        culprits.append(_ray_task_name(task))
+        evidence.append(f"the error came from {_ray_task_name(task)} ({task.where})")
+    return Finding(
+        Category.STORAGE_IO, ranks, tuple(culprits),
+        tuple(evidence), first,
+        ("Check the target filesystem's free space and quota (`df -h`, `quota -s`, `lfs quota`) "
+         "and where the checkpoint goes; keep fewer checkpoints or write them elsewhere.",),
+    )
+
+
+def _shm_write(item: Located) -> bool:
+    """A write into shared memory: NCCL's shared-memory transport growing its segment
+    (`/dev/shm/nccl-…`, posix_fallocate), or torch writing a tensor's file (`</torch_4740_…>`)."""
+    text = item.event.text
+    return (any(w in text for w in ("posix_fallocate", "shared memory segment", "/dev/shm/"))
+            or _TORCH_SHM_FILE.search(_message(item) or text) is not None)

@@ -1,0 +1,511 @@
+"""Rules that read what launchers and schedulers say: a job stopped from outside, a process
+killed or crashed, the first failure a launcher names, Ray actors.
+"""
+
+from __future__ import annotations
+
+import re
+
+from monitor.model import Category
+from monitor.parse.envelope import split_envelope
+from monitor.parse.log_events import EventKind, Level
+from monitor.parse.log_patterns import FieldValue
+from monitor.triage.evidence import Located, compress_ranks, who
+from monitor.triage.lexicon import CATEGORY, OWN_FAULT, Family, Reading, read_line
+from monitor.triage.reader import TailLine
+from monitor.triage.rules.base import (
+    _LEGACY_LOCAL,
+    _SPAWN_EXIT,
+    Context,
+    Finding,
+    _message,
+    _ray_rank,
+    _ray_task_name,
+    _some,
+)
+from monitor.triage.topology import task_ranks
+
+_SCHEDULER_NOISE = frozenset({EventKind.RETRY, EventKind.CONNECTION_ERROR, EventKind.NCCL_WARN})
+
+
+def _failed_before(ctx: Context, item: Located) -> bool:
+    """Did the job fail before `item`: an error earlier in its file, or a task that exited by
+    itself (srun's `Exited with exit code`, `Killed`) anywhere?"""
+    return any(e.event.level >= Level.ERROR and e.kind not in _SCHEDULER_NOISE
+               and e.kind is not EventKind.SLURM_CANCEL
+               and ((e.kind is EventKind.SLURM_TASK_EXIT and not _stopped_by_srun(e))
+                    or (e.file_index == item.file_index and e.event.line < item.event.line))
+               for e in ctx.located)
+
+
+def _stopped_by_srun(item: Located) -> bool:
+    """`tasks 0-3: Terminated`: srun stopping the step's other tasks, not a task's failure."""
+    return (item.event.fields.get("signal") == "SIGTERM"
+            or str(item.event.fields.get("status_text", "")).startswith("Terminated"))
+
+
+def scheduler(ctx: Context) -> Finding | None:
+    cancels = [e for e in ctx.of(EventKind.SLURM_CANCEL)
+               if e.event.fields.get("reason") in ("time_limit", "preemption", "node_failure")]
+    # A plain cancel (scancel, or Slurm <= 23.02 for a failed task) or a requeue is a stop
+    # from outside only when nothing in the job failed before it.
+    cancels += [e for e in ctx.of(EventKind.SLURM_CANCEL)
+                if e.event.fields.get("reason") in ("cancelled", "job_requeue")
+                and not _failed_before(ctx, e)]
+    nodes = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
+             if str(e.event.fields.get("status_text", "")).startswith(
+                 ("Node failure", "Task launch for"))]
+    # torchrun stops its workers with SIGTERM when one fails; any other signal it sends them is
+    # the one it was sent (a closed terminal's SIGHUP, Ctrl-C's SIGINT)
+    forwarded = [e for e in ctx.of(EventKind.AGENT_SIGTERM)
+                 if e.event.fields.get("signal") in ("SIGHUP", "SIGINT", "SIGQUIT")
+                 and not _failed_before(ctx, e)]
+    items = [*cancels, *nodes, *forwarded,
+             *ctx.of(EventKind.AGENT_DEATH_SIGNAL, EventKind.POD_EVICTED)]
+    if not items:
+        return None
+    first = min(items, key=Located.order)
+    earlier = [e for e in ctx.located if e.order() < first.order()
+               and e.event.level >= Level.ERROR and e.kind not in _SCHEDULER_NOISE]
+    if earlier and first.time is not None:
+        return None  # the job was already failing when the scheduler stepped in
+    fields = first.event.fields
+    if first.kind is EventKind.SLURM_CANCEL:
+        text = (f"SLURM cancelled {str(fields.get('what', '')).lower()} {fields.get('job')} due "
+                f"to {str(fields.get('reason')).replace('_', ' ')} ({first.where})")
+    elif first.kind is EventKind.AGENT_DEATH_SIGNAL:
+        text = (f"the launcher received {fields.get('signal')} from outside the job (scheduler "
+                f"cancel, preemption or a user) ({first.where})")
+    elif first.kind is EventKind.AGENT_SIGTERM:
+        text = (f"the launcher passed {fields.get('signal')} on to its workers ({first.where}): "
+                "it was sent from outside the job (a closed terminal, Ctrl-C, the scheduler)")
+    elif first.kind is EventKind.POD_EVICTED:
+        pod, node = fields.get("pod"), fields.get("node")
+        what = {"Preempted": "preempted", "PreemptionByScheduler": "preempted",
+                "NodeNotReady": "lost the node of", "TaintManagerEviction": "evicted"}.get(
+            str(fields.get("what")), "evicted")
+        subject = f"pod {pod}" if pod else (f"the job's pod on node {node}" if node else "a pod")
+        text = f"Kubernetes {what} {subject} of the job ({first.where})"
+        return Finding(
+            Category.INFRASTRUCTURE, (),
+            tuple([f"pod {pod}"] if pod else []) + tuple([f"node {node}"] if node else []),
+            (text,), first,
+            ("An eviction is the node's or the cluster's decision (node pressure, a drain, "
+             "preemption): `kubectl describe pod` and the node's conditions say which.",),
+        )
+    else:
+        text = f"srun: {fields.get('status_text')} ({first.where})"
+    named = tuple(dict.fromkeys(str(e.event.fields["node"]) for e in nodes
+                                if e.event.fields.get("node"))) if first in nodes else ()
+    culprit: tuple[str, ...]
+    if len(named) > 1:  # srun could not start the step on several nodes: every one of them
+        culprit = ("nodes " + _some(named),)
+        text += f"; {len(named)} nodes in all"
+    else:
+        culprit = (f"node {fields['node']}",) if fields.get("node") else ()
+    return Finding(
+        Category.INFRASTRUCTURE, (), culprit, (text,), first,
+        ("Time limit: raise --time or checkpoint more often; preemption or node failure: "
+         "resubmit and have the node checked.",),
+    )
+
+
+def native_crash(ctx: Context) -> Finding | None:
+    crashes = ctx.of(EventKind.FAULTHANDLER, EventKind.NATIVE_CRASH)
+    if not crashes:
+        return None
+    first = crashes[0]
+    ranks = ctx.global_ranks([first])
+    crashed = {c.rank for c in crashes if c.rank is not None}
+    if len(crashed) >= 2 and len({str(c.event.fields.get("signal")) for c in crashes}) == 1:
+        # the same signal in several ranks at once: a shared cause (shared memory, the node),
+        # not the first rank to print it
+        return Finding(
+            Category.UNDETERMINED, (), (),
+            (f"ranks {compress_ranks(sorted(crashed))} all crashed with "
+             f"{first.event.fields.get('signal')} (first at {first.where}); a cause they share "
+             "(shared memory, the node) is likelier than one rank's fault",), first,
+            ("A bus error in several ranks is usually a full /dev/shm (raise --shm-size); check "
+             "the node's kernel log for other causes.",),
+        )
+    where = " inside a collective (all_reduce)" if first.event.fields.get("in_collective") else ""
+    pid = first.event.int_field("pid")
+    culprits: tuple[str, ...] = (who(first),) if ranks else ()
+    if not ranks and pid is not None:
+        # mpirun names the rank of the pid whose handler printed the crash
+        mpi = [e.event.int_field("mpi_rank") for e in ctx.of(EventKind.MPI_EXIT)
+               if e.event.int_field("pid") == pid]
+        ranks = tuple(r for r in mpi[:1] if r is not None)
+        culprits = (*(f"rank {r}" for r in ranks), f"pid {pid}")
+    return Finding(
+        Category.UNDETERMINED, ranks, culprits,
+        (f"{who(first)} crashed with {first.event.fields.get('signal')}{where} "
+         f"({first.where})",), first,
+        ("A native crash: get a core dump, or run the failing rank with NCCL_DEBUG=INFO; "
+         "check the node's kernel log for GPU or NIC errors.",),
+    )
+
+
+def _failed_alike(item: Located) -> list[int]:
+    """The other ranks of a failure table that died as its root cause did: by the same
+    signal, in the same second."""
+    f = item.event.fields
+    others = f.get("other_failures")
+    if not isinstance(others, tuple) or not f.get("root_time"):
+        return []
+    alike = []
+    for other in others:
+        o = dict(other)
+        if (o.get("signal") == f.get("root_signal") and o.get("time") == f.get("root_time")
+                and isinstance(o.get("rank"), int)):
+            alike.append(int(o["rank"]))
+    return alike
+
+
+def signal_kill(ctx: Context) -> Finding | None:
+    aborted_by_watchdog = bool(ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN))
+    for item in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
+        signal = item.event.fields.get("root_signal")
+        rank = item.event.fields.get("root_rank")
+        if not isinstance(rank, int):
+            finding = _killed_on_one_host(item)
+            if finding is not None:
+                return finding
+            continue
+        if not signal:
+            continue
+        if signal == "SIGABRT" and aborted_by_watchdog:
+            continue  # the NCCL watchdog aborted it: a consequence of the timeout
+        pid = item.event.fields.get("root_pid")
+        alike = _failed_alike(item)
+        if alike:
+            ranks = compress_ranks(sorted({rank, *alike}))
+            return Finding(
+                Category.UNDETERMINED, (), (),
+                (f"ranks {ranks} were all killed by {signal} in the same second "
+                 f"({item.event.fields.get('root_time')}, {item.where}): the launcher's 'root "
+                 "cause' is only the first it noticed, and one cause outside the ranks (the "
+                 "host, its shared memory, a kill of the job) is as likely as a culprit among "
+                 "them",), item,
+                ("Check the host: `dmesg -T` for the kernel's word on the signal, `df -h "
+                 "/dev/shm` for SIGBUS, the scheduler's record for a kill.",),
+            )
+        return Finding(
+            Category.UNDETERMINED, (rank,), (f"rank {rank} (pid {pid})",),
+            (f"rank {rank} (local_rank {item.event.fields.get('root_local_rank')}, pid {pid}) "
+             f"was the first to fail: killed by {signal} ({item.where}); nothing in the logs "
+             "says who sent it",), item,
+            ("A SIGKILL is usually the host OOM killer or the scheduler: check `dmesg -T | grep "
+             "-i 'killed process'` on that host and `sacct -j JOB -o MaxRSS,State`.",),
+        )
+    return None
+
+
+def launcher_task_exit(ctx: Context) -> Finding | None:
+    """mpirun and srun name the first process that died or exited by itself. An mpirun rank
+    is the job's rank; an srun task is one only when srun started the ranks itself (not a
+    per-node launcher), so it is named as a task. Why it died is not in these lines."""
+    mpi = ctx.of(EventKind.MPI_EXIT)
+    tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
+             if not _stopped_by_srun(e) and not e.event.fields.get("oom")
+             and (e.event.fields.get("exitcode") or e.event.fields.get("signal"))]
+    if mpi:
+        first = mpi[0]
+        f = first.event.fields
+        rank = first.event.int_field("mpi_rank")
+        signal = f.get("signal_text") or (f"signal {f['signo']}" if f.get("signo") else "")
+        how = f"died of {signal}" if signal else "was the first to exit with a non-zero status"
+        on = f" on node {f['node']}" if f.get("node") else ""
+        process = f.get("process_name") or (f"pid {f['pid']}" if f.get("pid") else "a process")
+        name = f"rank {rank}{on}" if rank is not None else str(process)
+        return Finding(
+            Category.UNDETERMINED, (rank,) if rank is not None else (), (name,),
+            (f"the launcher: {name} {how} ({first.where}); its own output, not shown, holds "
+             "why",), first,
+            ("Read that rank's own output (mpirun --tag-output prefixes it with [1,N]) and the "
+             "node's kernel log (OOM killer) at that time.",),
+        )
+    if tasks:
+        first = tasks[0]
+        f = first.event.fields
+        ids = [i for i in f.get("tasks") or () if isinstance(i, int)]  # type: ignore[union-attr]
+        ranks = task_ranks(ctx.topology, ids)
+        name = f"task {compress_ranks(ids)} on {f.get('node')}"
+        if ranks:
+            name = f"rank {compress_ranks(ranks)} (srun {name})"
+        return Finding(
+            Category.UNDETERMINED, ranks, (name,),
+            (f"srun: {name} was the first to stop by itself: {f.get('status_text')} "
+             f"({first.where}); the others were terminated after it",), first,
+            ("Read that task's own output (srun --label prefixes it) for its error.",),
+        )
+    return None
+
+
+def _killed_on_one_host(item: Located) -> Finding | None:
+    """A failure table without its root cause (cut in the paste) whose every failure was
+    killed by a signal on one host: the host is what the table shows, not a rank."""
+    others = item.event.fields.get("other_failures")
+    entries = [dict(e) for e in others] if isinstance(others, tuple) else []
+    hosts = {e.get("host") for e in entries}
+    signals = {e.get("signal") for e in entries}
+    if not entries or len(hosts) != 1 or None in hosts or len(signals) != 1 or None in signals:
+        return None
+    host, signal = hosts.pop(), signals.pop()
+    ranks = sorted(int(str(e["rank"])) for e in entries if isinstance(e.get("rank"), int))
+    return Finding(
+        Category.UNDETERMINED, (), (f"host {host} ({len(entries)} workers killed by {signal})",),
+        (f"every failure the launcher lists ({len(entries)}: ranks "
+         f"{', '.join(map(str, ranks)) or 'unknown'}) was killed by {signal} on host {host} "
+         f"({item.where}); the table's root cause is not in the logs, and nothing says who "
+         "sent the signal",), item,
+        ("Several workers of one host killed at once is usually the host OOM killer or the "
+         f"scheduler: check `dmesg -T | grep -i 'killed process'` on {host}.",),
+    )
+
+
+# The families whose words explain why a process died (not a lost peer, a kill or a bare
+# failure, which only say that it did)
+_EXPLAINS_A_DEATH = frozenset({Family.OOM, Family.GPU, Family.STORAGE, Family.INFRASTRUCTURE,
+                               Family.NETWORK, Family.INIT_TIMEOUT, Family.ENVIRONMENT,
+                               Family.SOFTWARE})
+
+
+def _actors_own_failure(ctx: Context, task: Located) -> tuple[TailLine, Reading] | None:
+    """The same Ray worker's (its prefix's pid) failing line nearest before the task's
+    error, in words that explain a death."""
+    pid, ip = task.event.int_field("pid"), task.event.fields.get("ip")
+    found = None
+    for tail in ctx.scans[task.file_index].loose:
+        env = split_envelope(tail.text)
+        if (tail.line < task.event.line and pid is not None and env.actor_pid == pid
+                and (ip is None or env.host is None or env.host == ip)):
+            reading = read_line(tail.text)
+            if reading is not None and reading.family in _EXPLAINS_A_DEATH:
+                found = (tail, reading)
+    return found
+
+
+def ray_creation_task(ctx: Context) -> Finding | None:
+    """Ray: an actor's constructor raised and the actor died. Its own exception, when the
+    traceback shows it, is read by the earlier rules; here the traceback was cut before it."""
+    items = [t for t in ctx.of(EventKind.RAY_TASK_ERROR) if "creation task" in t.event.text]
+    if not items:
+        return None
+    first = items[0]
+    ranks = _ray_rank(first)
+    said = _actors_own_failure(ctx, first)
+    if said is not None:  # the actor's own lines before its death say why (a bind that failed)
+        tail, reading = said
+        return Finding(
+            CATEGORY[reading.family], () if reading.family not in OWN_FAULT else ranks,
+            (*(f"rank {r}" for r in ranks if reading.family in OWN_FAULT),
+             _ray_task_name(first)),
+            (f"{_ray_task_name(first)} died while it was being created ({first.where}), "
+             f"after its own line '{reading.word}' "
+             f"({ctx.scans[first.file_index].path}:{tail.line}): {tail.text.strip()[:160]}",),
+            first,
+            ("The actor's constructor met the failure its line names; its full traceback is "
+             "in the worker's log under /tmp/ray/session_latest/logs on that node.",),
+        )
+    return Finding(
+        Category.UNDETERMINED, ranks,
+        (*(f"rank {r}" for r in ranks), _ray_task_name(first)),
+        (f"{_ray_task_name(first)} died while it was being created ({first.where}); the "
+         "exception that killed it is not in the logs",), first,
+        ("The actor's constructor raised: its full traceback is in the worker's log under "
+         "/tmp/ray/session_latest/logs (worker-*.err) on that node.",),
+    )
+
+
+def actor_died(ctx: Context) -> Finding | None:
+    """Ray: an actor or worker process died; Ray states the pid and, sometimes, the cause."""
+    items = ctx.of(EventKind.ACTOR_DIED)
+    if not items:
+        return None
+    node = [i for i in items if any(w in str(i.event.fields.get("message", "")) for w in (
+        "node has crashed", "marked dead", "node has died", "node was terminated"))]
+    if node:
+        first = node[0]
+        ips = sorted(set(re.findall(r"(?:Owner Ip address:|and address:|and ip:|IP:) ([\d.]+)",
+                                    first.event.text)))
+        return Finding(
+            Category.INFRASTRUCTURE, (), tuple(f"node {ip}" for ip in ips),
+            (f"Ray reports that a node died or was lost: "
+             f"{str(first.event.fields.get('message'))[:120]} ({first.where})",), first,
+            ("Check that node's health (kernel log, memory, power) and the Ray head's logs.",),
+        )
+    with_pid = [i for i in items if i.event.fields.get("pid")]
+    first = with_pid[0] if with_pid else items[0]
+    pid = first.event.fields.get("pid")
+    ip = first.event.fields.get("ip")
+    culprit = f"Ray worker pid {pid}" + (f" on {ip}" if ip else "") if pid else ""
+    return Finding(
+        Category.UNDETERMINED, (), (culprit,) if culprit else (),
+        (f"a Ray actor/worker died ({first.where}); Ray's own message lists the OOM killer, "
+         "`ray stop --force` or a crash as causes, and nothing here picks one",), first,
+        ("Look for the worker's own log under /tmp/ray/session_latest/logs and the node's "
+         "`dmesg` (OOM killer) at that time.",),
+    )
+
+
+# torch.distributed.launch before torchrun: `Command '[…, '--local_rank=3']' died with
+# <Signals.SIGKILL: 9>.` or `returned non-zero exit status 1.`
+_LEGACY_EXIT = re.compile(r"died with <Signals\.(SIG\w+): \d+>|returned non-zero exit status (-?\d+)")
+
+
+def _one_node_rank(ctx: Context, local: int, pid: FieldValue
+                   ) -> tuple[tuple[int, ...], str, tuple[str, ...]]:
+    """The ranks, name and reason for a launcher's local rank: on the job's one node it is
+    the global rank; elsewhere it names a process, never a rank."""
+    at = f"pid {pid}" if pid else ""
+    if not ctx.topology.one_node:
+        return (), f"local_rank {local}" + (f" ({at})" if at else ""), ()
+    return ((local,), f"rank {local} (local_rank {local}" + (f", {at})" if at else ")"),
+            (f"the job ran on one node ({ctx.topology.one_node}): local rank {local} is "
+             f"rank {local}",))
+
+
+def launcher_exit(ctx: Context) -> Finding | None:
+    """What the launcher says about the first worker to fail: its rank (or local rank and pid)
+    and its exit. A SIGKILL without OOM evidence is not a software bug; the category stays
+    undetermined and the culprit is the killed process."""
+    for item in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
+        rank = item.event.fields.get("root_rank")
+        code = item.event.fields.get("root_exitcode")
+        # a table cut after its root cause's rank still names the first failure
+        if isinstance(rank, int) and (code is None or (isinstance(code, int) and code > 0)):
+            pid = item.event.fields.get("root_pid")
+            exit_text = f"exit code {code}" if code is not None else "its exit code cut off"
+            return Finding(
+                Category.UNDETERMINED, (rank,),
+                (f"rank {rank} (pid {pid})" if pid is not None else f"rank {rank}",),
+                (f"the launcher's summary names rank {rank} as the first failure, {exit_text} "
+                 f"({item.where}); its own error is not in these logs",), item,
+                (f"Read rank {rank}'s own output (or rerun with the entry point decorated with "
+                 "torch.distributed.elastic.multiprocessing.errors.record) for its traceback.",),
+            )
+    for item in ctx.of(EventKind.AGENT_WORKER_FAILED):
+        code = item.event.int_field("exitcode")
+        local = item.event.int_field("local_rank")
+        if code is None or code == 0 or local is None:
+            continue
+        pid = item.event.fields.get("pid")
+        if item.event.fields.get("launcher") == "deepspeed":
+            # DeepSpeed prints the last-started worker's command, not the failed one's: the
+            # local rank is the culprit only when the launcher ran a single worker.
+            workers = {e.event.fields.get("pid") for e in ctx.of(EventKind.AGENT_SIGTERM)
+                       if "Killing subprocess" in e.event.text}
+            if len(workers) != 1:
+                return Finding(
+                    Category.UNDETERMINED, (), (),
+                    (f"DeepSpeed's launcher reports that a worker exited with code {code} "
+                     f"({item.where}); its line shows the last-started worker's command "
+                     f"(--local_rank={local}), not the failed one's, and "
+                     + (f"{len(workers)} workers were running" if workers else
+                        "the logs do not show how many workers ran"),), item,
+                    ("Read each worker's own output for its error; `dmesg -T` on the host "
+                     "for a kill.",),
+                )
+            pid = pid or next(iter(workers))
+        ranks, process, one_node = _one_node_rank(ctx, local, pid)
+        if code > 0:
+            return Finding(
+                Category.UNDETERMINED, ranks, (process,),
+                (f"the launcher reports that {process} exited with code {code} "
+                 f"({item.where}); its own error is not in these logs", *one_node), item,
+                (f"Read local_rank {local}'s own output for its traceback (torchrun "
+                 "--redirects/--tee, or the entry point decorated with "
+                 "torch.distributed.elastic.multiprocessing.errors.record).",),
+            )
+        signal = item.event.fields.get("signal") or f"signal {-code}"
+        return Finding(
+            Category.UNDETERMINED, ranks, (process,),
+            (f"the launcher reports {process} killed by {signal} "
+             f"({item.where}); no kernel or cgroup line says whether the OOM killer or "
+             "someone else sent it", *one_node), item,
+            ("Check `dmesg -T | grep -i 'killed process'` on that host and the scheduler's "
+             "accounting (`sacct -j JOB -o MaxRSS,State`).",),
+        )
+    for item in ctx.of(EventKind.PYTHON_TRACEBACK):
+        if not str(item.event.fields.get("exc_type", "")).endswith("CalledProcessError"):
+            continue
+        message = _message(item)
+        legacy = _LEGACY_EXIT.search(message)
+        local_arg = _LEGACY_LOCAL.search(message)
+        if legacy is None:
+            continue
+        signal = legacy.group(1)
+        if local_arg is None:
+            if not signal:
+                continue
+            return Finding(
+                Category.UNDETERMINED, (), (),
+                (f"a launcher reports that its worker command was killed by {signal} "
+                 f"({item.where}); the command names no rank, and no kernel or cgroup line says "
+                 "whether the OOM killer or someone else sent it",), item,
+                ("Check `dmesg -T | grep -i 'killed process'` on that host and the scheduler's "
+                 "accounting.",),
+            )
+        what = f"killed by {signal}" if signal else f"exit status {legacy.group(2)}"
+        ranks, process, one_node = _one_node_rank(ctx, int(local_arg.group(1)), None)
+        return Finding(
+            Category.UNDETERMINED, ranks, (process,),
+            (f"torch.distributed.launch reports the worker with --local_rank="
+             f"{local_arg.group(1)} "
+             f"{what} ({item.where})" + ("; no kernel or cgroup line says whether the OOM "
+                                         "killer or someone else sent it" if signal else ""),
+             *one_node),
+            item,
+            ("Check `dmesg -T | grep -i 'killed process'` on that host; the worker's own "
+             "output holds its error when it exited by itself.",),
+        )
+    for item in ctx.of(EventKind.PYTHON_TRACEBACK):
+        m = _SPAWN_EXIT.search(_message(item))
+        if m is None:
+            continue
+        signal = m.group(2)
+        return Finding(
+            Category.UNDETERMINED, (), (f"process {m.group(1)}",),
+            (f"torch.multiprocessing reports that process {m.group(1)} terminated with "
+             f"{signal or 'exit code ' + str(m.group(3))} ({item.where})",), item,
+            ("A SIGKILL is usually the host OOM killer or the scheduler: check `dmesg -T` on "
+             "that host.",),
+        )
+    return None
+
+
+def mpi_daemon_lost(ctx: Context) -> Finding | None:
+    """Open MPI's runtime lost a node's daemon (the node died or its link did): the job was
+    ended from under the training, the node is named."""
+    lost = [e for e in ctx.of(EventKind.MPI_PEER_LOST) if e.event.fields.get("daemon")]
+    if not lost:
+        return None
+    first = lost[0]
+    nodes = [str(e.event.fields["peer_host"]) for e in ctx.of(EventKind.MPI_PEER_LOST)
+             if e.file_index == first.file_index and e.event.fields.get("peer_host")
+             and 0 < e.event.line - first.event.line <= 10]
+    return Finding(
+        Category.INFRASTRUCTURE, (), tuple(f"node {n}" for n in nodes[:1]),
+        (f"Open MPI lost the daemon of {f'node {nodes[0]}' if nodes else 'a node'} "
+         f"({first.where}): the node or its TCP link went away, and the job was ended",), first,
+        ("Check that node's health (kernel log, power, network) before resubmitting.",),
+    )
+
+
+def exit_barrier(ctx: Context) -> Finding | None:
+    """torchrun's agent finished its own workers and waited for the other nodes' agents in
+    vain: another node failed or hung, and its logs hold why."""
+    items = ctx.of(EventKind.EXIT_BARRIER)
+    if not items:
+        return None
+    first = items[0]
+    elapsed = first.event.fields.get("elapsed")
+    return Finding(
+        Category.UNDETERMINED, (), (),
+        ("this node's agent gave up waiting for the other nodes at the exit barrier"
+         + (f" after {float(str(elapsed)):.0f} s" if elapsed else "")
+         + f" ({first.where}): another node failed or hung, and these logs do not show it",),
+        first,
+        ("Read the other nodes' logs: the first one to fail holds the cause.",),
+    )

@@ -1,0 +1,652 @@
+"""Rules that read the network and start-up: NCCL, gloo and store connections, rendezvous
+and store waits, retries that ran out, ssh.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from monitor.model import Category
+from monitor.parse.log_events import EventKind
+from monitor.parse.log_patterns import FieldValue
+from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
+from monitor.triage.lexicon import Family, read_line
+from monitor.triage.rules.base import (
+    _NCCL_UNEXPLAINED,
+    _NET_SETUP,
+    Context,
+    Finding,
+    _best_located,
+    _chose_another_network,
+    _message,
+    _named,
+    _ranks_text,
+    _ray_task,
+    _ray_task_name,
+    _some,
+    _writer,
+)
+
+
+def _connect_failed(ctx: Context, item: Located) -> bool:
+    """proxy.cc's `[Proxy Service N] Failed to execute operation Connect …, retcode R`: the
+    transport's connection could not be made by a system call of this host's (R 2) or inside
+    NCCL (R 3). Retcode 6 is a remote error, and a peer that closed its end in the same log
+    may be why the connect failed: either way the peer went away, which says nothing of this
+    host's network; so is the proxy's service thread failing to hear from a rank of its own
+    node (`Could not receive type from localRank 7`): that process went away. Retcode 1, or
+    a `Cuda failure` beside it, is the P2P transport's CUDA call (peer access, IPC in a
+    container): the GPU's, not the network's."""
+    f = item.event.fields
+    if f.get("op") != "Connect" or str(f.get("retcode")) not in ("2", "3"):
+        return False  # the common case, before the file's other warnings are looked at
+    same_file = [w for w in ctx.of(EventKind.NCCL_WARN_NET, EventKind.NCCL_WARN)
+                 if w.file_index == item.file_index]
+    return not any(w.event.fields.get("consequence") or "Cuda failure" in w.event.text
+                   or "Could not receive type from localRank" in w.event.text
+                   for w in same_file)
+
+
+def network(ctx: Context) -> Finding | None:
+    warns = [e for e in ctx.of(EventKind.NCCL_WARN_NET)
+             if not e.event.fields.get("consequence") and (
+                 e.event.fields.get("peer")
+                 or any(w in str(e.event.fields.get("error", "")) for w in _UNREACHABLE)
+                 # the host's own socket or verbs call failed: its network setup
+                 or str(e.event.fields.get("op", "")).startswith(("Socket", "ibv_"))
+                 or _connect_failed(ctx, e))]
+    errors = [e for e in ctx.of(EventKind.NCCL_ERROR)
+              if (e.event.fields.get("peer") or _connect_failed(ctx, e))
+              and not e.event.fields.get("consequence")]
+    connects = [e for e in ctx.of(EventKind.STORE_TIMEOUT)
+                if e.event.fields.get("phase") == "connect"]
+    rendezvous = [e for e in ctx.of(EventKind.RENDEZVOUS_ERROR)
+                  if "Connection" in str(e.event.fields.get("exc", ""))
+                  and not _rendezvous_went(ctx, e)]
+    store_raised = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
+                    if _store_unreachable(ctx, e) or _peer_unreachable(e)]
+    # The HCA or port itself failed: the completions flushed after it are its consequences.
+    async_events = [e for e in ctx.of(EventKind.NCCL_WARN)
+                    if _IB_ASYNC.search(str(e.event.fields.get("message", "")))]
+    if async_events:
+        return _ib_async_event(async_events[0])
+    setup = [e for e in ctx.of(EventKind.NCCL_WARN, EventKind.NCCL_ERROR, EventKind.PYTHON_TRACEBACK)
+             if _NET_SETUP.search(f"{e.event.fields.get('message', '')} "
+                                  f"{e.event.fields.get('last_error', '')}")]
+    items = [*warns, *errors, *connects, *rendezvous, *store_raised]
+    setup = [e for e in setup if not _setup_fell_back(ctx, e)]
+    if not items and setup:
+        return _net_setup(_best_located(setup))
+    if not items:
+        return None
+    first = min(items, key=Located.order)
+    fields = first.event.fields
+    evidence: list[str] = []
+    if first.kind in (EventKind.NCCL_WARN_NET, EventKind.NCCL_ERROR):
+        host = fields.get("host")
+        if host:
+            local = f"{host} GPU {fields.get('cuda_dev')} (pid {fields.get('pid')})"
+            if first.event.host and first.event.host != host:  # a launcher's tag: its address
+                local += f" on {first.event.host}"
+        elif first.rank is not None:
+            local = who(first)
+        elif (task := _ray_task(ctx, first)) is not None:
+            local = _ray_task_name(task)
+        elif whereabouts(first):
+            local = f"the process at {whereabouts(first)}"
+        else:
+            local = f"the process writing {first.file.rsplit('/', 1)[-1]}"
+        detail = fields.get("error") or (
+            f"its NCCL proxy failed to connect the transport (retcode {fields.get('retcode')})"
+            if _connect_failed(ctx, first) else None) or (
+            f"completion error {fields.get('status')}, vendor err {fields.get('vendor_err')}"
+            if fields.get("status") is not None else "network error")
+        port = fields.get("peer_port")
+        peer = fields.get("peer") or "a peer the line does not name"
+        if str(peer).startswith("["):  # `[PRIVATE_IP]`: the paste masked the address
+            peer = "a peer whose address the log masks"
+        peer_text = f"{peer}<{port}>" if port is not None else str(peer)
+        culprit = f"{local} <-> {peer_text}"
+        evidence.append(f"{local}: {detail} talking to {peer_text} ({first.where})")
+    elif first.kind is EventKind.PYTHON_TRACEBACK and not _store_unreachable(ctx, first):
+        named = _RAISED_PEER.search(str(fields.get("exc_message", "")))
+        culprit = f"the peer endpoint {named.group(1)}:{named.group(2)}" if named else (
+            "a peer the error does not name")
+        evidence.append(f"{who(first)} could not connect to {culprit}: "
+                        f"{fields.get('exc_type')}: {fields.get('exc_message')} ({first.where})")
+    elif first.kind is EventKind.PYTHON_TRACEBACK:
+        given = _launch_endpoint(ctx)
+        culprit = f"the rendezvous store endpoint {given or '(MASTER_ADDR:MASTER_PORT)'}"
+        evidence.append(f"{who(first)} could not connect to the rendezvous store: "
+                        f"{fields.get('exc_type')}: {fields.get('exc_message')} ({first.where})")
+    elif fields.get("own_address"):
+        culprit = f"the host name {fields.get('host')} (gloo could not resolve its own address)"
+        evidence.append(f"{who(first)}: gloo could not resolve the host name "
+                        f"{fields.get('host')} it was to listen on ({first.where}); set "
+                        "GLOO_SOCKET_IFNAME to an interface, or fix the name's DNS entry")
+    elif fields.get("unresolved") and fields.get("host") and fields.get("port") is None:
+        # every name that did not resolve (a launcher tries each host of its list)
+        names = tuple(dict.fromkeys(
+            str(i.event.fields["host"]) for i in sorted(items, key=Located.order)
+            if i.event.fields.get("unresolved") and i.event.fields.get("host")
+            and i.event.fields.get("port") is None))
+        culprit = (f"the host name{'s' if len(names) > 1 else ''} {_some(names)} "
+                   f"({'they do' if len(names) > 1 else 'it does'} not resolve)")
+        evidence.append(f"{who(first)} could not resolve the host name {fields.get('host')}: "
+                        f"{fields.get('error')} ({first.where})")
+    else:
+        endpoint = _endpoint(ctx, fields)
+        culprit = f"the rendezvous endpoint {endpoint}"
+        evidence.append(f"{who(first)} could not reach the rendezvous/store endpoint "
+                        f"{endpoint} ({first.where})")
+        evidence.extend(f"{item.event.fields.get('exc')} ({item.where})" for item in rendezvous[:1])
+    # The rank that reports a link's failure is one end of it, not shown to be the faulty one:
+    # the link (host, device, peer) is named instead.
+    nccl_line = first.kind in (EventKind.NCCL_WARN_NET, EventKind.NCCL_ERROR)
+    return Finding(
+        Category.NETWORK, () if nccl_line else ctx.global_ranks([first]),
+        (culprit,), tuple(evidence), first,
+        ("Check the link between these hosts (`ibstat`, `ibv_devinfo`, switch counters) and "
+         "that NCCL uses the right interfaces (NCCL_SOCKET_IFNAME, NCCL_IB_HCA); for the "
+         "rendezvous, a reachable MASTER_ADDR and port.",),
+    )
+
+
+def _setup_fell_back(ctx: Context, item: Located) -> bool:
+    """A set-up failure the rules parsed (`NET/OFI aws-ofi-nccl initialization failed`) after
+    which its NCCL thread went on with another network (`NCCL INFO Using network Socket`)."""
+    writer = _writer(item.event.text)
+    if writer is None:
+        pid, host = item.event.fields.get("pid"), item.event.fields.get("host")
+        if pid is None:
+            return False
+        writer = (str(host) if host else None, str(pid), None)
+    return _chose_another_network(ctx.scans[item.file_index], writer, item.event.line)
+
+
+def _net_setup(item: Located) -> Finding:
+    where = whereabouts(item)
+    text = str(item.event.fields.get("last_error") or item.event.fields.get("message") or "")
+    return Finding(
+        Category.NETWORK, (), (f"the network setup of {where}" if where else
+                               "the network setup of the host that wrote it",),
+        (f"{who(item)}: NCCL could not set up the host's network: {text.strip()[:120]} "
+         f"({item.where})",), item,
+        ("Check the interfaces NCCL may use on that host (NCCL_SOCKET_IFNAME, NCCL_IB_HCA, the "
+         "network plugin's provider and its libfabric/EFA setup) and run with "
+         "NCCL_DEBUG=INFO to see which one it tried.",),
+    )
+
+
+# net_ib.cc: `NET/IB : mlx5_3:1 Got async event : port error` (<= 2.21: without the device),
+# `NET/IB : mlx5_3:1 async fatal event: local catastrophic error` (2.23+)
+_IB_ASYNC = re.compile(r"NET/IB : (?:(\S+) )?(?:Got async event|async fatal event) ?: ?(.+)")
+
+
+def _ib_async_event(item: Located) -> Finding:
+    m = _IB_ASYNC.search(str(item.event.fields.get("message", "")))
+    assert m is not None
+    f = item.event.fields
+    device = f" HCA {m[1]}" if m[1] else " its IB device"
+    where = f"{f.get('host')}{device}" if f.get("host") else f"{who(item)}{device}"
+    return Finding(
+        Category.NETWORK, (), (where,),
+        (f"{where}: InfiniBand async event '{m[2].strip()}' ({item.where}); the errors that "
+         "follow on this link are its consequence",), item,
+        ("Check that HCA and its port (`ibstat`, `ibv_devinfo`, the switch port's counters, "
+         "the cable); drain the node if the port keeps failing.",),
+    )
+
+
+def _keep_alive(item: Located) -> bool:
+    """An elastic agent that lost the rendezvous mid-run (its keep-alive heartbeats fail)."""
+    return "keep-alive heartbeat" in item.event.text
+
+
+_PEER_WENT = ("Broken pipe", "Connection reset by peer")
+
+
+def _store_went(ctx: Context, item: Located) -> bool:
+    """A rendezvous error whose own traceback says the store's connection broke (`Broken
+    pipe`, `Connection reset by peer`), none that it could not be reached: the store was
+    reached and went away, which says nothing of the network."""
+    said = [str(e.event.fields.get("exc_message", "")) for e in ctx.of(EventKind.PYTHON_TRACEBACK)
+            if e.file_index == item.file_index]
+    return any(w in m for m in said for w in _PEER_WENT) and not any(
+        w in m for m in said for w in _UNREACHABLE)
+
+
+def _rendezvous_went(ctx: Context, item: Located) -> bool:
+    return _keep_alive(item) or _store_went(ctx, item)
+
+
+def rendezvous_lost(ctx: Context) -> Finding | None:
+    """The rendezvous store went away after the job started: the host that kept it (the
+    first node's agent) is gone or cut off, and its own logs hold why; the agents that
+    report it only see the loss."""
+    lost = [e for e in ctx.of(EventKind.RENDEZVOUS_ERROR) if _rendezvous_went(ctx, e)]
+    # the store's connection broke while a rank fetched NCCL's id (not torch's heartbeat
+    # `got 0 bytes`, printed by every survivor after any rank died)
+    lost += [e for e in ctx.of(EventKind.STORE_CONNECTION_LOST)
+             if e.event.fields.get("phase") == "nccl_id"]
+    if not lost:
+        return None
+    lost.sort(key=Located.order)
+    first = lost[0]
+    how = ("its keep-alive heartbeats fail with" if _keep_alive(first) else
+           "its connection to the store broke:")
+    said = first.event.fields.get("exc") or first.event.fields.get("error")
+    return Finding(
+        Category.UNDETERMINED, (), (),
+        (f"{who(first)} lost the rendezvous: {how} "
+         f"{said} ({first.where}, {len(lost)} time(s)); the node "
+         "that kept the store stopped answering, and these logs do not say why",), first,
+        ("Read the logs of the node that hosts the rendezvous store (the rdzv endpoint, "
+         "usually the first node) and its kernel log around that time.",),
+    )
+
+
+def _host_port(fields: Mapping[str, FieldValue]) -> str | None:
+    host, port = fields.get("host"), fields.get("port")
+    if host is None:
+        return None
+    return f"{host}:{port}" if port is not None else str(host)
+
+
+def _launch_endpoint(ctx: Context) -> str | None:
+    """The endpoint the launcher was given (`--rdzv_endpoint`, `MASTER_ADDR=`), if shown."""
+    given = [_host_port(e.event.fields) for e in ctx.of(EventKind.LAUNCH_ENDPOINT)]
+    first = next((g for g in given if g is not None), None)
+    return None if first is None else f"{first} (as the launcher was given)"
+
+
+def _endpoint(ctx: Context, fields: Mapping[str, FieldValue]) -> str:
+    """host:port of the endpoint an error names, else the one the launcher was given."""
+    return _host_port(fields) or _launch_endpoint(ctx) or "(not named in the logs)"
+
+
+_UNREACHABLE = ("Connection timed out", "Connection refused", "No route to host",
+                "Network is unreachable",
+                # libfabric's provider could not deliver to the far endpoint
+                "(UNDELIVERABLE)")
+
+
+# gloo's pair and c10d's socket name the address they could not connect to:
+# `connect [10.0.0.2]:13195: Connection refused`
+_RAISED_PEER = re.compile(r"connect(?:ing)?(?: to)? \[?([\w.:\-]+?)\]?:(\d+)\W")
+
+
+def _peer_unreachable(item: Located) -> bool:
+    """An exception of the job's transport (gloo, c10d sockets) that says it could not
+    connect to a peer: the link or the peer is down, not the job's code."""
+    message = str(item.event.fields.get("exc_message", ""))
+    if "connectFullMesh failed" in message:  # gloo, at start-up; its pair may name no peer
+        return any(w in message for w in (*_UNREACHABLE, "Connect timeout"))
+    return (any(w in message for w in _UNREACHABLE) and _RAISED_PEER.search(message) is not None
+            and any(w in message for w in ("gloo", "c10d", "socket", "pair.cc")))
+
+
+def _store_unreachable(ctx: Context, item: Located) -> bool:
+    """An exception raised while connecting to the rendezvous store (TCPStore in the
+    rendezvous handler): the endpoint could not be reached. A paste that starts below the
+    traceback's header has no frames parsed: the lines just above the exception say it."""
+    frames = item.event.fields.get("frames")
+    message = str(item.event.fields.get("exc_message", ""))
+    if not any(w in message for w in _UNREACHABLE):
+        return False
+    shown = [str(f) for f in frames] if isinstance(frames, tuple) else []
+    if not shown and item.event.fields.get("headless"):
+        shown = [t.text for t in ctx.scans[item.file_index].tail
+                 if item.event.line - 6 <= t.line < item.event.line]
+    return any("rendezvous" in f or "TCPStore" in f for f in shown)
+
+
+_BARRIER_REPORT_LINES = 20  # the exit barrier's traceback under its `Error waiting on exit barrier`
+
+
+def init_timeout(ctx: Context) -> Finding | None:
+    waits = [e for e in ctx.of(EventKind.STORE_TIMEOUT) if e.event.fields.get("phase") == "wait"]
+    waits += [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
+              if str(e.event.fields.get("exc_type", "")).endswith(
+                  ("RendezvousTimeoutError", "WorkerGroupStartupTimeoutError"))]
+    # the elastic agent's error file (`"message": "RendezvousTimeoutError: "`)
+    waits += [e for e in ctx.of(EventKind.RENDEZVOUS_ERROR)
+              if e.event.fields.get("exc") == "RendezvousTimeoutError"]
+    # torchrun's agent waiting for the other nodes' agents at the end (its exit barrier) is
+    # no startup wait: the exit_barrier rule reads it
+    waits = [w for w in waits if not any(
+        b.file_index == w.file_index and 0 <= w.event.line - b.event.line <= _BARRIER_REPORT_LINES
+        for b in ctx.of(EventKind.EXIT_BARRIER))]
+    waits.sort(key=Located.order)
+    if not waits:
+        # Still waiting in the store barrier when the log ends: the job never stepped after
+        # it (steps before it belong to an earlier process group or run).
+        steps = ctx.of(EventKind.PROGRESS)
+        waits = [e for e in ctx.of(EventKind.STORE_TIMEOUT)
+                 if e.event.fields.get("phase") == "barrier_wait"
+                 and not any(s.file_index == e.file_index and s.event.line > e.event.line
+                             for s in steps)]
+    if not waits:
+        return None
+    first = waits[0]
+    fields = first.event.fields
+    detail = ""
+    if fields.get("joined") is not None:
+        detail = f": {fields.get('joined')} of {fields.get('expected')} joined"
+    elif fields.get("keys"):
+        detail = f": keys {fields.get('keys')}"
+    absent = _absent_from_barrier(ctx)
+    evidence = [f"{who(first)}: store/rendezvous wait timed out{detail} ({first.where}); a rank "
+                "never arrived"]
+    root = None if absent else _unique_id_root(ctx, waits)
+    if root is not None:
+        absent = (root,)
+        evidence.append(f"rank {root} never published the NCCL unique id the others wait for: "
+                        "it never reached the communicator's creation")
+    if absent:
+        evidence.append(f"every rank of the world but {_ranks_text(absent)} reports waiting in "
+                        "the store barrier: the absent one never reached init_process_group")
+    return Finding(
+        Category.INIT_TIMEOUT, absent, tuple(f"rank {r}" for r in absent),
+        tuple(evidence), first,
+        ("Check that every rank started (scheduler, container pull, a crash before "
+         "init_process_group) and that they all use the same MASTER_ADDR and port.",),
+    )
+
+
+# ProcessGroupNCCL: `[45] is setting up NCCL communicator and retrieving ncclUniqueId from
+# [0] via c10d key-value store by key '0', but store->get('0') got error: …`
+_UNIQUE_ID_WAIT = re.compile(r"\[(\d+)\] is setting up NCCL communicator and retr(?:ie|ei)ving "
+                             r"ncclUniqueId from \[(\d+)\]")  # torch <= 1.11 misspelt it
+
+
+def _unique_id_root(ctx: Context, waits: Sequence[Located]) -> int | None:
+    """The rank whose NCCL unique id every waiting rank asks the store for. Its number is a
+    rank of the group being created: the global one only for the default group (named in the
+    keys, or the waiting rank's number in the group is its global rank)."""
+    roots: set[int] = set()
+    for item in waits:
+        m = _UNIQUE_ID_WAIT.search(item.event.text)
+        if m is None:
+            continue
+        default = "default_pg" in item.event.text or (  # the keys the store waited for
+            item.rank is not None and item.rank_origin != "local" and item.rank == int(m[1]))
+        if not default:
+            return None
+        roots.add(int(m[2]))
+    return roots.pop() if len(roots) == 1 else None
+
+
+def _absent_from_barrier(ctx: Context) -> tuple[int, ...]:
+    """The ranks that never joined the store barrier, when the others each said they wait
+    (`... for rank: N ... world_size=W, worker_count=J`), most of the world spoke, and the
+    count of those missing (W - J) is exactly how many of 0..W-1 never spoke."""
+    waits = [e.event for e in ctx.of(EventKind.STORE_TIMEOUT)
+             if e.event.fields.get("phase") in ("barrier_wait", "wait")]
+    worlds = {e.int_field("expected") for e in waits} - {None}
+    joined = {e.int_field("joined") for e in waits} - {None}
+    if len(worlds) != 1 or len(joined) != 1:
+        return ()
+    world, count = worlds.pop(), joined.pop()
+    assert world is not None and count is not None
+    waiting = {e.int_field("rank_in_message") for e in waits} - {None}
+    absent = tuple(r for r in range(world) if r not in waiting)
+    # Most of the world must have spoken: one rank's own log shows only that rank waiting.
+    if not absent or len(absent) != world - count or len(absent) >= len(waiting):
+        return ()
+    return absent
+
+
+# urllib3's cause when no connection was made at all (refused, no route, a name that does
+# not resolve), and the pool's endpoint: `HTTPConnectionPool(host='0.0.0.0', port=8000)`
+_NEVER_CONNECTED = re.compile(r"NewConnectionError|Failed to establish a new connection|"
+                              r"Connection refused|No route to host|Name or service not known|"
+                              r"Temporary failure in name resolution")
+
+
+_HTTP_POOL = re.compile(r"HTTPS?ConnectionPool\(host='([^']+)', port=(\d+)\)")
+
+
+def retries_exhausted(ctx: Context) -> Finding | None:
+    """Retries that ran out (attempt N of N, "Max retries exceeded"): recovering noise always
+    shows attempt 1 of N; exhaustion is a failure of what was being retried."""
+    exhausted = [e for e in ctx.of(EventKind.RETRY) if e.event.fields.get("exhausted")
+                 # the job went on past it: a side service's retries (a model hub, a metrics
+                 # uploader) that ran out, no failure of the job
+                 and not any(p.file_index == e.file_index and p.event.line > e.event.line
+                             and (e.rank is None or p.rank is None or p.rank == e.rank)
+                             for p in ctx.of(EventKind.PROGRESS))]
+    if not exhausted:
+        return None
+    first = exhausted[0]
+    context = first.event.fields.get("context")
+    category = {"storage": Category.STORAGE_IO, "network": Category.NETWORK}.get(
+        str(context), Category.UNDETERMINED)
+    culprits: tuple[str, ...] = ()
+    if _NEVER_CONNECTED.search(first.event.text):
+        # whatever it talked to (a store, a server), the endpoint could not be reached
+        category = Category.NETWORK
+        pool = _HTTP_POOL.search(first.event.text)
+        culprits = (f"the endpoint {pool[1]}:{pool[2]}",) if pool else ()
+    # the rank that could not reach an endpoint is one end of the link, not its fault
+    ranks = () if category is Category.NETWORK else ctx.global_ranks([first])
+    recovering = sum(1 for e in ctx.of(EventKind.RETRY)
+                     if not e.event.fields.get("exhausted") and e.event.int_field("attempt") == 1)
+    evidence = [f"{who(first)}: retries exhausted ({context}): {first.event.text.strip()[:160]} "
+                f"({first.where})"]
+    if recovering:
+        evidence.append(f"{recovering} earlier retry line(s) recovered at attempt 1 (noise)")
+    return Finding(
+        category, ranks, ((who(first),) if ranks else ()) + culprits, tuple(evidence), first,
+        ("The retried operation failed for good: check the storage or endpoint it talks to "
+         "(throttling, credentials, a full or unreachable file system).",),
+    )
+
+
+# DeepSpeed's launcher checks every host of its hostfile with `ssh HOST hostname` first
+_SSH_UNREACHABLE = re.compile(r"host=([\w.\-]+) was not reachable via ssh")
+
+
+# ssh's own words when it cannot get there: the network's (a login it was refused is not)
+_SSH_NETWORK = re.compile(r"ssh: (?:connect to host ([\w.\-]+) port \d+|Could not resolve "
+                          r"hostname ([\w.\-]+)): (No route to host|Connection refused|"
+                          r"Connection timed out|Network is unreachable|Name or service not "
+                          r"known|Temporary failure in name resolution)")
+
+
+# ssh's last word when every way of logging in was refused: `user@host: Permission denied
+# (publickey,password).` (the host reached, the login not)
+_SSH_REFUSED = re.compile(r"(?<![\w.\-@])(?!git@)(?:[\w.\-]+@)?([\w.\-]+): Permission denied \((?:publickey|password|"
+                          r"gssapi|keyboard-interactive|hostbased)[\w,\-]*\)")
+
+
+# what a launcher says after ssh failed: pdsh's exit 255, ORTE's or PRRTE's daemons not started
+_LAUNCH_FAILED = re.compile(r"ssh exited with exit code 255|unable to (?:reliably )?start one or more "
+                            r"daemons")
+
+
+_GIT_FATAL = re.compile(r"fatal: Could not read from remote repository")
+
+
+def ssh_unreachable(ctx: Context) -> Finding | None:
+    """A launcher that could not ssh into a host of its hostfile. ssh's exit status 255 is
+    any failure of ssh itself (a refused key as much as a lost route): the network only when
+    ssh's own line says so; the host is named either way."""
+    checks = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
+              if _SSH_UNREACHABLE.search(str(e.event.fields.get("exc_message", "")))]
+    said = [(t.line, scan.path, m) for scan in ctx.scans for t in scan.loose
+            if (m := _SSH_NETWORK.search(t.text)) is not None]
+    refused = [(t.line, scan.path, m) for scan in ctx.scans for t in scan.tail
+               if (m := _SSH_REFUSED.search(t.text)) is not None
+               and any(_LAUNCH_FAILED.search(u.text) for u in scan.tail)
+               and not any(_GIT_FATAL.search(u.text) for u in scan.tail
+                           if 0 < u.line - t.line <= 2)]
+    if not checks and not said and not refused:
+        return None
+    if refused and not said:
+        line, path, m = min(refused, key=lambda s: s[0])
+        return Finding(
+            Category.INFRASTRUCTURE, (), (f"host {m.group(1)} (ssh login refused)",),
+            (f"the launcher's ssh login to {m.group(1)} was refused ({path}:{line}): the tasks "
+             "there could not be started",), None,
+            (f"Check the launching node's ssh key and {m.group(1)}'s authorized_keys (the "
+             "launcher logs in without a password), then rerun.",),
+        )
+    if said:
+        line, path, m = min(said, key=lambda s: s[0])
+        host = m.group(1) or m.group(2)
+        where = f"{path}:{line}"
+        return Finding(
+            Category.NETWORK, (), (f"host {host} (ssh: {m.group(3)})",),
+            (f"ssh could not reach {host}: {m.group(3)} ({where})",), None,
+            ("Check that the host is up and reachable from the launching node (its name, "
+             "route and firewall), then rerun.",),
+        )
+    first = checks[0]
+    m = _SSH_UNREACHABLE.search(str(first.event.fields.get("exc_message", "")))
+    host = m.group(1) if m else "a host of the hostfile"
+    return Finding(
+        Category.UNDETERMINED, (), (f"host {host} (not reachable via ssh)",),
+        (f"the launcher could not ssh into {host} ({first.where}); ssh's exit status 255 "
+         "says ssh itself failed, and its own error (a refused key, no route, a name that "
+         "does not resolve) is not shown",), first,
+        (f"Run `ssh -v {host} hostname` from the launching node: its last lines say whether "
+         "the host, the route or the login is at fault.",),
+    )
+
+
+_NCCL_SHM = re.compile(r"/dev/shm|shared memory segment|posix_fallocate|shm_open")
+
+
+def nccl_unexplained(ctx: Context) -> Finding | None:
+    """An NCCL system, internal or remote error whose reason no line shows (the rules that
+    read a reason, a peer or a CUDA failure come first). An unhandled cuda error is NCCL's
+    word that a CUDA call failed under it: the reporting rank's GPU, its reason shown or not."""
+    errors = [e for e in ctx.of(EventKind.NCCL_ERROR)
+              if e.event.fields.get("nccl_code") in ("system", "internal", "remote",
+                                                      "unhandled_cuda")]
+    errors += [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
+               if any(w in str(e.event.fields.get("exc_message", "")) for w in _NCCL_UNEXPLAINED)]
+    # a C++ program's own report of NCCL's code (`what():  NCCL failure: unhandled cuda error`)
+    errors += [e for e in ctx.of(EventKind.CPP_EXCEPTION)
+               if "NCCL" in (what := str(e.event.fields.get("what", "")))
+               and any(w in what for w in _NCCL_UNEXPLAINED)]
+    if not errors:
+        return None
+    errors.sort(key=Located.order)
+    first = errors[0]
+    reporters = ctx.global_ranks(errors)
+    # A failed CUDA call is the reporting rank's own GPU; a failed socket or peer is not
+    cuda = first.event.fields.get("nccl_code") == "unhandled_cuda" or any(
+        w in f"{_message(first)} {first.event.fields.get('what', '')}"
+        for w in ("unhandled cuda error", "ncclUnhandledCudaError"))
+    # NCCL's WARN before it may say which CUDA call failed and why (a CUDA IPC handle that
+    # would not open between two devices): that is the GPU's failure, not an unknown
+    reasons = [w for w in ctx.of(EventKind.NCCL_WARN) if cuda
+               and (r := read_line(w.event.text)) is not None and r.family is Family.GPU]
+    if reasons:
+        reason = reasons[0]
+        culprits = tuple(f"rank {r}" for r in reporters) or tuple(
+            filter(None, (_named(None, reason),)))
+        return Finding(
+            Category.GPU_CUDA, reporters, culprits,
+            (f"{who(reason)}: {_message(reason)[:160]} ({reason.where}), then NCCL's "
+             f"'unhandled cuda error' ({first.where})",), reason,
+            ("Check the GPUs named (nvidia-smi topo -m, peer access, the driver's Xid lines); "
+             "a CUDA failure inside NCCL is the node's, not the job's code.",),
+        )
+    # NCCL's `Last error:` about its shared-memory segment (`Error while creating shared
+    # memory segment /dev/shm/nccl-…`, posix_fallocate's ENOSPC): the container's /dev/shm
+    # explains the system error; the rank that met it is no culprit
+    last = str(first.event.fields.get("last_error") or "")
+    if not cuda and _NCCL_SHM.search(last):
+        return Finding(
+            Category.INFRASTRUCTURE, (), tuple(filter(None, (_named(None, first),))),
+            (f"{who(first)}: NCCL's system error ({first.where}) came from its shared-memory "
+             f"segment: '{last[:160]}'",), first,
+            ("Give the container a larger /dev/shm (--shm-size, a memory-backed emptyDir), "
+             "then rerun.",),
+        )
+    return Finding(
+        Category.GPU_CUDA if cuda else Category.UNDETERMINED, reporters if cuda else (),
+        tuple(f"rank {r}" for r in reporters) if cuda else (),
+        (f"{who(first)}: NCCL error '{first.event.fields.get('message') or first.event.text}' "
+         f"({first.where}) with no reason shown"
+         + (f"; reported by rank(s) {compress_ranks(reporters)}, which may be the victims"
+            if reporters else ""),), first,
+        ("Rerun with NCCL_DEBUG=WARN (or INFO): the NCCL WARN line before the error names the "
+         "failing system call, peer or link.",),
+    )
+
+
+def mpi_peer_lost(ctx: Context) -> Finding | None:
+    """Open MPI: a peer process disconnected without finalising. The peer's failure is the
+    cause (Open MPI says so); its host is named, the reason is in its own output."""
+    lost = [e for e in ctx.of(EventKind.MPI_PEER_LOST)
+            if e.event.fields.get("peer_host") is None and not e.event.fields.get("daemon")]
+    if not lost:
+        return None
+    first = lost[0]
+    hosts = [e.event.fields["peer_host"] for e in ctx.of(EventKind.MPI_PEER_LOST)
+             if e.file_index == first.file_index and e.event.fields.get("peer_host")
+             and 0 < e.event.line - first.event.line <= 40]  # the help text is 13 lines
+    peer = f"the peer process on {hosts[0]}" if hosts else ""
+    return Finding(
+        Category.UNDETERMINED, (), (peer,) if peer else (),
+        (f"Open MPI: {peer or 'a peer process'} disconnected unexpectedly ({first.where}); "
+         "its crash or exit is the cause, and these logs do not show it",), first,
+        ("Read the output of the peer's ranks on that host (and its kernel log): a crash, an "
+         "OOM kill or an exit without MPI_Finalize.",),
+    )
+
+
+def nccl_connect_refused(ctx: Context) -> Finding | None:
+    """NCCL retrying a refused connect, once a second for the same process, and nothing after
+    it: the peer's listening socket is not there (the peer died, or a firewall or the wrong
+    interface). Recovered retries are followed by the job's progress and do not count."""
+    retries = ctx.of(EventKind.NCCL_CONNECT_RETRY)
+    per_process = Counter(_retrying_process(r) for r in retries)
+    # a connect that timed out waited its timeout before each retry: two are long enough
+    timed_out = Counter(_retrying_process(r) for r in retries
+                        if "timed out" in str(r.event.fields.get("error")))
+    stuck = [k for k, n in per_process.items()
+             if n >= _STILL_REFUSED or timed_out[k] >= _STILL_TIMING_OUT]
+    if not stuck:
+        return None
+    last = retries[-1]
+    if any(p.file_index == last.file_index and p.event.line > last.event.line
+           for p in ctx.of(EventKind.PROGRESS)):
+        return None
+    first = next(r for r in retries if _retrying_process(r) in stuck)
+    f = first.event.fields
+    local = f"{f.get('host')} GPU {f.get('cuda_dev')} (pid {f.get('pid')})"
+    error = str(f.get("error") or "Connection refused")
+    address = (f"{f.get('peer')}<{f.get('peer_port')}>" if f.get("peer_port") is not None
+               else f.get("peer"))
+    peer = (f"{address}, " if address else "") + (
+        "a peer that refuses connections" if "refused" in error else
+        f"a peer it cannot connect to ({error})")
+    return Finding(
+        Category.NETWORK, (), (f"{local} <-> {peer}" + ("" if address else " (address not shown)"),),
+        (f"{local}: NCCL's connect fails again and again ({error}; "
+         f"{per_process[stuck[0]]} retry lines from {first.where}) and the log ends there",),
+        first,
+        ("Run with NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=INIT,NET to see the address it "
+         "connects to; check that the peer is alive, that NCCL_SOCKET_IFNAME picks a routable "
+         "interface, and that no firewall blocks the ports.",),
+    )
+
+
+def _retrying_process(item: Located) -> tuple[int, object, object]:
+    """Which process a retry line is from: its file, NCCL's host and pid."""
+    return item.file_index, item.event.fields.get("host"), item.event.fields.get("pid")
+
+
+# retry lines from one process: three seconds of refusals (NCCL 2.19 and later sleep 100 ms
+# more before each try, so three of theirs are longer still)
+_STILL_REFUSED = 3
+
+
+_STILL_TIMING_OUT = 2  # each waited a connect timeout first

@@ -1,0 +1,152 @@
+"""The last resort: failing lines no pattern turned into an event, read by the failure-family
+lexicon, and whether anything failed at all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from monitor.parse.log_events import Level
+from monitor.triage.lexicon import (
+    CATEGORY,
+    OWN_FAULT,
+    Family,
+    Reading,
+    node_names,
+    places,
+    read_line,
+    self_named_rank,
+)
+from monitor.triage.reader import FileScan, TailLine
+from monitor.triage.rules.base import (
+    _NET_SETUP,
+    Context,
+    Finding,
+    _called,
+    _chose_another_network,
+    _killed_in_tail,
+    _some,
+    _writer,
+)
+
+# A network plugin's set-up complaint, what NCCL falls back from (never a failure in the job's
+# traffic): the plugin's own words, and the set-up failures `network` reads
+_PLUGIN_SETUP = re.compile(r"initiali[sz]ation failed|Failing initiali[sz]ation|No device found|"
+                           r"Unable to create|Couldn't open|Unable to find|" + _NET_SETUP.pattern)
+
+
+def _plugin_fallback_line(scan: FileScan, tail: TailLine, reading: Reading) -> bool:
+    """A failing line no pattern knew that is a network plugin's set-up complaint (NCCL's or
+    libfabric's) right before its NCCL thread went on with another network."""
+    writer = _writer(tail.text)
+    return (reading.family in (Family.NETWORK, Family.FAILED) and writer is not None
+            and _PLUGIN_SETUP.search(tail.text) is not None
+            and _chose_another_network(scan, writer, tail.line))
+
+
+def still_failing(scan: FileScan) -> bool:
+    """Whether a failing line of the file's tail that no pattern knew is more than a network
+    plugin's complaint NCCL then fell back from."""
+    return any((reading := read_line(t.text)) is not None
+               and not _plugin_fallback_line(scan, t, reading) for t in scan.loose)
+
+
+def _rank_of(tail: TailLine) -> int | None:
+    """The rank a failing line is about: its prefix's, or the one its words name."""
+    return tail.rank if tail.rank is not None else self_named_rank(tail.text)
+
+
+def _next_reading_where(ctx: Context, readings: Sequence[tuple[int, TailLine, Reading]],
+                        index: int, first: TailLine, family: Family) -> tuple[str, ...]:
+    """What the failing line right under `first` names (blank lines between passed over),
+    when it is the same failure's detail: of the same family, or of none (it only says that
+    something failed), never another record's (a worker's exit below a network error)."""
+    after = [(t, r) for i, t, r in readings if i == index and t.line > first.line]
+    tail = ctx.scans[index].tail
+    if not after or not tail or first.line < tail[0].line:  # the gap must be in the tail
+        return ()
+    line, reading = min(after, key=lambda tr: tr[0].line)
+    # the tail keeps no blank line: any line it holds between the two is another record
+    if (reading.family not in (family, Family.FAILED) or line.line - first.line > 3
+            or any(first.line < t.line < line.line for t in tail)):
+        return ()
+    return reading.where
+
+
+def _file_host(scan: FileScan) -> tuple[str, ...]:
+    """The one machine whose syslog a file holds: a stop from outside names no node of its
+    own, and the machine that logged it is the one stopped; () for none, or for several."""
+    return tuple(scan.syslog_hosts) if len(scan.syslog_hosts) == 1 else ()
+
+
+_RANK_ENDED = re.compile(r"\b[Rr]ank (\d+) (?:crashed|exited|died|was killed|terminated)\b")
+
+
+def unrecognised_failure(ctx: Context) -> Finding | None:
+    """The last resort: failing lines that no pattern turned into an event, read by the
+    failure-family lexicon. A log from a stack the patterns never met is judged by what its
+    errors are about (a full disk, a lost GPU, an unreachable host) instead of being called
+    healthy; a line that only shows that something failed makes it `undetermined`."""
+    readings = []  # (file index, line, what the lexicon read in it)
+    for index, scan in enumerate(ctx.scans):
+        # a line some pattern made an error of was judged by the rules; one whose event is
+        # only a warning (a connection error the patterns count) is still read here
+        evented = {e.line for e in scan.events if e.level >= Level.ERROR}
+        for tail in scan.loose:
+            reading = read_line(tail.text) if tail.line not in evented else None
+            if reading is not None and not _plugin_fallback_line(scan, tail, reading):
+                readings.append((index, tail, reading))
+    if not readings:
+        return None
+    readings.sort(key=lambda r: (r[2].family, r[0], r[1].line))
+    index, first, reading = readings[0]
+    family = reading.family
+    place = f"{ctx.scans[index].path}:{first.line}"
+    category = CATEGORY[family]
+    ranks: tuple[int, ...] = ()
+    if family in OWN_FAULT:
+        named = (_rank_of(t)
+                 for _, t, r in readings if r.family is family)
+        shown = {rank for rank in named if rank is not None}
+        ranks = (shown.pop(),) if len(shown) == 1 else ()
+    elif family is Family.KILLED and (ended := _RANK_ENDED.search(first.text)) is not None:
+        # a launcher's own words for which rank ended (`Rank 2 crashed with exit code -6`):
+        # that rank, its cause not shown
+        ranks = (int(ended.group(1)),)
+    # One failure often takes several lines (the kernel's two-line NVRM report): where the
+    # first line names no place, the next lines of its family may.
+    spots = reading.where or places(ctx.scans[index].continued.get(first.line, "")) or tuple(
+        dict.fromkeys(w for _, _, r in readings if r.family is family for w in r.where))[:3] or (
+        # or the failing line right under it, the same failure's detail (gRPC's `Additional
+        # GRPC error information from remote target /job:ps/replica:0/task:0`)
+        _next_reading_where(ctx, readings, index, first, family))
+    if not spots and ranks:  # another failing line about the same rank may say where it ran
+        spots = tuple(dict.fromkeys(
+            w for _, t, r in readings
+            if _rank_of(t) == ranks[0]
+            for w in r.where))[:3]
+    if not spots and family is Family.OOM:  # memory ran out, and a process was killed
+        spots = _killed_in_tail(ctx.scans[index])
+    where = ", ".join(spots)
+    if family is Family.NETWORK:  # never a rank: the reporter is one end of the link
+        name = f"the link to {where}" if where else ""
+    elif family is Family.INFRASTRUCTURE and not ranks and (nodes := tuple(dict.fromkeys(
+            # nodes or their scheduler: every node the family's lines name, not the first
+            n for _, t, r in readings if r.family is family for n in node_names(t.text)))
+            or _file_host(ctx.scans[index])):
+        name = _some(nodes)
+    else:
+        name = _called(ranks[0] if ranks else None, where)
+    culprits = (name,) if name else ()
+    if family >= Family.PEER_LOST:
+        said = (f"the first failing line no rule explains ({place}): {first.text[:160]}; "
+                "it does not show the cause")
+    else:
+        said = (f"'{reading.word}' reads as {category.value} ({place}): {first.text[:160]} "
+                "(a wording no pattern knows, read by the failure-family lexicon)")
+    return Finding(
+        category, ranks, culprits, (said,), None,
+        ("This wording is not in rankwatch's pattern table: check the line above, and report "
+         "it so a pattern can read its fields.",),
+    )
