@@ -412,12 +412,13 @@ _HTTP_POOL = re.compile(r"HTTPS?ConnectionPool\(host='([^']+)', port=(\d+)\)")
 def retries_exhausted(ctx: Context) -> Finding | None:
     """Retries that ran out (attempt N of N, "Max retries exceeded"): recovering noise always
     shows attempt 1 of N; exhaustion is a failure of what was being retried."""
+    progress = ctx.of(EventKind.PROGRESS)
     exhausted = [e for e in ctx.of(EventKind.RETRY) if e.event.fields.get("exhausted")
                  # the job went on past it: a side service's retries (a model hub, a metrics
                  # uploader) that ran out, no failure of the job
                  and not any(p.file_index == e.file_index and p.event.line > e.event.line
                              and (e.rank is None or p.rank is None or p.rank == e.rank)
-                             for p in ctx.of(EventKind.PROGRESS))]
+                             for p in progress)]
     if not exhausted:
         return None
     first = exhausted[0]
@@ -478,9 +479,11 @@ def ssh_unreachable(ctx: Context) -> Finding | None:
               if _SSH_UNREACHABLE.search(str(e.event.fields.get("exc_message", "")))]
     said = [(t.line, scan.path, m) for scan in ctx.scans for t in scan.loose
             if (m := _SSH_NETWORK.search(t.text)) is not None]
-    refused = [(t.line, scan.path, m) for scan in ctx.scans for t in scan.tail
+    # a refusal counts only in a file where a launcher then says it could not start
+    launching = [scan for scan in ctx.scans
+                 if any(_LAUNCH_FAILED.search(u.text) for u in scan.tail)]
+    refused = [(t.line, scan.path, m) for scan in launching for t in scan.tail
                if (m := _SSH_REFUSED.search(t.text)) is not None
-               and any(_LAUNCH_FAILED.search(u.text) for u in scan.tail)
                and not any(_GIT_FATAL.search(u.text) for u in scan.tail
                            if 0 < u.line - t.line <= 2)]
     if not checks and not said and not refused:
