@@ -86,8 +86,13 @@ def test_every_captured_reply_is_read() -> None:
     """Text and JSON replies of four real runs parse as complete NCCL 2.28.9 reports, except one
     that NCCL reset mid-reply while the job died: that one is cut, and says so."""
     cut = []
-    for run in ("healthy", "hang", "gpu_hang", "kill_no_teardown"):
+    unanswered = []
+    for run in ("healthy", "hang", "gpu_hang", "kill_no_teardown", "dl_stall", "sigstop",
+                "debug_server"):
         for at, kind, report in _replies(run):
+            if _unanswered(run, at, kind):
+                unanswered.append(run)
+                continue
             if not report.complete:
                 assert "truncated" in report.faults, (run, at, kind)
                 cut.append(run)
@@ -95,6 +100,41 @@ def test_every_captured_reply_is_read() -> None:
             assert report.recognised and report.version == (2, 28, 9), (run, at)
             assert report.unknown_lines <= 2, (run, at, report.unknown_samples)
     assert cut == ["kill_no_teardown"]
+    # NCCL did not answer within the capture's 15 s only while a process was SIGSTOPped
+    assert set(unanswered) == {"sigstop"}, unanswered
+
+
+def _unanswered(run: str, at: float, kind: str) -> bool:
+    """The capture wrote only its own note: NCCL sent nothing within its 15 s deadline."""
+    for path in (DATA / run / "ras").glob(f"*-{kind}.txt"):
+        header, body = path.read_text().split("\n", 1)
+        if float(header.split()[2]) == at:
+            return body.strip().startswith("<<capture: TimeoutError")
+    raise AssertionError(f"{run}: no {kind} reply captured at {at}")
+
+
+def test_a_stopped_process_is_reported_missing_then_dead_and_its_rank_named() -> None:
+    """Rank 1 SIGSTOPped: RAS reports its process missing (INCOMPLETE, "Missing communicator
+    data") at the first reply it answers after the stop, and DEAD about a minute later; some
+    replies in between never came (RAS waited on the stopped process). Replayed, the detector
+    names rank 1 as missing, then dead, and never another rank."""
+    fault = _fault_at("sigstop")
+    detector = NcclRasDetector(RasSettings(), view=JobView(stall_window_seconds=20.0,
+                                                           steps_seen=10))
+    fired: list[tuple[float, Transition]] = []
+    for at, kind, report in _replies("sigstop", "text"):
+        if _unanswered("sigstop", at, kind):
+            continue
+        snap = RasSnapshot(at=at, report=report, partial=False,
+                           poll_interval_seconds=CAPTURE_INTERVAL)  # fmt: skip
+        fired += [(at, o) for o in detector.observe(snap, at)
+                  if isinstance(o, Transition) and o.firing]
+    names = [(t.alertname, t.culprit_ranks) for _at, t in fired]
+    assert names == [("RasRanksMissing", (1,)), ("RankDead", (1,))], names
+    missing_at, dead_at = fired[0][0], fired[1][0]
+    assert missing_at - fault <= 2 * CAPTURE_INTERVAL
+    assert dead_at > missing_at + 30
+    assert "641" in fired[1][1].summary  # rank 1's pid in that run
 
 
 def test_a_real_mismatch_names_the_rank_that_never_launched() -> None:
@@ -114,18 +154,20 @@ def test_a_dead_process_is_reported_dead_and_its_rank_named() -> None:
     assert {p.pid for p in dead[-1].dead_processes} == {653}  # rank 2's pid in that run
 
 
-@pytest.mark.parametrize("run,stack_pass", [
-    ("hang", "*round14.0-rank*-rank-*.json"),
-    ("gpu_hang", "*round18.0-rank*-rank-*.json"),
+@pytest.mark.parametrize("run,stack_pass,host", [
+    ("hang", "*round14.0-rank*-rank-*.json", "rank 2's host is in compute"),
+    ("gpu_hang", "*round18.0-rank*-rank-*.json", "rank 2's host is in compute"),
+    ("dl_stall", "*round14.0-rank*-rank-*.json", "rank 2 waits for a batch at torch/utils/data"),
 ])
 @pytest.mark.parametrize("kind", ["text", "json"])
 def test_the_stuck_rank_is_paged_within_30_s_of_the_fault(
-    run: str, stack_pass: str, kind: str
+    run: str, stack_pass: str, host: str, kind: str
 ) -> None:
     """The replies in their real timing, the job's measured pace and the real stacks: a
     critical CollectiveDesync names rank 2 within 30 s of the fault, long before the watchdog.
     Decided together: the job's steps stopped for its own stall window, two looks saw the same
-    mismatch, and rank 2's own stack is outside any collective."""
+    mismatch, and rank 2's own stack is outside any collective (in `dl_stall` its main thread
+    waits for a batch from the DataLoader worker that blocked)."""
     fault = _fault_at(run)
     last_step, window = _measured_pace(run)
     states, sampled_at = _host_states(run, stack_pass)
@@ -146,7 +188,7 @@ def test_the_stuck_rank_is_paged_within_30_s_of_the_fault(
     assert critical, [t.summary for _at, t in pages]
     at, page = critical[0]
     assert page.alertname == "CollectiveDesync" and page.culprit_ranks == (2,)
-    assert "rank 2's host is in compute" in page.summary
+    assert host in page.summary
     # No later than the job's pace allows: the first reply past its stall window that follows
     # a reply already showing the mismatch.
     replies = _replies(run, kind)

@@ -262,8 +262,10 @@ class ProgressDetector:
         if not stalled:
             if self._firing is None:
                 return out
+            was_stalled = [self.clocks[k] for k in self._firing_stalled if k in self.clocks]
             self._firing, self._firing_stalled = None, ()
-            out.append(self._transition(False, Severity.WARNING, [], now))
+            out.append(self._transition(False, Severity.WARNING, [], now,
+                                        ended=self._why_over(was_stalled)))
             return out
         critical = any(
             now - (c.last_step_at or c.created_at)
@@ -286,8 +288,20 @@ class ProgressDetector:
         out.append(self._transition(True, severity, stalled, now))
         return out
 
+    def _why_over(self, was_stalled: list[_Clock]) -> str | None:
+        """Why a stall is over when no step ended it (None: steps came again). A stall that
+        ends because the job is stopped or its ranks exited did not resume."""
+        if self._ended:
+            return "job ended"
+        if self.view is not None and self.view.stopping:
+            return "job stopping: a stop was asked"
+        if was_stalled and all(c.done for c in was_stalled):
+            return "the stalled ranks exited"
+        return None
+
     def _transition(
-        self, firing: bool, severity: Severity, stalled: list[_Clock], now: float
+        self, firing: bool, severity: Severity, stalled: list[_Clock], now: float,
+        ended: str | None = None,
     ) -> Transition:
         primary = [c for c in self._primary() if c.kind == "output"]
         stalled_ranks = sorted({c.rank for c in stalled if c.rank is not None})
@@ -315,7 +329,7 @@ class ProgressDetector:
                 severity=severity,
                 category=Category.UNDETERMINED,
                 identity={},
-                summary="job ended" if self._ended else "training progress resumed",
+                summary=ended or "training progress resumed",
             )
         worst = max(stalled, key=lambda c: now - (c.last_step_at or c.created_at))
         quiet = now - (worst.last_step_at or worst.created_at)

@@ -102,6 +102,9 @@ def decode_dump(data: bytes) -> dict[str, Any]:
             raise DumpError(f"not readable JSON: {exc}") from exc
     else:
         raise DumpError("not a flight-recorder dump (neither a pickle nor its JSON form)")
+    if (isinstance(obj, dict) and "entries" not in obj and "version" in obj
+            and ("pg_config" in obj or "pg_status" in obj)):
+        obj = {**obj, "entries": []}  # torch leaves the key out when the buffer is empty
     if not isinstance(obj, dict) or "entries" not in obj:
         raise DumpError("not a flight-recorder dump: no top-level 'entries'")
     return obj
@@ -221,6 +224,30 @@ def _typed_dump(raw: dict[str, Any], source: str, rank: int | None) -> RankDump:
         del pg_ranks[""]  # its entries are filed under the group's real name
     return RankDump(rank, source, _text(raw.get("version", "")), pg_ranks, pg_names, status,
                     entries)
+
+
+def merge_dumps(parts: Sequence[RankDump]) -> RankDump | None:
+    """One rank's several buffers (torch's CPU recorder and NCCL's) as one dump: groups and
+    statuses joined (the first buffer's word wins), entries both hold counted once."""
+    if len(parts) <= 1:
+        return parts[0] if parts else None
+    parts = sorted(parts, key=lambda p: not p.entries)  # a buffer with entries speaks first
+    first = parts[0]
+    seen: set[FrEntry] = set()
+    entries: list[FrEntry] = []
+    pg_ranks: dict[str, tuple[int, ...]] = {}
+    pg_names: dict[str, str] = {}
+    status: dict[str, PgStatus] = {}
+    for part in parts:
+        for key, members in part.pg_ranks.items():
+            pg_ranks.setdefault(key, members)
+        for key, name in part.pg_names.items():
+            pg_names.setdefault(key, name)
+        for key, st in part.status.items():
+            status.setdefault(key, st)
+        entries.extend(e for e in part.entries if e not in seen)
+        seen.update(part.entries)  # across buffers only: one buffer may repeat a tuple
+    return RankDump(first.rank, first.source, first.version, pg_ranks, pg_names, status, tuple(entries))
 
 
 class _EntryTyper:
@@ -348,7 +375,14 @@ class FrAnalysis:
 def analyse(dumps: Sequence[RankDump], problems: Iterable[str] = ()) -> FrAnalysis:
     """Compare every rank's collectives per process group and say where they part."""
     by_rank: dict[int, RankDump] = {}
-    for dump in sorted(dumps, key=lambda d: d.rank):
+    notes = list(problems)
+    empty = sorted({d.rank for d in dumps if not d.entries} - {d.rank for d in dumps if d.entries})
+    if empty:
+        # An empty buffer (torch writes one for a recorder that saw nothing, e.g. the CPU
+        # recorder of an NCCL job) says nothing of where the rank is: not "entered nothing".
+        notes.append(f"rank(s) {_ranks_text(empty)}: the flight recorder holds no "
+                        "collectives, so their side is unknown")
+    for dump in sorted((d for d in dumps if d.entries), key=lambda d: d.rank):
         # The same rank dumped twice (pickle and JSON): keep the one that says more (stacks).
         known = by_rank.get(dump.rank)
         if known is None or _detail(dump) > _detail(known):
@@ -365,7 +399,7 @@ def analyse(dumps: Sequence[RankDump], problems: Iterable[str] = ()) -> FrAnalys
     verdicts = [v for v in verdicts if v.states]
     ranked = sorted(verdicts, key=_severity)
     primary = ranked[0] if ranked and _severity(ranked[0])[0] < 3 else None
-    return FrAnalysis(len(by_rank), tuple(by_rank), tuple(verdicts), tuple(problems), primary)
+    return FrAnalysis(len(by_rank), tuple(by_rank), tuple(verdicts), tuple(notes), primary)
 
 
 def _detail(dump: RankDump) -> tuple[int, int]:
@@ -523,6 +557,7 @@ __all__ = [
     "decode_dump",
     "load_dump",
     "looks_like_dump",
+    "merge_dumps",
     "rank_from_name",
     "user_frame",
 ]

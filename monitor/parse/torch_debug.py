@@ -7,7 +7,9 @@ worker server (`_WorkerServer`) whose handlers answer `POST /handler/<name>`:
 * `dump_traceback` → every Python thread's stack, in faulthandler's format
   (`Thread 0x… (most recent call first):` then `  File "f.py", line 9 in fn`);
 * `fr_trace_json` → the rank's flight-recorder buffer, the JSON form of a dump
-  (read with `monitor.parse.flight_recorder`);
+  (read with `monitor.parse.flight_recorder`); on an NCCL job this is the CPU recorder's
+  buffer, empty (torch 2.11, seen on a real run): NCCL's own buffer answers to
+  `dump_nccl_trace_json`, a handler only CUDA builds have (404 elsewhere);
 * `pyspy_dump`, `wait_counter_values`, `torch_profile` (not used here).
 
 Pure: bytes in, typed values out. `live_picture` joins every rank's answers into the same
@@ -17,10 +19,17 @@ verdict triage draws from dumps: which collective each rank is in, and who never
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from monitor.parse.flight_recorder import DumpError, FrAnalysis, RankDump, analyse, load_dump
+from monitor.parse.flight_recorder import (
+    DumpError,
+    FrAnalysis,
+    RankDump,
+    analyse,
+    load_dump,
+    merge_dumps,
+)
 
 MAX_FRAMES = 64
 MAX_THREADS = 256
@@ -72,17 +81,34 @@ def parse_traceback_dump(text: str) -> tuple[ThreadStack, ...]:
     return tuple(stacks)
 
 
+_STDLIB = re.compile(r"(?:^|/)python3\.\d+/(?!site-packages/|dist-packages/)")
+
+
+def main_stack(stacks: tuple[ThreadStack, ...]) -> ThreadStack | None:
+    """The job's main thread: the one whose outermost frame is a script's top level
+    (`<module>`), else the last one listed (faulthandler lists the newest thread first).
+    A DataLoader's feeder threads, the server's own thread and other helpers are not it."""
+    candidates = [s for s in stacks if not s.current and s.frames]
+    for stack in candidates:
+        if stack.frames[-1].function == "<module>":
+            return stack
+    return candidates[-1] if candidates else None
+
+
+def _library(file: str) -> bool:
+    return "/torch/" in file or file.startswith("<frozen") or _STDLIB.search(file) is not None
+
+
 def job_frame(stacks: tuple[ThreadStack, ...]) -> Frame | None:
-    """Where the job's main work is: the innermost frame outside torch of the first thread
-    that is not the answering one and has Python frames."""
-    for stack in stacks:
-        if stack.current or not stack.frames:
-            continue
-        for frame in stack.frames:
-            if "/torch/" not in frame.file:
-                return frame
-        return stack.frames[0]
-    return None
+    """Where the job's main work is: the main thread's innermost frame outside torch and the
+    standard library (its innermost frame when all of it is theirs)."""
+    stack = main_stack(stacks)
+    if stack is None:
+        return None
+    for frame in stack.frames:
+        if not _library(frame.file):
+            return frame
+    return stack.frames[0]
 
 
 @dataclass(frozen=True)
@@ -99,17 +125,20 @@ class RankAnswer:
         return job_frame(self.stacks)
 
 
-def rank_answer(rank: int, traceback_text: str | None, fr_json: bytes | None,
+def rank_answer(rank: int, traceback_text: str | None, fr_json: bytes | Sequence[bytes] | None,
                 error: str | None = None) -> RankAnswer:
+    """One rank's replies → its answer. `fr_json` is one flight-recorder reply or several
+    (the CPU recorder's and NCCL's): their entries are read as one buffer."""
     stacks = parse_traceback_dump(traceback_text) if traceback_text else ()
-    fr: RankDump | None = None
+    replies = [fr_json] if isinstance(fr_json, bytes) else list(fr_json or ())
+    parts: list[RankDump] = []
     problems = [error] if error else []
-    if fr_json:
+    for reply in replies:
         try:
-            fr = load_dump(fr_json, source=f"rank {rank} debug server", rank=rank)
+            parts.append(load_dump(reply, source=f"rank {rank} debug server", rank=rank))
         except DumpError as exc:
             problems.append(f"flight recorder: {exc}")
-    return RankAnswer(rank, "; ".join(problems) or None, stacks, fr)
+    return RankAnswer(rank, "; ".join(problems) or None, stacks, merge_dumps(parts))
 
 
 @dataclass(frozen=True)
@@ -130,6 +159,8 @@ def live_picture(answers: Mapping[int, RankAnswer]) -> LivePicture:
     sentences: list[str] = []
     if fr is not None and fr.primary is not None:
         sentences.extend(fr.primary.sentences)
+    if fr is not None and fr.ranks:
+        sentences.extend(fr.problems)  # some ranks' buffers were empty while others' were not
     for a in ordered:
         where = a.where
         if where is not None:
@@ -146,6 +177,7 @@ __all__ = [
     "ThreadStack",
     "job_frame",
     "live_picture",
+    "main_stack",
     "parse_traceback_dump",
     "rank_answer",
 ]

@@ -11,8 +11,9 @@ directly: `torch._C._distributed_c10d._WorkerServer("::", 29700 + local_rank)` (
 A job that does not opt in loses nothing: the ports refuse and the source reports the ranks as
 not answering, once, as a fault observation.
 
-Each query is `POST /handler/dump_traceback` and `POST /handler/fr_trace_json` on every rank's
-port (in parallel threads, each with a deadline and a size cap); the answers become a
+Each query is `POST /handler/dump_traceback`, `POST /handler/fr_trace_json` and
+`POST /handler/dump_nccl_trace_json` on every rank's port (on an NCCL job the second is the CPU
+recorder's empty buffer and the third holds the collectives; builds without NCCL answer it 404) (in parallel threads, each with a deadline and a size cap); the answers become a
 `DebugSnapshot` observation with the joined picture (`monitor.parse.torch_debug`). Nothing here
 raises past `query()`.
 """
@@ -31,6 +32,8 @@ from monitor.model import Observation, ProcessSnapshot, ProcRole, SourceFault, S
 from monitor.parse.torch_debug import LivePicture, RankAnswer, live_picture, rank_answer
 
 SOURCE = "torch_debug"
+# The flight-recorder buffers a rank may serve: torch's CPU recorder (gloo) and NCCL's.
+FR_HANDLERS = ("fr_trace_json", "dump_nccl_trace_json")
 MAX_REPLY_BYTES = 64 << 20
 DEFAULT_TIMEOUT_SECONDS = 5.0
 
@@ -89,12 +92,21 @@ class TorchDebugSource:
             stacks = post(endpoint, "dump_traceback", self.timeout)
         except OSError as exc:
             return rank_answer(endpoint.rank, None, None, error=_describe(exc))
-        try:
-            fr = post(endpoint, "fr_trace_json", self.timeout)
-        except OSError as exc:
-            return rank_answer(endpoint.rank, stacks.decode("utf-8", "replace"), None,
-                               error=f"flight recorder: {_describe(exc)}")
-        return rank_answer(endpoint.rank, stacks.decode("utf-8", "replace"), fr)
+        buffers: list[bytes] = []
+        problems: list[str] = []
+        for handler in FR_HANDLERS:
+            try:
+                buffers.append(post(endpoint, handler, self.timeout))
+            except HandlerMissing:
+                continue  # this build has no such recorder
+            except OSError as exc:
+                problems.append(f"flight recorder: {_describe(exc)}")
+        return rank_answer(endpoint.rank, stacks.decode("utf-8", "replace"), buffers,
+                           error="; ".join(problems) or None)
+
+
+class HandlerMissing(OSError):
+    """The server has no handler of that name (HTTP 404)."""
 
 
 def post(endpoint: WorkerEndpoint, handler: str, timeout: float) -> bytes:
@@ -106,6 +118,8 @@ def post(endpoint: WorkerEndpoint, handler: str, timeout: float) -> bytes:
                      headers={"Content-Length": "0"})
         reply = conn.getresponse()
         body = reply.read(MAX_REPLY_BYTES + 1)
+        if reply.status == 404:
+            raise HandlerMissing(f"no handler {handler}: {body[:200]!r}")
         if reply.status != 200:
             raise OSError(f"HTTP {reply.status} from {handler}: {body[:200]!r}")
         if len(body) > MAX_REPLY_BYTES:
@@ -121,7 +135,15 @@ def _describe(exc: OSError) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-__all__ = ["DebugSnapshot", "TorchDebugSource", "WorkerEndpoint", "endpoints_for", "post"]
+__all__ = [
+    "FR_HANDLERS",
+    "DebugSnapshot",
+    "HandlerMissing",
+    "TorchDebugSource",
+    "WorkerEndpoint",
+    "endpoints_for",
+    "post",
+]
 
 
 class TorchDebugOnSuspicion:

@@ -217,11 +217,30 @@ def test_deep_nesting_is_no_crash() -> None:
     assert dump.entries[0].input_sizes == ((),)
 
 
+def test_an_empty_buffer_is_an_unknown_side_not_a_rank_that_entered_nothing() -> None:
+    """Rank 0's recorder came back empty (torch's empty JSON): it is not blamed for the
+    collectives it holds none of; the others' buffers still name rank 1, and the report says
+    that rank 0's side is unknown."""
+    empty = load_dump(b'{"pg_config": {}, "pg_status": {}, "version": "2.10"}',
+                      source="fr_rank_0.json")
+    dumps = [empty, *_dumps()[1:]]
+    result = analyse(dumps)
+    v = result.primary
+    assert v is not None and v.blamed == (1,) and 0 not in v.never_entered
+    assert result.ranks == (1, 2)
+    assert any("rank(s) 0: the flight recorder holds no collectives" in p
+               for p in result.problems)
+
+
 def test_garbage_and_other_json_are_errors_not_crashes() -> None:
     with pytest.raises(DumpError):
         decode_dump(b"\x80\x04\x95garbage")
     with pytest.raises(DumpError):
-        decode_dump(b'{"pg_config": {}, "version": "2.10"}')  # no entries
+        decode_dump(b'{"loss": 1.0, "version": "2.10"}')  # no entries and no group table
+    # torch's own empty buffer leaves the entries out (a real reply of torch 2.11's server)
+    empty = (b'{"comm_lib_version":"","nccl_comm_state":{},"pg_config":{},"pg_status":{},'
+             b'"version":"2.10"}')
+    assert decode_dump(empty)["entries"] == []
     with pytest.raises(DumpError):
         decode_dump(b"plain text")
     assert looks_like_dump(b'{"loss": 1.0}') is None

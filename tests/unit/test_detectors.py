@@ -174,6 +174,37 @@ def test_job_end_resolves_and_exited_rank_is_not_a_stall() -> None:
     assert not transitions(det.tick(60.0))
 
 
+def test_a_stall_ended_by_a_stop_or_by_exits_does_not_say_progress_resumed() -> None:
+    """The person on call reads the resolution: a stall the job's stop or its ranks' exits
+    ended did not resume (seen on a real NCCL run stopped during a hang)."""
+    from monitor.incidents import JobView, Lifecycle
+
+    def stalled(view: JobView | None = None) -> ProgressDetector:
+        det = ProgressDetector(ProgressSettings(stall_floor_seconds=10), view=view)
+        det.observe(snap(0.5, replace(rank_info(0, 100), world_size=1)), 0.5)
+        for i in range(1, 20):
+            det.observe(lines(float(i), (0, f"step {i}")), float(i))
+        assert transitions(det.tick(30.0))[0].firing
+        return det
+
+    view = JobView()
+    det = stalled(view)
+    view.lifecycle = Lifecycle.STOPPING
+    (over,) = transitions(det.tick(31.0))
+    assert not over.firing and over.summary == "job stopping: a stop was asked"
+
+    det = stalled()
+    det.observe(ProcessExit(31.0, 100, ProcRole.RANK, 0, None, signal.SIGKILL, 0, 1, 1, "wait"),
+                31.0)
+    (over,) = transitions(det.tick(31.0))
+    assert not over.firing and over.summary == "the stalled ranks exited"
+
+    det = stalled()
+    det.observe(lines(31.0, (0, "step 20")), 31.0)
+    (over,) = transitions(det.tick(31.0))
+    assert not over.firing and over.summary == "training progress resumed"
+
+
 # -- process ------------------------------------------------------------------------------
 def test_sigkill_is_rank_dead_and_high_memory_says_possible_oom() -> None:
     """SIGKILL → RankDead naming the rank; with node memory nearly full it says possible OOM."""

@@ -23,10 +23,10 @@ HERE = Path(__file__).resolve().parent
 REWRITES = (
     (re.compile(r"/[\w.+-]+(?:/[\w.+-]+)*?/site-packages/"), "site-packages/"),
     (re.compile(r"/[\w.+-]+(?:/[\w.+-]+)*?/(python3\.\d+)/"), r"\1/"),
-    (re.compile(r"/[\w.+-]+(?:/[\w.+-]+)*/(?=(?:train_nccl|launch_noteardown|run_scenario)\.py)"),
+    (re.compile(r"/[\w.+-]+(?:/[\w.+-]+)*/(?=(?:train_nccl|launch_noteardown|run_scenario|debug_job)\.py)"),
      "gpu-lab/"),
     (re.compile(r"/[\w.+-]+(?:/[\w.+-]+)*?/bin/(?=python3?\b|torchrun\b|py-spy\b)"), ""),
-    (re.compile(r"/[\w.+-]+(?:/[\w.+-]+)*?/(?:hang|gpuhang|killnt|healthy)/"), ""),
+    (re.compile(r"/[\w.+-]+(?:/[\w.+-]+)*?/(?:hang|gpuhang|killnt|healthy|dlstall|stop|dbg)/"), ""),
 )
 TEXT = ("job.out", "alerts.jsonl", "summary.json", "mark.jsonl", "metrics.txt")
 
@@ -61,6 +61,10 @@ def main(run: Path, name: str, pyspy: list[str]) -> None:
         (out / f.name).write_bytes(pickle.dumps(scrub_value(data), protocol=2))
     for f in sorted((run / "ras").iterdir()):
         (out / "ras" / f.name).write_text(scrub(f.read_text(errors="replace")))
+    if (run / "debug").is_dir():  # torch's debug servers' replies, verbatim but for paths
+        (out / "debug").mkdir()
+        for f in sorted((run / "debug").iterdir()):
+            (out / "debug" / f.name).write_text(scrub(f.read_text(errors="replace")))
     dumps = sorted((run / "state" / "pyspy").glob("*.json"))
     chosen = [f for f in dumps if any(fnmatch.fnmatch(f.name, g) for g in pyspy)]
     if chosen:
