@@ -148,6 +148,8 @@ _EXC_STRICT = re.compile(
 _EXC_LENIENT = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*)(?::\s(?P<msg>.*)|:?\s*$)")
 _NOT_EXCEPTIONS = frozenset({"srun", "slurmstepd", "kernel", "NVRM", "INFO", "WARNING", "ERROR",
                              "DEBUG", "CRITICAL", "Note", "Warning", "Epoch", "Train", "Step"})
+# tqdm's bar (` 86%|█████▋    | 56/65 [00:04<00:00, 12.03ba/s]`)
+_PROGRESS_BAR = re.compile(r"\d{1,3}%\|.{0,120}\| *\d+/\d+ \[")
 _FRAME = re.compile(r'^\s+File "(?P<file>[^"]*)", line (?P<line>\d+),? in (?P<func>.+?)\s*$')
 _CHAIN = ("The above exception was the direct cause", "During handling of the above exception")
 _MSG_CONT = re.compile(
@@ -477,7 +479,9 @@ class EventExtractor:
                     del block.frames[:-_MAX_FRAMES]
                     del block.frame_files[:-_MAX_FRAMES]
                 return _Verdict.TAKE
-            if not stripped:
+            if not stripped or _PROGRESS_BAR.search(payload):
+                # another process's progress bar written into the traceback (tqdm's `\r`
+                # lines): the traceback goes on after it
                 return _Verdict.TAKE
             if _ANCHOR.match(payload):
                 return _Verdict.REJECT
@@ -611,7 +615,8 @@ class EventExtractor:
             return _Verdict.TAKE
         if not stripped:
             return _Verdict.TAKE_END if block.state == "frames" else _Verdict.TAKE
-        if block.state == "what" and not _ANCHOR.match(payload):
+        if block.state == "what" and not _ANCHOR.match(payload) and _TRACEBACK not in payload:
+            # the message's further lines, up to a Python traceback (the launcher's, say)
             return _Verdict.TAKE
         return _Verdict.REJECT
 

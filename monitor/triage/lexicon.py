@@ -181,7 +181,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          # Horovod's driver: a task seen from another address than it declared
                          r"connected from a different address|"
                          # gRPC's status text (`grpc error:Connect Failed`), the AWS SDK's
-                         r"grpc error: ?Connect Failed\b|(?:Internal|Unavailable|UNAVAILABLE)\W+Unable to connect to endpoint"),
+                         r"grpc error: ?Connect Failed\b|(?:Internal|Unavailable|UNAVAILABLE)\W+Unable to connect to endpoint|"
+                         # a client that never reached the service at the address it was given
+                         # (Ray's `Failed to connect to GCS at address 10.0.0.1:6379 within 5 s`)
+                         r"Failed to connect to \w+ at address \S+"),
         (Family.INIT_TIMEOUT, r"(?i:(?:rendezvous|store|barrier|init_process_group|"
                               r"initiali[sz]\w*)\W.{0,80}(?:timed out|timeout))|"
                               r"(?i:(?:timed out|timeout)\W.{0,60}(?:rendezvous|store based|"
@@ -193,6 +196,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                              r"GLIBC\w*_[\d.]+' not found|(?i:version mismatch)|"
                              r"(?i:failed to load \S*\s?(?:library|lib\w+|\S+\.so))|"
                              r"\bOSError: lib"),
+        # a transport error wrapped in any exception type is the peer's story first
+        (Family.PEER_LOST, r"Connection reset by peer|closed by (?:remote )?peer|Broken pipe|"
+                           r"EPIPE|ECONNRESET|remote process exited|(?i:peer .{0,20}disconnected)"),
         (Family.SOFTWARE, r"\b(?:KeyError|IndexError|TypeError|ValueError|AttributeError|"
                           r"NameError|AssertionError|ImportError|ModuleNotFoundError|"
                           r"NotImplementedError|ZeroDivisionError|UnboundLocalError|"
@@ -204,14 +210,16 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                           # a C library's own assertion: glibc's `Assertion `x' failed.`,
                           # PSM3's `Assertion failure at ptl.c:196: …`
                           r"\bAssertion [`'].{0,300}' failed\b|\bAssertion failure at \S+:\d+"),
-        (Family.PEER_LOST, r"Connection reset by peer|closed by (?:remote )?peer|Broken pipe|"
-                           r"EPIPE|ECONNRESET|remote process exited|(?i:peer .{0,20}disconnected)"),
         (Family.KILLED, r"\bKilled\b|killed by (?:unknown )?signal|SIGKILL|[Ss]ignal 9\b|WTERMSIG \d+|Segmentation fault|SIGSEGV|SIGABRT|"
                         r"SIGBUS|Bus error|\bAborted\b|core dumped|Fatal Python error|"
                         r"(?i:exit(?:ed)? (?:with )?(?:code|status))|exitcode|return code|"
                         r"(?i:died unexpectedly)|terminate called"),
         # glog's CHECK, a C++ framework's own assertion: read last, for the condition it
         # checked often carries the cause (`Check failed: len >= 0 peer=…: Connection reset`)
+        # ... but a check on a connection (`Check failed: … Failed to connect to GCS within 60
+        # seconds`, `len > 0 peer=…`) failed because the other end went: the peer's story
+        (Family.PEER_LOST, r"\bCheck failed: .*(?:(?i:connect|socket|heartbeat|timed out|timeout)"
+                           r"|\bpeer\b)"),
         (Family.SOFTWARE, r"\bCheck failed: "),
     )
 )
@@ -226,6 +234,9 @@ _FAILED = re.compile(
     r"Bus error|\bcannot\b|\bCannot\b|\bunable to\b|\bUnable to\b|"
     r"Evicted|\bevicted\b|\b(?:is|was|been)(?: \w+ly)? preempted\b|out of memory|[Tt]imed out|"
     r"(?:terminated|killed) (?:with|by) (?:unknown )?signal|"
+    # a launcher's word on a child that ended badly (Lightning's `Child process with PID 23026
+    # terminated with code 1. Forcefully terminating all other processes`)
+    r"\bterminated with (?:exit )?code -?[1-9]\d*\b|"
     # libfabric's providers log a failed completion from their error handler at `<warn>`
     r"\blibfabric:\S*_error\(\):\d+<warn>|"
     # TensorFlow's collective executor: `Collective ops is aborted by: Shape mismatch in …`
@@ -329,7 +340,8 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "annot", "nable to", "No space", "quota", "Input/output", "Read-only",
                     "victed", "preempted", "out of memory", "imed out", "signal", "SIG",
                     "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted",
-                    "for bind", "memory pressure", "imminent", "Assertion fail")
+                    "for bind", "memory pressure", "imminent", "Assertion fail",
+                    "terminated with")
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)

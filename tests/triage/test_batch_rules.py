@@ -1052,3 +1052,76 @@ def test_eagain_out_of_a_collective_is_the_peers_story_not_the_jobs_bug(tmp_path
                        " in <module>\n    pool.start()\nRuntimeError: Resource temporarily "
                        "unavailable\n")
     assert own.category is Category.SOFTWARE  # no collective under it
+
+
+# -- batch 34 ---------------------------------------------------------------------------------
+def test_a_transport_error_in_any_exception_or_check_is_the_peers_story(tmp_path: Path) -> None:
+    """Paddle's store barrier raising `ValueError: … TCP send error. Details: Broken pipe.` and
+    Ray's raylet failing a check on its GCS connection are a peer that went, not the job's bug;
+    a check on the job's own data still is."""
+    for name in ("paddle-tcp-send-broken-pipe-52622.log", "undet-ray-26966-raylet-lost-gcs.log"):
+        assert triage(name).category is Category.UNDETERMINED, name
+    oneflow = triage("software-oneflow-6953-rpc-check-failed.log")
+    assert oneflow.category is Category.SOFTWARE
+    pipe = ("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+            "    sock.sendall(batch)\nBrokenPipeError: [Errno 32] Broken pipe\n")
+    assert triage_texts(tmp_path / "pipe", pipe).category is Category.UNDETERMINED
+    bug = ("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+           "    cfg['pipe']\nKeyError: 'pipe'\n")
+    assert triage_texts(tmp_path / "bug", bug).category is Category.SOFTWARE
+
+
+def test_a_signal_paddle_reports_is_no_exception_of_the_job() -> None:
+    """Paddle's `FatalError: `Termination signal` is detected by the operating system.` is the
+    SIGTERM its launcher sent: no bug of the job's is shown."""
+    diagnosis = triage("sigterm-from-launcher-paddledet-5255.log")
+    assert diagnosis.category is Category.UNDETERMINED and diagnosis.culprit_ranks == ()
+
+
+def test_a_client_that_never_reached_its_service_at_an_address_is_the_network(
+        tmp_path: Path) -> None:
+    diagnosis = triage("net-tinyzero-75-ray-gcs-connect.log")
+    assert diagnosis.category is Category.NETWORK
+    assert any("172.23.15.13:20000" in c for c in diagnosis.culprits)
+    healthy = ("2025-02-16 16:05:50,467 INFO worker.py:1636 -- Connecting to existing Ray "
+               "cluster at address: 172.23.15.13:20000...\n"
+               "2025-02-16 16:05:51,102 INFO worker.py:1812 -- Connected to Ray cluster.\n")
+    assert triage_texts(tmp_path / "ok", healthy).category is Category.NONE
+
+
+def test_a_progress_bar_written_into_a_traceback_does_not_end_it() -> None:
+    """Another process's tqdm line inside a traceback's frames: the AssertionError under it is
+    still the traceback's exception (the job's bug)."""
+    diagnosis = triage("software-transformers-9243-ddp-device-assert.log")
+    assert diagnosis.category is Category.SOFTWARE
+
+
+def test_a_launchers_child_that_ended_with_a_code_is_a_failure_named_by_its_pid() -> None:
+    """Lightning's `Child process with PID 23026 terminated with code 1`: a failure (not a
+    healthy log), its cause not shown, the pid named."""
+    diagnosis = triage("lightning-child-exit1-neuralforecast-1291.log")
+    assert diagnosis.category is Category.UNDETERMINED
+    assert any("23026" in c for c in diagnosis.culprits)
+
+
+def test_a_ray_actors_own_traceback_names_its_process() -> None:
+    diagnosis = triage("software-vllm-28873-ray-local-world-size-assert.log")
+    assert diagnosis.category is Category.SOFTWARE and diagnosis.culprit_ranks == ()
+    assert any("570282" in c for c in diagnosis.culprits)
+
+
+def test_a_cuda_error_then_mp_spawns_report_names_the_spawned_process(tmp_path: Path) -> None:
+    """`terminate called after throwing … c10::Error` / `what(): CUDA error: …` then the
+    launcher's Python traceback `ProcessExitedException: process 3 terminated with signal
+    SIGABRT`: the C++ report ends where the traceback starts, and process 3 (a local index,
+    not a rank) is named."""
+    diagnosis = triage("illegal-address-brightdreamer-10-mpspawn.log")
+    assert diagnosis.category is Category.GPU_CUDA and diagnosis.culprit_ranks == ()
+    assert diagnosis.culprits == ("process 3",)
+    # two spawned workers reported dead: which one's error this is is not shown
+    two = (CORPUS / "illegal-address-brightdreamer-10-mpspawn.log").read_text() + (
+        "Traceback (most recent call last):\n  File \"main.py\", line 213, in <module>\n"
+        "torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal "
+        "SIGABRT\n")
+    named = triage_texts(tmp_path / "two", two)
+    assert named.category is Category.GPU_CUDA and "process 3" not in named.culprits

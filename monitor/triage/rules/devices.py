@@ -13,11 +13,13 @@ from monitor.parse.log_events import EventKind
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
 from monitor.triage.lexicon import places
 from monitor.triage.rules.base import (
+    _SPAWN_EXIT,
     Context,
     Finding,
     _best_located,
     _failed_worker,
     _killed_in_tail,
+    _message,
     _named,
     _ray_rank,
     _ray_task,
@@ -254,6 +256,16 @@ def _opens_inside_another_report(ctx: Context, first: Located) -> bool:
             and _INSIDE_REPORT.match(opening.text) is not None)
 
 
+def _spawned_exit(ctx: Context, first: Located) -> str | None:
+    """The one mp.spawn worker the same file reports dead (`ProcessExitedException: process 3
+    terminated with signal SIGABRT`): the process whose error this is. Its index is a local
+    one, named, never taken for a rank."""
+    indices = {m.group(1) for item in ctx.of(EventKind.PYTHON_TRACEBACK)
+               if item.file_index == first.file_index
+               and (m := _SPAWN_EXIT.search(_message(item))) is not None}
+    return f"process {indices.pop()}" if len(indices) == 1 else None
+
+
 def cuda_software(ctx: Context) -> Finding | None:
     errors = [e for e in ctx.of(EventKind.CUDA_ERROR) if e.event.fields.get("hardware") is not True]
     if not errors:
@@ -272,6 +284,8 @@ def cuda_software(ctx: Context) -> Finding | None:
     task = None if ranks else _ray_task(ctx, first)
     named = [_named(r, next(e for e in errors if e.rank == r)) for r in ranks] or [
         _ray_task_name(task) if task is not None else _named(None, _best_located(errors))]
+    if not ranks and task is None and not any(named):
+        named = [_spawned_exit(ctx, first) or ""]
     return Finding(
         Category.GPU_CUDA, ranks, tuple(n for n in named if n),
         (f"{who(first)}: CUDA error: {first.event.fields.get('message')} ({first.where})",),

@@ -307,10 +307,13 @@ def own_exception(ctx: Context) -> Finding | None:
     raiser = _ray_task_name(task) if task is not None else who(first)
     worker = _failed_worker(ctx) if not ranks and task is None else None
     spawned = _spawned_worker(ctx, first) if not ranks and task is None and not worker else None
+    # a Ray actor's traceback, its lines prefixed `(EngineCore_DP0 pid=570282)`: that process
+    actor = (f"the Ray actor ({whereabouts(first)})"
+             if not ranks and task is None and first.event.fields.get("actor_pid") else None)
     culprits: tuple[str, ...] = (_named(ranks[0], first),) if ranks else (
         (raiser,) if task is not None else
         (f"{worker}, the launcher's one failed worker",) if worker else
-        (spawned,) if spawned else ())
+        (spawned,) if spawned else (actor,) if actor else ())
     if task is not None and _ray_rank(task):
         ranks = _ray_rank(task)
         culprits = (f"rank {ranks[0]}", raiser)
@@ -328,7 +331,13 @@ _PEER_LOST = ("remote worker", "Connection reset by peer", "Connection closed by
               # gRPC (TensorFlow's and JAX's collectives): the peer's end of the call closed
               "Socket closed",
               # Horovod stops every rank after one rank's exception or early exit
-              "Horovod has been shut down")
+              "Horovod has been shut down",
+              # a write to a socket or pipe whose other end had closed (`TCP send error.
+              # Details: Broken pipe`, `BrokenPipeError: [Errno 32] Broken pipe`)
+              "Broken pipe",
+              # Paddle's signal handler (`FatalError: `Termination signal` is detected by the
+              # operating system.`): a signal the process received, not an exception it raised
+              "is detected by the operating system")
 
 
 # A collective that timed out waiting for a peer: the symptom of whoever did not arrive.
