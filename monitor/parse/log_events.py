@@ -149,7 +149,8 @@ _EXC_LENIENT = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*)(?::\s(?P<msg>.*)|:?\s*$)")
 _NOT_EXCEPTIONS = frozenset({"srun", "slurmstepd", "kernel", "NVRM", "INFO", "WARNING", "ERROR",
                              "DEBUG", "CRITICAL", "Note", "Warning", "Epoch", "Train", "Step"})
 # tqdm's bar (` 86%|█████▋    | 56/65 [00:04<00:00, 12.03ba/s]`)
-_PROGRESS_BAR = re.compile(r"\d{1,3}%\|.{0,120}\| *\d+/\d+ \[")
+# and its bar for an unknown total (`Validation: 0it [00:00, ?it/s]`)
+_PROGRESS_BAR = re.compile(r"\d{1,3}%\|.{0,120}\| *\d+/\d+ \[|\b\d+it \[[\d?]")
 _FRAME = re.compile(r'^\s+File "(?P<file>[^"]*)", line (?P<line>\d+),? in (?P<func>.+?)\s*$')
 _CHAIN = ("The above exception was the direct cause", "During handling of the above exception")
 _MSG_CONT = re.compile(
@@ -213,6 +214,7 @@ class _Block:
     headless: bool = False
     lines: int = 1
     after_last_error: bool = False
+    after_bar: bool = False  # a progress bar was passed over inside the frames
     summary: dict[str, object] = field(default_factory=dict)
     section: str = ""
     entry: dict[str, object] | None = None
@@ -479,13 +481,18 @@ class EventExtractor:
                     del block.frames[:-_MAX_FRAMES]
                     del block.frame_files[:-_MAX_FRAMES]
                 return _Verdict.TAKE
-            if not stripped or _PROGRESS_BAR.search(payload):
+            if not stripped:
+                return _Verdict.TAKE
+            if _PROGRESS_BAR.search(payload):
                 # another process's progress bar written into the traceback (tqdm's `\r`
-                # lines): the traceback goes on after it
+                # lines): the traceback goes on after it, but only a strict exception line
+                # ends it now (a bar's own `Validation: 0it …` is none)
+                block.after_bar = True
                 return _Verdict.TAKE
             if _ANCHOR.match(payload):
                 return _Verdict.REJECT
-            m = _EXC_STRICT.match(payload) or _EXC_LENIENT.match(payload)
+            m = _EXC_STRICT.match(payload) or (
+                None if block.after_bar else _EXC_LENIENT.match(payload))
             if m is None:
                 return _Verdict.REJECT
             self._set_exception(block, m)

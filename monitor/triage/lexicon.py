@@ -181,10 +181,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          # Horovod's driver: a task seen from another address than it declared
                          r"connected from a different address|"
                          # gRPC's status text (`grpc error:Connect Failed`), the AWS SDK's
-                         r"grpc error: ?Connect Failed\b|(?:Internal|Unavailable|UNAVAILABLE)\W+Unable to connect to endpoint|"
-                         # a client that never reached the service at the address it was given
-                         # (Ray's `Failed to connect to GCS at address 10.0.0.1:6379 within 5 s`)
-                         r"Failed to connect to \w+ at address \S+"),
+                         r"grpc error: ?Connect Failed\b|(?:Internal|Unavailable|UNAVAILABLE)\W+Unable to connect to endpoint"),
         (Family.INIT_TIMEOUT, r"(?i:(?:rendezvous|store|barrier|init_process_group|"
                               r"initiali[sz]\w*)\W.{0,80}(?:timed out|timeout))|"
                               r"(?i:(?:timed out|timeout)\W.{0,60}(?:rendezvous|store based|"
@@ -218,8 +215,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
         # checked often carries the cause (`Check failed: len >= 0 peer=…: Connection reset`)
         # ... but a check on a connection (`Check failed: … Failed to connect to GCS within 60
         # seconds`, `len > 0 peer=…`) failed because the other end went: the peer's story
-        (Family.PEER_LOST, r"\bCheck failed: .*(?:(?i:connect|socket|heartbeat|timed out|timeout)"
-                           r"|\bpeer\b)"),
+        (Family.PEER_LOST, r"\bCheck failed: .*(?:\b(?i:failed to connect|connection|"
+                           r"connect(?:ed)? to|socket|heartbeat|timed out)\b|\bpeer\b)"),
         (Family.SOFTWARE, r"\bCheck failed: "),
     )
 )
@@ -236,7 +233,7 @@ _FAILED = re.compile(
     r"(?:terminated|killed) (?:with|by) (?:unknown )?signal|"
     # a launcher's word on a child that ended badly (Lightning's `Child process with PID 23026
     # terminated with code 1. Forcefully terminating all other processes`)
-    r"\bterminated with (?:exit )?code -?[1-9]\d*\b|"
+    r"\b[Pp]rocess (?:with PID )?\d+ terminated with (?:exit )?code -?[1-9]\d*\b|"
     # libfabric's providers log a failed completion from their error handler at `<warn>`
     r"\blibfabric:\S*_error\(\):\d+<warn>|"
     # TensorFlow's collective executor: `Collective ops is aborted by: Shape mismatch in …`

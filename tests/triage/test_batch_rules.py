@@ -1064,8 +1064,14 @@ def test_a_transport_error_in_any_exception_or_check_is_the_peers_story(tmp_path
     oneflow = triage("software-oneflow-6953-rpc-check-failed.log")
     assert oneflow.category is Category.SOFTWARE
     pipe = ("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
-            "    sock.sendall(batch)\nBrokenPipeError: [Errno 32] Broken pipe\n")
+            "    sock.sendall(batch)\n  File \"/usr/lib/python3.10/socket.py\", line 720, in "
+            "sendall\nBrokenPipeError: [Errno 32] Broken pipe\n")
     assert triage_texts(tmp_path / "pipe", pipe).category is Category.UNDETERMINED
+    # a pipe to a subprocess of the job's own (ffmpeg that never started) stays its bug
+    own = ("Traceback (most recent call last):\n  File \"video.py\", line 41, in write\n"
+           "    self.proc.stdin.write(frame.tobytes())\n"
+           "BrokenPipeError: [Errno 32] Broken pipe\n")
+    assert triage_texts(tmp_path / "own", own).category is Category.SOFTWARE
     bug = ("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
            "    cfg['pipe']\nKeyError: 'pipe'\n")
     assert triage_texts(tmp_path / "bug", bug).category is Category.SOFTWARE
@@ -1078,15 +1084,13 @@ def test_a_signal_paddle_reports_is_no_exception_of_the_job() -> None:
     assert diagnosis.category is Category.UNDETERMINED and diagnosis.culprit_ranks == ()
 
 
-def test_a_client_that_never_reached_its_service_at_an_address_is_the_network(
-        tmp_path: Path) -> None:
+def test_a_ray_clients_first_failed_connect_is_no_network_verdict() -> None:
+    """Ray's `Failed to connect to GCS at address 172.23.15.13:20000 within 5 seconds` is also
+    what a client logs on a start that connects a moment later (tests/data/triage_probes):
+    no rule reads it as the network; the excerpt stays undetermined, the address named."""
     diagnosis = triage("net-tinyzero-75-ray-gcs-connect.log")
-    assert diagnosis.category is Category.NETWORK
+    assert diagnosis.category is Category.UNDETERMINED
     assert any("172.23.15.13:20000" in c for c in diagnosis.culprits)
-    healthy = ("2025-02-16 16:05:50,467 INFO worker.py:1636 -- Connecting to existing Ray "
-               "cluster at address: 172.23.15.13:20000...\n"
-               "2025-02-16 16:05:51,102 INFO worker.py:1812 -- Connected to Ray cluster.\n")
-    assert triage_texts(tmp_path / "ok", healthy).category is Category.NONE
 
 
 def test_a_progress_bar_written_into_a_traceback_does_not_end_it() -> None:

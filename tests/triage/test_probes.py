@@ -16,7 +16,7 @@ PROBES = Path(__file__).resolve().parent.parent / "data" / "triage_probes"
 
 HEALTHY = ("grpc_retry_healthy", "ray_gcs_scaledown", "ray_driver", "git_publickey_healthy",
            "skip_bad_images_healthy", "fallback_healthy", "tf_ignore_errors_healthy",
-           "webdataset_handler")
+           "webdataset_handler", "helper_exit_code_healthy")
 
 # probe -> (the category it must have, a word its culprit must hold, or "" for no check)
 CAUSES: dict[str, tuple[Category, str]] = {
@@ -46,6 +46,14 @@ CAUSES: dict[str, tuple[Category, str]] = {
     "adjacent": (Category.STORAGE_IO, "rank 0"),
     "enforce_frames": (Category.STORAGE_IO, "rank 0"),
     "unpickling_allgather": (Category.SOFTWARE, "rank 1"),  # a device mix-up, not bad data
+    # batch 34's rules, reviewed against these
+    "paddle_segv_signal": (Category.UNDETERMINED, ""),  # a segfault alone shows no cause
+    "check_timeout_variable": (Category.SOFTWARE, ""),  # `rpc_timeout_ms > 0` is a config check
+    "check_connected_graph": (Category.SOFTWARE, ""),  # a connected graph is no connection
+    "bar_then_unknown_total_bar": (Category.DATA, ""),  # `Validation: 0it […]` is no exception
+    "bar_in_traceback": (Category.SOFTWARE, ""),
+    "spawn_report_cuda": (Category.GPU_CUDA, "process 0"),
+    "subprocess_broken_pipe": (Category.SOFTWARE, "rank 0"),  # its own pipe to ffmpeg
 }
 
 # probe -> a category it must not be given (a guess that would page someone wrongly)
@@ -56,6 +64,9 @@ NOT: dict[str, Category] = {
     "ray_actor_oom_context": Category.INFRASTRUCTURE,  # its node did not die
     "ray2_info_stamp_exit": Category.INFRASTRUCTURE,
     "git_interleaved_255": Category.INFRASTRUCTURE,  # git refusals are no failed launch
+    "ray_gcs_retry_then_connected": Category.NETWORK,  # it connected a moment later
+    "ray_gcs_warning_then_started": Category.NETWORK,
+    "rpc_timeout_error": Category.STORAGE_IO,  # a TimeoutError is a wait, not a disk
 }
 
 
@@ -65,7 +76,7 @@ def _triage(name: str) -> Diagnosis:
 
 
 def test_every_probe_has_an_expectation() -> None:
-    named = {*HEALTHY, *CAUSES, *NOT, "hf_offline_progress"}
+    named = {*HEALTHY, *CAUSES, *NOT, "hf_offline_progress", "spawn_restart_then_cuda"}
     assert named == {p.stem for p in PROBES.glob("*.log")}
 
 
@@ -95,3 +106,15 @@ def test_a_hub_that_could_not_be_reached_while_the_job_went_on_names_no_culprit(
     diagnosis = _triage("hf_offline_progress")
     assert diagnosis.category in (Category.UNDETERMINED, Category.NONE)
     assert diagnosis.culprits == ()
+
+
+def test_a_worker_reported_dead_before_a_restart_is_not_named_for_the_later_cuda_error() -> None:
+    """mp.spawn's `process 3` died in a first attempt; after a restart `Process 0` raised the
+    CUDA error: two workers are reported, so neither is named."""
+    diagnosis = _triage("spawn_restart_then_cuda")
+    assert diagnosis.category is Category.GPU_CUDA
+    assert not any("process" in c for c in diagnosis.culprits), diagnosis.culprits
+
+
+def test_a_timeout_error_is_not_the_jobs_bug() -> None:
+    assert _triage("rpc_timeout_error").category is Category.UNDETERMINED

@@ -209,6 +209,8 @@ def _ray_rank(task: Located) -> tuple[int, ...]:
 
 
 _SPAWN_EXIT = re.compile(r"process (\d+) terminated with (?:signal (\w+)|exit code (-?\d+))")
+# mp.spawn's report of the worker whose error ended the job, before that worker's traceback
+_SPAWN_REPORT = re.compile(r"^-- [Pp]rocess (\d+) terminated with the following error:")
 
 
 _LEGACY_LOCAL = re.compile(r"--local[_-]rank[= ]'?(\d+)")

@@ -14,6 +14,7 @@ from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
 from monitor.triage.lexicon import places
 from monitor.triage.rules.base import (
     _SPAWN_EXIT,
+    _SPAWN_REPORT,
     Context,
     Finding,
     _best_located,
@@ -263,6 +264,10 @@ def _spawned_exit(ctx: Context, first: Located) -> str | None:
     indices = {m.group(1) for item in ctx.of(EventKind.PYTHON_TRACEBACK)
                if item.file_index == first.file_index
                and (m := _SPAWN_EXIT.search(_message(item))) is not None}
+    # and its report of a worker's exception (`-- Process 0 terminated with the following
+    # error:`): two different workers reported anywhere in the file name none
+    indices |= {m.group(1) for t in ctx.scans[first.file_index].tail
+                if (m := _SPAWN_REPORT.match(t.text.strip())) is not None}
     return f"process {indices.pop()}" if len(indices) == 1 else None
 
 

@@ -14,6 +14,7 @@ from monitor.triage.rules.base import (
     _LEGACY_LOCAL,
     _NCCL_UNEXPLAINED,
     _SPAWN_EXIT,
+    _SPAWN_REPORT,
     Context,
     Finding,
     _called,
@@ -28,7 +29,7 @@ from monitor.triage.rules.base import (
 # A missing file (FileNotFoundError) is not among them: a path the job got wrong, or two
 # ranks racing on one file, is the job's bug; the storage did what it was asked.
 _IO_EXCEPTIONS = frozenset({"OSError", "IOError", "FileExistsError", "PermissionError",
-                            "BlockingIOError", "ConnectionResetError", "TimeoutError",
+                            "BlockingIOError", "ConnectionResetError",
                             "ConnectionError", "ReadTimeoutError", "ReadTimeout"})
 
 
@@ -206,8 +207,6 @@ _OWN_ADVICE = {
 }
 
 
-# mp.spawn's report of the worker whose error ended the job, before that worker's traceback
-_SPAWN_REPORT = re.compile(r"^-- [Pp]rocess (\d+) terminated with the following error:")
 
 
 def _spawned_worker(ctx: Context, item: Located) -> str | None:
@@ -254,6 +253,20 @@ def _transport_gave_up(item: Located) -> bool:
             and _TORCH_DIST_FRAME.search(str(frames[-1])) is not None)
 
 
+def _socket_broke(item: Located) -> bool:
+    """A broken pipe on a connection (`TCP send error. Details: Broken pipe`, or raised under
+    socket, multiprocessing-connection or torch.distributed code): the other end closed, the
+    peer's story. A broken pipe to a subprocess the job's own code writes to stays its bug."""
+    message = _message(item)
+    if "Broken pipe" not in message:
+        return False
+    frames = item.event.fields.get("frames")
+    shown = " ".join(str(f) for f in frames) if isinstance(frames, tuple) else ""
+    return (re.search(r"\b(?:TCP|socket|[Ss]end error|recv|connection)\b", message) is not None
+            or re.search(r"socket\.py|multiprocessing/connection\.py|torch/distributed/|"
+                         r"c10d|gloo|/store", shown) is not None)
+
+
 _TORCH_DIST_FRAME = re.compile(r"torch/(?:distributed/(?!elastic/)|nn/parallel/distributed\.py)")
 
 
@@ -271,6 +284,10 @@ def own_exception(ctx: Context) -> Finding | None:
            and "CUDA" not in str(item.event.fields.get("exc_message", ""))
            and not _collective_timed_out(item)
            and not _transport_gave_up(item)
+           and not _socket_broke(item)
+           # a wait that ran out (`TimeoutError: RPC call to execute_model timed out`): the
+           # symptom of whoever did not answer, not the job's bug nor its disk
+           and str(item.event.fields.get("exc_type", "")).rsplit(".", 1)[-1] != "TimeoutError"
            and not _aftermath(ctx, item)]
     if not own:
         return None
@@ -332,9 +349,6 @@ _PEER_LOST = ("remote worker", "Connection reset by peer", "Connection closed by
               "Socket closed",
               # Horovod stops every rank after one rank's exception or early exit
               "Horovod has been shut down",
-              # a write to a socket or pipe whose other end had closed (`TCP send error.
-              # Details: Broken pipe`, `BrokenPipeError: [Errno 32] Broken pipe`)
-              "Broken pipe",
               # Paddle's signal handler (`FatalError: `Termination signal` is detected by the
               # operating system.`): a signal the process received, not an exception it raised
               "is detected by the operating system")
