@@ -146,6 +146,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 r"(?i:out of shared memory)|(?i:spot instance)|"
                                 # srun could not start the step's tasks on a node
                                 r"Task launch for \S+ failed on node|Application launch failed|"
+                                # nor its container (pyxis/enroot, the node's container runtime)
+                                r"pyxis: (?:couldn't start container|container start failed)|"
                                 # slurmstepd could not exec the step's program on the node
                                 r"slurmstepd: error: execve\(\)|"
                                 # Ray's GCS: an actor failed with the node it ran on (`Actor is
@@ -181,7 +183,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          # Horovod's driver: a task seen from another address than it declared
                          r"connected from a different address|"
                          # gRPC's status text (`grpc error:Connect Failed`), the AWS SDK's
-                         r"grpc error: ?Connect Failed\b|(?:Internal|Unavailable|UNAVAILABLE)\W+Unable to connect to endpoint"),
+                         r"grpc error: ?Connect Failed\b|(?:Internal|Unavailable|UNAVAILABLE)\W+Unable to connect to endpoint|"
+                         # Ascend's HCCL: a socket it could not listen on, links never set up
+                         r"\[HcclSocket\]\[Listen\].{0,160}\bfail\b|wait socket establish timeout"),
         (Family.INIT_TIMEOUT, r"(?i:(?:rendezvous|store|barrier|init_process_group|"
                               r"initiali[sz]\w*)\W.{0,80}(?:timed out|timeout))|"
                               r"(?i:(?:timed out|timeout)\W.{0,60}(?:rendezvous|store based|"
@@ -275,6 +279,8 @@ _NOT_FAILURE = re.compile(
 # Preemption named as one possibility among others is no evidence of one (JAX's coordination
 # service: "the remote task has failed, got preempted, or crashed unexpectedly").
 _MAYBE_PREEMPTED = re.compile(r"(?i:(?:may|might|could)(?: have)?(?: been| got)? preempted|"
+                              # TF's `This may be due to a preemption in a connected worker`
+                              r"(?:may|might|could) be (?:due to|caused by) a preemption|"
                               r"(?:got |been |was )?preempted,? or\b|\bor (?:got |been |was )?"
                               r"preempted)")
 # Nor is any cause a message lists as one possibility ("Termination is unexpected. Possible

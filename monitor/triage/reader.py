@@ -674,9 +674,15 @@ class _Reader:
                 line_no += buf.count(b"\n", pos, start)
             stop = buf.find(b"\n", start, end)
             prev = None
-            if start > 0:
-                prev_start = buf.rfind(b"\n", 0, start - 1) + 1
-                prev = _quiet_decode(self._unmargined(buf[prev_start : start - 1]))
+            prev_end = start - 1
+            for _ in range(2):  # the line before, past one blank line (a double-spaced paste)
+                if prev_end < 0:
+                    break
+                prev_start = buf.rfind(b"\n", 0, prev_end) + 1
+                prev = _quiet_decode(self._unmargined(buf[prev_start:prev_end]))
+                if prev.strip():
+                    break
+                prev_end = prev_start - 1
             self._feed(buf[start:stop], line_no, prev)
             pos = stop + 1
             line_no += 1

@@ -1129,3 +1129,39 @@ def test_a_cuda_error_then_mp_spawns_report_names_the_spawned_process(tmp_path: 
         "SIGABRT\n")
     named = triage_texts(tmp_path / "two", two)
     assert named.category is Category.GPU_CUDA and "process 3" not in named.culprits
+
+
+# -- batch 35 ---------------------------------------------------------------------------------
+def test_a_hedged_preemption_is_no_preemption() -> None:
+    """TF's `This may be due to a preemption in a connected worker …` lists a possibility:
+    the TPU session's closed socket stays undetermined."""
+    diagnosis = triage("tf-tpu-estimator-infeed-socket-closed-tpu-187.log")
+    assert diagnosis.category is Category.UNDETERMINED
+
+
+def test_hccls_socket_it_could_not_listen_on_is_the_network() -> None:
+    diagnosis = triage("hccl-listen-port-fail-link-timeout-vllm-ascend-1955.log")
+    assert diagnosis.category is Category.NETWORK and diagnosis.culprit_ranks == ()
+
+
+def test_a_node_that_could_not_start_the_task_explains_sruns_task_exit(tmp_path: Path) -> None:
+    """pyxis could not start the container, then srun reports task 0 on gpu-1-0 exited: the
+    node, not an unexplained task exit. A task that exits with no such line before it stays
+    undetermined."""
+    diagnosis = triage("slinky-2-pyxis-ldcache-gpu-node.log")
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert diagnosis.culprits == ("node gpu-1-0",)
+    plain = ("step 10 loss 2.1\nsrun: error: gpu-1-0: task 0: Exited with exit code 1\n")
+    assert triage_texts(tmp_path / "plain", plain).category is Category.UNDETERMINED
+    after = ("srun: error: gpu-1-0: task 0: Exited with exit code 1\n"
+             "[2025-07-18T15:07:29.684] error: pyxis: couldn't start container\n")
+    assert triage_texts(tmp_path / "after", after).category is Category.UNDETERMINED
+
+
+def test_an_oom_wrapped_over_lines_still_names_its_gpu_and_request() -> None:
+    """torch's OOM message pasted one clause per line (`Tried to allocate 1.36 GiB.` / `GPU 7
+    has a total capacity …` / `Process 282836 has 22.29 GiB memory in use.`)."""
+    diagnosis = triage("oom-opendm-11-fsdp-init-gpu7.log")
+    assert diagnosis.category is Category.OOM
+    assert any("GPU 7" in c and "282836" in c for c in diagnosis.culprits)
+    assert any("1.36 GiB" in f for f in diagnosis.findings), diagnosis.findings

@@ -43,6 +43,20 @@ def _labelled(where: Sequence[str]) -> str:
 _GPU_USER = re.compile(r"Process\s+(\d+)\s+has\s+[\d.]+\s*[KMGT]i?B\s+memory\s+in\s+use")
 
 
+# and the GPU and the request, on the lines a paster wrapped them onto
+_WRAPPED_GPU = re.compile(r"\bGPU (\d+) has a total capacity|\(GPU (\d+); ")
+_WRAPPED_REQUEST = re.compile(r"Tried to allocate ([\d.]+ ?[KMGT]i?B)")
+
+
+def _oom_detail(ctx: Context, item: Located, field: str) -> object:
+    """An OOM event's GPU index or request, from its own line or the lines that continue it."""
+    value = item.event.fields.get(field)
+    if value is not None:
+        return value
+    m = (_WRAPPED_GPU if field == "gpu" else _WRAPPED_REQUEST).search(_continuation(ctx, item))
+    return next((g for g in m.groups() if g), None) if m is not None else None
+
+
 def _gpu_user(ctx: Context, item: Located) -> str | None:
     """The one process torch says holds the GPU's memory: the one that ran out. With several
     listed, the message does not say which one asked."""
@@ -136,14 +150,14 @@ def out_of_memory(ctx: Context) -> Finding | None:
     ranks = ctx.global_ranks([*gpu, *workers])
     for r in ranks:
         item = next(e for e in [*gpu, *workers] if e.rank == r)
-        index = item.event.fields.get("gpu")
+        index = _oom_detail(ctx, item, "gpu")
         culprits.append(_named(r, item) + (f" on GPU {index}" if index is not None else ""))
     for item in gpu:
-        index = item.event.fields.get("gpu")
+        index = _oom_detail(ctx, item, "gpu")
         on_gpu = f" on GPU {index}" if index is not None else ""
         if item.kind is EventKind.CUDA_OOM:
             evidence.append(f"{who(item)}: CUDA out of memory (tried to allocate "
-                            f"{item.event.fields.get('requested')}{on_gpu}) ({item.where})")
+                            f"{_oom_detail(ctx, item, 'requested')}{on_gpu}) ({item.where})")
         else:
             evidence.append(f"{who(item)}: NCCL's CUDA call failed, last error "
                             f"{item.event.fields.get('last_error')} ({item.where})")

@@ -233,12 +233,35 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
         name = f"task {compress_ranks(ids)} on {f.get('node')}"
         if ranks:
             name = f"rank {compress_ranks(ranks)} (srun {name})"
+        said = _node_failed_first(ctx, first)
+        if said is not None:  # the node said why first (its container could not start)
+            tail, reading = said
+            return Finding(
+                Category.INFRASTRUCTURE, (), (f"node {f.get('node')}",),
+                (f"'{reading.word}' ({ctx.scans[first.file_index].path}:{tail.line}): "
+                 f"{tail.text.strip()[:160]}; then srun: {name}: {f.get('status_text')} "
+                 f"({first.where})",), first,
+                ("The node could not start the step (its container runtime, a plugin): drain "
+                 "it and check its slurmd and container logs.",),
+            )
         return Finding(
             Category.UNDETERMINED, ranks, (name,),
             (f"srun: {name} was the first to stop by itself: {f.get('status_text')} "
              f"({first.where}); the others were terminated after it",), first,
             ("Read that task's own output (srun --label prefixes it) for its error.",),
         )
+    return None
+
+
+def _node_failed_first(ctx: Context, exit_: Located) -> tuple[TailLine, Reading] | None:
+    """A failing line of the same file before srun's task exit that says the node could not
+    run the task (pyxis: `couldn't start container`): the exit's cause."""
+    for tail in ctx.scans[exit_.file_index].loose:
+        if tail.line >= exit_.event.line:
+            break
+        reading = read_line(tail.text)
+        if reading is not None and reading.family is Family.INFRASTRUCTURE:
+            return tail, reading
     return None
 
 
