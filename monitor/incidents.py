@@ -185,7 +185,10 @@ class JobView:
 
 # A step line seen this soon after a phase began may have been printed before it.
 _PHASE_END_SLACK = 1.0
-_ENDED_BY_A_STEP = frozenset({"init", "nccl_init"})
+# A step ends these phases; an evaluation keeps its hold (its own progress bar reads like
+# steps). A checkpoint ends with the first step after it: a save done in the background while
+# the job steps freezes nothing.
+_ENDED_BY_A_STEP = frozenset({"init", "nccl_init", "checkpoint"})
 
 FindingKey = tuple[str, str, tuple[tuple[str, str], ...]]
 
@@ -277,10 +280,10 @@ class IncidentLayer:
                     self.view.in_phase(now) in _ENDED_BY_A_STEP
                     and obs.at - self.view.phase_since >= _PHASE_END_SLACK
                 ):
-                    # The job trains: start-up is over (a stack seen in init_process_group must
-                    # not hold every freeze back for the whole first-step grace). Checkpoints
-                    # and evaluations keep their hold: an evaluation's own progress bar reads
-                    # like steps.
+                    # The job trains: start-up or the save is over (a stack seen in
+                    # init_process_group must not hold every freeze back for the whole
+                    # first-step grace, nor a checkpoint for the whole save grace).
+                    # Evaluations keep their hold: their own progress bar reads like steps.
                     self.view.phase_until = obs.at
             self.view.steps_seen = obs.steps_seen
             self.view.stall_window_seconds = obs.stall_window_seconds

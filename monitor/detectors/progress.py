@@ -127,7 +127,7 @@ class ProgressDetector:
     # -- inputs --------------------------------------------------------------------------
     def observe(self, obs: Observation, now: float) -> Sequence[DetectorOutput]:
         if isinstance(obs, OutputChunk):
-            self._lines(obs, now)
+            return self._lines(obs, now)
         elif isinstance(obs, ProcessSnapshot):
             self._processes(obs, now)
         elif isinstance(obs, PhaseHint):
@@ -146,18 +146,27 @@ class ProgressDetector:
             return self._evaluate(now)
         return ()
 
-    def _lines(self, chunk: OutputChunk, now: float) -> None:
+    def _lines(self, chunk: OutputChunk, now: float) -> list[DetectorOutput]:
+        """Steps advance the clocks; a checkpoint or evaluation the job announces holds them,
+        and is told to the other detectors at once (a PhaseHint): the RAS counts of a rank
+        that writes a checkpoint while the others wait freeze before any stack shows why."""
+        hints: list[DetectorOutput] = []
         single = next(iter(self.known_ranks)) if len(self.known_ranks) == 1 else None
         for line in chunk.lines:
             found = match_progress(line.text)
-            if found is None:
-                phase = match_phase(line.text)
+            announced = match_phase(line.text)
+            if found is None or announced is Phase.CHECKPOINT:
+                # (Megatron's `saving checkpoint at iteration 60 to …` names a step, but it
+                # announces the save, not another step)
+                phase = announced
                 if phase is not None:
                     hold = (
                         self.settings.checkpoint_grace_seconds
                         if phase is Phase.CHECKPOINT
                         else self.settings.evaluation_grace_seconds
                     )
+                    if self.phase != phase.value:
+                        hints.append(PhaseHint(now, line.rank, phase.value, hold, self.name))
                     self._enter_phase(phase.value, hold, now)
                 continue
             rank = line.rank if line.rank is not None else single
@@ -170,6 +179,7 @@ class ProgressDetector:
                 clock.advance(now, found.step)
                 if self.phase is not None:
                     self.phase = None  # a step ends any long phase
+        return hints
 
     def _processes(self, snap: ProcessSnapshot, now: float) -> None:
         self._saw_processes = True

@@ -148,6 +148,7 @@ _EXC_STRICT = re.compile(
 _EXC_LENIENT = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*)(?::\s(?P<msg>.*)|:?\s*$)")
 _NOT_EXCEPTIONS = frozenset({"srun", "slurmstepd", "kernel", "NVRM", "INFO", "WARNING", "ERROR",
                              "DEBUG", "CRITICAL", "Note", "Warning", "Epoch", "Train", "Step"})
+_STILL_TRYING = re.compile(r"(?i:\bretrying\b|\bwill retry\b)")
 # tqdm's bar (` 86%|█████▋    | 56/65 [00:04<00:00, 12.03ba/s]`)
 # and its bar for an unknown total (`Validation: 0it [00:00, ?it/s]`)
 _PROGRESS_BAR = re.compile(r"\d{1,3}%\|.{0,120}\| *\d+/\d+ \[|\b\d+it \[[\d?]")
@@ -428,7 +429,9 @@ class EventExtractor:
         if m is not None and m["exc"].split(".")[-1] not in _NOT_EXCEPTIONS:
             block = self._new_block("exception", key, env, payload, index, rank)
             self._set_exception(block, m)
-            if prev is not None:
+            if prev is not None and _STILL_TRYING.search(payload) is None:
+                # (a line that says it will try again is a record of its own, never the end
+                # of a traceback whose head was cut)
                 before = split_envelope(prev).payload
                 if before[:1] in (" ", "\t") and before.strip():
                     block.headless = True

@@ -93,6 +93,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
         # (and an errno the NIC's stack reports, `NET/OFI Unable to retrieve completion queue
         # entries … Input/output error`, is the NIC's, not a disk's)
         (Family.NETWORK, r"(?:\bibv_\w+|libfabric|NET/IB|NET/OFI|\bmlx5\w*|memory region|"
+                         # and MPICH's OFI netmod (`MPIDI_OFI_handle_cq_error … OFI poll failed`)
+                         r"\bOFI poll failed|\bMPIDI_OFI_\w+|"
                          r"\b(?:CQ|QP)\b).{0,160}(?:Cannot allocate memory|ENOMEM|"
                          r"Input/output error|EIO\b)"),
         (Family.OOM, r"(?i:out of memory)|OutOfMemory|\bOOM\b|(?i:oom[-_ ]?kill)|"
@@ -184,8 +186,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"connected from a different address|"
                          # gRPC's status text (`grpc error:Connect Failed`), the AWS SDK's
                          r"grpc error: ?Connect Failed\b|(?:Internal|Unavailable|UNAVAILABLE)\W+Unable to connect to endpoint|"
-                         # Ascend's HCCL: a socket it could not listen on, links never set up
-                         r"\[HcclSocket\]\[Listen\].{0,160}\bfail\b|wait socket establish timeout"),
+                         # Ascend's HCCL: a socket it could not listen on (its links that then
+                         # never came up are a peer's story as much as the network's)
+                         r"listen on ip\[[^\]]*\] and (?:specific )?port\[\d+\] fail\b"),
         (Family.INIT_TIMEOUT, r"(?i:(?:rendezvous|store|barrier|init_process_group|"
                               r"initiali[sz]\w*)\W.{0,80}(?:timed out|timeout))|"
                               r"(?i:(?:timed out|timeout)\W.{0,60}(?:rendezvous|store based|"
@@ -256,6 +259,9 @@ _FAILED = re.compile(
 # shared object file" on every healthy job without a network plugin).
 _BENIGN = re.compile(
     r"(?i:warning:|deprecat|will retry|retrying)|"
+    # vLLM's and SGLang's stamp at WARNING (`WARNING 07-23 10:11:12 scheduler.py:1481] Sequence
+    # group 87 is preempted by PreemptionMode.RECOMPUTE …`: its scheduler's routine note)
+    r"\bWARNING \d\d-\d\d \d\d:\d\d:\d\d\b|"
     r"\b(?:INFO|DEBUG|TRACE)\b[ :\]]|"
     # glog's INFO/DEBUG stamp, unless the message carries an error level of its own
     r"^\W*[ID]\d{4} \d\d:(?!.*\b(?:ERROR|FATAL|CRITICAL)[:\]])|"
@@ -280,7 +286,9 @@ _NOT_FAILURE = re.compile(
 # service: "the remote task has failed, got preempted, or crashed unexpectedly").
 _MAYBE_PREEMPTED = re.compile(r"(?i:(?:may|might|could)(?: have)?(?: been| got)? preempted|"
                               # TF's `This may be due to a preemption in a connected worker`
-                              r"(?:may|might|could) be (?:due to|caused by) a preemption|"
+                              r"(?:may|might|could) be (?:due to|caused by|the result of) "
+                              r"(?:a |the )?preemption|possibly (?:due to|caused by) "
+                              r"(?:a |the )?preemption|"
                               r"(?:got |been |was )?preempted,? or\b|\bor (?:got |been |was )?"
                               r"preempted)")
 # Nor is any cause a message lists as one possibility ("Termination is unexpected. Possible

@@ -23,7 +23,6 @@ import codecs
 import contextlib
 import glob
 import io
-import itertools
 import json
 import os
 import re
@@ -673,16 +672,7 @@ class _Reader:
             if start > pos:
                 line_no += buf.count(b"\n", pos, start)
             stop = buf.find(b"\n", start, end)
-            prev = None
-            prev_end = start - 1
-            for _ in range(2):  # the line before, past one blank line (a double-spaced paste)
-                if prev_end < 0:
-                    break
-                prev_start = buf.rfind(b"\n", 0, prev_end) + 1
-                prev = _quiet_decode(self._unmargined(buf[prev_start:prev_end]))
-                if prev.strip():
-                    break
-                prev_end = prev_start - 1
+            prev = _line_before(buf, start, self._unmargined)
             self._feed(buf[start:stop], line_no, prev)
             pos = stop + 1
             line_no += 1
@@ -879,6 +869,24 @@ class _Reader:
         self.scan.continued = _continued(segments, sorted(heads), evented, first_no)
 
 
+def _line_before(buf: bytes, start: int, unmargined: Callable[[bytes], bytes]) -> str | None:
+    """The line before the one at `start`; in a double-spaced paste (the lines above alternate
+    with blank ones) the one before the blank line. A single blank line in a single-spaced log
+    is a paragraph break: what is above it is another record."""
+    lines: list[str] = []
+    end = start - 1
+    while end >= 0 and len(lines) < 4:
+        begin = buf.rfind(b"\n", 0, end) + 1
+        lines.append(_quiet_decode(unmargined(buf[begin:end])))
+        end = begin - 1
+    if not lines:
+        return None
+    blanks = [not line.strip() for line in lines]
+    if blanks[:4] == [True, False, True, False]:
+        return lines[1]
+    return lines[0]
+
+
 def _continued(segments: list[str], heads: list[int], evented: set[int],
                first_no: int) -> dict[int, str]:
     """For each head line (an offset into segments), the text of the lines that continue it:
@@ -888,14 +896,20 @@ def _continued(segments: list[str], heads: list[int], evented: set[int],
     out: dict[int, str] = {}
     for head in heads:
         kept: list[str] = []
+        writer = split_envelope(segments[head]).rank
         following = (offset for offset in range(head + 1, min(len(segments),
                                                                 head + 1 + 2 * CONTINUATION_LINES))
                      if segments[offset].strip())
-        for offset in itertools.islice(following, CONTINUATION_LINES):
+        for offset in following:
             text = segments[offset]
+            env = split_envelope(text)
+            if writer is not None and env.rank is not None and env.rank != writer:
+                continue  # another rank's line, interleaved: not this message's rest
             if offset in evented or looks_failed(text) or logged_below_error(text):
                 break
-            kept.append(split_envelope(text).payload[:CONTINUATION_CHARS])  # its words only
+            kept.append(env.payload[:CONTINUATION_CHARS])  # its words only
+            if len(kept) == CONTINUATION_LINES:
+                break
         if kept:
             out[first_no + head] = "\n".join(kept)
     return out

@@ -323,6 +323,11 @@ def test_a_phase_ends_when_the_job_steps_again() -> None:
     incidents.observe(PhaseHint(10.0, 0, "evaluation", 600.0, "stacks"), 10.0)
     incidents.observe(PaceUpdate(15.0, 4, None), 15.0)
     assert incidents.view.in_phase(15.1) == "evaluation"
+    # A checkpoint ends with the first step after it, not after the whole save grace.
+    incidents.observe(PhaseHint(700.0, 0, "checkpoint", 1800.0, "progress"), 700.0)
+    assert incidents.view.in_phase(710.0) == "checkpoint"
+    incidents.observe(PaceUpdate(715.0, 5, None), 715.0)
+    assert incidents.view.in_phase(715.1) is None
 
 
 def test_a_source_that_blames_another_rank_is_stated_on_the_lead() -> None:

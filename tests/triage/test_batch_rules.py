@@ -1165,3 +1165,14 @@ def test_an_oom_wrapped_over_lines_still_names_its_gpu_and_request() -> None:
     assert diagnosis.category is Category.OOM
     assert any("GPU 7" in c and "282836" in c for c in diagnosis.culprits)
     assert any("1.36 GiB" in f for f in diagnosis.findings), diagnosis.findings
+
+
+# -- batch 36 ---------------------------------------------------------------------------------
+def test_mpichs_ofi_completion_error_is_the_fabric_not_a_disk(tmp_path: Path) -> None:
+    """Cray MPICH's `MPIDI_OFI_handle_cq_error … OFI poll failed (… Input/output error -
+    UNDELIVERABLE)` is the fabric's; a file write's Input/output error stays the disk's."""
+    diagnosis = triage("warpx-4234-frontier-ofi-undeliverable.log")
+    assert diagnosis.category is Category.NETWORK and diagnosis.culprit_ranks == ()
+    disk = ("Traceback (most recent call last):\n  File \"train.py\", line 40, in save\n"
+            "OSError: [Errno 5] Input/output error: '/lustre/ckpt/step_100.pt'\n")
+    assert triage_texts(tmp_path / "disk", disk).category is Category.STORAGE_IO

@@ -16,7 +16,8 @@ PROBES = Path(__file__).resolve().parent.parent / "data" / "triage_probes"
 
 HEALTHY = ("grpc_retry_healthy", "ray_gcs_scaledown", "ray_driver", "git_publickey_healthy",
            "skip_bad_images_healthy", "fallback_healthy", "tf_ignore_errors_healthy",
-           "webdataset_handler", "helper_exit_code_healthy")
+           "webdataset_handler", "helper_exit_code_healthy", "vllm_preemption_healthy",
+           "retry_after_paragraph_healthy", "retry_double_spaced_healthy")
 
 # probe -> (the category it must have, a word its culprit must hold, or "" for no check)
 CAUSES: dict[str, tuple[Category, str]] = {
@@ -54,6 +55,12 @@ CAUSES: dict[str, tuple[Category, str]] = {
     "bar_in_traceback": (Category.SOFTWARE, ""),
     "spawn_report_cuda": (Category.GPU_CUDA, "process 0"),
     "subprocess_broken_pipe": (Category.SOFTWARE, "rank 0"),  # its own pipe to ffmpeg
+    # batch 35's rules, reviewed against these
+    "oom_two_ranks_interleaved": (Category.OOM, "rank 7 on GPU 7"),  # not rank 6's GPU
+    "retries_out_after_paragraph": (Category.STORAGE_IO, ""),  # a blank line is no traceback
+    "hedged_preemption": (Category.UNDETERMINED, ""),
+    "pyxis_failed_to_start": (Category.INFRASTRUCTURE, "dgx-a100-014"),
+    "hccl_listen_newer_wording": (Category.NETWORK, ""),
 }
 
 # probe -> a category it must not be given (a guess that would page someone wrongly)
@@ -67,6 +74,10 @@ NOT: dict[str, Category] = {
     "ray_gcs_retry_then_connected": Category.NETWORK,  # it connected a moment later
     "ray_gcs_warning_then_started": Category.NETWORK,
     "rpc_timeout_error": Category.STORAGE_IO,  # a TimeoutError is a wait, not a disk
+    # a /dev/shm or preemption word before srun's task exit is not the node failing to start it
+    "srun_exit_after_shm_notice": Category.INFRASTRUCTURE,
+    "srun_exit_other_node_shm": Category.INFRASTRUCTURE,
+    "srun_exit_after_vllm_preemption": Category.INFRASTRUCTURE,
 }
 
 

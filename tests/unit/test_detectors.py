@@ -174,6 +174,22 @@ def test_job_end_resolves_and_exited_rank_is_not_a_stall() -> None:
     assert not transitions(det.tick(60.0))
 
 
+def test_an_announced_checkpoint_is_told_to_the_other_detectors_at_once() -> None:
+    """`saving checkpoint at iteration 60` holds the progress clocks and is a PhaseHint on the
+    bus: the RAS counts of the writing rank freeze before any stack shows why. Said once per
+    phase, not once per line."""
+    det = ProgressDetector(ProgressSettings(stall_floor_seconds=5))
+    det.observe(snap(0.5, rank_info(0, 100)), 0.5)
+    for i in range(1, 10):
+        det.observe(lines(float(i), (0, f"step {i}")), float(i))
+    out = det.observe(lines(10.0, (0, "saving checkpoint at iteration 9 to /ckpt")), 10.0)
+    (hint,) = [o for o in out if isinstance(o, PhaseHint)]
+    assert (hint.phase, hint.rank, hint.hold_seconds) == ("checkpoint", 0, 1800.0)
+    again = det.observe(lines(11.0, (0, "saving checkpoint shard 2 of 8")), 11.0)
+    assert not [o for o in again if isinstance(o, PhaseHint)]
+    assert not transitions(det.tick(30.0))  # held, though silent for 20 s
+
+
 def test_a_stall_ended_by_a_stop_or_by_exits_does_not_say_progress_resumed() -> None:
     """The person on call reads the resolution: a stall the job's stop or its ranks' exits
     ended did not resume (seen on a real NCCL run stopped during a hang)."""

@@ -253,15 +253,27 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
     return None
 
 
+# The node's own word that it could not start the step's task (its container runtime, a
+# SPANK plugin, the program's exec): not any line that mentions /dev/shm or a preemption
+_COULD_NOT_START = re.compile(
+    r"pyxis: (?:couldn't start container|container start failed|failed to start container)|"
+    r"spank: required plugin \S+ task_init\(\) failed|slurmstepd: error: execve\(\)")
+
+
 def _node_failed_first(ctx: Context, exit_: Located) -> tuple[TailLine, Reading] | None:
-    """A failing line of the same file before srun's task exit that says the node could not
-    run the task (pyxis: `couldn't start container`): the exit's cause."""
+    """A failing line of the same file, before srun's task exit, in which the node says it
+    could not start the task (pyxis: `couldn't start container`): the exit's cause. A line
+    labelled with another task (`2: …`) is another task's."""
+    tasks = {i for i in exit_.event.fields.get("tasks") or () if isinstance(i, int)}  # type: ignore[union-attr]
     for tail in ctx.scans[exit_.file_index].loose:
         if tail.line >= exit_.event.line:
             break
-        reading = read_line(tail.text)
-        if reading is not None and reading.family is Family.INFRASTRUCTURE:
-            return tail, reading
+        m = _COULD_NOT_START.search(tail.text)
+        if m is None:
+            continue
+        if tail.rank is not None and tasks and tail.rank not in tasks:
+            continue
+        return tail, read_line(tail.text) or Reading(Family.INFRASTRUCTURE, m.group(0), ())
     return None
 
 
