@@ -405,9 +405,17 @@ def classify_main(dump: Dump) -> MainClass:
 
 
 def _phase(frames: Sequence[Frame]) -> Phase | None:
-    for frame in frames:
+    """The long phase the frames show. Code running because a module is being imported is
+    start-up, whatever its functions are called (logging's `PercentStyle.validate` while
+    `import torch` runs is no evaluation), and so is a standard-library function that
+    happens to bear a phase's name: only the frames outside the outermost import, and not
+    the standard library's, are read by name."""
+    importing = [i for i, f in enumerate(frames)
+                 if f.filename.startswith("<frozen importlib") and f.function == "_find_and_load"]
+    outside = frames[importing[-1] + 1:] if importing else frames
+    for frame in outside:
         for pattern in PHASE_PATTERNS:
-            if pattern.matches(frame):
+            if pattern.matches(frame) and not (pattern.file == _ANY and _is_stdlib(frame)):
                 return pattern.phase
     return None
 

@@ -241,6 +241,36 @@ def test_evaluation_phase_from_function_names() -> None:
     assert (got.state, got.phase) == (MainState.COMPUTE, Phase.EVALUATION)
 
 
+def test_a_stack_caught_while_importing_is_in_no_phase() -> None:
+    """Caught during `import torch` (seen in a real run's start-up pass): logging's
+    `PercentStyle.validate` under importlib's frames is no evaluation. A phase would have held
+    every RAS freeze back for the evaluation grace (an hour), so a real hang went unpaged. A
+    job function called evaluate() that imports something lazily is still evaluating."""
+    def f(name: str, filename: str, short: str, line: int) -> dict[str, object]:
+        return {"name": name, "filename": filename, "short_filename": short, "line": line}
+
+    importing = [
+        f("_find_and_load", "<frozen importlib._bootstrap>", "<frozen importlib._bootstrap>",
+          1176),
+        f("_call_with_frames_removed", "<frozen importlib._bootstrap>",
+          "<frozen importlib._bootstrap>", 241),
+    ]
+    validate = f("PercentStyle.validate", "/usr/lib/python3.11/logging/__init__.py",
+                 "logging/__init__.py", 437)
+    module = f("<module>", "/job/site-packages/torch/fx/passes/utils/matcher_utils.py",
+               "torch/fx/passes/utils/matcher_utils.py", 32)
+    script = f("<module>", "/job/train.py", "train.py", 26)
+    at_start = [validate, module, *importing, script]
+    got = classify_main(parse_dump(_dump_text(at_start), 7))
+    assert got.phase is None
+    evaluating = [validate, module, *importing, f("Trainer.evaluate", "/job/train.py",
+                                                  "train.py", 80), script]
+    assert classify_main(parse_dump(_dump_text(evaluating), 7)).phase is Phase.EVALUATION
+    # a standard-library function named like a phase is not one, imports or not
+    alone = [validate, f("main", "/job/train.py", "train.py", 12)]
+    assert classify_main(parse_dump(_dump_text(alone), 7)).phase is None
+
+
 def test_library_frames() -> None:
     """stdlib, torch and native frames are library frames; the job's files are not."""
 
