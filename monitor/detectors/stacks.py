@@ -786,11 +786,14 @@ class StackDetector:
     def _persistent_victims(self) -> dict[int, float]:
         """rank → since when it waits, for ranks in a collective in their last two samples."""
         victims = {}
+        stepped = self.view.last_progress_at if self.view is not None else None
         for rank, pid in self._rank_pid.items():
             proc = self._procs.get(pid)
             if proc is None or proc.state is ProcState.STOPPED or len(proc.samples) < 2:
                 continue
             samples = list(proc.samples)
+            if stepped is not None and samples[-1].at < stepped:
+                continue  # the job stepped after this sample: the wait it showed is over
             run_start: float | None = None
             for index in range(len(samples) - 1, -1, -1):
                 prev = samples[index - 1] if index > 0 else None

@@ -281,6 +281,33 @@ def test_rank_in_user_code_while_peer_waits_is_named_culprit() -> None:
     )
 
 
+def test_a_wait_sampled_before_the_jobs_last_step_blames_no_one() -> None:
+    """Rank 0 waited in two samples, then the job stepped (the collective completed); a later
+    look at rank 1 alone finds it in user code. Rank 0's wait is over: no RankNotInCollective
+    (seen live after a checkpoint, when only the suspect was sampled again)."""
+    from monitor.incidents import JobView
+
+    view = JobView()
+    job = Job(detector=StackDetector(PyspySettings(), ProgressSettings(), view=view))
+    del job.procs[WORKER10], job.procs[WORKER11]
+    job.procs[RANK0].dump = "busy-rank0-backward.json"
+    job.procs[RANK1].dump = "busy-rank1-user-loop.json"
+    for second in range(0, 41):
+        job.at(1000.0 + second)
+        job.procs[RANK1].cpu += 1.0
+        if second < 2:
+            job.procs[RANK0].cpu += 1.0
+        job.snapshot()
+        if second in (20, 23):
+            assert transitions(job.dump_pass()) == []
+    view.last_progress_at = 1030.0  # the job stepped after rank 0's last sample (1023)
+    job.at(1040.0)
+    job.round_id += 1
+    only_rank1 = job._feed(job._sample(RANK1, job.procs[RANK1]))
+    only_rank1 += job._feed(StackPass(1040.0, job.round_id, 0, 1, "test", (RANK1,)))
+    assert transitions(only_rank1) == []
+
+
 def test_healthy_checkpoint_gives_phase_hints_and_no_alert() -> None:
     """Rank 0 saves a checkpoint (still writing) while rank 1 waits in a barrier for 40 s:
     no alert; PhaseHints for rank 0 and for rank 1 waiting on it."""
