@@ -254,10 +254,9 @@ def test_dataloader_stall_resolves_when_the_worker_exits() -> None:
     assert [(t.alertname, t.firing) for t in got] == [("DataloaderStalled", False)]
 
 
-def test_rank_in_user_code_while_peer_waits_is_named_culprit() -> None:
-    """Rank 1 spins in user code (CPU busy) while rank 0 waits in backward with no CPU for
-    over 30 s: RankNotInCollective names rank 1 (collective_desync) and lists rank 0."""
-    job = Job()
+def _rank1_spins_while_rank0_waits(job: Job) -> Job:
+    """Rank 1 spins in user code (CPU busy) from t=1000 while rank 0 waits in backward with no
+    CPU; two dump passes at 1020 and 1023 (rank 0 has waited < 30 s: nothing fires yet)."""
     del job.procs[WORKER10], job.procs[WORKER11]
     job.procs[RANK0].dump = "busy-rank0-backward.json"
     job.procs[RANK1].dump = "busy-rank1-user-loop.json"
@@ -268,7 +267,14 @@ def test_rank_in_user_code_while_peer_waits_is_named_culprit() -> None:
             job.procs[RANK0].cpu += 1.0
         job.snapshot()
         if second in (20, 23):
-            assert transitions(job.dump_pass()) == []  # rank 0 has waited < 30 s
+            assert transitions(job.dump_pass()) == []
+    return job
+
+
+def test_rank_in_user_code_while_peer_waits_is_named_culprit() -> None:
+    """Rank 1 spins in user code (CPU busy) while rank 0 waits in backward with no CPU for
+    over 30 s: RankNotInCollective names rank 1 (collective_desync) and lists rank 0."""
+    job = _rank1_spins_while_rank0_waits(Job())
     fired = transitions(job.at(1040.0).dump_pass())
     assert [(t.alertname, t.culprit_ranks, t.category) for t in fired] == [
         ("RankNotInCollective", (1,), Category.COLLECTIVE_DESYNC)
@@ -288,18 +294,8 @@ def test_a_wait_sampled_before_the_jobs_last_step_blames_no_one() -> None:
     from monitor.incidents import JobView
 
     view = JobView()
-    job = Job(detector=StackDetector(PyspySettings(), ProgressSettings(), view=view))
-    del job.procs[WORKER10], job.procs[WORKER11]
-    job.procs[RANK0].dump = "busy-rank0-backward.json"
-    job.procs[RANK1].dump = "busy-rank1-user-loop.json"
-    for second in range(0, 41):
-        job.at(1000.0 + second)
-        job.procs[RANK1].cpu += 1.0
-        if second < 2:
-            job.procs[RANK0].cpu += 1.0
-        job.snapshot()
-        if second in (20, 23):
-            assert transitions(job.dump_pass()) == []
+    job = _rank1_spins_while_rank0_waits(
+        Job(detector=StackDetector(PyspySettings(), ProgressSettings(), view=view)))
     view.last_progress_at = 1030.0  # the job stepped after rank 0's last sample (1023)
     job.at(1040.0)
     job.round_id += 1
