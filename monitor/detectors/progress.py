@@ -154,11 +154,10 @@ class ProgressDetector:
         single = next(iter(self.known_ranks)) if len(self.known_ranks) == 1 else None
         for line in chunk.lines:
             found = match_progress(line.text)
-            announced = match_phase(line.text)
-            if found is None or announced is Phase.CHECKPOINT:
+            phase = match_phase(line.text)
+            if found is None or phase is Phase.CHECKPOINT:
                 # (Megatron's `saving checkpoint at iteration 60 to …` names a step, but it
                 # announces the save, not another step)
-                phase = announced
                 if phase is not None:
                     hold = (
                         self.settings.checkpoint_grace_seconds

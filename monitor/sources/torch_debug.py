@@ -12,8 +12,9 @@ A job that does not opt in loses nothing: the ports refuse and the source report
 not answering, once, as a fault observation.
 
 Each query is `POST /handler/dump_traceback`, `POST /handler/fr_trace_json` and
-`POST /handler/dump_nccl_trace_json` on every rank's port (on an NCCL job the second is the CPU
-recorder's empty buffer and the third holds the collectives; builds without NCCL answer it 404) (in parallel threads, each with a deadline and a size cap); the answers become a
+`POST /handler/dump_nccl_trace_json` on every rank's port, in parallel threads, each with a
+deadline and a size cap (on an NCCL job the second is the CPU recorder's empty buffer and the
+third holds the collectives; builds without NCCL answer it 404); the answers become a
 `DebugSnapshot` observation with the joined picture (`monitor.parse.torch_debug`). Nothing here
 raises past `query()`.
 """

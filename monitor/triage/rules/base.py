@@ -213,4 +213,10 @@ _SPAWN_EXIT = re.compile(r"process (\d+) terminated with (?:signal (\w+)|exit co
 _SPAWN_REPORT = re.compile(r"^-- [Pp]rocess (\d+) terminated with the following error:")
 
 
+def _spawn_reports(ctx: Context, file_index: int) -> list[tuple[int, str]]:
+    """(line, worker index) of every mp.spawn report of a worker's error in one file's tail."""
+    return [(t.line, m[1]) for t in ctx.scans[file_index].tail
+            if (m := _SPAWN_REPORT.match(t.text.strip())) is not None]
+
+
 _LEGACY_LOCAL = re.compile(r"--local[_-]rank[= ]'?(\d+)")

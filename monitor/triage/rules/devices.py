@@ -14,7 +14,6 @@ from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
 from monitor.triage.lexicon import places
 from monitor.triage.rules.base import (
     _SPAWN_EXIT,
-    _SPAWN_REPORT,
     Context,
     Finding,
     _best_located,
@@ -25,6 +24,7 @@ from monitor.triage.rules.base import (
     _ray_rank,
     _ray_task,
     _ray_task_name,
+    _spawn_reports,
 )
 from monitor.triage.topology import task_ranks
 
@@ -280,8 +280,7 @@ def _spawned_exit(ctx: Context, first: Located) -> str | None:
                and (m := _SPAWN_EXIT.search(_message(item))) is not None}
     # and its report of a worker's exception (`-- Process 0 terminated with the following
     # error:`): two different workers reported anywhere in the file name none
-    indices |= {m.group(1) for t in ctx.scans[first.file_index].tail
-                if (m := _SPAWN_REPORT.match(t.text.strip())) is not None}
+    indices |= {index for _line, index in _spawn_reports(ctx, first.file_index)}
     return f"process {indices.pop()}" if len(indices) == 1 else None
 
 

@@ -14,7 +14,6 @@ from monitor.triage.rules.base import (
     _LEGACY_LOCAL,
     _NCCL_UNEXPLAINED,
     _SPAWN_EXIT,
-    _SPAWN_REPORT,
     Context,
     Finding,
     _called,
@@ -24,6 +23,7 @@ from monitor.triage.rules.base import (
     _ray_rank,
     _ray_task,
     _ray_task_name,
+    _spawn_reports,
 )
 
 # A missing file (FileNotFoundError) is not among them: a path the job got wrong, or two
@@ -207,14 +207,11 @@ _OWN_ADVICE = {
 }
 
 
-
-
 def _spawned_worker(ctx: Context, item: Located) -> str | None:
     """The mp.spawn worker that raised `item`: the spawn report nearest above it, when the
     file's reports name one worker. Its index is a local one (a global rank only on one
     node): named, never taken for a rank."""
-    reports = [(t.line, m[1]) for t in ctx.scans[item.file_index].tail
-               if (m := _SPAWN_REPORT.match(t.text.strip())) is not None]
+    reports = _spawn_reports(ctx, item.file_index)
     above = [index for line, index in reports if line < item.event.line]
     if not above or len({index for _, index in reports}) != 1:
         return None
@@ -225,6 +222,12 @@ _PARENT_GONE = ("UnpicklingError", "EOFError", "ConnectionResetError", "BrokenPi
                 "FileNotFoundError")
 
 
+def _exc_name(item: Located) -> str:
+    """The exception's class without its module (`torch.distributed.DistBackendError` →
+    `DistBackendError`)."""
+    return str(item.event.fields.get("exc_type", "")).rsplit(".", 1)[-1]
+
+
 def _aftermath(ctx: Context, item: Located) -> bool:
     """An exception that only follows another process's end: Python's report of one it
     ignored in a `__del__` while tearing down (`Exception ignored in: <function ….__del__>`,
@@ -233,7 +236,7 @@ def _aftermath(ctx: Context, item: Located) -> bool:
     not while importing the job's `__main__`)."""
     frames = item.event.fields.get("frames")
     shown = [str(f) for f in frames] if isinstance(frames, tuple) else []
-    exc = str(item.event.fields.get("exc_type", "")).rsplit(".", 1)[-1]
+    exc = _exc_name(item)
     if (any("spawn_main" in f for f in shown) and exc in _PARENT_GONE
             and not any(w in f for f in shown for w in ("prepare", "_fixup_main"))):
         return True
@@ -248,7 +251,7 @@ def _transport_gave_up(item: Located) -> bool:
     peer's story, not the job's bug."""
     frames = item.event.fields.get("frames")
     return ("Resource temporarily unavailable" in str(item.event.fields.get("exc_message", ""))
-            and str(item.event.fields.get("exc_type", "")).rsplit(".", 1)[-1] == "RuntimeError"
+            and _exc_name(item) == "RuntimeError"
             and isinstance(frames, tuple) and bool(frames)
             and _TORCH_DIST_FRAME.search(str(frames[-1])) is not None)
 
@@ -287,7 +290,7 @@ def own_exception(ctx: Context) -> Finding | None:
            and not _socket_broke(item)
            # a wait that ran out (`TimeoutError: RPC call to execute_model timed out`): the
            # symptom of whoever did not answer, not the job's bug nor its disk
-           and str(item.event.fields.get("exc_type", "")).rsplit(".", 1)[-1] != "TimeoutError"
+           and _exc_name(item) != "TimeoutError"
            and not _aftermath(ctx, item)]
     if not own:
         return None
