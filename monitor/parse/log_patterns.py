@@ -76,6 +76,7 @@ class EventKind(str, enum.Enum):
     RAY_TASK_ERROR = "ray_task_error"  # the Ray task (and its pid) an error that follows came from
     MPI_PEER_LOST = "mpi_peer_lost"  # Open MPI: a peer process disconnected (and its host)
     NCCL_CONNECT_RETRY = "nccl_connect_retry"  # NCCL still retrying a refused connect
+    NCCL_NET_CALL_FAILED = "nccl_net_call_failed"  # NCCL's return-code trace, in its network code
     MPI_EXIT = "mpi_exit"  # mpirun: the first process that died or exited non-zero
     POD_EVICTED = "pod_evicted"  # Kubernetes (or Volcano) evicted a pod of the job
     EXIT_BARRIER = "exit_barrier"  # torchrun's agent gave up waiting for the other nodes' agents
@@ -137,6 +138,8 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "NVRM",
     "endezvous",
     "*** SIG",
+    "] Failing at address",  # OpenMPI's crash handler, where a paste kept only that line
+    "socket.cc:", "socket.h:", "net_ib.cc:", "ibvwrap.cc:",  # NCCL's trace of a failed call
     "failed to connect",
     "Stack trace of the failed",
     "process down",
@@ -708,6 +711,16 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"returned (?P<error>[^,]+), retrying"),
     ),
     LinePattern(
+        # NCCL INFO traces a failed call back up its callers, one `file:line -> code` line
+        # each (read in triage only). The lines from its socket and verbs code tell where a
+        # call failed: `misc/socket.cc:567 -> 2` is a socket system call that failed (code 2,
+        # ncclSystemError); code 6 is a peer that went away, 3 NCCL's own internal error.
+        EventKind.NCCL_NET_CALL_FAILED, Level.INFO,
+        ("socket.cc:", "socket.h:", "net_ib.cc:", "ibvwrap.cc:"),
+        _rx(r"NCCL INFO (?P<source>\S*?(?:socket|net_ib|ibvwrap)\.(?:cc|h)):\d+ -> "
+            r"(?P<code>\d+)\s*$"),
+    ),
+    LinePattern(
         # Open MPI's orterun help texts (read in triage only): `mpirun noticed that process
         # rank 3 with PID 0 on node n2 exited on signal 9 (Killed).`, and for an exit status
         # `The first process to do so was:` … `  Process name: [[41237,1],5]`.
@@ -978,9 +991,12 @@ PATTERNS: tuple[LinePattern, ...] = (
          "ncclUnhandledCudaError", "ncclInvalidUsage", "ncclInvalidArgument",
          "raised the following async exception", "found async exception",
          "NCCL communicator encountered error", "NCCL communicator was aborted",
-         "remote process exited or there was a network error"),
+         "remote process exited or there was a network error", "NCCL operation "),
         _rx(
             r"NCCL error in: (?P<location>[^,]+), (?P<message>.*)",
+            # XLA's (JAX, TensorFlow) wording: `NCCL operation ncclCommInitRank(&comm, …)
+            # failed: unhandled system error`
+            r"NCCL operation (?P<op>nccl\w+)\(.*?\) failed: (?P<message>.*)",
             r"NCCL communicator was aborted on rank (?P<rank_in_message>\d+)\."
             r"(?:\s*Original reason for failure was: (?P<message>.*))?",
             r"(?:raised the following async exception|found async exception when checking for "
@@ -1106,12 +1122,18 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.NATIVE_CRASH, Level.FATAL,
-        ("Caught signal", "*** SIG", "] Signal: "),
+        ("Caught signal", "*** SIG", "] Signal: ", "] Failing at address"),
         _rx(
+            # UCX's handler names its process: `[host:pid :thread:tid] Caught signal 7 (…`
+            r"^\[(?P<host>[\w.\-]+):(?P<pid>\d+) ?:\d+:\d+\] Caught signal (?P<signo>\d+) "
+            r"\((?P<signal>[^:)]+)",
             r"Caught signal (?P<signo>\d+) \((?P<signal>[^:)]+)",
             r"\*\*\* (?P<signal>SIG\w+) received at time",
-            # OpenMPI's handler: `[host:00121] Signal: Bus error (7)`
-            r"^\[[\w.\-]+:(?P<pid>\d+)\] Signal: (?P<signal>[A-Za-z][\w ]*?) \((?P<signo>\d+)\)",
+            # OpenMPI's handler: `[host:00121] Signal: Bus error (7)`, then `Failing at
+            # address: 0x…` (the line a paste may keep alone: only a fatal fault prints it)
+            r"^\[(?P<host>[\w.\-]+):(?P<pid>\d+)\] Signal: (?P<signal>[A-Za-z][\w ]*?) "
+            r"\((?P<signo>\d+)\)",
+            r"^\[(?P<host>[\w.\-]+):(?P<pid>\d+)\] Failing at address: (?P<address>\S+)",
         ),
     ),
     LinePattern(

@@ -147,7 +147,7 @@ class Diagnosis:
     flight_recorder: FrAnalysis | None = None
 
 
-_NOISE = frozenset({EventKind.PROGRESS, EventKind.NCCL_INIT})
+_NOISE = frozenset({EventKind.PROGRESS, EventKind.NCCL_INIT, EventKind.NCCL_NET_CALL_FAILED})
 
 
 def diagnose(

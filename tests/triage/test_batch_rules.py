@@ -1176,3 +1176,48 @@ def test_mpichs_ofi_completion_error_is_the_fabric_not_a_disk(tmp_path: Path) ->
     disk = ("Traceback (most recent call last):\n  File \"train.py\", line 40, in save\n"
             "OSError: [Errno 5] Input/output error: '/lustre/ckpt/step_100.pt'\n")
     assert triage_texts(tmp_path / "disk", disk).category is Category.STORAGE_IO
+
+
+# -- crash handlers name their process ---------------------------------------------------------
+def test_a_crash_handlers_one_process_is_named_by_its_pid_and_host(tmp_path: Path) -> None:
+    """UCX's `[host:pid :thread:tid] Caught signal 7` from several threads of one process, and
+    OpenMPI's `[host:pid] Failing at address` kept alone: one process crashed, named by its pid
+    (no rank is shown)."""
+    ucx = triage("sigbus-megatron-llm-63-fused-kernels.log")
+    assert ucx.category is Category.UNDETERMINED and ucx.culprit_ranks == ()
+    assert ucx.culprits == ("pid 3439 on 9c77a8dc6f05",)
+    openmpi = triage("mindyolo-mpirun-hccl-segv-238.log")
+    assert openmpi.category is Category.UNDETERMINED
+    assert openmpi.culprits == ("pid 3436928 on notebook-2a7fcf5e-9744-41c7-9c1c-5e37eeafdf60",)
+    assert any("a fault at address 0xb8" in f for f in openmpi.findings), openmpi.findings
+    # two processes crashing with one signal share a cause: neither is named
+    two = ("[gpu7:18080:0:18080] Caught signal 7 (Bus error: nonexistent physical address)\n"
+           "[gpu7:18079:0:18079] Caught signal 7 (Bus error: nonexistent physical address)\n")
+    shared = triage_texts(tmp_path / "two", two)
+    assert shared.category is Category.UNDETERMINED and shared.culprits == ()
+    assert any("processes 18079, 18080 all crashed" in f for f in shared.findings)
+
+
+def test_openmpis_address_line_keeps_ranks_that_crashed_alike_unblamed() -> None:
+    """Four mpirun ranks print `Signal: Bus error (7)` and `Failing at address`: the address
+    lines name no signal of their own and do not make the four crashes look different."""
+    diagnosis = triage("undetermined-horovod-2053-buserror.log")
+    assert diagnosis.category is Category.UNDETERMINED and diagnosis.culprit_ranks == ()
+
+
+def test_a_system_error_that_began_in_ncclss_socket_code_is_the_network(tmp_path: Path) -> None:
+    """XLA's `NCCL operation ncclCommInitRank(…) failed: unhandled system error`, after NCCL's
+    INFO trace `misc/socket.cc:666 -> 2` (a socket call failed, code 2): this host's network.
+    A trace of code 6 (a peer that closed) or one after the error says nothing of the host."""
+    diagnosis = triage("net-jax-22747-nccl-bootstrap-accept.log")
+    assert diagnosis.category is Category.NETWORK and diagnosis.culprit_ranks == ()
+    assert diagnosis.culprits == ("the network of user-G493-ZB1-AAP1-000:275204",)
+    error = ("INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:305: NCCL operation "
+             "ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled system error\n")
+    for i, trace in enumerate(("node1:42:43 [0] NCCL INFO misc/socket.cc:541 -> 6\n",
+                               "node1:42:43 [0] NCCL INFO proxy.cc:968 -> 2\n")):
+        other = triage_texts(tmp_path / str(i), trace + error)
+        assert other.category is Category.UNDETERMINED, trace
+    after = triage_texts(tmp_path / "after", error + "node1:42:43 [0] NCCL INFO "
+                         "misc/socket.cc:567 -> 2\n")
+    assert after.category is Category.UNDETERMINED

@@ -117,30 +117,38 @@ def native_crash(ctx: Context) -> Finding | None:
     first = crashes[0]
     ranks = ctx.global_ranks([first])
     crashed = {c.rank for c in crashes if c.rank is not None}
-    if len(crashed) >= 2 and len({str(c.event.fields.get("signal")) for c in crashes}) == 1:
+    # (OpenMPI's `Failing at address` line names no signal: the one its handler printed above)
+    signals = [str(c.event.fields["signal"]) for c in crashes if c.event.fields.get("signal")]
+    signal = signals[0] if signals else f"a fault at address {first.event.fields.get('address')}"
+    # a crash handler's line names its process when no rank is shown
+    pids = sorted({p for c in crashes if (p := c.event.int_field("pid")) is not None})
+    several = (f"ranks {compress_ranks(sorted(crashed))}" if len(crashed) >= 2 else
+               f"processes {', '.join(map(str, pids[:4]))}{' …' if len(pids) > 4 else ''}"
+               if not ranks and len(pids) >= 2 else "")
+    if several and len(set(signals)) <= 1:
         # the same signal in several ranks at once: a shared cause (shared memory, the node),
         # not the first rank to print it
         return Finding(
             Category.UNDETERMINED, (), (),
-            (f"ranks {compress_ranks(sorted(crashed))} all crashed with "
-             f"{first.event.fields.get('signal')} (first at {first.where}); a cause they share "
-             "(shared memory, the node) is likelier than one rank's fault",), first,
+            (f"{several} all crashed with {signal} (first at {first.where}); a cause they "
+             "share (shared memory, the node) is likelier than one process's fault",), first,
             ("A bus error in several ranks is usually a full /dev/shm (raise --shm-size); check "
              "the node's kernel log for other causes.",),
         )
     where = " inside a collective (all_reduce)" if first.event.fields.get("in_collective") else ""
-    pid = first.event.int_field("pid")
+    pid = pids[0] if len(pids) == 1 else first.event.int_field("pid")
     culprits: tuple[str, ...] = (who(first),) if ranks else ()
     if not ranks and pid is not None:
         # mpirun names the rank of the pid whose handler printed the crash
         mpi = [e.event.int_field("mpi_rank") for e in ctx.of(EventKind.MPI_EXIT)
                if e.event.int_field("pid") == pid]
         ranks = tuple(r for r in mpi[:1] if r is not None)
-        culprits = (*(f"rank {r}" for r in ranks), f"pid {pid}")
+        host = next((str(c.event.fields["host"]) for c in crashes if c.event.fields.get("host")),
+                    "")
+        culprits = (*(f"rank {r}" for r in ranks), f"pid {pid}" + (f" on {host}" if host else ""))
     return Finding(
         Category.UNDETERMINED, ranks, culprits,
-        (f"{who(first)} crashed with {first.event.fields.get('signal')}{where} "
-         f"({first.where})",), first,
+        (f"{who(first)} crashed with {signal}{where} ({first.where})",), first,
         ("A native crash: get a core dump, or run the failing rank with NCCL_DEBUG=INFO; "
          "check the node's kernel log for GPU or NIC errors.",),
     )

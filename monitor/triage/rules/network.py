@@ -523,6 +523,24 @@ def ssh_unreachable(ctx: Context) -> Finding | None:
 _NCCL_SHM = re.compile(r"/dev/shm|shared memory segment|posix_fallocate|shm_open")
 
 
+def _failed_socket_call(ctx: Context, error: Located) -> Located | None:
+    """The line of NCCL's return-code trace where a system error began in its network code
+    (`misc/socket.cc:567 -> 2`, `transport/net_ib.cc:605 -> 2`), before a system error in the
+    same file (and process, where both name one); None when the error is not a system error
+    or no such line is there.
+    A trace of code 6 (a remote peer closed) or 3 (internal) says nothing of this host."""
+    text = f"{_message(error)} {error.event.text}"
+    if error.event.fields.get("nccl_code") != "system" and not any(
+            w in text for w in ("unhandled system error", "ncclSystemError")):
+        return None
+    pid = error.event.int_field("pid")
+    calls = [c for c in ctx.of(EventKind.NCCL_NET_CALL_FAILED)
+             if c.file_index == error.file_index and c.event.line <= error.event.line
+             and c.event.int_field("code") == 2
+             and (pid is None or c.event.int_field("pid") in (None, pid))]
+    return calls[0] if calls else None
+
+
 def nccl_unexplained(ctx: Context) -> Finding | None:
     """An NCCL system, internal or remote error whose reason no line shows (the rules that
     read a reason, a peer or a CUDA failure come first). An unhandled cuda error is NCCL's
@@ -571,6 +589,19 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
              f"segment: '{last[:160]}'",), first,
             ("Give the container a larger /dev/shm (--shm-size, a memory-backed emptyDir), "
              "then rerun.",),
+        )
+    failed = _failed_socket_call(ctx, first) if not cuda else None
+    if failed is not None:
+        where = whereabouts(failed)
+        return Finding(
+            Category.NETWORK, (), (f"the network of {where}" if where else
+                                   "the network of the host that wrote it",),
+            (f"NCCL's system error ({first.where}) began in a failed call of its network code "
+             f"({failed.event.fields.get('source')}, {failed.where}): a socket or verbs call "
+             "of this host's failed, not a peer that went away",), failed,
+            ("Check the interfaces NCCL may use on that host (NCCL_SOCKET_IFNAME, "
+             "NCCL_IB_HCA), that its peers are reachable on them, and rerun with "
+             "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET for the failing call's reason.",),
         )
     return Finding(
         Category.GPU_CUDA if cuda else Category.UNDETERMINED, reporters if cuda else (),
