@@ -139,7 +139,8 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "endezvous",
     "*** SIG",
     "] Failing at address",  # OpenMPI's crash handler, where a paste kept only that line
-    "socket.cc:", "socket.h:", "net_ib.cc:", "ibvwrap.cc:",  # NCCL's trace of a failed call
+    # NCCL's trace of a failed call, and its abort of a socket wait
+    "socket.cc:", "socket.h:", "net_ib.cc:", "ibvwrap.cc:", "abort called",
     "failed to connect",
     "Stack trace of the failed",
     "process down",
@@ -715,10 +716,13 @@ PATTERNS: tuple[LinePattern, ...] = (
         # each (read in triage only). The lines from its socket and verbs code tell where a
         # call failed: `misc/socket.cc:567 -> 2` is a socket system call that failed (code 2,
         # ncclSystemError); code 6 is a peer that went away, 3 NCCL's own internal error.
+        # Its abort of a socket wait (`Socket progress: abort called`, 2.12-2.13) is kept too:
+        # the trace after it is the abort's, not a failed call's.
         EventKind.NCCL_NET_CALL_FAILED, Level.INFO,
-        ("socket.cc:", "socket.h:", "net_ib.cc:", "ibvwrap.cc:"),
-        _rx(r"NCCL INFO (?P<source>\S*?(?:socket|net_ib|ibvwrap)\.(?:cc|h)):\d+ -> "
-            r"(?P<code>\d+)\s*$"),
+        ("socket.cc:", "socket.h:", "net_ib.cc:", "ibvwrap.cc:", "abort called"),
+        _rx(r"NCCL INFO (?P<source>(?:\S*/)?(?:socket|net_socket|net_ib|ibvwrap)\.(?:cc|h)):\d+"
+            r" -> (?P<code>\d+)(?: \([^)]*\))?(?: \[[^\]]*\])?\s*$",
+            r"NCCL INFO (?P<abort>Socket progress: abort called)"),
     ),
     LinePattern(
         # Open MPI's orterun help texts (read in triage only): `mpirun noticed that process
@@ -1124,8 +1128,9 @@ PATTERNS: tuple[LinePattern, ...] = (
         EventKind.NATIVE_CRASH, Level.FATAL,
         ("Caught signal", "*** SIG", "] Signal: ", "] Failing at address"),
         _rx(
-            # UCX's handler names its process: `[host:pid :thread:tid] Caught signal 7 (…`
-            r"^\[(?P<host>[\w.\-]+):(?P<pid>\d+) ?:\d+:\d+\] Caught signal (?P<signo>\d+) "
+            # UCX's handler names its process, the pid padded to five: `[host:87   :0:87]
+            # Caught signal 7 (…`
+            r"^\[(?P<host>[\w.\-]+):(?P<pid>\d+) *:\d+:\d+\] Caught signal (?P<signo>\d+) "
             r"\((?P<signal>[^:)]+)",
             r"Caught signal (?P<signo>\d+) \((?P<signal>[^:)]+)",
             r"\*\*\* (?P<signal>SIG\w+) received at time",

@@ -185,7 +185,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          # Horovod's driver: a task seen from another address than it declared
                          r"connected from a different address|"
                          # gRPC's status text (`grpc error:Connect Failed`), the AWS SDK's
-                         r"grpc error: ?Connect Failed\b|(?:Internal|Unavailable|UNAVAILABLE)\W+Unable to connect to endpoint|"
+                         # under the status TensorFlow gives it (`Unknown: : Unable to …`)
+                         r"grpc error: ?Connect Failed\b|"
+                         r"(?:Internal|Unavailable|UNAVAILABLE|Unknown|UNKNOWN)\W+"
+                         r"Unable to connect to endpoint|"
                          # Ascend's HCCL: a socket it could not listen on (its links that then
                          # never came up are a peer's story as much as the network's)
                          r"listen on ip\[[^\]]*\] and (?:specific )?port\[\d+\] fail\b"),

@@ -1221,3 +1221,10 @@ def test_a_system_error_that_began_in_ncclss_socket_code_is_the_network(tmp_path
     after = triage_texts(tmp_path / "after", error + "node1:42:43 [0] NCCL INFO "
                          "misc/socket.cc:567 -> 2\n")
     assert after.category is Category.UNDETERMINED
+
+
+def test_the_aws_sdks_unreachable_endpoint_under_any_error_status_is_the_network() -> None:
+    """TensorFlow's S3 save: `Unknown: : Unable to connect to endpoint` (the status TF gave
+    the SDK's failure), as under `Internal` or `Unavailable`."""
+    diagnosis = triage("s3-ckpt-curl55-sagemaker-sdk-454.log")
+    assert diagnosis.category is Category.NETWORK and diagnosis.culprit_ranks == ()

@@ -17,7 +17,11 @@ PROBES = Path(__file__).resolve().parent.parent / "data" / "triage_probes"
 HEALTHY = ("grpc_retry_healthy", "ray_gcs_scaledown", "ray_driver", "git_publickey_healthy",
            "skip_bad_images_healthy", "fallback_healthy", "tf_ignore_errors_healthy",
            "webdataset_handler", "helper_exit_code_healthy", "vllm_preemption_healthy",
-           "retry_after_paragraph_healthy", "retry_double_spaced_healthy")
+           "retry_after_paragraph_healthy", "retry_double_spaced_healthy",
+           # NCCL's abort of its socket waits at a clean teardown, a connect it retried, and
+           # a sentence that mentions an XLA NCCL operation
+           "nccl_teardown_abort_healthy", "nccl_connect_retry_healthy",
+           "xla_operation_mention_healthy")
 
 # probe -> (the category it must have, a word its culprit must hold, or "" for no check)
 CAUSES: dict[str, tuple[Category, str]] = {
@@ -61,7 +65,25 @@ CAUSES: dict[str, tuple[Category, str]] = {
     "hedged_preemption": (Category.UNDETERMINED, ""),
     "pyxis_failed_to_start": (Category.INFRASTRUCTURE, "dgx-a100-014"),
     "hccl_listen_newer_wording": (Category.NETWORK, ""),
+    # crash handlers naming their process, and NCCL's trace of a failed call, reviewed
+    "crash_one_pid_threads": (Category.UNDETERMINED, "pid 18080 on gpu7"),
+    "crash_ucx_small_pid": (Category.UNDETERMINED, "pid 87 on"),  # UCX pads the pid to five
+    "crash_ucx_and_ompi_same_process": (Category.UNDETERMINED, "rank 1"),
+    "crash_after_cuda_error": (Category.GPU_CUDA, ""),
+    "nccl_trace_connect_failed": (Category.NETWORK, "node3:7001"),
+    "nccl_trace_with_strerror": (Category.NETWORK, "n122-246-085:12246"),
+    "nccl_shm_then_other_process_abort": (Category.INFRASTRUCTURE, ""),
+    "xla_oom_last_warning": (Category.OOM, ""),
+    "xla_shm_last_warning": (Category.INFRASTRUCTURE, ""),  # the warning XLA quotes
+    "xla_shm_with_other_trace": (Category.INFRASTRUCTURE, ""),
+    "xla_duplicate_gpu": (Category.SOFTWARE, ""),
 }
+
+# probe (a file, or a folder of one job's files) -> processes that crashed alike: a cause they
+# share, nobody named
+SHARED_CRASH = ("crash_two_pids_alike", "crash_two_small_pids_alike", "crash_same_pid_two_pods",
+                "crash_same_pid_two_pods_ucx", "crash_two_nodes_segv", "crash_two_address_lines",
+                "crash_same_pid_two_containers")
 
 # probe -> a category it must not be given (a guess that would page someone wrongly)
 NOT: dict[str, Category] = {
@@ -78,17 +100,42 @@ NOT: dict[str, Category] = {
     "srun_exit_after_shm_notice": Category.INFRASTRUCTURE,
     "srun_exit_other_node_shm": Category.INFRASTRUCTURE,
     "srun_exit_after_vllm_preemption": Category.INFRASTRUCTURE,
+    # a system error whose socket trace a peer's exit, an abort, NCCL < 2.13 (where a closed
+    # peer was code 2 too), a local IPC socket or another reason explains: not this host's
+    # network
+    "nccl_trace_old_peer_closed": Category.NETWORK,
+    "nccl_trace_abort_after_peer_closed": Category.NETWORK,
+    "nccl_trace_old_version_only": Category.NETWORK,
+    "nccl_trace_ipc_socket": Category.NETWORK,
+    "nccl_trace_ipc_socket_warned": Category.NETWORK,
+    "nccl_shm_segment_then_abort": Category.NETWORK,
+    "nccl_shm_extend_then_abort": Category.NETWORK,
+    "nccl_trace_remote_code": Category.NETWORK,
+    "xla_remote_error": Category.NETWORK,
+    "segfault_then_peer_socket_error": Category.NETWORK,
 }
 
 
 def _triage(name: str) -> Diagnosis:
-    scans, problems, _ = read_inputs([str(PROBES / f"{name}.log")])
+    job = PROBES / name
+    files = sorted(job.glob("*.log")) if job.is_dir() else [PROBES / f"{name}.log"]
+    scans, problems, _ = read_inputs([str(f) for f in files])
     return diagnose(scans, problems)
 
 
 def test_every_probe_has_an_expectation() -> None:
-    named = {*HEALTHY, *CAUSES, *NOT, "hf_offline_progress", "spawn_restart_then_cuda"}
-    assert named == {p.stem for p in PROBES.glob("*.log")}
+    named = {*HEALTHY, *CAUSES, *NOT, *SHARED_CRASH, "hf_offline_progress",
+             "spawn_restart_then_cuda"}
+    assert named == {p.stem for p in PROBES.glob("*.log")} | {
+        p.name for p in PROBES.iterdir() if p.is_dir()}
+
+
+@pytest.mark.parametrize("name", SHARED_CRASH)
+def test_processes_that_crashed_alike_share_a_cause(name: str) -> None:
+    diagnosis = _triage(name)
+    assert (diagnosis.category, diagnosis.culprits) == (Category.UNDETERMINED, ()), (
+        diagnosis.summary)
+    assert "all crashed" in diagnosis.findings[0], diagnosis.findings
 
 
 @pytest.mark.parametrize("name", HEALTHY)

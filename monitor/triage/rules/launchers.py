@@ -120,23 +120,32 @@ def native_crash(ctx: Context) -> Finding | None:
     # (OpenMPI's `Failing at address` line names no signal: the one its handler printed above)
     signals = [str(c.event.fields["signal"]) for c in crashes if c.event.fields.get("signal")]
     signal = signals[0] if signals else f"a fault at address {first.event.fields.get('address')}"
-    # a crash handler's line names its process when no rank is shown
-    pids = sorted({p for c in crashes if (p := c.event.int_field("pid")) is not None})
+    # a crash handler's line names its process (host and pid: two containers' pids repeat)
+    # when no rank is shown
+    processes = sorted({(str(c.event.fields.get("host") or ""), p) for c in crashes
+                        if (p := c.event.int_field("pid")) is not None})
     several = (f"ranks {compress_ranks(sorted(crashed))}" if len(crashed) >= 2 else
-               f"processes {', '.join(map(str, pids[:4]))}{' …' if len(pids) > 4 else ''}"
-               if not ranks and len(pids) >= 2 else "")
+               "processes " + _some([f"{p} on {h}" if h else str(p) for h, p in processes])
+               if not ranks and len(processes) >= 2 else "")
     if several and len(set(signals)) <= 1:
-        # the same signal in several ranks at once: a shared cause (shared memory, the node),
-        # not the first rank to print it
+        # the same signal in several processes at once: a cause they share, not the first
+        # to print it
+        hosts = {h for h, _ in processes if h}
+        shared = ("shared memory, the node" if "Bus error" in signal or "SIGBUS" in signal
+                  else "code or input they all ran" if len(hosts) > 1 else
+                  "code or input they all ran, the node")
         return Finding(
             Category.UNDETERMINED, (), (),
-            (f"{several} all crashed with {signal} (first at {first.where}); a cause they "
-             "share (shared memory, the node) is likelier than one process's fault",), first,
-            ("A bus error in several ranks is usually a full /dev/shm (raise --shm-size); check "
-             "the node's kernel log for other causes.",),
+            (f"{several} all crashed"
+             + (f" with {signal}" if signals else " (faults at addresses)")
+             + f" (first at {first.where}); a cause they share ({shared}) is likelier than one "
+             "process's fault",), first,
+            ("A bus error in several ranks is usually a full /dev/shm (raise --shm-size); a "
+             "segfault in all of them, the code they share (a native extension, a library "
+             "version): get a core dump of one.",),
         )
     where = " inside a collective (all_reduce)" if first.event.fields.get("in_collective") else ""
-    pid = pids[0] if len(pids) == 1 else first.event.int_field("pid")
+    pid = processes[0][1] if len(processes) == 1 else first.event.int_field("pid")
     culprits: tuple[str, ...] = (who(first),) if ranks else ()
     if not ranks and pid is not None:
         # mpirun names the rank of the pid whose handler printed the crash

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from monitor.model import Category
 from monitor.parse.log_events import EventKind
-from monitor.parse.log_patterns import FieldValue
+from monitor.parse.log_patterns import FieldValue, Level
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
 from monitor.triage.lexicon import Family, read_line
 from monitor.triage.rules.base import (
@@ -523,22 +523,50 @@ def ssh_unreachable(ctx: Context) -> Finding | None:
 _NCCL_SHM = re.compile(r"/dev/shm|shared memory segment|posix_fallocate|shm_open")
 
 
+# What the error itself says NCCL warned last (torch's `Last error:`, XLA's `Last NCCL
+# warning(error) log entry (may be unrelated) '…'`): a socket's words, or another reason
+_LAST_WARNING = re.compile(r"Last NCCL warning\(error\) log entry[^']*'([^']*)'")
+_SOCKET_WORDS = re.compile(r"(?i)socket|connect|accept|\bbind\b|NET/|ibv_")
+_OTHER_REASON = re.compile(r"(?i)shared memory|/dev/shm|peer|cuda|out of memory|\bUDS\b")
+# A process that crashed or was killed: a system error on a socket after it is its peer's
+_A_PEER_DIED = (EventKind.NATIVE_CRASH, EventKind.FAULTHANDLER, EventKind.SIGNAL_KILL,
+                EventKind.CHILD_FAILED_SUMMARY)
+
+
 def _failed_socket_call(ctx: Context, error: Located) -> Located | None:
     """The line of NCCL's return-code trace where a system error began in its network code
-    (`misc/socket.cc:567 -> 2`, `transport/net_ib.cc:605 -> 2`), before a system error in the
-    same file (and process, where both name one); None when the error is not a system error
-    or no such line is there.
-    A trace of code 6 (a remote peer closed) or 3 (internal) says nothing of this host."""
-    text = f"{_message(error)} {error.event.text}"
+    (`misc/socket.cc:567 -> 2`, `transport/net_ib.cc:605 -> 2`), before the error in its file;
+    None unless that trace is the only reason the log gives. Code 2 is ncclSystemError (a
+    socket or verbs call failed); 6 is a peer that closed, 3 NCCL's own error. Before NCCL 2.13
+    a peer that closed returned code 2 as well, and so does NCCL's abort of a socket wait (after
+    another failure): those, any warning NCCL printed, a reason the error quotes that is not a
+    socket's, and a process that crashed or was killed each leave the error unexplained."""
+    text = f"{_message(error)} {error.event.fields.get('last_error', '')} {error.event.text}"
     if error.event.fields.get("nccl_code") != "system" and not any(
             w in text for w in ("unhandled system error", "ncclSystemError")):
         return None
+    version = re.search(r"NCCL version (\d+)\.(\d+)", text)
+    if version is not None and (int(version[1]), int(version[2])) < (2, 13):
+        return None
+    quoted = _LAST_WARNING.search(text)
+    last = quoted.group(1) if quoted else str(error.event.fields.get("last_error") or "")
+    if last and (not _SOCKET_WORDS.search(last) or _OTHER_REASON.search(last)):
+        return None
+    same_file = [i for i in ctx.located if i.file_index == error.file_index
+                 and i.event.line <= error.event.line]
+    if ctx.of(*_A_PEER_DIED) or any(
+            (i.kind in (EventKind.NCCL_WARN, EventKind.NCCL_WARN_NET, EventKind.NCCL_PEER_CLOSED)
+             and i.event.level >= Level.WARNING)
+            or (i.kind is EventKind.NCCL_NET_CALL_FAILED and i.event.fields.get("abort"))
+            for i in same_file):
+        return None
     pid = error.event.int_field("pid")
-    calls = [c for c in ctx.of(EventKind.NCCL_NET_CALL_FAILED)
-             if c.file_index == error.file_index and c.event.line <= error.event.line
+    calls = [c for c in same_file if c.kind is EventKind.NCCL_NET_CALL_FAILED
              and c.event.int_field("code") == 2
              and (pid is None or c.event.int_field("pid") in (None, pid))]
-    return calls[0] if calls else None
+    writers = {(c.event.fields.get("host"), c.event.fields.get("pid")) for c in calls}
+    # an error that names no process is explained by one process's trace only
+    return calls[0] if calls and (pid is not None or len(writers) == 1) else None
 
 
 def nccl_unexplained(ctx: Context) -> Finding | None:
@@ -581,7 +609,8 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
     # NCCL's `Last error:` about its shared-memory segment (`Error while creating shared
     # memory segment /dev/shm/nccl-…`, posix_fallocate's ENOSPC): the container's /dev/shm
     # explains the system error; the rank that met it is no culprit
-    last = str(first.event.fields.get("last_error") or "")
+    quoted = _LAST_WARNING.search(f"{_message(first)} {first.event.text}")
+    last = str(first.event.fields.get("last_error") or "") or (quoted.group(1) if quoted else "")
     if not cuda and _NCCL_SHM.search(last):
         return Finding(
             Category.INFRASTRUCTURE, (), tuple(filter(None, (_named(None, first),))),
@@ -598,7 +627,8 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
                                    "the network of the host that wrote it",),
             (f"NCCL's system error ({first.where}) began in a failed call of its network code "
              f"({failed.event.fields.get('source')}, {failed.where}): a socket or verbs call "
-             "of this host's failed, not a peer that went away",), failed,
+             "of this host's failed, and nothing in the log says a peer went away first",),
+            failed,
             ("Check the interfaces NCCL may use on that host (NCCL_SOCKET_IFNAME, "
              "NCCL_IB_HCA), that its peers are reachable on them, and rerun with "
              "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET for the failing call's reason.",),
