@@ -1195,7 +1195,7 @@ def test_a_crash_handlers_one_process_is_named_by_its_pid_and_host(tmp_path: Pat
            "[gpu7:18079:0:18079] Caught signal 7 (Bus error: nonexistent physical address)\n")
     shared = triage_texts(tmp_path / "two", two)
     assert shared.category is Category.UNDETERMINED and shared.culprits == ()
-    assert any("processes 18079, 18080 all crashed" in f for f in shared.findings)
+    assert any("processes 18079 on gpu7, 18080 on gpu7 all crashed" in f for f in shared.findings)
 
 
 def test_openmpis_address_line_keeps_ranks_that_crashed_alike_unblamed() -> None:
