@@ -53,8 +53,10 @@ _IPV4_HOST = re.compile(r"(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}): ")
 _NAME_HOST = re.compile(r"([\w.\-]+): ")
 # srun --label (only when enabled: ambiguous with payloads starting with a number).
 _SRUN_LABEL = re.compile(r"\s*(\d+): ")
-# Ray actor prefix: `(WorkerDict pid=231421, ip=10.0.0.3) `.
-_RAY = re.compile(r"\((\w+) pid=(\d+)(?:, ip=([\d.]+))?\) ")
+# Ray actor prefix: `(WorkerDict pid=231421, ip=10.0.0.3) `; vLLM's worker processes use its
+# shape with their tensor-parallel index (`(VllmWorker rank=3 pid=268) `, `(VllmWorker TP3
+# pid=268) `): an index inside the engine, never a job's rank.
+_RAY = re.compile(r"\((\w+)(?: rank=\d+| TP\d+)? pid=(\d+)(?:, ip=([\d.]+))?\) ")
 _RAY_REPEAT = re.compile(r"\s*\[repeated (\d+)x across cluster\]\s*$")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # Determined's trial logs: the container's short id, the rank when known, then `||`:

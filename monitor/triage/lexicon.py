@@ -67,8 +67,10 @@ CORRUPT_DATA = re.compile(r"image file is truncated|cannot identify image file|"
                           r"corrupted record at")
 
 # AMD's kernel driver: `amdgpu: sq_intr: error, …`, `amdgpu: GPU fault detected`, a ring
-# timeout; both a failure (the gate below) and the GPU's
-_AMDGPU = r"\bamdgpu\b.{0,60}\b(?:error|fault|timeout)\b"
+# timeout, the reset of a hung GPU (`amdgpu: GPU reset begin!`); both a failure (the gate
+# below) and the GPU's. Its count of correctable errors (`… correctable hardware errors
+# detected`) is neither.
+_AMDGPU = r"\bamdgpu\b.{0,60}\b(?:error|fault|timeout|GPU reset begin)\b"
 # Any kernel GPU driver's own words for a hung GPU (Intel's xe and i915, through DRM):
 # `xe 0000:3d:00.0: [drm] … Engine reset`, `… Timedout job`, `GPU HANG`; the GPU's, and a failure
 _DRM_GPU_HANG = r"\[drm\].{0,80}\b(?:GPU HANG|GPU hang|[Ee]ngine reset|Timedout job)\b"
@@ -125,6 +127,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"\bZE_RESULT_ERROR_\w+|\bUR_RESULT_ERROR_\w+|"
                      # NCCL's code for a CUDA call that failed under it
                      r"(?i:unhandled cuda error)|ncclUnhandledCudaError|"
+                     # the TPU runtime's word for a device that stopped (an on-device check)
+                     r"Accelerator device halted\b|"
                      + _AMDGPU + "|" + _DRM_GPU_HANG),
         (Family.STORAGE, r"No space left on device|Disk quota exceeded|ENOSPC|EDQUOT|"
                          r"Read-only file system|Input/output error|Stale file handle|"
@@ -159,7 +163,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 r"\bActor is failed \w+ on worker \w+ at node [0-9a-f]{28,}, need_reschedule = (?:1|true)"
                                 r"(?!.*death context type = (?:OOM|CreationTaskFailure|RuntimeEnvFailed)Context)|"
                                 + _RECLAIM_NOTICE + "|" + _POWER_OFF),
-        (Family.NETWORK, r"NET/IB|NET/Socket|NET/OFI|\bibv_\w+|\bmlx5|IBV_WC_|(?i:rdma)|"
+        (Family.NETWORK, r"NET/IB|NET/Socket|NET/OFI|\bibv_\w+|\bmlx5|IBV_WC_|(?<![A-Za-z])(?i:rdma)|"
                          r"libfabric|\bfi_\w+\(|\bEFA\b|(?i:connection refused)|ECONNREFUSED|"
                          r"(?i:no route to host)|EHOSTUNREACH|(?i:network is unreachable)|"
                          r"ENETUNREACH|"
@@ -196,6 +200,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                               r"initiali[sz]\w*)\W.{0,80}(?:timed out|timeout))|"
                               r"(?i:(?:timed out|timeout)\W.{0,60}(?:rendezvous|store based|"
                               r"initiali[sz]))|"
+                              # a key-value store's wait for keys (gloo's stores, Horovod's
+                              # HTTP store, torch's): `Wait timeout after 30 seconds for key(s)`
+                              r"(?i:\bwait timeout after \d+ ?\w*,? (?:for key|keys?\b))|"
                               # a launcher that gave up on its workers or hosts coming up
                               r"(?i:timed out waiting for (?:the )?(?:tasks|workers|processes|"
                               r"ranks|nodes|hosts|peers) to (?:start|join|connect|register))"),

@@ -286,6 +286,17 @@ def unwrap_json_lines(data: bytes) -> tuple[bytes, int]:
     return "\n".join(out).encode("utf-8") + b"\n", records
 
 
+_FIRST_WORD = re.compile(rb"[^\s:\[\]|,]*")
+
+
+def _new_start(line: bytes, after: bytes) -> bool:
+    """`after` does not start as `line` did: not in its first 8 bytes, nor its first word (a
+    host, a timestamp's date, a prefix tag)."""
+    lead = _FIRST_WORD.match(line)
+    return after[:8] != line[:8] and not (
+        lead is not None and len(lead.group()) >= 3 and after.startswith(lead.group()))
+
+
 def unwrap_terminal(data: bytes) -> tuple[bytes, int | None]:
     """Join lines a terminal cut at its width when the text was copied from it.
 
@@ -301,13 +312,14 @@ def unwrap_terminal(data: bytes) -> tuple[bytes, int | None]:
     if width < _UNWRAP_MIN_WIDTH:
         return data, None
     full = [i for i, n in enumerate(lengths[:-1]) if n == width]
-    # A continuation rarely starts as its own line did (a log's lines share their prefix).
+    # A continuation rarely starts as its own line did (a log's lines share their prefix, and
+    # identical records from two pids of one host are as long as each other: `gpu1:1334:…`)
     inside_word = sum(1 for i in full
                       if lines[i].rstrip(b"\r")[-1:].isalnum() and lines[i + 1][:1].isalnum()
-                      and lines[i + 1][:8] != lines[i][:8])
+                      and _new_start(lines[i], lines[i + 1]))
     at_space = {i for i, n in enumerate(lengths[:-1])
                 if n == width - 1 and lines[i + 1][:1].strip()
-                and lines[i + 1][:8] != lines[i][:8]}
+                and _new_start(lines[i], lines[i + 1])}
     if len(full) + len(at_space) < 3 or inside_word < 2:
         return data, None
     out: list[bytes] = []

@@ -396,6 +396,11 @@ _FINGERPRINT = re.compile(r"Rank (\d+) is running (?:inconsistent )?collective: 
                           r"CollectiveFingerPrint\((?:SequenceNumber=(\d+),? ?)?OpType=(\w+)")
 
 
+# TensorFlow's collective ops: a member's shape or group size differs from another's
+_TF_MEMBERS = re.compile(r"Shape mismatch in the collective|Inconsistent output shapes|"
+                         r"Collective Op +has group_size")
+
+
 def collective_mismatch(ctx: Context) -> Finding | None:
     """Ranks reported in different collectives: a desync, and with a pairwise report no single
     rank can be blamed."""
@@ -445,9 +450,14 @@ def collective_mismatch(ctx: Context) -> Finding | None:
                      if i.event.int_field("peer_rank") is not None})  # type: ignore[type-var]
     if around and not detail:
         detail = f": NCCL points at ranks around {compress_ranks(around)}"  # type: ignore[arg-type]
+    message = str(first.event.fields.get("message", ""))
+    said = ("the members of one collective disagree" if _TF_MEMBERS.match(message) else
+            "ranks called different collectives")
+    if said != "ranks called different collectives" and not detail:
+        detail = f": '{message[:160]}'"
     return Finding(
         Category.COLLECTIVE_DESYNC, (), (),
-        (f"ranks called different collectives{detail} ({first.where}); no single rank can be "
+        (f"{said}{detail} ({first.where}); no single rank can be "
          "blamed from this report: each side only sees the other disagree",), first,
         ("Find where the ranks' code paths diverge (rank-dependent branches, data-dependent "
          "shapes, a collective inside a condition); TORCH_DISTRIBUTED_DEBUG=DETAIL and the "

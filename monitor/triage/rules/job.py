@@ -166,7 +166,9 @@ _COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "Keybo
                # Ray Train's waits for its workers: read as timeouts, not the job's bug
                "WorkerGroupStartupTimeoutError", "BroadcastCollectiveTimeoutError",
                # mp.spawn's wrapper: the worker's own traceback follows it
-               "ProcessRaisedException")
+               "ProcessRaisedException",
+               # a task cancelled (asyncio, concurrent.futures): by whatever stopped waiting
+               "CancelledError")
 
 
 # An exception whose message starts with the rank that raised it (Megatron's NaN checks).

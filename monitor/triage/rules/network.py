@@ -69,7 +69,7 @@ def network(ctx: Context) -> Finding | None:
                     if _store_unreachable(ctx, e) or _peer_unreachable(e)]
     # The HCA or port itself failed: the completions flushed after it are its consequences.
     async_events = [e for e in ctx.of(EventKind.NCCL_WARN)
-                    if _IB_ASYNC.search(str(e.event.fields.get("message", "")))]
+                    if _ib_fault(str(e.event.fields.get("message", "")))]
     if async_events:
         return _ib_async_event(async_events[0])
     setup = [e for e in ctx.of(EventKind.NCCL_WARN, EventKind.NCCL_ERROR, EventKind.PYTHON_TRACEBACK)
@@ -183,6 +183,18 @@ def _net_setup(item: Located) -> Finding:
 # net_ib.cc: `NET/IB : mlx5_3:1 Got async event : port error` (<= 2.21: without the device),
 # `NET/IB : mlx5_3:1 async fatal event: local catastrophic error` (2.23+)
 _IB_ASYNC = re.compile(r"NET/IB : (?:(\S+) )?(?:Got async event|async fatal event) ?: ?(.+)")
+# The verbs events that report a change, not a fault (ibv_event_type_str's words): the subnet
+# manager re-registering its clients, a LID, P_Key, GID or SM change, a port coming up. NCCL
+# warns of every async event; only an error event is the HCA's or the port's failure.
+_IB_EVENT_NOTICE = re.compile(r"^\s*(?:client reregistration|LID change|P_Key change|SM change|"
+                              r"GID table change|port active|communication established|"
+                              r"send queue drained|last WQE reached|QP path migrated)\b",
+                              re.IGNORECASE)
+
+
+def _ib_fault(message: str) -> bool:
+    m = _IB_ASYNC.search(message)
+    return m is not None and _IB_EVENT_NOTICE.match(m[2]) is None
 
 
 def _ib_async_event(item: Located) -> Finding:
