@@ -1228,3 +1228,61 @@ def test_the_aws_sdks_unreachable_endpoint_under_any_error_status_is_the_network
     the SDK's failure), as under `Internal` or `Unavailable`."""
     diagnosis = triage("s3-ckpt-curl55-sagemaker-sdk-454.log")
     assert diagnosis.category is Category.NETWORK and diagnosis.culprit_ranks == ()
+
+
+# -- batch 37 ---------------------------------------------------------------------------------
+def test_tensorflows_collective_members_that_disagree_are_a_desync(tmp_path: Path) -> None:
+    """TF's RingReduce `Inconsistent output shapes, got [4], but expected is [2]`, `Shape
+    mismatch in the collective instance 106 …` and `Collective Op has group_size 8 … but that
+    group has size 4`: the members of one collective disagree; no member is blamed."""
+    for name in ("tf-33339-ringreduce-inconsistent-shapes.log",
+                 "desync-tf-34156-ringreduce-shape.log", "desync-tf-33979-collective-group-size.log"):
+        diagnosis = triage(name)
+        assert diagnosis.category is Category.COLLECTIVE_DESYNC, name
+        assert (diagnosis.culprit_ranks, diagnosis.culprits) == ((), ()), name
+    # a user's own shape error is no collective's
+    own = ("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+           "ValueError: Shapes (None, 4) and (None, 2) are incompatible\n")
+    assert triage_texts(tmp_path / "own", own).category is Category.SOFTWARE
+
+
+def test_a_stores_wait_for_keys_that_ran_out_is_a_start_up_wait() -> None:
+    """Horovod's gloo HTTP store: `what(): … Wait timeout after 30 seconds for key(s): 0`, then
+    SIGABRT: the store was reached and the others never wrote their keys."""
+    diagnosis = triage("ray-25866-horovod-gloo-httpstore-wait-timeout.log")
+    assert diagnosis.category is Category.INIT_TIMEOUT and diagnosis.culprit_ranks == ()
+
+
+def test_a_halted_tpu_and_an_amdgpu_reset_are_the_devices() -> None:
+    """The TPU runtime's `Accelerator device halted prematurely …` and amdgpu's `GPU reset
+    begin!` (its count of correctable errors before it names no culprit)."""
+    tpu = triage("tpu-halted-xla-7138-litepod16.log")
+    assert tpu.category is Category.GPU_CUDA and tpu.culprit_ranks == ()
+    amd = triage("amdgpu-reset-rocm-4021-mi300x-axolotl.log")
+    assert amd.category is Category.GPU_CUDA
+    assert amd.culprits == ("the GPU at 0000:dd:00.0",)
+
+
+def test_an_ib_async_event_that_reports_a_change_is_no_fault(tmp_path: Path) -> None:
+    """`NET/IB : Got async event : client reregistration` (the subnet manager) on every rank,
+    and nothing failing after it: no failure. A port error is still the HCA's."""
+    assert triage("ibasync-deepspeed-3272-v100.log").category is Category.NONE
+    fault = ("gpu1:1334:1679 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : "
+             "port error\n")
+    assert triage_texts(tmp_path / "fault", fault).category is Category.NETWORK
+
+
+def test_vllms_worker_prefix_names_its_pid_not_a_rank() -> None:
+    """`(VllmWorker rank=3 pid=268) ERROR … CUDA error: an illegal instruction`: rank=3 is the
+    engine's tensor-parallel index; the worker is named by its pid."""
+    diagnosis = triage("gpucuda-vllm-18045-illegal-instruction.log")
+    assert diagnosis.category is Category.GPU_CUDA and diagnosis.culprit_ranks == ()
+    assert any("268" in c for c in diagnosis.culprits), diagnosis.culprits
+
+
+def test_a_cancelled_task_and_an_hccl_field_name_are_no_cause() -> None:
+    """Dask's chained `asyncio.exceptions.CancelledError` is a cancellation, not the job's bug;
+    HCCL's `isUsedRdma[1]` is a field, not the network; its link error, with HCCL's own check
+    finding nothing abnormal, stays undetermined."""
+    assert triage("dask-9502-worker-connect-timeout.log").category is not Category.SOFTWARE
+    assert triage("hccl-connect-vllmascend-10591-2node.log").category is Category.UNDETERMINED

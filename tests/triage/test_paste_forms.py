@@ -169,3 +169,13 @@ def test_unwrap_joins_only_full_width_lines() -> None:
     stripped = "\n".join(part.rstrip(" ") for part in cut.split("\n"))
     assert stripped != cut  # some cut fell on a blank
     assert unwrap_terminal(stripped.encode()) == (joined, 97)
+
+
+def test_records_of_two_processes_of_one_host_are_not_a_terminals_wrap() -> None:
+    """NCCL's identical warnings from two pids of one host are as long as each other and end
+    and start inside a word (`…reregistration` / `gpu1:1329:…`): two records, not one line cut
+    at a width. A continuation never starts with the cut line's first word."""
+    lines = [f"gpu1:{pid}:1677 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : "
+             "client reregistration" for pid in (1334, 1329, 1330, 1331)]
+    text = ("\n".join(lines) + "\n").encode()
+    assert unwrap_terminal(text) == (text, None)
