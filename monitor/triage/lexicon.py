@@ -165,7 +165,15 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 + _RECLAIM_NOTICE + "|" + _POWER_OFF),
         (Family.NETWORK, r"NET/IB|NET/Socket|NET/OFI|\bibv_\w+|\bmlx5|IBV_WC_|(?<![A-Za-z])(?i:rdma)|"
                          r"libfabric|\bfi_\w+\(|\bEFA\b|(?i:connection refused)|ECONNREFUSED|"
-                         r"(?i:no route to host)|EHOSTUNREACH|(?i:network is unreachable)|"
+                         r"(?i:no route to host)|EHOSTUNREACH|(?i:network (?:is )?unreachable)|"
+                         r"(?i:\bhost (?:is )?unreachable)|"
+                         # a name that did not resolve, in gRPC's and Java's words
+                         r"DNS resolution failed|UnknownHostException|"
+                         # UCX's own codes and words for a peer it could not reach in time
+                         r"UCS_ERR_(?:UNREACHABLE|ENDPOINT_TIMEOUT)|\bEndpoint timeout\b|"
+                         # urllib3 under requests: the HTTP endpoint could not be reached
+                         r"NewConnectionError|ConnectTimeoutError|"
+                         r"Failed to establish a new connection|"
                          r"ENETUNREACH|"
                          # Go's net package (kubelet, operators): `dial tcp …: i/o timeout`
                          r"\bdial (?:tcp|udp)[46]? \S+: .{0,40}(?:i/o timeout|no such host|"

@@ -35,6 +35,18 @@ from tests.triage.texts import triage_texts
     # a line that fails although it ends in "no error" (the errno gloo had: none)
     ("[E130 18:11:34.707 ProcessGroupGloo.cpp:143] Gloo connectFullMesh failed with "
      "[gloo/transport/tcp/pair.cc:144] no error", Family.NETWORK),
+    # the network in more stacks' own words: gRPC, Java, UCX, urllib3, Windows sockets
+    ("E0501 12:00:01 grpc: failed to connect: DNS resolution failed for trainer-0:2222",
+     Family.NETWORK),
+    ("ERROR worker: java.net.UnknownHostException: spark-master-0", Family.NETWORK),
+    ("[n1:42:0] ucp_worker.c:437 UCX ERROR Error Endpoint timeout was not handled for ep "
+     "0x1bd", Family.NETWORK),
+    ("ERROR rpc: call failed: UCS_ERR_UNREACHABLE", Family.NETWORK),
+    ("requests.exceptions.ConnectionError: HTTPSConnectionPool(host='hub.example', port=443): "
+     "Max retries exceeded with url: /m (Caused by NewConnectionError('<urllib3.connection."
+     "HTTPSConnection>: Failed to establish a new connection: [Errno 111]'))", Family.NETWORK),
+    ("ERROR: send to 10.0.0.7 failed: A socket operation was attempted to an unreachable "
+     "host (host unreachable)", Family.NETWORK),
 ])
 def test_a_failing_line_reads_as_its_family(line: str, family: Family) -> None:
     reading = read_line(line)
