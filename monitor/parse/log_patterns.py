@@ -141,6 +141,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "] Failing at address",  # OpenMPI's crash handler, where a paste kept only that line
     # TensorFlow's collective ops on members that disagree (shapes, the group's size)
     "mismatch in the collective", "Inconsistent output shapes", "has group_size",
+    "is joining a group with size",
     # NCCL's trace of a failed call, and its abort of a socket wait
     "socket.cc:", "socket.h:", "net_ib.cc:", "ibvwrap.cc:", "abort called",
     "failed to connect",
@@ -650,8 +651,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         EventKind.COLLECTIVE_MISMATCH, Level.FATAL,
         ("Detected mismatch between collectives", "Mismatched collective detected",
          "message truncated : receiving", "Shape mismatch in the collective instance",
-         "Inconsistent output shapes", "Collective Op  has group_size",
-         "Collective Op has group_size"),
+         "Inconsistent output shapes", "has group_size", "is joining a group with size"),
         _rx(
             r"(?P<message>Detected mismatch between collectives on ranks.*)",
             # TensorFlow's collective ops: the members of one collective brought different
@@ -659,8 +659,10 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?P<message>Shape mismatch in the collective instance \d+\..*)",
             r"(?P<message>Inconsistent output shapes, got \[[\d, ]*\], but expected is "
             r"\[[\d, ]*\].*)",
-            r"(?P<message>Collective Op +has group_size \d+ and group_key\s*\d+ but that group "
-            r"has size \d+.*)",
+            r"(?P<message>Collective Op\b.{0,120}? has group_size \d+ and group_key ?\d+ but "
+            r"that group has size \d+.*)",
+            r"(?P<message>Device \S+ is joining a group with size ?\d+, but that group has size "
+            r"\d+.*)",
             r"(?P<message>Mismatched collective detected.*?around rank (?P<peer_rank>\d+).*)",
             # NCCL's socket transport (net_socket.cc): the peer sent another size than this
             # rank expects, "a mismatch in collective sizes"
@@ -1035,15 +1037,17 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.STORE_TIMEOUT, Level.ERROR,
-        ("wait timeout after", "Wait timeout after", "Socket Timeout", "client socket has timed out", "waitForInput",
+        ("wait timeout after", "Wait timeout after", "Wait timeout for key", "Socket Timeout", "client socket has timed out", "waitForInput",
          "failed to connect to", "waiting for clients", "store based barrier",
          "store basedbarrier",
          "ncclUniqueId", "Timeout waiting for key", "timed out (try=",
          "operation to complete", "server socket on"),
         _rx(
             r"wait timeout after (?P<timeout_ms>\d+)ms(?:, keys: (?P<keys>.*))?",
-            # gloo's stores (Horovod's HTTP store): `Wait timeout after 30 seconds for key(s): 0`
-            r"Wait timeout after (?P<timeout_seconds>\d+) seconds for key\(s\): (?P<keys>.*)",
+            # gloo's stores and Horovod's HTTP store: `Wait timeout for key(s): 0`, later
+            # `Wait timeout after 30 seconds for key(s): 0`
+            r"Wait timeout (?:after (?P<timeout_seconds>\d+) seconds )?for key\(s\): "
+            r"(?P<keys>.*)",
             r"client socket has timed out after (?P<timeout_text>\d+(?:ms|s)) while trying to "
             r"connect to \((?P<host>[^,]+), (?P<port>\d+)\)",
             r"client socket has failed to connect to any network address of "

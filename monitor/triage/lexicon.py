@@ -67,10 +67,10 @@ CORRUPT_DATA = re.compile(r"image file is truncated|cannot identify image file|"
                           r"corrupted record at")
 
 # AMD's kernel driver: `amdgpu: sq_intr: error, …`, `amdgpu: GPU fault detected`, a ring
-# timeout, the reset of a hung GPU (`amdgpu: GPU reset begin!`); both a failure (the gate
-# below) and the GPU's. Its count of correctable errors (`… correctable hardware errors
-# detected`) is neither.
-_AMDGPU = r"\bamdgpu\b.{0,60}\b(?:error|fault|timeout|GPU reset begin)\b"
+# timeout, a reset that failed (`GPU reset(2) failed`); both a failure (the gate below) and the
+# GPU's. A reset that began (`GPU reset begin!`) may succeed and the job go on, and its count of
+# correctable errors (`… correctable hardware errors detected`) is no failure: neither is read.
+_AMDGPU = r"\bamdgpu\b.{0,60}\b(?:error|fault|timeout|GPU reset\(\d+\) failed)"
 # Any kernel GPU driver's own words for a hung GPU (Intel's xe and i915, through DRM):
 # `xe 0000:3d:00.0: [drm] … Engine reset`, `… Timedout job`, `GPU HANG`; the GPU's, and a failure
 _DRM_GPU_HANG = r"\[drm\].{0,80}\b(?:GPU HANG|GPU hang|[Ee]ngine reset|Timedout job)\b"
@@ -208,9 +208,6 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                               r"initiali[sz]\w*)\W.{0,80}(?:timed out|timeout))|"
                               r"(?i:(?:timed out|timeout)\W.{0,60}(?:rendezvous|store based|"
                               r"initiali[sz]))|"
-                              # a key-value store's wait for keys (gloo's stores, Horovod's
-                              # HTTP store, torch's): `Wait timeout after 30 seconds for key(s)`
-                              r"(?i:\bwait timeout after \d+ ?\w*,? (?:for key|keys?\b))|"
                               # a launcher that gave up on its workers or hosts coming up
                               r"(?i:timed out waiting for (?:the )?(?:tasks|workers|processes|"
                               r"ranks|nodes|hosts|peers) to (?:start|join|connect|register))"),

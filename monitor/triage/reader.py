@@ -287,14 +287,17 @@ def unwrap_json_lines(data: bytes) -> tuple[bytes, int]:
 
 
 _FIRST_WORD = re.compile(rb"[^\s:\[\]|,]*")
+_DIGIT = re.compile(rb"\d")
 
 
 def _new_start(line: bytes, after: bytes) -> bool:
     """`after` does not start as `line` did: not in its first 8 bytes, nor its first word (a
-    host, a timestamp's date, a prefix tag)."""
+    host, a timestamp's date, a prefix tag), nor in the shape of its first 12 (two hosts' or
+    two srun tasks' records, `gpu1:1334:…` and `gpu2:1329:…`, `10: gpu1:…` and `11: gpu1:…`)."""
     lead = _FIRST_WORD.match(line)
     return after[:8] != line[:8] and not (
-        lead is not None and len(lead.group()) >= 3 and after.startswith(lead.group()))
+        lead is not None and len(lead.group()) >= 3 and after.startswith(lead.group())) and (
+        _DIGIT.sub(b"9", after[:12]) != _DIGIT.sub(b"9", line[:12]))
 
 
 def unwrap_terminal(data: bytes) -> tuple[bytes, int | None]:

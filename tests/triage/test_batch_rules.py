@@ -1253,14 +1253,27 @@ def test_a_stores_wait_for_keys_that_ran_out_is_a_start_up_wait() -> None:
     assert diagnosis.category is Category.INIT_TIMEOUT and diagnosis.culprit_ranks == ()
 
 
-def test_a_halted_tpu_and_an_amdgpu_reset_are_the_devices() -> None:
-    """The TPU runtime's `Accelerator device halted prematurely …` and amdgpu's `GPU reset
-    begin!` (its count of correctable errors before it names no culprit)."""
+def test_a_halted_tpu_is_the_devices_and_an_amdgpu_reset_only_when_it_failed(
+        tmp_path: Path) -> None:
+    """The TPU runtime's `Accelerator device halted prematurely …`, in its log line or raised
+    (JAX's XlaRuntimeError). amdgpu's `GPU reset begin!` may succeed while the job goes on, so
+    only a reset that failed is the GPU's (a review found the first form paging a healthy
+    run's dmesg)."""
     tpu = triage("tpu-halted-xla-7138-litepod16.log")
     assert tpu.category is Category.GPU_CUDA and tpu.culprit_ranks == ()
-    amd = triage("amdgpu-reset-rocm-4021-mi300x-axolotl.log")
-    assert amd.category is Category.GPU_CUDA
-    assert amd.culprits == ("the GPU at 0000:dd:00.0",)
+    raised = ("Traceback (most recent call last):\n  File \"train.py\", line 40, in <module>\n"
+              "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Accelerator device halted "
+              "prematurely, perhaps due to an on-device check-failure. Node 0 halted "
+              "unexpectedly at tag:pc 2:0x1f\n")
+    assert triage_texts(tmp_path / "jax", raised).category is Category.GPU_CUDA
+    began = ("[76914.214195] amdgpu 0000:dd:00.0: amdgpu: GPU reset begin!\n"
+             "[76914.938315] amdgpu 0000:dd:00.0: amdgpu: GPU reset(1) succeeded!\n"
+             "step 9000 loss 1.21\n")
+    assert triage_texts(tmp_path / "began", began).category is Category.NONE
+    failed = ("[76914.214195] amdgpu 0000:dd:00.0: amdgpu: GPU reset begin!\n"
+              "[76915.938315] amdgpu 0000:dd:00.0: amdgpu: GPU reset(1) failed\n")
+    amd = triage_texts(tmp_path / "failed", failed)
+    assert amd.category is Category.GPU_CUDA and amd.culprits == ("the GPU at 0000:dd:00.0",)
 
 
 def test_an_ib_async_event_that_reports_a_change_is_no_fault(tmp_path: Path) -> None:

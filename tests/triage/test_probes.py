@@ -21,7 +21,12 @@ HEALTHY = ("grpc_retry_healthy", "ray_gcs_scaledown", "ray_driver", "git_publick
            # NCCL's abort of its socket waits at a clean teardown, a connect it retried, and
            # a sentence that mentions an XLA NCCL operation
            "nccl_teardown_abort_healthy", "nccl_connect_retry_healthy",
-           "xla_operation_mention_healthy")
+           "xla_operation_mention_healthy",
+           # InfiniBand async events that report a change, from one host or several (their
+           # equal-length records are no terminal's wrap), and an amdgpu reset that succeeded
+           "ib_notice_healthy", "ib_notice_gidchange_new", "ib_path_migrated", "ib_srq_limit",
+           "unwrap_same_host", "unwrap_two_hosts_notices", "unwrap_srun_label_notices",
+           "amd_reset_healthy_run")
 
 # probe -> (the category it must have, a word its culprit must hold, or "" for no check)
 CAUSES: dict[str, tuple[Category, str]] = {
@@ -77,6 +82,27 @@ CAUSES: dict[str, tuple[Category, str]] = {
     "xla_shm_last_warning": (Category.INFRASTRUCTURE, ""),  # the warning XLA quotes
     "xla_shm_with_other_trace": (Category.INFRASTRUCTURE, ""),
     "xla_duplicate_gpu": (Category.SOFTWARE, ""),
+    # batch 37's rules, reviewed against these
+    "tf_groupsize_named": (Category.COLLECTIVE_DESYNC, ""),  # TF 2.5: the op's name shown
+    "tf_groupsize_joining": (Category.COLLECTIVE_DESYNC, ""),  # newer TF's wording
+    "tf_shape_user_exc": (Category.COLLECTIVE_DESYNC, ""),
+    "hvd_old_store_wording": (Category.INIT_TIMEOUT, ""),  # gloo's `Wait timeout for key(s)`
+    "hvd_store_after_crash": (Category.SOFTWARE, "rank 1"),  # a wait after a peer's exception
+    "torch_store_analog_keys": (Category.SOFTWARE, "rank 1"),  # the same at start-up
+    "tpu_halted_jax_traceback": (Category.GPU_CUDA, ""),
+    "tpu_halted_torchxla_runtimeerror": (Category.GPU_CUDA, ""),
+    "ib_notice_then_fault": (Category.NETWORK, ""),
+    "ib_device_fatal": (Category.NETWORK, "mlx5_3:1"),
+    "ib_newnccl_port_error_watchdog": (Category.NETWORK, "mlx5_2:1"),  # `Got async error event`
+    "amd_reset_after_oomkill": (Category.OOM, ""),  # a reset after another cause: that cause
+    "amd_reset_after_kill_slurm": (Category.INFRASTRUCTURE, ""),
+    "amd_reset_after_user_exc": (Category.SOFTWARE, "rank 3"),
+    "amd_reset_with_hip_exc": (Category.GPU_CUDA, "rank 3"),
+    "cancelled_during_handling": (Category.SOFTWARE, "rank 2"),  # cancelled under a real bug
+    "cancelled_taskgroup_user_bug": (Category.SOFTWARE, ""),
+    "grpc_future_cancelled_user": (Category.SOFTWARE, ""),
+    "vllm_nested_prefix": (Category.GPU_CUDA, "720"),  # the worker's pid, not its engine's
+    "vllm_tp_prefix_oom": (Category.OOM, "269"),
 }
 
 # probe (a file, or a folder of one job's files) -> processes that crashed alike: a cause they
@@ -113,6 +139,11 @@ NOT: dict[str, Category] = {
     "nccl_trace_remote_code": Category.NETWORK,
     "xla_remote_error": Category.NETWORK,
     "segfault_then_peer_socket_error": Category.NETWORK,
+    # a store's wait after a peer crashed mid-run is no start-up wait; an application's own
+    # cache wait is none either; a shutdown's cancelled task is no bug
+    "hvd_store_after_segv": Category.INIT_TIMEOUT,
+    "job_wait_timeout_keys_other": Category.INIT_TIMEOUT,
+    "cancelled_vllm_shutdown": Category.SOFTWARE,
 }
 
 

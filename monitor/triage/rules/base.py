@@ -180,6 +180,24 @@ def _ranks_text(ranks: Sequence[int]) -> str:
 # NCCL's codes for a failed system call, a broken invariant, a lost peer and a failed CUDA
 # call: NCCL's own WARN line holds the reason; the exception that carries the code is not the
 # job's bug.
+# Exceptions that report another process's failure or a stop, never the raiser's own bug
+_COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "KeyboardInterrupt",
+               "DistNetworkError", "DistStoreError", "RendezvousConnectionError", "NCCL",
+               "ProcessExitedException", "ActorDiedError", "RayActorError",
+               # Ray: the worker process died; why is not in the exception
+               "WorkerCrashedError", "LocalRayletDiedError", "RaySystemError",
+               # vLLM's engine after one of its workers died
+               "EngineDeadError",
+               # the agent's rendezvous ended or timed out: a node never came (init_timeout)
+               "RendezvousClosedError", "RendezvousTimeoutError",
+               # Ray Train's waits for its workers: read as timeouts, not the job's bug
+               "WorkerGroupStartupTimeoutError", "BroadcastCollectiveTimeoutError",
+               # mp.spawn's wrapper: the worker's own traceback follows it
+               "ProcessRaisedException",
+               # a task cancelled (asyncio, concurrent.futures): by whatever stopped waiting
+               "CancelledError")
+
+
 _NCCL_UNEXPLAINED = ("unhandled system error", "ncclSystemError", "internal error",
                      "ncclInternalError", "ncclRemoteError",
                      "remote process exited or there was a network error",

@@ -398,7 +398,7 @@ _FINGERPRINT = re.compile(r"Rank (\d+) is running (?:inconsistent )?collective: 
 
 # TensorFlow's collective ops: a member's shape or group size differs from another's
 _TF_MEMBERS = re.compile(r"Shape mismatch in the collective|Inconsistent output shapes|"
-                         r"Collective Op +has group_size")
+                         r"Collective Op\b.*? has group_size|is joining a group with size")
 
 
 def collective_mismatch(ctx: Context) -> Finding | None:

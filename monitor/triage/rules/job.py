@@ -11,6 +11,7 @@ from monitor.parse.log_patterns import DATA_PHASE_WORDS
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
 from monitor.triage.lexicon import CORRUPT_DATA, Family, read_line
 from monitor.triage.rules.base import (
+    _COLLATERAL,
     _LEGACY_LOCAL,
     _NCCL_UNEXPLAINED,
     _SPAWN_EXIT,
@@ -154,22 +155,6 @@ def elapsed_seconds(text: str) -> float | None:
     return total
 
 
-_COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "KeyboardInterrupt",
-               "DistNetworkError", "DistStoreError", "RendezvousConnectionError", "NCCL",
-               "ProcessExitedException", "ActorDiedError", "RayActorError",
-               # Ray: the worker process died; why is not in the exception
-               "WorkerCrashedError", "LocalRayletDiedError", "RaySystemError",
-               # vLLM's engine after one of its workers died
-               "EngineDeadError",
-               # the agent's rendezvous ended or timed out: a node never came (init_timeout)
-               "RendezvousClosedError", "RendezvousTimeoutError",
-               # Ray Train's waits for its workers: read as timeouts, not the job's bug
-               "WorkerGroupStartupTimeoutError", "BroadcastCollectiveTimeoutError",
-               # mp.spawn's wrapper: the worker's own traceback follows it
-               "ProcessRaisedException",
-               # a task cancelled (asyncio, concurrent.futures): by whatever stopped waiting
-               "CancelledError")
-
 
 # An exception whose message starts with the rank that raised it (Megatron's NaN checks).
 _SELF_NAMED = re.compile(r"\[?Rank (\d+)\]?: ")
@@ -196,7 +181,10 @@ _ACCELERATOR_OOM = re.compile(r"PT_DEVMEM Allocation failed|\b(?:ZE|UR)_RESULT_E
                               r"[Aa]ttempting to reserve|[Rr]an out of memory)")
 
 
-_ACCELERATOR_ERROR = re.compile(r"\b(?:ZE|UR)_RESULT_ERROR_\w+")
+_ACCELERATOR_ERROR = re.compile(r"\b(?:ZE|UR)_RESULT_ERROR_\w+|"
+                                # the TPU runtime's halted device, raised as an exception
+                                # (JAX's XlaRuntimeError, torch_xla's StatusOr)
+                                r"Accelerator device halted\b")
 
 
 _OWN_ADVICE = {

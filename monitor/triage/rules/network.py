@@ -14,6 +14,7 @@ from monitor.parse.log_patterns import FieldValue, Level
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
 from monitor.triage.lexicon import Family, read_line
 from monitor.triage.rules.base import (
+    _COLLATERAL,
     _NCCL_UNEXPLAINED,
     _NET_SETUP,
     Context,
@@ -181,15 +182,17 @@ def _net_setup(item: Located) -> Finding:
 
 
 # net_ib.cc: `NET/IB : mlx5_3:1 Got async event : port error` (<= 2.21: without the device),
-# `NET/IB : mlx5_3:1 async fatal event: local catastrophic error` (2.23+)
-_IB_ASYNC = re.compile(r"NET/IB : (?:(\S+) )?(?:Got async event|async fatal event) ?: ?(.+)")
+# `NET/IB : mlx5_3:1 async fatal event: local catastrophic error` (2.23+), `… Got async error
+# event: port error`, `… async fatal event on QP (0x…): …` (later)
+_IB_ASYNC = re.compile(r"NET/IB : (?:(\S+) )?(?:Got async (?:error )?event|"
+                       r"async fatal event(?: on \w+ \([^)]*\))?) ?: ?(.+)")
 # The verbs events that report a change, not a fault (ibv_event_type_str's words): the subnet
 # manager re-registering its clients, a LID, P_Key, GID or SM change, a port coming up. NCCL
 # warns of every async event; only an error event is the HCA's or the port's failure.
 _IB_EVENT_NOTICE = re.compile(r"^\s*(?:client reregistration|LID change|P_Key change|SM change|"
                               r"GID table change|port active|communication established|"
-                              r"send queue drained|last WQE reached|QP path migrated)\b",
-                              re.IGNORECASE)
+                              r"send queue drained|last WQE reached|path migrated|"
+                              r"SRQ limit reached)\b", re.IGNORECASE)
 
 
 def _ib_fault(message: str) -> bool:
@@ -318,8 +321,38 @@ def _store_unreachable(ctx: Context, item: Located) -> bool:
 _BARRIER_REPORT_LINES = 20  # the exit barrier's traceback under its `Error waiting on exit barrier`
 
 
+# A process that failed: a store wait after it is for that process, not one that never came
+_FAILED_FIRST = (EventKind.NATIVE_CRASH, EventKind.FAULTHANDLER, EventKind.SIGNAL_KILL,
+                 EventKind.PYTHON_TRACEBACK)
+
+
+def _after_the_start(ctx: Context, wait: Located) -> bool:
+    """A wait for the store's keys after the job had stepped (its file shows progress above
+    it), or after another process failed (its exception or crash, before the wait or untimed
+    in another file): the peer's failure or the re-rendezvous it caused, not a rank that never
+    came at start-up."""
+    if any(s.file_index == wait.file_index and s.event.line < wait.event.line
+           for s in ctx.of(EventKind.PROGRESS)):
+        return True
+    for failed in ctx.of(*_FAILED_FIRST):
+        exc = str(failed.event.fields.get("exc_type") or "")
+        if failed.kind is EventKind.PYTHON_TRACEBACK and (
+                not exc or any(w in exc for w in _COLLATERAL) or "Timeout" in exc):
+            continue  # the wait's own report, or another symptom
+        if failed.file_index == wait.file_index and (
+                failed.event.line >= wait.event.line or failed.rank == wait.rank):
+            continue  # the waiter's own end after it, or its own earlier line
+        if failed.time is not None and wait.time is not None and failed.time > wait.time:
+            continue
+        if failed.rank is not None and failed.rank == wait.rank:
+            continue
+        return True
+    return False
+
+
 def init_timeout(ctx: Context) -> Finding | None:
-    waits = [e for e in ctx.of(EventKind.STORE_TIMEOUT) if e.event.fields.get("phase") == "wait"]
+    waits = [e for e in ctx.of(EventKind.STORE_TIMEOUT) if e.event.fields.get("phase") == "wait"
+             and not _after_the_start(ctx, e)]
     waits += [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
               if str(e.event.fields.get("exc_type", "")).endswith(
                   ("RendezvousTimeoutError", "WorkerGroupStartupTimeoutError"))]
