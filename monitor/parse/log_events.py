@@ -148,6 +148,9 @@ _EXC_STRICT = re.compile(
 _EXC_LENIENT = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*)(?::\s(?P<msg>.*)|:?\s*$)")
 _NOT_EXCEPTIONS = frozenset({"srun", "slurmstepd", "kernel", "NVRM", "INFO", "WARNING", "ERROR",
                              "DEBUG", "CRITICAL", "Note", "Warning", "Epoch", "Train", "Step"})
+# A shell's report of a process it lost (`Killed`, `Terminated`), written where a traceback cut
+# short would have ended: the signal, not an exception the process raised
+_SHELL_REPORTS = frozenset({"Killed", "Terminated", "Aborted", "Hangup"})
 _STILL_TRYING = re.compile(r"(?i:\bretrying\b|\bwill retry\b)")
 # tqdm's bar (` 86%|█████▋    | 56/65 [00:04<00:00, 12.03ba/s]`)
 # and its bar for an unknown total (`Validation: 0it [00:00, ?it/s]`)
@@ -496,7 +499,7 @@ class EventExtractor:
                 return _Verdict.REJECT
             m = _EXC_STRICT.match(payload) or (
                 None if block.after_bar else _EXC_LENIENT.match(payload))
-            if m is None:
+            if m is None or m["exc"] in _SHELL_REPORTS:
                 return _Verdict.REJECT
             self._set_exception(block, m)
             return _Verdict.TAKE

@@ -136,6 +136,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"(?i:short write)|"
                          # Torch7's disk file (`write error: wrote 9367499 blocks instead of …`)
                          r"\bwrite error: wrote \d+ \w+ instead of \d+|"
+                         # torch.save's writer: fewer bytes landed than it wrote (its C++ check,
+                         # `[enforce fail at inline_container.cc:274] . unexpected pos N vs M`)
+                         r"inline_container\.cc:\d+\]\W*unexpected pos \d+ vs \d+|"
+                         r"(?i:\blocal disk is full\b)|"
                          # a checkpoint the job could not write, in words that say it was one
                          r"(?i:\b(?:saving|writing|uploading) (?:the |a )?checkpoint\w* failed|"
                          r"\bcheckpoint (?:save|write|upload) failed|"

@@ -1299,3 +1299,44 @@ def test_a_cancelled_task_and_an_hccl_field_name_are_no_cause() -> None:
     finding nothing abnormal, stays undetermined."""
     assert triage("dask-9502-worker-connect-timeout.log").category is not Category.SOFTWARE
     assert triage("hccl-connect-vllmascend-10591-2node.log").category is Category.UNDETERMINED
+
+
+# -- batch 38 ---------------------------------------------------------------------------------
+def test_a_shells_killed_where_a_traceback_was_cut_is_no_exception() -> None:
+    """`Traceback (most recent call last):` and then the shell's `Killed`: the process was
+    killed (cause unknown), it raised nothing called `Killed`."""
+    diagnosis = triage("undet-arctic-37-tp4-worker-killed.log")
+    assert diagnosis.category is Category.UNDETERMINED
+    assert not any("raised Killed" in f for f in diagnosis.findings), diagnosis.findings
+
+
+def test_a_full_disk_under_rays_object_store_and_torch_saves_short_write_are_storage() -> None:
+    """Ray's `OutOfDiskError: Local disk is full`, and torch.save's uncaught C++ check
+    `what(): [enforce fail at inline_container.cc:274] . unexpected pos N vs M`."""
+    assert triage("storage-alpa-969-ray-outofdisk.log").category is Category.STORAGE_IO
+    short = triage("ckpt-unexpected-pos-xla-2491.log")
+    assert short.category is Category.STORAGE_IO
+    assert any("unexpected pos 3695636864" in f for f in short.findings), short.findings
+
+
+def test_an_exception_that_relays_mpis_own_failure_leaves_the_transport_to_speak() -> None:
+    """UCX's `ibv_create_ah(… dgid=::ffff:192.160.0.55 …) failed: Connection timed out` and
+    `ucp_ep_create(proc=1) failed: Endpoint timeout`, then HugeCTR's `RuntimeError: Runtime
+    error: MPI_ERR_OTHER: known error not in list`: the fabric, not the job's bug."""
+    diagnosis = triage("ucx-endpoint-timeout-hugectr-421.log")
+    assert diagnosis.category is Category.NETWORK and diagnosis.culprit_ranks == ()
+    assert any("192.160.0.55" in c for c in diagnosis.culprits), diagnosis.culprits
+
+
+def test_a_keyboard_interrupt_before_any_failure_is_a_stop_someone_asked_for(
+        tmp_path: Path) -> None:
+    """Ctrl-C (or a SIGINT sent to the job) while it waits: infrastructure, nobody blamed. An
+    interrupt raised while handling the job's own exception is that exception's story."""
+    interrupt = ("step 10 loss 2.1\nTraceback (most recent call last):\n  File \"train.py\", "
+                 "line 40, in <module>\n    dist.barrier()\nKeyboardInterrupt\n")
+    stopped = triage_texts(tmp_path / "stop", interrupt)
+    assert (stopped.category, stopped.culprits) == (Category.INFRASTRUCTURE, ())
+    during = ("Traceback (most recent call last):\n  File \"train.py\", line 40, in <module>\n"
+              "    x = batch[\"img\"]\nKeyError: 'img'\n\nDuring handling of the above exception,"
+              " another exception occurred:\n\n" + interrupt.split("\n", 1)[1])
+    assert triage_texts(tmp_path / "during", during).category is Category.SOFTWARE

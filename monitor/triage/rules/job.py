@@ -31,7 +31,9 @@ from monitor.triage.rules.base import (
 # ranks racing on one file, is the job's bug; the storage did what it was asked.
 _IO_EXCEPTIONS = frozenset({"OSError", "IOError", "FileExistsError", "PermissionError",
                             "BlockingIOError", "ConnectionResetError",
-                            "ConnectionError", "ReadTimeoutError", "ReadTimeout"})
+                            "ConnectionError", "ReadTimeoutError", "ReadTimeout",
+                            # Ray's object store could not spill to its node's full disk
+                            "OutOfDiskError"})
 
 
 def _worker(item: Located) -> str:
@@ -281,6 +283,9 @@ def own_exception(ctx: Context) -> Finding | None:
            # a wait that ran out (`TimeoutError: RPC call to execute_model timed out`): the
            # symptom of whoever did not answer, not the job's bug nor its disk
            and _exc_name(item) != "TimeoutError"
+           # an exception that relays the MPI library's own failure (`MPI_ERR_OTHER: known
+           # error not in list`): its transport's story, told in the lines before it
+           and _MPI_RELAYED.search(str(item.event.fields.get("exc_message", ""))) is None
            and not _aftermath(ctx, item)]
     if not own:
         return None
@@ -375,11 +380,20 @@ _STORAGE_WORDS = ("PytorchStreamWriter failed", "No space left on device", "Disk
                   "StorageFull")
 
 
+_MPI_RELAYED = re.compile(r"\bMPI_ERR_(?:OTHER|INTERN|UNKNOWN)\b")
+_SHORT_WRITE = re.compile(r"inline_container\.cc:\d+\]\W*unexpected pos \d+ vs \d+")
+
+
 def storage_write(ctx: Context) -> Finding | None:
     """A checkpoint or file write that failed: full disk, quota, the writer itself."""
     items = ctx.of(EventKind.STORAGE_WRITE)
     items += [t for t in ctx.of(EventKind.PYTHON_TRACEBACK)
               if any(w in _message(t) for w in _STORAGE_WORDS)]
+    # the writer's C++ check, uncaught (`what(): [enforce fail at inline_container.cc:274] .
+    # unexpected pos 3695636864 vs 3695636752`): fewer bytes landed than torch.save wrote
+    items += [t for t in ctx.of(EventKind.CPP_EXCEPTION)
+              if any(w in str(t.event.fields.get("what", "")) for w in _STORAGE_WORDS)
+              or _SHORT_WRITE.search(str(t.event.fields.get("what", ""))) is not None]
     if not items:
         return None
     items.sort(key=Located.order)
@@ -397,7 +411,8 @@ def storage_write(ctx: Context) -> Finding | None:
                 and 0 <= i.event.line - first.event.line <= 3 and _shm_write(i)
                 and (i is first or i.rank == first.rank)), None)
     first = shm or first
-    text = _message(first).strip() or first.event.text.strip()
+    text = (_message(first).strip() or str(first.event.fields.get("what") or "").strip()
+            or first.event.text.strip())
     f = first.event.fields
     if shm is not None:
         # NCCL's shared-memory transport could not grow its segment, or torch could not write
