@@ -186,10 +186,13 @@ def diagnose(
     if finding is None:
         # a failing line no pattern made an error of (an exception line whose only event is
         # the lost connection in it) still says the job failed
-        failed = errors or any(_failure_sign(e) for e in located) or any(
-            still_failing(scan) for scan in scans)
+        sign = next((e for e in located if _failure_sign(e)), None)
+        failed = errors or sign is not None or any(still_failing(scan) for scan in scans)
+        # say what shows the failure (a traceback cut before its exception line: a shell's
+        # `Terminated` after it says only that the process was stopped)
+        shown = (f"{describe(sign)} ({sign.where}); no line says why",) if sign else ()
         finding = _unexplained(errors[0]) if errors else Finding(
-            Category.UNDETERMINED if failed else Category.NONE)
+            Category.UNDETERMINED, evidence=shown) if failed else Finding(Category.NONE)
     fr = read_dumps([s.fr_dump for s in scans if s.fr_dump is not None])
     finding, fr_notes = combine(finding, fr, picture.stuck)
     finding = replace(finding, culprits=_placed(finding.culprits, located))

@@ -26,7 +26,10 @@ HEALTHY = ("grpc_retry_healthy", "ray_gcs_scaledown", "ray_driver", "git_publick
            # equal-length records are no terminal's wrap), and an amdgpu reset that succeeded
            "ib_notice_healthy", "ib_notice_gidchange_new", "ib_path_migrated", "ib_srq_limit",
            "unwrap_same_host", "unwrap_two_hosts_notices", "unwrap_srun_label_notices",
-           "amd_reset_healthy_run")
+           "amd_reset_healthy_run",
+           # Ray's spilling notes alone; a save that failed its short-write check and succeeded
+           # on its retry
+           "ray_spill_only_healthy", "unexpected_pos_retried_healthy")
 
 # probe -> (the category it must have, a word its culprit must hold, or "" for no check)
 CAUSES: dict[str, tuple[Category, str]] = {
@@ -103,6 +106,20 @@ CAUSES: dict[str, tuple[Category, str]] = {
     "grpc_future_cancelled_user": (Category.SOFTWARE, ""),
     "vllm_nested_prefix": (Category.GPU_CUDA, "720"),  # the worker's pid, not its engine's
     "vllm_tp_prefix_oom": (Category.OOM, "269"),
+    # batch 38's rules, reviewed against these (the KeyboardInterrupt rule they broke was
+    # withdrawn: a Ctrl-C after a failure is that failure's story)
+    "ki_after_ib_port_error": (Category.NETWORK, "mlx5_2:1"),
+    "ki_after_retries_exhausted": (Category.STORAGE_IO, ""),
+    "ki_after_xid79": (Category.GPU_CUDA, ""),
+    "ki_after_nccl_cuda_warn": (Category.GPU_CUDA, ""),
+    "ki_init_hang_store_barrier": (Category.INIT_TIMEOUT, ""),
+    "cpp_unexpected_pos": (Category.STORAGE_IO, ""),
+    "cpp_shm_nospace": (Category.INFRASTRUCTURE, ""),  # /dev/shm, not a disk
+    "ray_outofdisk": (Category.STORAGE_IO, ""),
+    "mpi_err_other_ucx": (Category.NETWORK, ""),  # MPI_ERR_OTHER relays UCX's failure
+    "mpi_err_truncate": (Category.SOFTWARE, ""),  # a caller's mistake stays the job's
+    "killed_after_exception": (Category.SOFTWARE, ""),  # `Killed` after the exception line
+    "killed_interleaved": (Category.SOFTWARE, ""),
 }
 
 # probe (a file, or a folder of one job's files) -> processes that crashed alike: a cause they
@@ -144,6 +161,18 @@ NOT: dict[str, Category] = {
     "hvd_store_after_segv": Category.INIT_TIMEOUT,
     "job_wait_timeout_keys_other": Category.INIT_TIMEOUT,
     "cancelled_vllm_shutdown": Category.SOFTWARE,
+    # a Ctrl-C after a finished run or another rank's death is no stop asked for on a healthy
+    # job; MPI's relayed failure and a shell's report are no exception of the job's
+    "ki_after_training_finished": Category.INFRASTRUCTURE,
+    "ki_other_rank_glibc": Category.INFRASTRUCTURE,
+    "ki_other_rank_silent": Category.INFRASTRUCTURE,
+    "ki_clock_domains": Category.INFRASTRUCTURE,
+    "mpich_other_error_stack": Category.SOFTWARE,
+    "mpi_err_other_alone": Category.SOFTWARE,
+    "killed_cuts_traceback": Category.SOFTWARE,
+    "terminated_cuts_traceback": Category.SOFTWARE,
+    "hangup_cuts_traceback": Category.SOFTWARE,
+    "cpp_reader_file_not_found": Category.STORAGE_IO,  # a load that found no file
 }
 
 

@@ -380,7 +380,9 @@ _STORAGE_WORDS = ("PytorchStreamWriter failed", "No space left on device", "Disk
                   "StorageFull")
 
 
-_MPI_RELAYED = re.compile(r"\bMPI_ERR_(?:OTHER|INTERN|UNKNOWN)\b")
+# Open MPI's codes for its own failure, and MPICH's and Intel MPI's words for them
+_MPI_RELAYED = re.compile(r"\bMPI_ERR_(?:OTHER|INTERN|UNKNOWN)\b|\bOther MPI error\b|"
+                          r"\bInternal MPI error\b")
 _SHORT_WRITE = re.compile(r"inline_container\.cc:\d+\]\W*unexpected pos \d+ vs \d+")
 
 

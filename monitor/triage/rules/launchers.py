@@ -44,29 +44,6 @@ def _stopped_by_srun(item: Located) -> bool:
             or str(item.event.fields.get("status_text", "")).startswith("Terminated"))
 
 
-def _as_tuple(value: FieldValue) -> tuple[object, ...]:
-    return value if isinstance(value, tuple) else ()
-
-
-def _interrupted(ctx: Context) -> list[Located]:
-    """The first KeyboardInterrupt the job's processes raised (Ctrl-C, or a SIGINT sent to
-    them), when no other failure came before it: a stop someone asked for."""
-    interrupts = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
-                  if str(e.event.fields.get("exc_type", "")).endswith("KeyboardInterrupt")]
-    # an interrupt raised while another exception was being handled came after that failure
-    if any(not str(c).endswith("KeyboardInterrupt")
-           for e in interrupts for c in _as_tuple(e.event.fields.get("chain"))):
-        return []
-    if not interrupts:
-        return []
-    first = interrupts[0]
-    before = [e for e in ctx.located if e.event.level >= Level.ERROR
-              and e.kind not in _SCHEDULER_NOISE and e not in interrupts
-              and (e.order() < first.order() or (e.file_index != first.file_index
-                                                 and (e.time is None or first.time is None)))]
-    return [] if before else [first]
-
-
 def scheduler(ctx: Context) -> Finding | None:
     cancels = [e for e in ctx.of(EventKind.SLURM_CANCEL)
                if e.event.fields.get("reason") in ("time_limit", "preemption", "node_failure")]
@@ -84,7 +61,7 @@ def scheduler(ctx: Context) -> Finding | None:
                  if e.event.fields.get("signal") in ("SIGHUP", "SIGINT", "SIGQUIT")
                  and not _failed_before(ctx, e)]
     items = [*cancels, *nodes, *forwarded,
-             *ctx.of(EventKind.AGENT_DEATH_SIGNAL, EventKind.POD_EVICTED), *_interrupted(ctx)]
+             *ctx.of(EventKind.AGENT_DEATH_SIGNAL, EventKind.POD_EVICTED)]
     if not items:
         return None
     first = min(items, key=Located.order)
@@ -99,10 +76,6 @@ def scheduler(ctx: Context) -> Finding | None:
     elif first.kind is EventKind.AGENT_DEATH_SIGNAL:
         text = (f"the launcher received {fields.get('signal')} from outside the job (scheduler "
                 f"cancel, preemption or a user) ({first.where})")
-    elif first.kind is EventKind.PYTHON_TRACEBACK:
-        text = (f"{who(first)} was interrupted (KeyboardInterrupt: Ctrl-C or a SIGINT sent to "
-                f"it, {first.where}) before anything in the job failed: a stop someone asked "
-                "for")
     elif first.kind is EventKind.AGENT_SIGTERM:
         text = (f"the launcher passed {fields.get('signal')} on to its workers ({first.where}): "
                 "it was sent from outside the job (a closed terminal, Ctrl-C, the scheduler)")
