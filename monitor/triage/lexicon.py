@@ -222,6 +222,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
         # a transport error wrapped in any exception type is the peer's story first
         (Family.PEER_LOST, r"Connection reset by peer|closed by (?:remote )?peer|Broken pipe|"
                            r"EPIPE|ECONNRESET|remote process exited|(?i:peer .{0,20}disconnected)"),
+        # Open MPI's help text for a call the job made out of order: its own misuse of MPI
+        (Family.SOFTWARE, r"\bfunction was called (?:before MPI_INIT|after MPI_FINALIZE) was "
+                          r"invoked\b"),
         (Family.SOFTWARE, r"\b(?:KeyError|IndexError|TypeError|ValueError|AttributeError|"
                           r"NameError|AssertionError|ImportError|ModuleNotFoundError|"
                           r"NotImplementedError|ZeroDivisionError|UnboundLocalError|"
@@ -272,6 +275,10 @@ _FAILED = re.compile(
     r"\bWTERMSIG \d+|"
     # ssh's report that it could not get to a host (`ssh: connect to host H port 22: …`)
     r"\bssh: (?:connect to host|Could not resolve)|"
+    # Open MPI's word that it ends the job (`*** Your MPI job will now abort.`, `MPI_ABORT was
+    # invoked on rank 0 …`, `Local abort before MPI_INIT completed`)
+    r"\bwill now abort\b|\bMPI_ABORT was invoked\b|\bLocal abort\b|"
+    r"\bfunction was called (?:before MPI_INIT|after MPI_FINALIZE) was invoked\b|"
     + _AMDGPU + "|" + _DRM_GPU_HANG + "|" + _POWER_OFF)
 # Lines that are no failure whatever they mention: warnings, retries still under way, and
 # what the writer logged at INFO or DEBUG (NCCL's "Plugin load returned 2 : … cannot open
@@ -335,6 +342,8 @@ _DEVICE = re.compile(r"\b(mlx5_\d+|efa_\d+|ib[a-z]?\d+|hfi1_\d+|bnxt_re\d+)\b")
 # Paddle's launcher its containers: `Container rank 0 status failed cmd […] code -9`
 _SPAWNED = re.compile(r"\b([Pp]rocess \d{1,2}) terminated with\b|"
                       r"\b(Container rank \d+) status failed\b")
+# Open MPI prefixes its own messages with the process they are about: `[h16n18:57926] …`
+_OMPI_PROCESS = re.compile(r"^\[[A-Za-z][\w.-]*:(\d{2,8})\] ")
 _DIALED = re.compile(r"\bdial (?:tcp|udp)[46]? ([^\s:]+:\d{1,5})\b")  # Go: the endpoint
 # syslog's and journald's short form name the machine after the time: `Jan 30 10:33:08 node17
 # kernel: …`, `… systemd-logind[812]: …`
@@ -371,7 +380,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "victed", "preempted", "out of memory", "imed out", "signal", "SIG",
                     "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted",
                     "for bind", "memory pressure", "imminent", "Assertion fail",
-                    "terminated with")
+                    "terminated with", "abort", "MPI_ABORT", "was invoked")
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)
@@ -453,7 +462,7 @@ def places(text: str) -> tuple[str, ...]:
         found.append((m.start(), f"{m.group(1)}:{port}" if port else m.group(1)))
     targets = [m.span() for m in _REMOTE_TARGET.finditer(text)]
     for pattern in (_DEVICE, _PCI, _GPU_MINOR, _SPAWNED, _DIALED, _NODE, _REMOTE_TARGET, _TASK,
-                    _SYSLOG_HOST):
+                    _SYSLOG_HOST, _OMPI_PROCESS):
         found.extend((m.start(), next(g for g in m.groups() if g)) for m in pattern.finditer(text)
                      # a task named in full by gRPC's remote target is not named again by its
                      # tail (`/job:ps/replica:0/task:0` holds `task:0`)

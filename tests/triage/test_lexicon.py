@@ -47,6 +47,12 @@ from tests.triage.texts import triage_texts
      "HTTPSConnection>: Failed to establish a new connection: [Errno 111]'))", Family.NETWORK),
     ("ERROR: send to 10.0.0.7 failed: A socket operation was attempted to an unreachable "
      "host (host unreachable)", Family.NETWORK),
+    # Open MPI ends the job, and says when the job called it out of order
+    ("*** Your MPI job will now abort.", Family.FAILED),
+    ("MPI_ABORT was invoked on rank 3 in communicator MPI_COMM_WORLD with errorcode 1",
+     Family.FAILED),
+    ("*** The MPI_Comm_rank() function was called before MPI_INIT was invoked.",
+     Family.SOFTWARE),
 ])
 def test_a_failing_line_reads_as_its_family(line: str, family: Family) -> None:
     reading = read_line(line)
@@ -369,3 +375,10 @@ def test_a_c_assertion_names_the_rank_in_psms_prefix() -> None:
     assert self_named_rank("[1705415958.879795729] node-3:rank12.app: Reading from remote "
                            "process' memory failed") == 12
     assert self_named_rank("worker:ranking done: 3 items") is None
+
+
+def test_open_mpis_own_prefix_names_the_process() -> None:
+    """`[h16n18:57926] Local abort before MPI_INIT completed …`: the pid Open MPI reports."""
+    reading = read_line("[h16n18:57926] Local abort before MPI_INIT completed completed "
+                        "successfully, but am not able to aggregate error messages")
+    assert reading is not None and "57926" in reading.where
