@@ -213,8 +213,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                               r"(?i:(?:timed out|timeout)\W.{0,60}(?:rendezvous|store based|"
                               r"initiali[sz]))|"
                               # a launcher that gave up on its workers or hosts coming up
-                              r"(?i:timed out waiting for (?:the )?(?:tasks|workers|processes|"
-                              r"ranks|nodes|hosts|peers) to (?:start|join|connect|register))"),
+                              r"(?i:timed out waiting for (?:the )?(?:\w+ )?(?:tasks|workers|"
+                              r"processes|ranks|nodes|hosts|peers) to (?:start|join|connect|"
+                              r"register))"),
         (Family.ENVIRONMENT, r"undefined symbol|cannot open shared object file|"
                              r"GLIBC\w*_[\d.]+' not found|(?i:version mismatch)|"
                              r"(?i:failed to load \S*\s?(?:library|lib\w+|\S+\.so))|"
@@ -235,7 +236,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                           r"\b(?:loss|grad\w*)\b.{0,30}\b(?:NaN|nan)\b|result nan\b|"
                           # a C library's own assertion: glibc's `Assertion `x' failed.`,
                           # PSM3's `Assertion failure at ptl.c:196: …`
-                          r"\bAssertion [`'].{0,300}' failed\b|\bAssertion failure at \S+:\d+"),
+                          r"\bAssertion [`'].{0,300}' failed\b|\bAssertion failure at \S+:\d+|"
+                          # a C/C++ library's own assert macro (`GGML_ASSERT: llama.cpp:9881:
+                          # false && "not implemented"`)
+                          r"\b[A-Z][A-Z0-9]*_ASSERT: \S+:\d+"),
         (Family.KILLED, r"\bKilled\b|killed by (?:unknown )?signal|SIGKILL|[Ss]ignal 9\b|WTERMSIG \d+|Segmentation fault|SIGSEGV|SIGABRT|"
                         r"SIGBUS|Bus error|\bAborted\b|core dumped|Fatal Python error|"
                         r"(?i:exit(?:ed)? (?:with )?(?:code|status))|exitcode|return code|"
@@ -277,7 +281,7 @@ _FAILED = re.compile(
     r"\bssh: (?:connect to host|Could not resolve)|"
     # Open MPI's word that it ends the job (`*** Your MPI job will now abort.`, `MPI_ABORT was
     # invoked on rank 0 …`, `Local abort before MPI_INIT completed`)
-    r"\bwill now abort\b|\bMPI_ABORT was invoked\b|\bLocal abort\b|"
+    r"\bwill now abort\b|\bMPI_ABORT was invoked\b|\bLocal abort\b|\b[A-Z][A-Z0-9]*_ASSERT: \S+:\d+|"
     r"\bfunction was called (?:before MPI_INIT|after MPI_FINALIZE) was invoked\b|"
     + _AMDGPU + "|" + _DRM_GPU_HANG + "|" + _POWER_OFF)
 # Lines that are no failure whatever they mention: warnings, retries still under way, and
@@ -380,7 +384,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "victed", "preempted", "out of memory", "imed out", "signal", "SIG",
                     "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted",
                     "for bind", "memory pressure", "imminent", "Assertion fail",
-                    "terminated with", "abort", "MPI_ABORT", "was invoked")
+                    "terminated with", "abort", "MPI_ABORT", "was invoked", "_ASSERT: ")
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)

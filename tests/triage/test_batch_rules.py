@@ -1336,3 +1336,40 @@ def test_a_traceback_a_shell_report_cut_says_what_shows_the_failure(tmp_path: Pa
     diagnosis = triage_texts(tmp_path, text)
     assert diagnosis.category is Category.UNDETERMINED
     assert diagnosis.findings and "exception line not shown" in diagnosis.findings[0]
+
+
+# -- batch 39 ---------------------------------------------------------------------------------
+def test_ncclss_last_error_below_a_prefixed_error_names_dev_shm() -> None:
+    """vLLM's workers prefix every line, so NCCL's `Last error:` and its reason (`Error while
+    creating shared memory segment /dev/shm/nccl-…`) are lines of their own after `unhandled
+    cuda error`: the container's /dev/shm, whichever code NCCL returned."""
+    diagnosis = triage("wsl-12467-vllm-nccl-shm-segment.log")
+    assert diagnosis.category is Category.INFRASTRUCTURE and diagnosis.culprit_ranks == ()
+
+
+def test_a_programs_own_assertion_before_its_abort_is_its_bug(tmp_path: Path) -> None:
+    """`GGML_ASSERT: llama.cpp:9881: false && "not implemented"`, then Open MPI's handler:
+    `Signal: Aborted (6)`: the program's assertion, named by the crashing pid. glibc's malloc
+    assertion (heap corruption from somewhere else) stays undetermined."""
+    diagnosis = triage("llamacpp-3752-mpi-ggml-assert-abort.log")
+    assert diagnosis.category is Category.SOFTWARE
+    assert diagnosis.culprits == ("pid 3123 on a1flex-node-1",)
+    heap = ("python: malloc.c:3722: _int_malloc: Assertion `(unsigned long) (size) >= "
+            "(unsigned long) (nb)' failed.\n[node00:13555] *** Process received signal ***\n"
+            "[node00:13555] Signal: Aborted (6)\n")
+    assert triage_texts(tmp_path, heap).category is Category.UNDETERMINED
+
+
+def test_a_launcher_that_timed_out_waiting_for_its_tasks_is_a_start_up_wait() -> None:
+    """Horovod on Spark: `Timed out waiting for Spark tasks to start`."""
+    diagnosis = triage("spark-operator-456-horovod-spark-registration-timeout.log")
+    assert diagnosis.category is Category.INIT_TIMEOUT
+
+
+def test_ranks_that_exited_alike_in_one_second_name_no_first_culprit() -> None:
+    """torchrun's table: ranks 0 and 1 both `exitcode : 1` at the same time, no traceback of
+    either: the "root cause" is only the first the launcher noticed (as for a signal)."""
+    diagnosis = triage("childfailed-sd-scripts-1047-two-ranks-exit1.log")
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
+    assert any("ranks 0-1 all exited with exit code 1" in f for f in diagnosis.findings), (
+        diagnosis.findings)

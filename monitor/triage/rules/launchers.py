@@ -110,12 +110,45 @@ def scheduler(ctx: Context) -> Finding | None:
     )
 
 
+# glibc's own consistency checks (`malloc.c:3722: _int_malloc: Assertion … failed`): the heap
+# was corrupted somewhere before, which the assertion does not say where
+_LIBC_INTERNAL = re.compile(r"\b(?:malloc|arena|free)\.c:\d+: ")
+
+
+def _assertion_before(ctx: Context, crash: Located) -> TailLine | None:
+    """A failed assertion of the program's (glibc's `Assertion `x' failed.`, a library's own
+    `GGML_ASSERT: file:line`) in the few lines before a crash in the same file: the abort it
+    calls is the crash."""
+    for tail in ctx.scans[crash.file_index].loose:
+        reading = read_line(tail.text)
+        if (crash.event.line - 6 <= tail.line < crash.event.line and reading is not None
+                and reading.family is Family.SOFTWARE and "assert" in reading.word.lower()
+                and not _LIBC_INTERNAL.search(tail.text)):
+            return tail
+    return None
+
+
 def native_crash(ctx: Context) -> Finding | None:
     crashes = ctx.of(EventKind.FAULTHANDLER, EventKind.NATIVE_CRASH)
     if not crashes:
         return None
     first = crashes[0]
     ranks = ctx.global_ranks([first])
+    asserted = _assertion_before(ctx, first)
+    if asserted is not None:
+        # the program's own assertion failed and it aborted: its bug, not an unknown crash
+        pid = first.event.int_field("pid")
+        host = first.event.fields.get("host")
+        named = ((f"rank {ranks[0]}",) if ranks else
+                 (f"pid {pid}" + (f" on {host}" if host else ""),) if pid is not None else ())
+        return Finding(
+            Category.SOFTWARE, ranks, named,
+            (f"an assertion of the program failed ({asserted.text.strip()[:160]}, "
+             f"{ctx.scans[first.file_index].path}:{asserted.line}), then {who(first)} crashed "
+             f"({first.where})",), first,
+            ("Fix the failing assertion (its file and line are in the message); the crash is "
+             "the abort it calls.",),
+        )
     crashed = {c.rank for c in crashes if c.rank is not None}
     # (OpenMPI's `Failing at address` line names no signal: the one its handler printed above)
     signals = [str(c.event.fields["signal"]) for c in crashes if c.event.fields.get("signal")]
@@ -163,17 +196,17 @@ def native_crash(ctx: Context) -> Finding | None:
     )
 
 
-def _failed_alike(item: Located) -> list[int]:
+def _failed_alike(item: Located, key: str = "signal") -> list[int]:
     """The other ranks of a failure table that died as its root cause did: by the same
-    signal, in the same second."""
+    signal (or with the same exit code), in the same second."""
     f = item.event.fields
     others = f.get("other_failures")
-    if not isinstance(others, tuple) or not f.get("root_time"):
+    if not isinstance(others, tuple) or not f.get("root_time") or f.get("root_" + key) is None:
         return []
     alike = []
     for other in others:
         o = dict(other)
-        if (o.get("signal") == f.get("root_signal") and o.get("time") == f.get("root_time")
+        if (o.get(key) == f.get("root_" + key) and o.get("time") == f.get("root_time")
                 and isinstance(o.get("rank"), int)):
             alike.append(int(o["rank"]))
     return alike
@@ -429,6 +462,21 @@ def launcher_exit(ctx: Context) -> Finding | None:
         if isinstance(rank, int) and (code is None or (isinstance(code, int) and code > 0)):
             pid = item.event.fields.get("root_pid")
             exit_text = f"exit code {code}" if code is not None else "its exit code cut off"
+            alike = _failed_alike(item, "exitcode")
+            if alike:
+                # several ranks ended with one code in one second: the launcher's "root
+                # cause" is only the first it noticed
+                ranks = compress_ranks(sorted({rank, *alike}))
+                return Finding(
+                    Category.UNDETERMINED, (), (),
+                    (f"ranks {ranks} all exited with {exit_text} in the same second "
+                     f"({item.event.fields.get('root_time')}, {item.where}); the launcher's "
+                     "root cause is only the first it noticed, and none of their own errors "
+                     "is in these logs",), item,
+                    ("Read each rank's own output (or rerun with the entry point decorated with "
+                     "torch.distributed.elastic.multiprocessing.errors.record) for its "
+                     "traceback.",),
+                )
             return Finding(
                 Category.UNDETERMINED, (rank,),
                 (f"rank {rank} (pid {pid})" if pid is not None else f"rank {rank}",),

@@ -578,6 +578,20 @@ _A_PEER_DIED = (EventKind.NATIVE_CRASH, EventKind.FAULTHANDLER, EventKind.SIGNAL
                 EventKind.CHILD_FAILED_SUMMARY)
 
 
+def _last_error_below(ctx: Context, error: Located) -> str:
+    """NCCL's `Last error:` when a prefix on every line kept it from the error's own record
+    (vLLM's `(VllmWorkerProcess pid=3985) ERROR … Last error:`, its reason on the line right
+    after it (a blank one between in a double-spaced paste), of the same rank): that line's text, or ""."""
+    tail = ctx.scans[error.file_index].tail
+    for i, line in enumerate(tail[:-1]):
+        after = tail[i + 1]
+        if (error.event.line <= line.line <= error.event.line + 8
+                and line.text.rstrip().endswith("Last error:")
+                and after.line - line.line <= 2 and after.rank == line.rank):
+            return after.text
+    return ""
+
+
 def _failed_socket_call(ctx: Context, error: Located) -> Located | None:
     """The line of NCCL's return-code trace where a system error began in its network code
     (`misc/socket.cc:567 -> 2`, `transport/net_ib.cc:605 -> 2`), before the error in its file;
@@ -636,6 +650,21 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
     cuda = first.event.fields.get("nccl_code") == "unhandled_cuda" or any(
         w in f"{_message(first)} {first.event.fields.get('what', '')}"
         for w in ("unhandled cuda error", "ncclUnhandledCudaError"))
+    # NCCL's `Last error:` about its shared-memory segment (`Error while creating shared
+    # memory segment /dev/shm/nccl-…`, posix_fallocate's ENOSPC): the container's /dev/shm
+    # explains the error, whichever code NCCL returned for it (a system error, or with its
+    # cuMem host memory an unhandled cuda error); the rank that met it is no culprit
+    quoted = _LAST_WARNING.search(f"{_message(first)} {first.event.text}")
+    last = (str(first.event.fields.get("last_error") or "") or (quoted.group(1) if quoted else "")
+            or _last_error_below(ctx, first))
+    if _NCCL_SHM.search(last):
+        return Finding(
+            Category.INFRASTRUCTURE, (), tuple(filter(None, (_named(None, first),))),
+            (f"{who(first)}: NCCL's error ({first.where}) came from its shared-memory "
+             f"segment: '{last[:160]}'",), first,
+            ("Give the container a larger /dev/shm (--shm-size, a memory-backed emptyDir), "
+             "then rerun.",),
+        )
     # NCCL's WARN before it may say which CUDA call failed and why (a CUDA IPC handle that
     # would not open between two devices): that is the GPU's failure, not an unknown
     reasons = [w for w in ctx.of(EventKind.NCCL_WARN) if cuda
@@ -650,19 +679,6 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
              f"'unhandled cuda error' ({first.where})",), reason,
             ("Check the GPUs named (nvidia-smi topo -m, peer access, the driver's Xid lines); "
              "a CUDA failure inside NCCL is the node's, not the job's code.",),
-        )
-    # NCCL's `Last error:` about its shared-memory segment (`Error while creating shared
-    # memory segment /dev/shm/nccl-…`, posix_fallocate's ENOSPC): the container's /dev/shm
-    # explains the system error; the rank that met it is no culprit
-    quoted = _LAST_WARNING.search(f"{_message(first)} {first.event.text}")
-    last = str(first.event.fields.get("last_error") or "") or (quoted.group(1) if quoted else "")
-    if not cuda and _NCCL_SHM.search(last):
-        return Finding(
-            Category.INFRASTRUCTURE, (), tuple(filter(None, (_named(None, first),))),
-            (f"{who(first)}: NCCL's system error ({first.where}) came from its shared-memory "
-             f"segment: '{last[:160]}'",), first,
-            ("Give the container a larger /dev/shm (--shm-size, a memory-backed emptyDir), "
-             "then rerun.",),
         )
     failed = _failed_socket_call(ctx, first) if not cuda else None
     if failed is not None:
