@@ -466,10 +466,10 @@ def launcher_exit(ctx: Context) -> Finding | None:
             if alike:
                 # several ranks ended with one code in one second: the launcher's "root
                 # cause" is only the first it noticed
-                ranks = compress_ranks(sorted({rank, *alike}))
+                listed = compress_ranks(sorted({rank, *alike}))
                 return Finding(
                     Category.UNDETERMINED, (), (),
-                    (f"ranks {ranks} all exited with {exit_text} in the same second "
+                    (f"ranks {listed} all exited with {exit_text} in the same second "
                      f"({item.event.fields.get('root_time')}, {item.where}); the launcher's "
                      "root cause is only the first it noticed, and none of their own errors "
                      "is in these logs",), item,
