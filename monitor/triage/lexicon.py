@@ -213,7 +213,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                               r"(?i:(?:timed out|timeout)\W.{0,60}(?:rendezvous|store based|"
                               r"initiali[sz]))|"
                               # a launcher that gave up on its workers or hosts coming up
-                              r"(?i:timed out waiting for (?:the )?(?:\w+ )?(?:tasks|workers|"
+                              r"(?i:timed out waiting for (?:the )?(?:all |remote |spark |ray |"
+                              r"dask |horovod )?(?:tasks|workers|"
                               r"processes|ranks|nodes|hosts|peers) to (?:start|join|connect|"
                               r"register))"),
         (Family.ENVIRONMENT, r"undefined symbol|cannot open shared object file|"
@@ -281,7 +282,9 @@ _FAILED = re.compile(
     r"\bssh: (?:connect to host|Could not resolve)|"
     # Open MPI's word that it ends the job (`*** Your MPI job will now abort.`, `MPI_ABORT was
     # invoked on rank 0 …`, `Local abort before MPI_INIT completed`)
-    r"\bwill now abort\b|\bMPI_ABORT was invoked\b|\bLocal abort\b|\b[A-Z][A-Z0-9]*_ASSERT: \S+:\d+|"
+    r"\*\*\* Your MPI job will now abort|processes in this communicator will now abort|"
+    r"\bMPI_ABORT was invoked on rank \d+ in communicator \S+ with errorcode [1-9]|"
+    r"\bLocal abort (?:before|after) MPI_(?:INIT|FINALIZE)\b|\b[A-Z][A-Z0-9]*_ASSERT: \S+:\d+|"
     r"\bfunction was called (?:before MPI_INIT|after MPI_FINALIZE) was invoked\b|"
     + _AMDGPU + "|" + _DRM_GPU_HANG + "|" + _POWER_OFF)
 # Lines that are no failure whatever they mention: warnings, retries still under way, and

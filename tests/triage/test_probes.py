@@ -29,7 +29,11 @@ HEALTHY = ("grpc_retry_healthy", "ray_gcs_scaledown", "ray_driver", "git_publick
            "amd_reset_healthy_run",
            # Ray's spilling notes alone; a save that failed its short-write check and succeeded
            # on its retry
-           "ray_spill_only_healthy", "unexpected_pos_retried_healthy")
+           "ray_spill_only_healthy", "unexpected_pos_retried_healthy",
+           # Open MPI's abort words where they end nothing (a skipped test's message, a
+           # counter, a note, an abort with errorcode 0 after the run finished)
+           "mpi_healthy_help_mpiabort", "mpi_healthy_localabort_stats",
+           "mpi_healthy_will_now_abort_notice", "mpi_mpiabort_errorcode0_after_finish")
 
 # probe -> (the category it must have, a word its culprit must hold, or "" for no check)
 CAUSES: dict[str, tuple[Category, str]] = {
@@ -120,6 +124,15 @@ CAUSES: dict[str, tuple[Category, str]] = {
     "mpi_err_truncate": (Category.SOFTWARE, ""),  # a caller's mistake stays the job's
     "killed_after_exception": (Category.SOFTWARE, ""),  # `Killed` after the exception line
     "killed_interleaved": (Category.SOFTWARE, ""),
+    # batch 39's rules, reviewed against these
+    "mpi_pyexc_then_mpiabort": (Category.SOFTWARE, "rank 1"),  # the exception, not the abort
+    "mpi_oomkill_then_mpiabort": (Category.OOM, ""),
+    "mpi_before_mpi_init": (Category.SOFTWARE, ""),
+    "mpi_own_assert": (Category.SOFTWARE, "pid 2222"),
+    "mpi_ggml_assert_own": (Category.SOFTWARE, ""),
+    "mpi_good_vllm_shm": (Category.INFRASTRUCTURE, "3985"),
+    "mpi_lasterror_other_rank_shm": (Category.GPU_CUDA, ""),  # another writer's /dev/shm note
+    "mpi_lasterror_then_shm_warning": (Category.GPU_CUDA, ""),
 }
 
 # probe (a file, or a folder of one job's files) -> processes that crashed alike: a cause they
@@ -173,6 +186,12 @@ NOT: dict[str, Category] = {
     "terminated_cuts_traceback": Category.SOFTWARE,
     "hangup_cuts_traceback": Category.SOFTWARE,
     "cpp_reader_file_not_found": Category.STORAGE_IO,  # a load that found no file
+    # an assertion is no cause of another process's crash, of a crash by another signal, nor
+    # when it is glibc's own check; a wait after a node left mid-run is no start-up wait
+    "mpi_assert_other_pid_before_segv": Category.SOFTWARE,
+    "mpi_heap_assert": Category.SOFTWARE,
+    "mpi_pthread_mutex_assert_after_nccl": Category.SOFTWARE,
+    "mpi_startup_wait_midrun": Category.INIT_TIMEOUT,
 }
 
 
@@ -184,10 +203,22 @@ def _triage(name: str) -> Diagnosis:
 
 
 def test_every_probe_has_an_expectation() -> None:
-    named = {*HEALTHY, *CAUSES, *NOT, *SHARED_CRASH, "hf_offline_progress",
+    named = {*HEALTHY, *CAUSES, *NOT, *SHARED_CRASH, *ANOTHER_PROCESS, "hf_offline_progress",
              "spawn_restart_then_cuda"}
     assert named == {p.stem for p in PROBES.glob("*.log")} | {
         p.name for p in PROBES.iterdir() if p.is_dir()}
+
+
+# rank 1's failed assertion, then rank 0's crash by another signal: the assertion is rank 1's
+# story, never pinned on rank 0
+ANOTHER_PROCESS = ("mpi_assert_rank1_abort_rank0_segv", "mpi_ucx_caught_signal_assert_other")
+
+
+@pytest.mark.parametrize("name", ANOTHER_PROCESS)
+def test_an_assertion_is_never_pinned_on_another_process(name: str) -> None:
+    diagnosis = _triage(name)
+    assert not (diagnosis.category is Category.SOFTWARE and 0 in diagnosis.culprit_ranks), (
+        diagnosis.summary)
 
 
 @pytest.mark.parametrize("name", SHARED_CRASH)

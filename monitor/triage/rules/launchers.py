@@ -112,15 +112,26 @@ def scheduler(ctx: Context) -> Finding | None:
 
 # glibc's own consistency checks (`malloc.c:3722: _int_malloc: Assertion … failed`): the heap
 # was corrupted somewhere before, which the assertion does not say where
-_LIBC_INTERNAL = re.compile(r"\b(?:malloc|arena|free)\.c:\d+: ")
+_LIBC_INTERNAL = re.compile(r"(?:\bnptl/|\bpthread_\w+\.c|\btpp\.c|\bdl-\w+\.c|"
+                            r"\b(?:malloc|arena|free)\.c):\d+: ")
 
 
 def _assertion_before(ctx: Context, crash: Located) -> TailLine | None:
     """A failed assertion of the program's (glibc's `Assertion `x' failed.`, a library's own
-    `GGML_ASSERT: file:line`) in the few lines before a crash in the same file: the abort it
-    calls is the crash."""
+    `GGML_ASSERT: file:line`) in the few lines before an abort in the same file, of the same
+    process (its rank, or the pid of Open MPI's prefix, where the lines show them): the abort
+    it calls is the crash. A crash by another signal is not that abort."""
+    signal = str(crash.event.fields.get("signal") or "")
+    if not ("Abort" in signal or signal == "SIGABRT" or crash.event.int_field("signo") == 6):
+        return None
+    pid = crash.event.int_field("pid")
     for tail in ctx.scans[crash.file_index].loose:
         reading = read_line(tail.text)
+        if reading is not None and tail.rank != crash.rank:
+            continue
+        if reading is not None and pid is not None and any(
+                w.isdigit() and int(w) != pid for w in reading.where):
+            continue
         if (crash.event.line - 6 <= tail.line < crash.event.line and reading is not None
                 and reading.family is Family.SOFTWARE and "assert" in reading.word.lower()
                 and not _LIBC_INTERNAL.search(tail.text)):

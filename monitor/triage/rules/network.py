@@ -12,7 +12,7 @@ from monitor.model import Category
 from monitor.parse.log_events import EventKind
 from monitor.parse.log_patterns import FieldValue, Level
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
-from monitor.triage.lexicon import Family, read_line
+from monitor.triage.lexicon import Family, logged_below_error, read_line
 from monitor.triage.rules.base import (
     _COLLATERAL,
     _NCCL_UNEXPLAINED,
@@ -565,7 +565,9 @@ def ssh_unreachable(ctx: Context) -> Finding | None:
     )
 
 
-_NCCL_SHM = re.compile(r"/dev/shm|shared memory segment|posix_fallocate|shm_open")
+_NCCL_SHM = re.compile(r"/dev/shm/nccl|shared memory segment|posix_fallocate|shm_open")
+_NCCL_SHM_REASON = re.compile(r"Error while creating shared memory segment|posix_fallocate|"
+                              r"shm_open")
 
 
 # What the error itself says NCCL warned last (torch's `Last error:`, XLA's `Last NCCL
@@ -587,7 +589,10 @@ def _last_error_below(ctx: Context, error: Located) -> str:
         after = tail[i + 1]
         if (error.event.line <= line.line <= error.event.line + 8
                 and line.text.rstrip().endswith("Last error:")
-                and after.line - line.line <= 2 and after.rank == line.rank):
+                and after.line - line.line <= 2 and after.rank == line.rank
+                # NCCL's own words for its segment, never another writer's note on /dev/shm
+                and _NCCL_SHM_REASON.search(after.text) is not None
+                and not logged_below_error(after.text)):
             return after.text
     return ""
 
