@@ -1037,7 +1037,8 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.STORE_TIMEOUT, Level.ERROR,
-        ("wait timeout after", "Wait timeout after", "Wait timeout for key", "Socket Timeout", "client socket has timed out", "waitForInput",
+        ("wait timeout after", "Wait timeout after", "Wait timeout for key", "Socket Timeout",
+         "client socket has timed out", "waitForInput",
          "failed to connect to", "waiting for clients", "store based barrier",
          "store basedbarrier",
          "ncclUniqueId", "Timeout waiting for key", "timed out (try=",

@@ -66,6 +66,9 @@ CORRUPT_DATA = re.compile(r"image file is truncated|cannot identify image file|"
                           r"Compressed file ended before the end-of-stream|\bDataLossError\b|"
                           r"corrupted record at")
 
+# torch.save's C++ check that every byte it wrote landed (`[enforce fail at
+# inline_container.cc:274] . unexpected pos 3695636864 vs 3695636752`)
+SHORT_WRITE = re.compile(r"inline_container\.cc:\d+\]\W*unexpected pos \d+ vs \d+")
 # AMD's kernel driver: `amdgpu: sq_intr: error, …`, `amdgpu: GPU fault detected`, a ring
 # timeout, a reset that failed (`GPU reset(2) failed`); both a failure (the gate below) and the
 # GPU's. A reset that began (`GPU reset begin!`) may succeed and the job go on, and its count of
@@ -136,9 +139,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"(?i:short write)|"
                          # Torch7's disk file (`write error: wrote 9367499 blocks instead of …`)
                          r"\bwrite error: wrote \d+ \w+ instead of \d+|"
-                         # torch.save's writer: fewer bytes landed than it wrote (its C++ check,
-                         # `[enforce fail at inline_container.cc:274] . unexpected pos N vs M`)
-                         r"inline_container\.cc:\d+\]\W*unexpected pos \d+ vs \d+|"
+                         # torch.save's writer: fewer bytes landed than it wrote
+                         + SHORT_WRITE.pattern + "|"
                          r"(?i:\blocal disk is full\b)|"
                          # a checkpoint the job could not write, in words that say it was one
                          r"(?i:\b(?:saving|writing|uploading) (?:the |a )?checkpoint\w* failed|"

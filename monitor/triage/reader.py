@@ -290,8 +290,8 @@ _FIRST_WORD = re.compile(rb"[^\s:\[\]|,]*")
 _DIGIT = re.compile(rb"\d")
 
 
-def _new_start(line: bytes, after: bytes) -> bool:
-    """`after` does not start as `line` did: not in its first 8 bytes, nor its first word (a
+def _may_continue(line: bytes, after: bytes) -> bool:
+    """Whether `after` may continue `line` cut at a width: it does not start as `line` did: not in its first 8 bytes, nor its first word (a
     host, a timestamp's date, a prefix tag), nor in the shape of its first 12 (two hosts' or
     two srun tasks' records, `gpu1:1334:…` and `gpu2:1329:…`, `10: gpu1:…` and `11: gpu1:…`)."""
     lead = _FIRST_WORD.match(line)
@@ -319,10 +319,10 @@ def unwrap_terminal(data: bytes) -> tuple[bytes, int | None]:
     # identical records from two pids of one host are as long as each other: `gpu1:1334:…`)
     inside_word = sum(1 for i in full
                       if lines[i].rstrip(b"\r")[-1:].isalnum() and lines[i + 1][:1].isalnum()
-                      and _new_start(lines[i], lines[i + 1]))
+                      and _may_continue(lines[i], lines[i + 1]))
     at_space = {i for i, n in enumerate(lengths[:-1])
                 if n == width - 1 and lines[i + 1][:1].strip()
-                and _new_start(lines[i], lines[i + 1])}
+                and _may_continue(lines[i], lines[i + 1])}
     if len(full) + len(at_space) < 3 or inside_word < 2:
         return data, None
     out: list[bytes] = []

@@ -177,9 +177,6 @@ def _ranks_text(ranks: Sequence[int]) -> str:
     return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(map(str, ranks))
 
 
-# NCCL's codes for a failed system call, a broken invariant, a lost peer and a failed CUDA
-# call: NCCL's own WARN line holds the reason; the exception that carries the code is not the
-# job's bug.
 # Exceptions that report another process's failure or a stop, never the raiser's own bug
 _COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "KeyboardInterrupt",
                "DistNetworkError", "DistStoreError", "RendezvousConnectionError", "NCCL",
@@ -198,6 +195,9 @@ _COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "Keybo
                "CancelledError")
 
 
+# NCCL's codes for a failed system call, a broken invariant, a lost peer and a failed CUDA
+# call: NCCL's own WARN line holds the reason; the exception that carries the code is not the
+# job's bug.
 _NCCL_UNEXPLAINED = ("unhandled system error", "ncclSystemError", "internal error",
                      "ncclInternalError", "ncclRemoteError",
                      "remote process exited or there was a network error",

@@ -9,7 +9,7 @@ from monitor.model import Category
 from monitor.parse.log_events import EventKind
 from monitor.parse.log_patterns import DATA_PHASE_WORDS
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
-from monitor.triage.lexicon import CORRUPT_DATA, Family, read_line
+from monitor.triage.lexicon import CORRUPT_DATA, SHORT_WRITE, Family, read_line
 from monitor.triage.rules.base import (
     _COLLATERAL,
     _LEGACY_LOCAL,
@@ -155,7 +155,6 @@ def elapsed_seconds(text: str) -> float | None:
     for part in parts:
         total = total * 60 + int(part)
     return total
-
 
 
 # An exception whose message starts with the rank that raised it (Megatron's NaN checks).
@@ -383,7 +382,6 @@ _STORAGE_WORDS = ("PytorchStreamWriter failed", "No space left on device", "Disk
 # Open MPI's codes for its own failure, and MPICH's and Intel MPI's words for them
 _MPI_RELAYED = re.compile(r"\bMPI_ERR_(?:OTHER|INTERN|UNKNOWN)\b|\bOther MPI error\b|"
                           r"\bInternal MPI error\b")
-_SHORT_WRITE = re.compile(r"inline_container\.cc:\d+\]\W*unexpected pos \d+ vs \d+")
 
 
 def storage_write(ctx: Context) -> Finding | None:
@@ -395,7 +393,7 @@ def storage_write(ctx: Context) -> Finding | None:
     # unexpected pos 3695636864 vs 3695636752`): fewer bytes landed than torch.save wrote
     items += [t for t in ctx.of(EventKind.CPP_EXCEPTION)
               if any(w in str(t.event.fields.get("what", "")) for w in _STORAGE_WORDS)
-              or _SHORT_WRITE.search(str(t.event.fields.get("what", ""))) is not None]
+              or SHORT_WRITE.search(str(t.event.fields.get("what", ""))) is not None]
     if not items:
         return None
     items.sort(key=Located.order)

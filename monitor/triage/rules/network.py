@@ -321,9 +321,10 @@ def _store_unreachable(ctx: Context, item: Located) -> bool:
 _BARRIER_REPORT_LINES = 20  # the exit barrier's traceback under its `Error waiting on exit barrier`
 
 
+# A process that crashed or was killed
+_CRASHED = (EventKind.NATIVE_CRASH, EventKind.FAULTHANDLER, EventKind.SIGNAL_KILL)
 # A process that failed: a store wait after it is for that process, not one that never came
-_FAILED_FIRST = (EventKind.NATIVE_CRASH, EventKind.FAULTHANDLER, EventKind.SIGNAL_KILL,
-                 EventKind.PYTHON_TRACEBACK)
+_FAILED_FIRST = (*_CRASHED, EventKind.PYTHON_TRACEBACK)
 
 
 def _after_the_start(ctx: Context, wait: Located) -> bool:
@@ -339,12 +340,12 @@ def _after_the_start(ctx: Context, wait: Located) -> bool:
         if failed.kind is EventKind.PYTHON_TRACEBACK and (
                 not exc or any(w in exc for w in _COLLATERAL) or "Timeout" in exc):
             continue  # the wait's own report, or another symptom
-        if failed.file_index == wait.file_index and (
-                failed.event.line >= wait.event.line or failed.rank == wait.rank):
-            continue  # the waiter's own end after it, or its own earlier line
+        if failed.file_index == wait.file_index and failed.event.line >= wait.event.line:
+            continue  # after the wait in its file: the waiter's own end
+        if failed.rank == wait.rank and (failed.rank is not None
+                                         or failed.file_index == wait.file_index):
+            continue  # the waiter's own line (its rank, or its file when no rank is shown)
         if failed.time is not None and wait.time is not None and failed.time > wait.time:
-            continue
-        if failed.rank is not None and failed.rank == wait.rank:
             continue
         return True
     return False
@@ -576,14 +577,22 @@ _LAST_WARNING = re.compile(r"Last NCCL warning\(error\) log entry[^']*'([^']*)'"
 _SOCKET_WORDS = re.compile(r"(?i)socket|connect|accept|\bbind\b|NET/|ibv_")
 _OTHER_REASON = re.compile(r"(?i)shared memory|/dev/shm|peer|cuda|out of memory|\bUDS\b")
 # A process that crashed or was killed: a system error on a socket after it is its peer's
-_A_PEER_DIED = (EventKind.NATIVE_CRASH, EventKind.FAULTHANDLER, EventKind.SIGNAL_KILL,
-                EventKind.CHILD_FAILED_SUMMARY)
+_A_PEER_DIED = (*_CRASHED, EventKind.CHILD_FAILED_SUMMARY)
+
+
+def _last_error(ctx: Context, error: Located) -> str:
+    """What NCCL warned last, as the error carries it: torch's `Last error:` (on the error's
+    own record, or on a line of its own below a prefixed one), XLA's quoted last warning."""
+    quoted = _LAST_WARNING.search(f"{_message(error)} {error.event.text}")
+    return (str(error.event.fields.get("last_error") or "") or (quoted.group(1) if quoted else "")
+            or _last_error_below(ctx, error))
 
 
 def _last_error_below(ctx: Context, error: Located) -> str:
     """NCCL's `Last error:` when a prefix on every line kept it from the error's own record
     (vLLM's `(VllmWorkerProcess pid=3985) ERROR … Last error:`, its reason on the line right
-    after it (a blank one between in a double-spaced paste), of the same rank): that line's text, or ""."""
+    after it (a blank one between in a double-spaced paste), of the same rank): that line's
+    text, or ""."""
     tail = ctx.scans[error.file_index].tail
     for i, line in enumerate(tail[:-1]):
         after = tail[i + 1]
@@ -597,14 +606,15 @@ def _last_error_below(ctx: Context, error: Located) -> str:
     return ""
 
 
-def _failed_socket_call(ctx: Context, error: Located) -> Located | None:
+def _failed_socket_call(ctx: Context, error: Located, last: str) -> Located | None:
     """The line of NCCL's return-code trace where a system error began in its network code
     (`misc/socket.cc:567 -> 2`, `transport/net_ib.cc:605 -> 2`), before the error in its file;
     None unless that trace is the only reason the log gives. Code 2 is ncclSystemError (a
     socket or verbs call failed); 6 is a peer that closed, 3 NCCL's own error. Before NCCL 2.13
     a peer that closed returned code 2 as well, and so does NCCL's abort of a socket wait (after
     another failure): those, any warning NCCL printed, a reason the error quotes that is not a
-    socket's, and a process that crashed or was killed each leave the error unexplained."""
+    socket's (`last`, what NCCL warned last), and a process that crashed or was killed each
+    leave the error unexplained."""
     text = f"{_message(error)} {error.event.fields.get('last_error', '')} {error.event.text}"
     if error.event.fields.get("nccl_code") != "system" and not any(
             w in text for w in ("unhandled system error", "ncclSystemError")):
@@ -612,8 +622,6 @@ def _failed_socket_call(ctx: Context, error: Located) -> Located | None:
     version = re.search(r"NCCL version (\d+)\.(\d+)", text)
     if version is not None and (int(version[1]), int(version[2])) < (2, 13):
         return None
-    quoted = _LAST_WARNING.search(text)
-    last = quoted.group(1) if quoted else str(error.event.fields.get("last_error") or "")
     if last and (not _SOCKET_WORDS.search(last) or _OTHER_REASON.search(last)):
         return None
     same_file = [i for i in ctx.located if i.file_index == error.file_index
@@ -659,9 +667,7 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
     # memory segment /dev/shm/nccl-…`, posix_fallocate's ENOSPC): the container's /dev/shm
     # explains the error, whichever code NCCL returned for it (a system error, or with its
     # cuMem host memory an unhandled cuda error); the rank that met it is no culprit
-    quoted = _LAST_WARNING.search(f"{_message(first)} {first.event.text}")
-    last = (str(first.event.fields.get("last_error") or "") or (quoted.group(1) if quoted else "")
-            or _last_error_below(ctx, first))
+    last = _last_error(ctx, first)
     if _NCCL_SHM.search(last):
         return Finding(
             Category.INFRASTRUCTURE, (), tuple(filter(None, (_named(None, first),))),
@@ -685,7 +691,7 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
             ("Check the GPUs named (nvidia-smi topo -m, peer access, the driver's Xid lines); "
              "a CUDA failure inside NCCL is the node's, not the job's code.",),
         )
-    failed = _failed_socket_call(ctx, first) if not cuda else None
+    failed = _failed_socket_call(ctx, first, last) if not cuda else None
     if failed is not None:
         where = whereabouts(failed)
         return Finding(
