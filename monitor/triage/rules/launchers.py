@@ -196,8 +196,7 @@ def native_crash(ctx: Context) -> Finding | None:
         mpi = [e.event.int_field("mpi_rank") for e in ctx.of(EventKind.MPI_EXIT)
                if e.event.int_field("pid") == pid]
         ranks = tuple(r for r in mpi[:1] if r is not None)
-        host = next((str(c.event.fields["host"]) for c in crashes if c.event.fields.get("host")),
-                    "")
+        host = next((h for h, p in processes if p == pid and h), "")  # that pid's own host
         culprits = (*(f"rank {r}" for r in ranks), f"pid {pid}" + (f" on {host}" if host else ""))
     return Finding(
         Category.UNDETERMINED, ranks, culprits,
