@@ -180,6 +180,9 @@ _FAULT_LINE = re.compile(
 _FAULT_FRAME = re.compile(r'^\s+File "(?P<file>[^"]*)", line (?P<line>\d+) in (?P<func>\S+)')
 _CPP_START = re.compile(
     r"terminate called after throwing an instance of '(?P<exc>[^']+)'|"
+    # libc++ (macOS, clang builds): the type and its message on one line
+    r"libc\+\+abi(?:\.dylib)?: terminating (?:with|due to) uncaught exception of type "
+    r"(?P<libcxx_exc>[\w:<>, ]+?)(?:: (?P<libcxx_what>.*))?$|"
     r"^Exception raised from (?P<func>\S+) at (?P<where>\S+) \(most recent call first\)"
 )
 _RAISED_FROM = re.compile(r"^Exception raised from (?P<func>\S+) at (?P<where>\S+)")
@@ -408,7 +411,9 @@ class EventExtractor:
         m = _CPP_START.search(payload)
         if m is not None:
             block = self._new_block("cpp", key, env, payload, index, rank)
-            block.exc_type = m["exc"]
+            block.exc_type = m["exc"] or m["libcxx_exc"]
+            if m["libcxx_what"]:
+                block.summary["what"] = m["libcxx_what"].strip()[:_MAX_TEXT]
             if m["func"]:
                 block.summary["raised_from"] = m["func"]
                 block.summary["raised_at"] = m["where"]

@@ -865,7 +865,9 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:"
             r"(?:, TensorShape=\[[^\]]*\])?"
             r"(?:, NumelIn=(?P<numel_in>\d+), NumelOut=(?P<numel_out>\d+))?"
-            r", Timeout\(ms\)=(?P<timeout_ms>\d+)\)?(?: ran for (?P<ran_ms>\d+) milliseconds)?)?"
+            r", Timeout\(ms\)=(?P<timeout_ms>\d+)\)?(?: ran for (?P<ran_ms>\d+) milliseconds)?)?",
+            # a paste wrapped by hand after the headline: the timeout is said, its work is not
+            r"Watchdog caught collective operation timeout:?\s*$",
         ),
         post=lambda f, p: (
             EventKind.WATCHDOG_TIMEOUT, Level.ERROR,

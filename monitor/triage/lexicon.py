@@ -69,6 +69,16 @@ CORRUPT_DATA = re.compile(r"image file is truncated|cannot identify image file|"
 # torch.save's C++ check that every byte it wrote landed (`[enforce fail at
 # inline_container.cc:274] . unexpected pos 3695636864 vs 3695636752`)
 SHORT_WRITE = re.compile(r"inline_container\.cc:\d+\]\W*unexpected pos \d+ vs \d+")
+# An endpoint the job's own client could not reach or that did not answer, in the client's
+# words: urllib3 and requests (`HTTPSConnectionPool(host='huggingface.co', port=443): Read timed
+# out.`), httpx, a proxy, botocore, aiohttp, the socket module, transformers' and datasets' hub
+# downloads. An exception of these types is the network's, whatever code raised it.
+UNREACHED_ENDPOINT = re.compile(
+    r"\b(?:ConnectTimeout|ReadTimeout)(?:Error)?\b|\bConnectionRefusedError\b|\bgaierror\b|"
+    r"\bHTTPS?ConnectionPool\(host=[^)]*\): (?:Max retries exceeded|Read timed out)|"
+    r"Cannot connect to proxy|Could not connect to the endpoint URL|"
+    r"\bClientConnectorError\b|\bCannot connect to host \S+ ssl:|"
+    r"(?i:\bcouldn't (?:connect to|reach) '?https?://)|\bCouldn't reach '[^']+' on the Hub\b")
 # AMD's kernel driver: `amdgpu: sq_intr: error, …`, `amdgpu: GPU fault detected`, a ring
 # timeout, a reset that failed (`GPU reset(2) failed`); both a failure (the gate below) and the
 # GPU's. A reset that began (`GPU reset begin!`) may succeed and the job go on, and its count of
@@ -180,6 +190,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          # urllib3 under requests: the HTTP endpoint could not be reached
                          r"NewConnectionError|ConnectTimeoutError|"
                          r"Failed to establish a new connection|"
+                         + UNREACHED_ENDPOINT.pattern + "|"
                          r"ENETUNREACH|"
                          # Go's net package (kubelet, operators): `dial tcp …: i/o timeout`
                          r"\bdial (?:tcp|udp)[46]? \S+: .{0,40}(?:i/o timeout|no such host|"
@@ -245,6 +256,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                           r"\b[A-Z][A-Z0-9]*_ASSERT: \S+:\d+"),
         (Family.KILLED, r"\bKilled\b|killed by (?:unknown )?signal|SIGKILL|[Ss]ignal 9\b|WTERMSIG \d+|Segmentation fault|SIGSEGV|SIGABRT|"
                         r"SIGBUS|Bus error|\bAborted\b|core dumped|Fatal Python error|"
+                        r"\bSegfault encountered\b|"
                         r"(?i:exit(?:ed)? (?:with )?(?:code|status))|exitcode|return code|"
                         r"(?i:died unexpectedly)|terminate called"),
         # glog's CHECK, a C++ framework's own assertion: read last, for the condition it
@@ -263,7 +275,13 @@ _FAILED = re.compile(
     r"\b[A-Z]\w*(?:Error|Exception|Exit)\b(?::|\s*$|\()|\b(?:ERROR|FATAL|CRITICAL)\b|"
     r"No space left|Disk quota exceeded|Input/output error|Read-only file system|\b(?:Error|error)\b"
     r"(?:\s*[:\]|!]|\s+(?:in|while|during|when|on|at|from|occurred))|"
-    r"\b(?:failed|FAILED|Failed)\b|\bAssertion failure\b|\bKilled\b|\bAborted\b|core dumped|Segmentation fault|"
+    r"\b(?:failed|FAILED|Failed)\b|\bAssertion failure\b|\bKilled\b|\bAborted\b|core dumped|"
+    r"Segmentation fault|"
+    # a native signal handler's banner (vLLM, SGLang, TensorRT-LLM, torch_xla)
+    r"\bSegfault encountered\b|"
+    # TensorFlow's FATAL, which aborts the process (`2019-05-19 15:08:13.136034: F
+    # tensorflow/core/common_runtime/gpu/gpu_event_mgr.cc:273] …`)
+    r"\d\d:\d\d:\d\d\.\d+: F \S+:\d+\] |"
     r"Bus error|\bcannot\b|\bCannot\b|\bunable to\b|\bUnable to\b|"
     r"Evicted|\bevicted\b|\b(?:is|was|been)(?: \w+ly)? preempted\b|out of memory|[Tt]imed out|"
     r"(?:terminated|killed) (?:with|by) (?:unknown )?signal|"
@@ -389,7 +407,8 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "victed", "preempted", "out of memory", "imed out", "signal", "SIG",
                     "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted",
                     "for bind", "memory pressure", "imminent", "Assertion fail",
-                    "terminated with", "abort", "MPI_ABORT", "was invoked", "_ASSERT: ")
+                    "terminated with", "abort", "MPI_ABORT", "was invoked", "_ASSERT: ",
+                    "Segfault", ": F ")
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)

@@ -40,8 +40,10 @@ CAUSES: dict[str, tuple[Category, str]] = {
     "ckpt_skip": (Category.STORAGE_IO, ""),  # "…; skipping this save" hides no disk failure
     "orchestrator_retry": (Category.OOM, ""),  # a retry counter hides no OOMKilled
     "retry_then_fraction": (Category.STORAGE_IO, ""),
-    "h5py_lock_record": (Category.STORAGE_IO, ""),  # EAGAIN outside a collective
-    "fork_eagain_ddp": (Category.STORAGE_IO, ""),
+    # EAGAIN outside a collective: the OS refused (a lock another process holds, the process
+    # limit), the job's setup and no disk's fault, nor a peer's
+    "h5py_lock_record": (Category.SOFTWARE, ""),
+    "fork_eagain_ddp": (Category.SOFTWARE, ""),
     "real_dist_eagain": (Category.UNDETERMINED, ""),  # EAGAIN inside one: a peer's story
     "exhausted_other_rank_progress": (Category.NETWORK, "minio.internal:9000"),
     "setup_event_two_pods": (Category.NETWORK, ""),  # another pod's process with the same pid

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from monitor.model import Category
 from monitor.parse.log_events import EventExtractor, EventKind
 from monitor.triage.analysis import diagnose
@@ -872,3 +874,93 @@ def test_more_wordings_of_waits_deaths_and_evictions(tmp_path: Path) -> None:
     ofi = triage_texts(tmp_path / "ofi", "WARN: Function: create_nccl_ofi_component Line: 459: "
                   "NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument\n")
     assert ofi.category is Category.NETWORK
+
+
+_TRACEBACK = ('Traceback (most recent call last):\n  File "/home/user/job/train.py", line 10, '
+              'in <module>\n    main()\n')
+
+
+@pytest.mark.parametrize(("exception", "endpoint"), [
+    # urllib3's `%s: Read timed out. (read timeout=%s)` under requests, and its pool's name
+    ("requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='huggingface.co', port=443): "
+     "Read timed out. (read timeout=10)", "huggingface.co:443"),
+    ("requests.exceptions.ProxyError: HTTPSConnectionPool(host='hub.internal', port=443): Max "
+     "retries exceeded with url: /api/models (Caused by ProxyError('Cannot connect to proxy.', "
+     "OSError('Tunnel connection failed: 407 Proxy Authentication Required')))",
+     "hub.internal:443"),
+    # botocore's EndpointConnectionError: `Could not connect to the endpoint URL: "{endpoint_url}"`
+    ('botocore.exceptions.EndpointConnectionError: Could not connect to the endpoint URL: '
+     '"https://s3.us-east-1.amazonaws.com/bucket/ckpt"', ""),
+    # transformers' hub download that found no cached copy
+    ("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find "
+     "it in the cached files and it looks like gpt2 is not the path to a directory containing a "
+     "file named config.json.", ""),
+])
+def test_an_endpoint_the_jobs_client_could_not_reach_is_the_network(
+        tmp_path: Path, exception: str, endpoint: str) -> None:
+    """An exception whose type or client's words say an endpoint was not reached (urllib3,
+    requests, botocore, the hub's downloads) is the network's, with no rank blamed: neither
+    the job's bug nor its disk."""
+    diagnosis = triage_texts(tmp_path, f"[rank3]: {_TRACEBACK.replace(chr(10), chr(10) + '[rank3]: ')}"
+                             f"{exception}\n")
+    assert diagnosis.category is Category.NETWORK
+    assert diagnosis.culprit_ranks == ()
+    if endpoint:
+        assert diagnosis.culprits == (f"the link to {endpoint}",)
+
+
+@pytest.mark.parametrize(("exception", "category"), [
+    # an HTTP server that closed the connection, and a socket read that ran out: a peer's
+    # story or a wait, not the job's bug
+    ("http.client.RemoteDisconnected: Remote end closed connection without response",
+     Category.UNDETERMINED),
+    ("requests.exceptions.ChunkedEncodingError: (\"Connection broken: InvalidChunkLength(got "
+     "length b'', 0 bytes read)\", InvalidChunkLength(got length b'', 0 bytes read))",
+     Category.UNDETERMINED),
+    ("socket.timeout: timed out", Category.UNDETERMINED),
+    # OSError is the disk's only for an errno a disk gives
+    ("OSError: [Errno 39] Directory not empty: 'out/tmp-checkpoint-50' -> 'out/checkpoint-50'",
+     Category.SOFTWARE),
+    ("OSError: [Errno 24] Too many open files", Category.SOFTWARE),
+    ("OSError: [Errno 5] Input/output error: '/mnt/lustre/run/ckpt'", Category.STORAGE_IO),
+    ("OSError: [Errno 122] Disk quota exceeded", Category.STORAGE_IO),
+    ("PermissionError: [Errno 13] Permission denied: '/checkpoints/model.pt'",
+     Category.STORAGE_IO),
+])
+def test_an_exceptions_type_and_errno_say_whose_it_is(
+        tmp_path: Path, exception: str, category: Category) -> None:
+    diagnosis = triage_texts(tmp_path, f"{_TRACEBACK}{exception}\n")
+    assert diagnosis.category is category
+
+
+def test_native_aborts_in_other_runtimes_words_are_failures(tmp_path: Path) -> None:
+    """libc++'s `terminating with uncaught exception of type %s: %s` (macOS, clang builds),
+    the `!!!!!!! Segfault encountered !!!!!!!` banner of the native signal handler vLLM, SGLang
+    and TensorRT-LLM install, and TensorFlow's FATAL (`F` after the time) all end a process:
+    no log with one is "no failure found", and none names a cause."""
+    libcxx = "libc++abi: terminating with uncaught exception of type gloo::EnforceNotMet: " \
+             "[enforce fail at gloo/transport/uv/pair.cc:248] op.nread == op.preamble.nbytes. \n"
+    assert _kinds(libcxx) == [(EventKind.CPP_EXCEPTION, None)]
+    for text in (libcxx,
+                 "INFO 10-31 07:39:11 [p2p_nccl_engine.py:51] set_p2p_nccl_context\n"
+                 "!!!!!!! Segfault encountered !!!!!!!\n"
+                 '  File "<unknown>", line 0, in cuMemCreate\n',
+                 "2019-05-19 15:08:13.136034: F tensorflow/core/common_runtime/gpu/"
+                 "gpu_event_mgr.cc:273] Unexpected Event status: 1\n"):
+        diagnosis = triage_texts(tmp_path / str(abs(hash(text))), text)
+        assert diagnosis.category is Category.UNDETERMINED, text
+        assert diagnosis.culprits == ()
+
+
+def test_a_watchdog_headline_wrapped_by_hand_is_still_a_timeout(tmp_path: Path) -> None:
+    """A paste wrapped after `Watchdog caught collective operation timeout:` keeps the
+    headline on a line of its own: the timeout is read, the work it names is not."""
+    assert _kinds("[Rank 4] Watchdog caught collective operation timeout:") == [
+        (EventKind.WATCHDOG_TIMEOUT, 4)]
+    diagnosis = triage_texts(tmp_path, (
+        "[Rank 4] Watchdog caught collective operation timeout:\n"
+        "WorkNCCL(SeqNum=27732, OpType=_REDUCE_SCATTER_BASE,\n"
+        "         NumelIn=215585536, NumelOut=26948192, Timeout(ms)=1800000)\n"
+        "         ran for 1800003 milliseconds before timing out.\n"))
+    assert diagnosis.category is Category.UNDETERMINED
+    assert diagnosis.events.get("watchdog_timeout") == 1

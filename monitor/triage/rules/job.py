@@ -9,7 +9,14 @@ from monitor.model import Category
 from monitor.parse.log_events import EventKind
 from monitor.parse.log_patterns import DATA_PHASE_WORDS
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
-from monitor.triage.lexicon import CORRUPT_DATA, SHORT_WRITE, Family, read_line
+from monitor.triage.lexicon import (
+    CORRUPT_DATA,
+    SHORT_WRITE,
+    UNREACHED_ENDPOINT,
+    Family,
+    places,
+    read_line,
+)
 from monitor.triage.rules.base import (
     _COLLATERAL,
     _LEGACY_LOCAL,
@@ -27,13 +34,26 @@ from monitor.triage.rules.base import (
     _spawn_reports,
 )
 
-# A missing file (FileNotFoundError) is not among them: a path the job got wrong, or two
-# ranks racing on one file, is the job's bug; the storage did what it was asked.
-_IO_EXCEPTIONS = frozenset({"OSError", "IOError", "FileExistsError", "PermissionError",
-                            "BlockingIOError", "ConnectionResetError",
-                            "ConnectionError", "ReadTimeoutError", "ReadTimeout",
-                            # Ray's object store could not spill to its node's full disk
-                            "OutOfDiskError"})
+# Exceptions that are a file system's refusal whatever their message. A missing file
+# (FileNotFoundError) is not among them: a path the job got wrong, or two ranks racing on one
+# file, is the job's bug; the storage did what it was asked.
+_STORAGE_EXCEPTIONS = frozenset({"FileExistsError", "PermissionError",
+                                 # Ray's object store could not spill to its node's full disk
+                                 "OutOfDiskError"})
+# OSError is raised for anything the OS refused (a lock held, a directory not empty, too many
+# open files, a model name the hub does not know): the disk's story only where its errno is
+# one a disk gives (EIO, EFAULT, EEXIST, EFBIG, ENOSPC, EROFS, ESTALE, EREMOTEIO, EDQUOT)
+_GENERIC_OS_ERRORS = frozenset({"OSError", "IOError", "EnvironmentError"})
+_DISK_ERRNO = re.compile(r"\[Errno (?:5|14|17|27|28|30|116|121|122)\]|"
+                         r"Input/output error|Stale file handle|No space left on device|"
+                         r"Read-only file system|Disk quota exceeded|File too large")
+
+
+def _storage_refused(exc: str, message: str) -> bool:
+    """Whether an exception is the file system's refusal (a disk, a quota, a mount)."""
+    name = exc.rsplit(".", 1)[-1]
+    return name in _STORAGE_EXCEPTIONS or (
+        name in _GENERIC_OS_ERRORS and _DISK_ERRNO.search(message) is not None)
 
 
 def _worker(item: Located) -> str:
@@ -69,7 +89,8 @@ def dataloader(ctx: Context) -> Finding | None:
                 (m for t in ctx.scans[first.file_index].tail if t.line >= first.event.line
                  if (m := CORRUPT_DATA.search(t.text)) is not None), None)
             category = (Category.DATA if corrupt else
-                        Category.STORAGE_IO if exc in _IO_EXCEPTIONS else Category.SOFTWARE)
+                        Category.STORAGE_IO if _storage_refused(exc, first.event.text)
+                        else Category.SOFTWARE)
             return Finding(
                 category, ranks, culprits,
                 (f"{who(first)}: {exc} in a DataLoader worker ({first.where})"
@@ -261,6 +282,8 @@ def _socket_broke(item: Located) -> bool:
                          r"c10d|gloo|/store", shown) is not None)
 
 
+# urllib3's name for the endpoint of its pool: `HTTPSConnectionPool(host='hf.co', port=443)`
+_HTTP_ENDPOINT = re.compile(r"ConnectionPool\(host='(?P<host>[^']+)', port=(?P<port>\d+)\)")
 _TORCH_DIST_FRAME = re.compile(r"torch/(?:distributed/(?!elastic/)|nn/parallel/distributed\.py)")
 
 
@@ -281,7 +304,7 @@ def own_exception(ctx: Context) -> Finding | None:
            and not _socket_broke(item)
            # a wait that ran out (`TimeoutError: RPC call to execute_model timed out`): the
            # symptom of whoever did not answer, not the job's bug nor its disk
-           and _exc_name(item) != "TimeoutError"
+           and _exc_name(item) not in ("TimeoutError", "timeout")  # socket.timeout too
            # an exception that relays the MPI library's own failure (`MPI_ERR_OTHER: known
            # error not in list`): its transport's story, told in the lines before it
            and _MPI_RELAYED.search(str(item.event.fields.get("exc_message", ""))) is None
@@ -298,12 +321,25 @@ def own_exception(ctx: Context) -> Finding | None:
     elif CORRUPT_DATA.search(message) and "_tensor_to_object" not in str(
             first.event.fields.get("frames", "")):  # the file it read is corrupt, not the disk
         category = Category.DATA
-    elif exc.rsplit(".", 1)[-1] in _IO_EXCEPTIONS or any(
+    elif _storage_refused(exc, message) or any(
             w in message for w in ("Input/output error", "Stale file handle",
                                    "No space left on device", "Parent directory",
                                    # torch.save's writer: fewer bytes landed than it wrote
                                    "inline_container.cc", "unexpected pos")):
         category = Category.STORAGE_IO
+    elif (unreached := UNREACHED_ENDPOINT.search(f"{exc}: {message}")) is not None:
+        # its client could not reach an endpoint or got no answer (a hub download, an HTTP
+        # service): the network's story, and the raiser is only one end of it
+        endpoint = _HTTP_ENDPOINT.search(message)
+        where = (f"{endpoint['host']}:{endpoint['port']}" if endpoint is not None
+                 else ", ".join(places(message)))
+        return Finding(
+            Category.NETWORK, (), (f"the link to {where}",) if where else (),
+            (f"{who(first)} raised {exc}: {message[:160]} ({first.where}); "
+             f"'{unreached.group(0)}' reads as network",), first,
+            ("Check the route from that node to the endpoint named (DNS, proxy, firewall), "
+             "and whether the service was up.",),
+        )
     else:
         # in dataset code or not, the job's own exception is its bug (a stall in data
         # loading is another matter: the data_phase rule), unless it carries an accelerator
@@ -348,7 +384,9 @@ _PEER_LOST = ("remote worker", "Connection reset by peer", "Connection closed by
               "Horovod has been shut down",
               # Paddle's signal handler (`FatalError: `Termination signal` is detected by the
               # operating system.`): a signal the process received, not an exception it raised
-              "is detected by the operating system")
+              "is detected by the operating system",
+              # an HTTP server that closed the connection (http.client, urllib3, requests)
+              "Remote end closed connection", "Connection broken: ", "'Connection aborted.'")
 
 
 # A collective that timed out waiting for a peer: the symptom of whoever did not arrive.
