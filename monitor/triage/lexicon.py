@@ -97,6 +97,18 @@ _RECLAIM_NOTICE = r"\b[Tt]ermination is imminent\b"
 _MEMORY_MONITOR_KILL = (r"Container killed by YARN for exceeding (?:physical |virtual )?memory "
                         r"limits|Worker\b.{0,80}?exceeded \d+% memory budget|"
                         r"killed due to memory pressure")
+# A platform that stopped the job's machine or pod, in its own words: the kubelet's graceful
+# node shutdown, the scheduler's preemption of a pod (`Preempted by ns/pod on node N`), a Job's
+# `activeDeadlineSeconds` (the cluster's time limit), an eviction's node condition, a spot VM's
+# interruption notice and GCE's preemption operation
+_STOPPED_BY_PLATFORM = (r"Pod was terminated in response to imminent node shutdown|"
+                        r"\bPreempted by \S+ on node\b|"
+                        r"\bJob was active longer than specified deadline\b|"
+                        r"\bThe node had condition: \[\w*Pressure\]|"
+                        r"(?i:\bspot (?:instance )?interruption (?:notice|warning)\b|"
+                        r"\bterminated due to spot interruption\b|"
+                        r"\bspot instance is scheduled for interruption\b)|"
+                        r"\bcompute\.instances\.preempted\b")
 # A ZMQ or socket bind that gave up (`Reached max retry for bind: Address already in use`)
 _BIND_GAVE_UP = r"Reached max retr(?:y|ies) for bind"
 
@@ -178,7 +190,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 # note, a scale-down's too
                                 r"\bActor is failed \w+ on worker \w+ at node [0-9a-f]{28,}, need_reschedule = (?:1|true)"
                                 r"(?!.*death context type = (?:OOM|CreationTaskFailure|RuntimeEnvFailed)Context)|"
-                                + _RECLAIM_NOTICE + "|" + _POWER_OFF),
+                                + _RECLAIM_NOTICE + "|" + _POWER_OFF + "|" + _STOPPED_BY_PLATFORM),
         (Family.NETWORK, r"NET/IB|NET/Socket|NET/OFI|\bibv_\w+|\bmlx5|IBV_WC_|(?<![A-Za-z])(?i:rdma)|"
                          r"libfabric|\bfi_\w+\(|\bEFA\b|(?i:connection refused)|ECONNREFUSED|"
                          r"(?i:no route to host)|EHOSTUNREACH|(?i:network (?:is )?unreachable)|"
@@ -246,6 +258,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                           r"RecursionError|SyntaxError|FileNotFoundError|JSONDecodeError|"
                           r"UnicodeDecodeError)\b|size mismatch|(?i:shape mismatch)|"
                           r"(?i:did not receive grad)|(?i:unused parameters)|"
+                          r"\bfinished reduction in the prior iteration\b|"
                           r"(?i:found nan)|\b(?:NaN|nan|inf)\b.{0,30}\b(?:loss|grad)|"
                           r"\b(?:loss|grad\w*)\b.{0,30}\b(?:NaN|nan)\b|result nan\b|"
                           # a C library's own assertion: glibc's `Assertion `x' failed.`,
@@ -306,7 +319,7 @@ _FAILED = re.compile(
     r"\bMPI_ABORT was invoked on rank \d+ in communicator \S+ with errorcode [1-9]|"
     r"\bLocal abort (?:before|after) MPI_(?:INIT|FINALIZE)\b|\b[A-Z][A-Z0-9]*_ASSERT: \S+:\d+|"
     r"\bfunction was called (?:before MPI_INIT|after MPI_FINALIZE) was invoked\b|"
-    + _AMDGPU + "|" + _DRM_GPU_HANG + "|" + _POWER_OFF)
+    + _AMDGPU + "|" + _DRM_GPU_HANG + "|" + _POWER_OFF + "|" + _STOPPED_BY_PLATFORM)
 # Lines that are no failure whatever they mention: warnings, retries still under way, and
 # what the writer logged at INFO or DEBUG (NCCL's "Plugin load returned 2 : … cannot open
 # shared object file" on every healthy job without a network plugin).
@@ -408,7 +421,8 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted",
                     "for bind", "memory pressure", "imminent", "Assertion fail",
                     "terminated with", "abort", "MPI_ABORT", "was invoked", "_ASSERT: ",
-                    "Segfault", ": F ")
+                    "Segfault", ": F ", "Pod was", "reempted by", "deadline", "condition: [",
+                    "nterruption", "instances.preempted")
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)
@@ -427,8 +441,19 @@ def _skipped_bad_input(text: str) -> bool:
     return _SKIPPED.search(text) is not None and _read_words(text).family is Family.DATA
 
 
+# Sentences only an error prints, whatever else the line mentions: DDP's unused-parameter
+# error, also where a paste kept only its tail (`… set the environment variable
+# TORCH_DISTRIBUTED_DEBUG to either INFO or DETAIL to print out information about which
+# particular parameters did not receive gradient on this rank as part of this error`); its
+# healthy warning says "did not find any unused parameters" instead
+_ERROR_ONLY = re.compile(r"\bExpected to have finished reduction in the prior iteration\b|"
+                         r"\bdid not receive grad(?:ient)? (?:for rank \d+|on this rank)\b")
+
+
 def looks_failed(text: str) -> bool:
     """True when a line reports a failure (before any family is read into it)."""
+    if ("grad" in text or "reduction" in text) and _ERROR_ONLY.search(text) is not None:
+        return True
     if (any(literal in text for literal in _FAILED_LITERALS) and _BENIGN.search(text) is None
             and _FAILED.search(_NOT_FAILURE.sub(" ", text)) is not None
             and not _retries_left(text) and not _skipped_bad_input(text)):

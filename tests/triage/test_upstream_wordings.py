@@ -964,3 +964,44 @@ def test_a_watchdog_headline_wrapped_by_hand_is_still_a_timeout(tmp_path: Path) 
         "         ran for 1800003 milliseconds before timing out.\n"))
     assert diagnosis.category is Category.UNDETERMINED
     assert diagnosis.events.get("watchdog_timeout") == 1
+
+
+@pytest.mark.parametrize("line", [
+    # the kubelet's graceful node shutdown (its pod status message)
+    "Pod was terminated in response to imminent node shutdown.",
+    # kube-scheduler's preemption event, a Job past its activeDeadlineSeconds, an eviction's
+    # node condition
+    "Normal   Preempting  pod/train-worker-1  Preempted by default/urgent-job on node gpu-7",
+    "Warning  DeadlineExceeded  job/train  Job was active longer than specified deadline",
+    "Message: The node had condition: [DiskPressure].",
+    # EC2's interruption notice and GCE's preemption operation
+    "EC2 Spot Instance Interruption Warning for instance i-0abc123",
+    "compute.instances.preempted: Instance was preempted.",
+])
+def test_a_platforms_own_words_for_stopping_the_job_are_infrastructure(
+        tmp_path: Path, line: str) -> None:
+    diagnosis = triage_texts(tmp_path, f"step 120 loss 2.31\n{line}\n")
+    assert diagnosis.category is Category.INFRASTRUCTURE
+
+
+def test_a_spot_handler_that_starts_is_no_interruption(tmp_path: Path) -> None:
+    diagnosis = triage_texts(tmp_path, "INFO spot interruption handler installed\n"
+                                       "Spot interruption handler: polling every 5 s\n"
+                                       "step 120 loss 2.31\n")
+    assert diagnosis.category is Category.NONE
+
+
+def test_the_tail_of_ddps_unused_parameter_error_is_the_jobs_bug(tmp_path: Path) -> None:
+    """reducer.cpp's error ends `… to print out information about which particular parameters
+    did not receive gradient on this rank as part of this error`: a paste that kept only that
+    line still shows DDP's unused-parameter error, though the line says INFO; its healthy
+    warning (`… but did not find any unused parameters in the forward pass`) is no failure."""
+    tail = (" In addition, you can set the environment variable TORCH_DISTRIBUTED_DEBUG to either "
+            "INFO or DETAIL to print out information about which particular parameters did not "
+            "receive gradient on this rank as part of this error\n")
+    assert triage_texts(tmp_path / "tail", tail).category is Category.SOFTWARE
+    warning = ("[W reducer.cpp:1346] Warning: find_unused_parameters=True was specified in DDP "
+               "constructor, but did not find any unused parameters in the forward pass. This "
+               "flag results in an extra traversal of the autograd graph every iteration, which "
+               "can adversely affect performance. (function operator())\n")
+    assert triage_texts(tmp_path / "warning", warning).category is Category.NONE
