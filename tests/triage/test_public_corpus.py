@@ -24,7 +24,7 @@ from tests.triage.public_corpus import (
 
 # Measured floors (right / total). Raise them when the rules improve; never lower them to pass.
 HELDOUT_FLOOR = 645
-TUNING_FLOOR = 818
+TUNING_FLOOR = 820
 MAJORITY_FLOOR = 648  # the held-out halves under the majority of three blind labels
 
 

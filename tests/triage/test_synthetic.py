@@ -199,6 +199,15 @@ def test_majority_decides_a_collective_mismatch(tmp_path: Path) -> None:
     assert (d.category, d.culprit_ranks) == (Category.SOFTWARE, (2,))
 
 
+def test_two_sizes_with_no_majority_are_a_desync_that_blames_nobody(tmp_path: Path) -> None:
+    """Same SeqNum and op, one rank on each side of two sizes: nothing says which rank
+    diverged; the two are not in the same collective."""
+    lines = [watchdog_timeout(r, 50, AT, op="ALLREDUCE", numel=128 if r == 1 else 64)
+             for r in range(2)]
+    d = _triage(write_lines(tmp_path / "job.log", lines))
+    assert (d.category, d.culprit_ranks) == (Category.COLLECTIVE_DESYNC, ())
+
+
 def test_desync_report_names_the_lagging_ranks(tmp_path: Path) -> None:
     """TORCH_NCCL_DESYNC_DEBUG's report is the culprit list."""
     lines = [

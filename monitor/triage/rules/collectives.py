@@ -88,10 +88,13 @@ def mismatch(ctx: Context) -> Finding | None:
     else:
         evidence.append(m.reason)
         evidence.append("no single rank can be blamed: each side only sees the other disagree")
-    # Different operations at one sequence number: the ranks' code paths diverged (a desync);
-    # the same operation with different sizes is a shape bug in the job.
+    # Different operations at one sequence number: the ranks' code paths diverged (a desync).
+    # The same operation with different sizes is a shape bug where one rank stands out from
+    # the others; where no rank does (one rank on each side), nothing says which side diverged,
+    # and the ranks are simply not in the same collective: a desync too.
     ops = {op for op, _numel in m.variants}
-    category = Category.COLLECTIVE_DESYNC if len(ops) > 1 else Category.SOFTWARE
+    category = (Category.SOFTWARE if len(ops) == 1 and m.culprits
+                else Category.COLLECTIVE_DESYNC)
     return Finding(
         category, m.culprits, tuple(f"rank {r}" for r in m.culprits), tuple(evidence),
         ctx.at(m.first_timeout),
