@@ -185,6 +185,11 @@ _CPP_START = re.compile(
     r"(?P<libcxx_exc>[\w:<>, ]+?)(?:: (?P<libcxx_what>.*))?$|"
     r"^Exception raised from (?P<func>\S+) at (?P<where>\S+) \(most recent call first\)"
 )
+# A traceback's code line that opens a file for writing (`open(path, "w")`, a mode on its own
+# continuation line `"wb")`, pyarrow's `OSFile(path, "wb")`): a missing directory then fails
+# the write, not a read. Looked for in the innermost _WRITE_DEPTH frames only.
+_WRITE_OPEN = re.compile(r"""(?:^\s*|[(,]\s*)(?:mode\s*=\s*)?["'](?:w|a|x)[bt+]?["']\s*[),]""")
+_WRITE_DEPTH = 5
 _RAISED_FROM = re.compile(r"^Exception raised from (?P<func>\S+) at (?P<where>\S+)")
 _CPP_FRAME = re.compile(r"^(?:frame #\d+: |#\d+ |C\+\+ CapturedTraceback:)")
 _RETCODE = re.compile(r" NCCL INFO (?P<file>[\w/.\-]+):(?P<line>\d+) -> (?P<retcode>\d+)")
@@ -222,6 +227,8 @@ class _Block:
     lines: int = 1
     after_last_error: bool = False
     after_bar: bool = False  # a progress bar was passed over inside the frames
+    frames_seen: int = 0  # frames read, before any were dropped for the cap
+    wrote_at: int = -1  # frames_seen when a frame's code opened a file for writing
     summary: dict[str, object] = field(default_factory=dict)
     section: str = ""
     entry: dict[str, object] | None = None
@@ -489,8 +496,11 @@ class EventExtractor:
                 if m is not None:
                     block.frames.append(f"{m['file']}:{m['line']} {m['func']}")
                     block.frame_files.append(m["file"])
+                    block.frames_seen += 1
                     del block.frames[:-_MAX_FRAMES]
                     del block.frame_files[:-_MAX_FRAMES]
+                elif _WRITE_OPEN.search(payload):
+                    block.wrote_at = block.frames_seen
                 return _Verdict.TAKE
             if not stripped:
                 return _Verdict.TAKE
@@ -706,6 +716,9 @@ class EventExtractor:
                                               DATA_FRAME_MARKS),
                 "in_checkpoint_code": _frames_match(block.frames, CHECKPOINT_FRAME_MARKS),
                 "in_collective": _frames_match(block.frames, ("distributed_c10d",)),
+                # the innermost frames' code opened a file to write it
+                "opened_for_write": (block.wrote_at >= 0
+                                     and block.frames_seen - block.wrote_at < _WRITE_DEPTH),
             }
             if "last_error" in block.summary:
                 fields["last_error"] = str(block.summary["last_error"])

@@ -177,6 +177,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 # YARN: `Container released on a *lost* node`
                                 r"(?i:\blost\*? node\b)|"
                                 r"/dev/shm|(?i:insufficient shared memory)|"
+                                # NCCL's shared-memory transport could not create its segment
+                                # (include/shm.h, after any of shm_open, fallocate, mmap):
+                                # the container's /dev/shm, as its `Last error:` already is
+                                r"Error while creating shared memory segment|"
                                 r"(?i:out of shared memory)|(?i:spot instance)|"
                                 # srun could not start the step's tasks on a node
                                 r"Task launch for \S+ failed on node|Application launch failed|"

@@ -1005,3 +1005,34 @@ def test_the_tail_of_ddps_unused_parameter_error_is_the_jobs_bug(tmp_path: Path)
                "flag results in an extra traversal of the autograd graph every iteration, which "
                "can adversely affect performance. (function operator())\n")
     assert triage_texts(tmp_path / "warning", warning).category is Category.NONE
+
+
+def test_a_file_opened_for_writing_in_a_missing_directory_is_storage(tmp_path: Path) -> None:
+    """`open(path, "w")` (its mode on a continuation line too) or pyarrow's `OSFile(path,
+    "wb")` failing with FileNotFoundError: the parent directory is not there, the policy's
+    storage failure. The same error from a read stays the job's bug."""
+    write = triage_texts(tmp_path / "write", (
+        'Traceback (most recent call last):\n'
+        '  File "multiproc.py", line 16, in <module>\n'
+        '    stdout = open("logs/{}_GPU_{}.log".format(job_id, i),\n'
+        '    "w")\n'
+        "FileNotFoundError: [Errno 2] No such file or directory: 'logs/run_GPU_1.log'\n"))
+    assert write.category is Category.STORAGE_IO
+    read = triage_texts(tmp_path / "read", (
+        'Traceback (most recent call last):\n'
+        '  File "train.py", line 40, in <module>\n'
+        '    with open(args.labels, "r") as f:\n'
+        "FileNotFoundError: [Errno 2] No such file or directory: 'data/labels.json'\n"))
+    assert read.category is Category.SOFTWARE
+
+
+def test_nccls_warning_alone_that_its_segment_failed_is_the_nodes_shm(tmp_path: Path) -> None:
+    """include/shm.h's `Error while creating shared memory segment %s (size %zu)` and the
+    return codes NCCL passed up, with no NCCL error line after them."""
+    diagnosis = triage_texts(tmp_path, (
+        "box:71145:71167 [0] include/shm.h:48 NCCL WARN Error while creating shared memory "
+        "segment nccl-shm-recv-37615efd-0-1-0 (size 9637888)\n"
+        "box:71145:71167 [0] NCCL INFO transport/shm.cc:101 -> 2\n"
+        "box:71145:71167 [0] NCCL INFO transport.cc:30 -> 2\n"
+        "box:71145:71167 [0] NCCL INFO init.cc:767 -> 2\n"))
+    assert diagnosis.category is Category.INFRASTRUCTURE

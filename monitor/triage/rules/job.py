@@ -321,7 +321,11 @@ def own_exception(ctx: Context) -> Finding | None:
     elif CORRUPT_DATA.search(message) and "_tensor_to_object" not in str(
             first.event.fields.get("frames", "")):  # the file it read is corrupt, not the disk
         category = Category.DATA
-    elif _storage_refused(exc, message) or any(
+    elif _storage_refused(exc, message) or (
+            # a file opened for writing in a directory that is not there: the policy's
+            # "missing parent directory" (torch.save's own words are read below)
+            exc.rsplit(".", 1)[-1] == "FileNotFoundError"
+            and first.event.fields.get("opened_for_write")) or any(
             w in message for w in ("Input/output error", "Stale file handle",
                                    "No space left on device", "Parent directory",
                                    # torch.save's writer: fewer bytes landed than it wrote

@@ -580,6 +580,12 @@ _OTHER_REASON = re.compile(r"(?i)shared memory|/dev/shm|peer|cuda|out of memory|
 _A_PEER_DIED = (*_CRASHED, EventKind.CHILD_FAILED_SUMMARY)
 
 
+def _own_warning(error: Located) -> str:
+    """The NCCL WARN an error's record opens with (a return-code trace under its warning)."""
+    text = error.event.text
+    return text if " NCCL WARN " in text else ""
+
+
 def _last_error(ctx: Context, error: Located) -> str:
     """What NCCL warned last, as the error carries it: torch's `Last error:` (on the error's
     own record, or on a line of its own below a prefixed one), XLA's quoted last warning."""
@@ -647,7 +653,11 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
     word that a CUDA call failed under it: the reporting rank's GPU, its reason shown or not."""
     errors = [e for e in ctx.of(EventKind.NCCL_ERROR)
               if e.event.fields.get("nccl_code") in ("system", "internal", "remote",
-                                                      "unhandled_cuda")]
+                                                      "unhandled_cuda")
+              # NCCL's own warning that it could not create its segment, with the return
+              # codes it passed up (`include/shm.h:48 NCCL WARN Error while creating shared
+              # memory segment …`, then `transport/shm.cc:101 -> 2`)
+              or _NCCL_SHM_REASON.search(_own_warning(e)) is not None]
     errors += [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
                if any(w in str(e.event.fields.get("exc_message", "")) for w in _NCCL_UNEXPLAINED)]
     # a C++ program's own report of NCCL's code (`what():  NCCL failure: unhandled cuda error`)
@@ -667,7 +677,7 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
     # memory segment /dev/shm/nccl-…`, posix_fallocate's ENOSPC): the container's /dev/shm
     # explains the error, whichever code NCCL returned for it (a system error, or with its
     # cuMem host memory an unhandled cuda error); the rank that met it is no culprit
-    last = _last_error(ctx, first)
+    last = _last_error(ctx, first) or _own_warning(first)
     if _NCCL_SHM.search(last):
         return Finding(
             Category.INFRASTRUCTURE, (), tuple(filter(None, (_named(None, first),))),
