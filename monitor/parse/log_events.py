@@ -186,10 +186,21 @@ _CPP_START = re.compile(
     r"^Exception raised from (?P<func>\S+) at (?P<where>\S+) \(most recent call first\)"
 )
 # A traceback's code line that opens a file for writing (`open(path, "w")`, a mode on its own
-# continuation line `"wb")`, pyarrow's `OSFile(path, "wb")`): a missing directory then fails
-# the write, not a read. Looked for in the innermost _WRITE_DEPTH frames only.
-_WRITE_OPEN = re.compile(r"""(?:^\s*|[(,]\s*)(?:mode\s*=\s*)?["'](?:w|a|x)[bt+]?["']\s*[),]""")
+# continuation line `"wb")`, pyarrow's `OSFile(path, "wb")`, PIL's `open(filename, "w+b")`): a
+# missing directory then fails the write, not a read
+_WRITE_OPEN = re.compile(r"""(?:^\s*|[(,]\s*)(?:mode\s*=\s*)?["'](?:w|a|x)[bt+]{0,2}["']\s*[),]""")
+_OPEN_CALL = re.compile(r"\bopen\(")
+# ... and one that opens a file to read it: one argument, or a literal read mode (a mode passed
+# on in a variable, `io.open(self, mode, …)` under pathlib, says nothing)
+_READ_OPEN = re.compile(r"""\bopen\((?:[^(),]|\([^()]*\))*(?:\)|,\s*["']r[bt+]?["']\s*[),])""")
 _WRITE_DEPTH = 5
+
+
+def _opens_for_write(code: str) -> bool:
+    """Whether a traceback's code line opens a file for writing, and only that: a line that
+    also opens another file (`open(src, "r") as fin, open(dst, "w")`) does not say which failed."""
+    return _WRITE_OPEN.search(code) is not None and len(_OPEN_CALL.findall(code)) <= 1
+
 _RAISED_FROM = re.compile(r"^Exception raised from (?P<func>\S+) at (?P<where>\S+)")
 _CPP_FRAME = re.compile(r"^(?:frame #\d+: |#\d+ |C\+\+ CapturedTraceback:)")
 _RETCODE = re.compile(r" NCCL INFO (?P<file>[\w/.\-]+):(?P<line>\d+) -> (?P<retcode>\d+)")
@@ -228,7 +239,8 @@ class _Block:
     after_last_error: bool = False
     after_bar: bool = False  # a progress bar was passed over inside the frames
     frames_seen: int = 0  # frames read, before any were dropped for the cap
-    wrote_at: int = -1  # frames_seen when a frame's code opened a file for writing
+    open_mode: str = ""  # "w"/"r": the innermost code line shown that opens a file, its mode
+    wrote_at: int = -1  # frames_seen at that write
     summary: dict[str, object] = field(default_factory=dict)
     section: str = ""
     entry: dict[str, object] | None = None
@@ -263,6 +275,9 @@ class EventExtractor:
         self._stale_lines = stale_lines
         self._blocks: dict[tuple[object, ...], _Block] = {}
         self._fed = 0
+        # the line of each writer's last `Exception in thread NAME:` (a thread's traceback
+        # follows it; the process goes on)
+        self._thread_headers: dict[tuple[object, ...], int] = {}
         self.pid_ranks: dict[tuple[str, int], tuple[int, int]] = {}  # (host,pid) → (nranks, rank)
         self.prefixes_seen: set[str] = set()
         self.progress_lines = 0
@@ -303,6 +318,8 @@ class EventExtractor:
                 out.extend(self._close_stale())
         if not payload or not is_candidate(payload):
             return out
+        if payload.startswith("Exception in thread ") and "MainThread" not in payload:
+            self._thread_headers[key] = index
         events = self._line_events(env, payload, index, rank, nccl)
         start = self._start_block(env, payload, index, rank, key, nccl, prev)
         if start is not None:
@@ -410,6 +427,8 @@ class EventExtractor:
         at = payload.find(_TRACEBACK)
         if at >= 0 and not payload.startswith("Original"):
             block = self._new_block("traceback", key, env, payload[at:], index, rank)
+            if 0 < index - self._thread_headers.get(key, -9) <= 2:
+                block.summary["in_thread"] = True
             return block
         if payload.startswith("Fatal Python error:"):
             block = self._new_block("faulthandler", key, env, payload, index, rank)
@@ -468,6 +487,13 @@ class EventExtractor:
         exc = m["exc"]
         block.exc_type = exc
         block.exc_message = (m["msg"] or "").strip()
+        # whether this exception's innermost code line that opens a file opened it to write, a
+        # few frames from the failure (a missing program under subprocess is no write); a
+        # chained traceback after it starts afresh
+        block.summary["opened_for_write"] = (
+            block.open_mode == "w" and block.frames_seen - block.wrote_at < _WRITE_DEPTH
+            and not _frames_match(block.frames, ("_execute_child",)))
+        block.open_mode, block.wrote_at = "", -1
         block.chain.append(exc)
         block.state = "message"
         if exc.endswith("ChildFailedError"):
@@ -499,8 +525,10 @@ class EventExtractor:
                     block.frames_seen += 1
                     del block.frames[:-_MAX_FRAMES]
                     del block.frame_files[:-_MAX_FRAMES]
-                elif _WRITE_OPEN.search(payload):
-                    block.wrote_at = block.frames_seen
+                elif _opens_for_write(payload):  # a frame's code line
+                    block.open_mode, block.wrote_at = "w", block.frames_seen
+                elif _READ_OPEN.search(payload):
+                    block.open_mode = "r"
                 return _Verdict.TAKE
             if not stripped:
                 return _Verdict.TAKE
@@ -716,9 +744,9 @@ class EventExtractor:
                                               DATA_FRAME_MARKS),
                 "in_checkpoint_code": _frames_match(block.frames, CHECKPOINT_FRAME_MARKS),
                 "in_collective": _frames_match(block.frames, ("distributed_c10d",)),
-                # the innermost frames' code opened a file to write it
-                "opened_for_write": (block.wrote_at >= 0
-                                     and block.frames_seen - block.wrote_at < _WRITE_DEPTH),
+                "opened_for_write": bool(block.summary.get("opened_for_write")),
+                # raised in a thread other than the main one (`Exception in thread NAME:`)
+                "in_thread": bool(block.summary.get("in_thread")),
             }
             if "last_error" in block.summary:
                 fields["last_error"] = str(block.summary["last_error"])

@@ -453,6 +453,10 @@ def _post_retry(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]
         exhausted = True
     if fields.get("remaining") == 0:
         exhausted = True
+    if "' thrown while requesting " in payload:
+        # huggingface_hub's backoff quotes the request's own failure (urllib3's `Max retries
+        # exceeded`) and then tries again (`Retrying in 1s [Retry 1/5].`)
+        exhausted = False
     fields["exhausted"] = exhausted
     fields["context"] = retry_context(payload)
     return EventKind.RETRY, Level.ERROR if exhausted else Level.INFO, fields

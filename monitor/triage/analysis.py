@@ -38,7 +38,7 @@ from monitor.triage.evidence import (
     who,
 )
 from monitor.triage.reader import FileScan, InputProblem
-from monitor.triage.rules import RULES, Context, Finding, still_failing
+from monitor.triage.rules import RULES, Context, Finding, still_failing, thread_stepped_past
 from monitor.triage.topology import ONE_NODE, SRUN_RANK, promoted, read_topology
 
 
@@ -182,12 +182,20 @@ def diagnose(
         finding = rule(ctx)
         if finding is not None:
             break
-    errors = [e for e in located if e.event.level >= Level.ERROR and e.kind not in _NOISE]
+    # a thread's traceback the job stepped past (`Exception in thread NAME:`, progress after
+    # it): the process went on, and nothing in its record is the job's failure
+    passed = [(e.file_index, e.event.line, e.event.end_line) for e in located
+              if thread_stepped_past(ctx, e)]
+    errors = [e for e in located if e.event.level >= Level.ERROR and e.kind not in _NOISE
+              and not any(i == e.file_index and a <= e.event.line <= b for i, a, b in passed)]
     if finding is None:
         # a failing line no pattern made an error of (an exception line whose only event is
         # the lost connection in it) still says the job failed
-        sign = next((e for e in located if _failure_sign(e)), None)
-        failed = errors or sign is not None or any(still_failing(scan) for scan in scans)
+        sign = next((e for e in located if _failure_sign(e)
+                     and not thread_stepped_past(ctx, e)), None)
+        failed = errors or sign is not None or any(
+            still_failing(scan, [(a, b) for i, a, b in passed if i == index])
+            for index, scan in enumerate(scans))
         # say what shows the failure (a traceback cut before its exception line: a shell's
         # `Terminated` after it says only that the process was stopped)
         shown = (f"{describe(sign)} ({sign.where}); no line says why",) if sign else ()

@@ -64,7 +64,10 @@ CORRUPT_DATA = re.compile(r"image file is truncated|cannot identify image file|"
                           r"failed finding central directory|invalid load key|"
                           r"Error -3 while decompressing|CRC check failed|"
                           r"Compressed file ended before the end-of-stream|\bDataLossError\b|"
-                          r"corrupted record at")
+                          r"corrupted record at|"
+                          # HDF5's file shorter than its superblock says (`truncated file: eof =
+                          # 1073741824, sblock->base_addr = 0, stored_eof = 4294967296`)
+                          r"\btruncated file: eof = \d+")
 
 # torch.save's C++ check that every byte it wrote landed (`[enforce fail at
 # inline_container.cc:274] . unexpected pos 3695636864 vs 3695636752`)
@@ -78,7 +81,16 @@ UNREACHED_ENDPOINT = re.compile(
     r"\bHTTPS?ConnectionPool\(host=[^)]*\): (?:Max retries exceeded|Read timed out)|"
     r"Cannot connect to proxy|Could not connect to the endpoint URL|"
     r"\bClientConnectorError\b|\bCannot connect to host \S+ ssl:|"
-    r"(?i:\bcouldn't (?:connect to|reach) '?https?://)|\bCouldn't reach '[^']+' on the Hub\b")
+    r"(?i:\bcouldn't (?:connect to|reach) '?https?://)|\bCouldn't reach '[^']+' on the Hub\b|"
+    # httpx's connect failure; the socket errnos of a network that did not carry the connect
+    # (ENETUNREACH, ETIMEDOUT, ECONNREFUSED, EHOSTUNREACH), raised as a bare OSError too
+    r"\bhttpx\.ConnectError\b|\[Errno (?:101|110|111|113)\]")
+# ... unless the endpoint answered (an HTTP status: access refused, a rate limit) or no
+# connection was tried at all (the hub's offline mode): the job's setup, not the network
+ANSWERED_OR_OFFLINE = re.compile(
+    r"\(error [45]\d\d\)|\bResponseError\(|\b[45]\d\d (?:Client|Server) Error\b|"
+    r"\btoo many [45]\d\d error responses\b|OfflineModeIsEnabled|"
+    r"outgoing traffic has been disabled|\bHF_(?:HUB|DATASETS)_OFFLINE\b|local_files_only")
 # AMD's kernel driver: `amdgpu: sq_intr: error, …`, `amdgpu: GPU fault detected`, a ring
 # timeout, a reset that failed (`GPU reset(2) failed`); both a failure (the gate below) and the
 # GPU's. A reset that began (`GPU reset begin!`) may succeed and the job go on, and its count of
@@ -97,18 +109,21 @@ _RECLAIM_NOTICE = r"\b[Tt]ermination is imminent\b"
 _MEMORY_MONITOR_KILL = (r"Container killed by YARN for exceeding (?:physical |virtual )?memory "
                         r"limits|Worker\b.{0,80}?exceeded \d+% memory budget|"
                         r"killed due to memory pressure")
-# A platform that stopped the job's machine or pod, in its own words: the kubelet's graceful
-# node shutdown, the scheduler's preemption of a pod (`Preempted by ns/pod on node N`), a Job's
-# `activeDeadlineSeconds` (the cluster's time limit), an eviction's node condition, a spot VM's
-# interruption notice and GCE's preemption operation
+# A platform that stopped the job's pod, in its own sentences (the gate below reads them as a
+# failure): the kubelet's graceful node shutdown, the scheduler's preemption of a pod
+# (`Preempted by ns/pod on node N`), a Job's `activeDeadlineSeconds` (the cluster's time
+# limit), an eviction's node condition
 _STOPPED_BY_PLATFORM = (r"Pod was terminated in response to imminent node shutdown|"
                         r"\bPreempted by \S+ on node\b|"
                         r"\bJob was active longer than specified deadline\b|"
-                        r"\bThe node had condition: \[\w*Pressure\]|"
-                        r"(?i:\bspot (?:instance )?interruption (?:notice|warning)\b|"
-                        r"\bterminated due to spot interruption\b|"
-                        r"\bspot instance is scheduled for interruption\b)|"
-                        r"\bcompute\.instances\.preempted\b")
+                        r"\bThe node had condition: \[\w*Pressure\b")
+# ... and words that name such a stop but are also set up, filtered on and watched for by
+# healthy jobs (a spot handler's notice it polls, a gcloud filter): the platform's family only
+# where the line failed for its own reasons
+_RECLAIM_WORDS = (r"(?i:\bspot (?:instance )?interruption (?:notice|warning)\b|"
+                  r"\bterminated due to spot interruption\b|"
+                  r"\bspot instance is scheduled for interruption\b)|"
+                  r"\bcompute\.instances\.preempted\b")
 # A ZMQ or socket bind that gave up (`Reached max retry for bind: Address already in use`)
 _BIND_GAVE_UP = r"Reached max retr(?:y|ies) for bind"
 
@@ -194,7 +209,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 # note, a scale-down's too
                                 r"\bActor is failed \w+ on worker \w+ at node [0-9a-f]{28,}, need_reschedule = (?:1|true)"
                                 r"(?!.*death context type = (?:OOM|CreationTaskFailure|RuntimeEnvFailed)Context)|"
-                                + _RECLAIM_NOTICE + "|" + _POWER_OFF + "|" + _STOPPED_BY_PLATFORM),
+                                + _RECLAIM_NOTICE + "|" + _POWER_OFF + "|" + _STOPPED_BY_PLATFORM
+                                + "|" + _RECLAIM_WORDS),
         (Family.NETWORK, r"NET/IB|NET/Socket|NET/OFI|\bibv_\w+|\bmlx5|IBV_WC_|(?<![A-Za-z])(?i:rdma)|"
                          r"libfabric|\bfi_\w+\(|\bEFA\b|(?i:connection refused)|ECONNREFUSED|"
                          r"(?i:no route to host)|EHOSTUNREACH|(?i:network (?:is )?unreachable)|"
@@ -329,6 +345,9 @@ _FAILED = re.compile(
 # shared object file" on every healthy job without a network plugin).
 _BENIGN = re.compile(
     r"(?i:warning:|deprecat|will retry|retrying)|"
+    # huggingface_hub's backoff: `'(ReadTimeoutError(…))' thrown while requesting HEAD https://…`,
+    # then `Retrying in 1s [Retry 1/5].` (its last try's failure is raised as an exception)
+    r"' thrown while requesting [A-Z]+ https?://|"
     # vLLM's and SGLang's stamp at WARNING (`WARNING 07-23 10:11:12 scheduler.py:1481] Sequence
     # group 87 is preempted by PreemptionMode.RECOMPUTE …`: its scheduler's routine note)
     r"\bWARNING \d\d-\d\d \d\d:\d\d:\d\d\b|"
@@ -425,8 +444,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted",
                     "for bind", "memory pressure", "imminent", "Assertion fail",
                     "terminated with", "abort", "MPI_ABORT", "was invoked", "_ASSERT: ",
-                    "Segfault", ": F ", "Pod was", "reempted by", "deadline", "condition: [",
-                    "nterruption", "instances.preempted")
+                    "Segfault", ": F ", "Pod was", "reempted by", "deadline", "condition: [")
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)

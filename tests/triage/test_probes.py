@@ -33,11 +33,49 @@ HEALTHY = ("grpc_retry_healthy", "ray_gcs_scaledown", "ray_driver", "git_publick
            # Open MPI's abort words where they end nothing (a skipped test's message, a
            # counter, a note, an abort with errorcode 0 after the run finished)
            "mpi_healthy_help_mpiabort", "mpi_healthy_localabort_stats",
-           "mpi_healthy_will_now_abort_notice", "mpi_mpiabort_errorcode0_after_finish")
+           "mpi_healthy_will_now_abort_notice", "mpi_mpiabort_errorcode0_after_finish",
+           # a hub request retried (huggingface_hub's backoff quotes urllib3's "Max retries
+           # exceeded" and tries again), a background upload thread's failure the training
+           # went on past, a side service's retry loop, DDP's healthy unused-parameter warning,
+           # a spot handler and set-up commands that only name a platform's stop words
+           "hub_retry_then_trained_healthy", "hub_timeout_warning_healthy",
+           "upload_thread_failed_then_trained_healthy", "vllm_hub_warning_healthy",
+           "wandb_retry_loop_healthy", "ddp_find_unused_warning_healthy",
+           "spot_handler_polling_healthy", "gce_preempted_filter_healthy",
+           "spot_eventbridge_rule_healthy")
 
 # probe -> (the category it must have, a word its culprit must hold, or "" for no check)
 CAUSES: dict[str, tuple[Category, str]] = {
     "ckpt_skip": (Category.STORAGE_IO, ""),  # "…; skipping this save" hides no disk failure
+    # endpoints the job's clients could not reach: httpx, a bare OSError's errno, a DataLoader
+    # worker's object store, through a proxy
+    "httpx_connect_refused": (Category.NETWORK, ""),
+    "oserror_enetunreach": (Category.NETWORK, ""),
+    "oserror_ehostunreach": (Category.NETWORK, ""),
+    "dataloader_s3_unreached": (Category.NETWORK, ""),
+    "hub_proxy_refused": (Category.NETWORK, "proxy"),
+    # storage in an OSError's and its writers' words: a FUSE or Lustre mount gone, a
+    # DataLoader worker's own errno, datasets' space check, pandas' and PIL's missing directory
+    "fuse_mount_gone": (Category.STORAGE_IO, "rank 0"),
+    "lustre_eshutdown": (Category.STORAGE_IO, ""),
+    "dataloader_fuse_gone": (Category.STORAGE_IO, ""),
+    "dataloader_eio": (Category.STORAGE_IO, ""),
+    "datasets_not_enough_disk": (Category.STORAGE_IO, ""),
+    "pandas_missing_dir": (Category.STORAGE_IO, ""),
+    "fnf_pil_save_missing_dir": (Category.STORAGE_IO, ""),
+    "fnf_write_missing_dir": (Category.STORAGE_IO, ""),
+    "h5py_truncated": (Category.DATA, ""),
+    # the first failure in its own file wins over a later hub timeout in another; a banner
+    # after an exception is no cause of its own; DDP's error tail names its rank
+    "keyerror_file_then_hub_file": (Category.SOFTWARE, ""),
+    "segv_banner_after_keyerror": (Category.SOFTWARE, "rank 0"),
+    "ddp_error_tail_only": (Category.SOFTWARE, "rank 3"),
+    # one collective, two sizes, one rank on each side: a desync with no culprit
+    "allreduce_two_sizes_1v1": (Category.COLLECTIVE_DESYNC, ""),
+    # a platform's own sentences for stopping the job, and its stop words after a real error
+    "k8s_preempted_by_pod": (Category.INFRASTRUCTURE, "llm-train-worker-3"),
+    "k8s_node_two_conditions": (Category.INFRASTRUCTURE, ""),
+    "spot_notice_after_keyerror": (Category.SOFTWARE, ""),
     "orchestrator_retry": (Category.OOM, ""),  # a retry counter hides no OOMKilled
     "retry_then_fraction": (Category.STORAGE_IO, ""),
     # EAGAIN outside a collective: the OS refused (a lock another process holds, the process
@@ -194,6 +232,21 @@ NOT: dict[str, Category] = {
     "mpi_heap_assert": Category.SOFTWARE,
     "mpi_pthread_mutex_assert_after_nccl": Category.SOFTWARE,
     "mpi_startup_wait_midrun": Category.INIT_TIMEOUT,
+    # an endpoint that answered (403, 429) or was never tried (offline mode) is no network
+    # fault; a refusal after a peer's crash in another file is that crash's story
+    "hub_answered_403": Category.NETWORK,
+    "hub_answered_429": Category.NETWORK,
+    "hub_offline_not_cached": Category.NETWORK,
+    "datasets_offline_mode": Category.NETWORK,
+    "refused_after_peer_segv": Category.NETWORK,
+    # a missing file that was read (also under a write on the same line or an outer frame),
+    # or a missing program, is no missing directory
+    "fnf_read_and_write_one_line": Category.STORAGE_IO,
+    "fnf_read_under_write": Category.STORAGE_IO,
+    "fnf_missing_program": Category.STORAGE_IO,
+    # an all-to-all's uneven splits are no desync; too many open files is no /dev/shm
+    "alltoall_uneven_timeout": Category.COLLECTIVE_DESYNC,
+    "nccl_shm_emfile": Category.INFRASTRUCTURE,
 }
 
 

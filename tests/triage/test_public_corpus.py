@@ -24,7 +24,7 @@ from tests.triage.public_corpus import (
 
 # Measured floors (right / total). Raise them when the rules improve; never lower them to pass.
 HELDOUT_FLOOR = 663
-TUNING_FLOOR = 840
+TUNING_FLOOR = 841
 MAJORITY_FLOOR = 667  # the held-out halves under the majority of three blind labels
 
 

@@ -11,7 +11,7 @@ network, launchers, and the lexicon's last resort); this module holds their orde
 
 from __future__ import annotations
 
-from monitor.triage.rules.base import Context, Finding, Rule
+from monitor.triage.rules.base import Context, Finding, Rule, thread_stepped_past
 from monitor.triage.rules.collectives import (
     absent_rank,
     barrier_unanswered,
@@ -57,7 +57,7 @@ from monitor.triage.rules.network import (
 )
 from monitor.triage.rules.unexplained import still_failing, unrecognised_failure
 
-__all__ = ["RULES", "Context", "Finding", "Rule", "still_failing"]
+__all__ = ["RULES", "Context", "Finding", "Rule", "still_failing", "thread_stepped_past"]
 
 RULES: tuple[Rule, ...] = (
     desync_report,

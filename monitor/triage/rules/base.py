@@ -238,3 +238,11 @@ def _spawn_reports(ctx: Context, file_index: int) -> list[tuple[int, str]]:
 
 
 _LEGACY_LOCAL = re.compile(r"--local[_-]rank[= ]'?(\d+)")
+
+
+def thread_stepped_past(ctx: Context, item: Located) -> bool:
+    """An exception raised in a thread other than the main one (`Exception in thread NAME:`)
+    after which the same file shows the job's progress: the process went on without it."""
+    return (item.kind is EventKind.PYTHON_TRACEBACK and bool(item.event.fields.get("in_thread"))
+            and any(p.file_index == item.file_index and p.event.line > item.event.end_line
+                    for p in ctx.of(EventKind.PROGRESS)))

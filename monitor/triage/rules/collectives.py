@@ -76,10 +76,19 @@ def horovod_stalled(ctx: Context) -> Finding | None:
     return None
 
 
+# Collectives whose sizes differ between ranks by design: an all-to-all's splits (MoE token
+# dispatch), a gather's or scatter's root against the rest, a send against its recv
+_UNEVEN_BY_DESIGN = frozenset({"ALLTOALL", "ALLTOALL_BASE", "ALLTOALLV", "_ALLTOALL_BASE",
+                               "GATHER", "SCATTER", "SEND", "RECV", "RECVANYSOURCE"})
+
+
 def mismatch(ctx: Context) -> Finding | None:
-    if not ctx.picture.mismatches:
+    mismatches = [m for m in ctx.picture.mismatches
+                  if len({op for op, _numel in m.variants}) > 1
+                  or not {op for op, _numel in m.variants} <= _UNEVEN_BY_DESIGN]
+    if not mismatches:
         return None
-    m = ctx.picture.mismatches[0]
+    m = mismatches[0]
     parts = [f"{op} NumelIn={numel} on rank(s) {compress_ranks(ranks)}"
              for (op, numel), ranks in sorted(m.variants.items(), key=lambda kv: kv[1])]
     evidence = [f"collective #{m.seq} differs across ranks: " + "; ".join(parts)]

@@ -10,6 +10,7 @@ from monitor.parse.log_events import EventKind
 from monitor.parse.log_patterns import DATA_PHASE_WORDS
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
 from monitor.triage.lexicon import (
+    ANSWERED_OR_OFFLINE,
     CORRUPT_DATA,
     SHORT_WRITE,
     UNREACHED_ENDPOINT,
@@ -32,6 +33,7 @@ from monitor.triage.rules.base import (
     _ray_task,
     _ray_task_name,
     _spawn_reports,
+    thread_stepped_past,
 )
 
 # Exceptions that are a file system's refusal whatever their message. A missing file
@@ -46,7 +48,39 @@ _STORAGE_EXCEPTIONS = frozenset({"FileExistsError", "PermissionError",
 _GENERIC_OS_ERRORS = frozenset({"OSError", "IOError", "EnvironmentError"})
 _DISK_ERRNO = re.compile(r"\[Errno (?:5|14|17|27|28|30|116|121|122)\]|"
                          r"Input/output error|Stale file handle|No space left on device|"
-                         r"Read-only file system|Disk quota exceeded|File too large")
+                         r"Read-only file system|Disk quota exceeded|File too large|"
+                         # a FUSE or Lustre mount that went away under a path (ENOTCONN,
+                         # ESHUTDOWN on a file, not a socket)
+                         r"\[Errno 10[78]\] [^:]*: '|"
+                         # datasets' check before it writes, pandas' missing directory
+                         r"\bNot enough disk space\b|"
+                         r"\bCannot save file into a non-existent directory\b")
+
+
+_CRASH_KINDS = (EventKind.NATIVE_CRASH, EventKind.FAULTHANDLER, EventKind.SIGNAL_KILL)
+
+
+def _said(ctx: Context, item: Located) -> str:
+    """An exception's type and message, and the lines of its record that the file's tail
+    holds (a chained cause's words: `outgoing traffic has been disabled`)."""
+    record = [t.text for t in ctx.scans[item.file_index].tail
+              if item.event.line <= t.line <= min(item.event.end_line, item.event.line + 60)]
+    return "\n".join([f"{item.event.fields.get('exc_type')}: "
+                       f"{item.event.fields.get('exc_message', '')}", item.event.text, *record])
+
+
+def _unreached(text: str) -> str | None:
+    """The endpoint an exception says its client could not reach ("" when it names none), or
+    None when it says no such thing, or says the endpoint answered (an HTTP status) or that
+    no connection was tried (the hub's offline mode)."""
+    if UNREACHED_ENDPOINT.search(text) is None or ANSWERED_OR_OFFLINE.search(text) is not None:
+        return None
+    endpoint = _HTTP_ENDPOINT.search(text)
+    where = (f"{endpoint['host']}:{endpoint['port']}" if endpoint is not None
+             else ", ".join(places(text)))
+    if "Cannot connect to proxy" in text or "ProxyError" in text:
+        return f"the proxy on the way to {where}" if where else "the proxy"
+    return f"the link to {where}" if where else ""
 
 
 def _storage_refused(exc: str, message: str) -> bool:
@@ -85,11 +119,22 @@ def dataloader(ctx: Context) -> Finding | None:
         if cause == "exception":
             exc = str(first.event.fields.get("exc", ""))
             # the worker's original exception (its last lines) may say the input is corrupt
-            corrupt = CORRUPT_DATA.search(first.event.text) or next(
-                (m for t in ctx.scans[first.file_index].tail if t.line >= first.event.line
-                 if (m := CORRUPT_DATA.search(t.text)) is not None), None)
+            original = "\n".join(t.text for t in ctx.scans[first.file_index].tail
+                                 if first.event.line <= t.line <= first.event.line + 60)
+            corrupt = CORRUPT_DATA.search(first.event.text) or CORRUPT_DATA.search(original)
+            unreached = _unreached(original)
+            if unreached is not None and not corrupt:
+                # the worker read from an endpoint it could not reach (an object store)
+                return Finding(
+                    Category.NETWORK, (), (unreached,) if unreached else (),
+                    (f"{who(first)}: {exc} in a DataLoader worker ({first.where}): the "
+                     "endpoint it read from could not be reached",), first,
+                    ("Check the route from that node to the data's endpoint (DNS, proxy, "
+                     "firewall) and whether the service was up.",),
+                )
             category = (Category.DATA if corrupt else
-                        Category.STORAGE_IO if _storage_refused(exc, first.event.text)
+                        Category.STORAGE_IO if _storage_refused(exc, f"{first.event.text}\n"
+                                                                     f"{original}")
                         else Category.SOFTWARE)
             return Finding(
                 category, ranks, culprits,
@@ -308,10 +353,23 @@ def own_exception(ctx: Context) -> Finding | None:
            # an exception that relays the MPI library's own failure (`MPI_ERR_OTHER: known
            # error not in list`): its transport's story, told in the lines before it
            and _MPI_RELAYED.search(str(item.event.fields.get("exc_message", ""))) is None
-           and not _aftermath(ctx, item)]
+           and not _aftermath(ctx, item)
+           and not thread_stepped_past(ctx, item)]
     if not own:
         return None
     first = own[0]
+    if _unreached(_said(ctx, first)) is not None:
+        # a client that could not reach a service is that service's story where the logs show
+        # it failing (another process's own error or crash, in a file of its own: files
+        # without times have no order between them)
+        elsewhere = [i for i in own if i.file_index != first.file_index
+                     and _unreached(_said(ctx, i)) is None]
+        if elsewhere:
+            first = elsewhere[0]
+        elif any(i.file_index != first.file_index and _unreached(_said(ctx, i)) is None
+                 for i in ctx.of(*_CRASH_KINDS, EventKind.PYTHON_TRACEBACK)
+                 if i.kind is not EventKind.PYTHON_TRACEBACK or i.event.fields.get("exc_type")):
+            return None  # another process failed too, in words no rule here concludes on
     exc = str(first.event.fields.get("exc_type"))
     message = str(first.event.fields.get("exc_message", ""))
     if _TORCH_SHM_FILE.search(message):
@@ -331,16 +389,13 @@ def own_exception(ctx: Context) -> Finding | None:
                                    # torch.save's writer: fewer bytes landed than it wrote
                                    "inline_container.cc", "unexpected pos")):
         category = Category.STORAGE_IO
-    elif (unreached := UNREACHED_ENDPOINT.search(f"{exc}: {message}")) is not None:
+    elif (unreached := _unreached(_said(ctx, first))) is not None:
         # its client could not reach an endpoint or got no answer (a hub download, an HTTP
         # service): the network's story, and the raiser is only one end of it
-        endpoint = _HTTP_ENDPOINT.search(message)
-        where = (f"{endpoint['host']}:{endpoint['port']}" if endpoint is not None
-                 else ", ".join(places(message)))
         return Finding(
-            Category.NETWORK, (), (f"the link to {where}",) if where else (),
-            (f"{who(first)} raised {exc}: {message[:160]} ({first.where}); "
-             f"'{unreached.group(0)}' reads as network",), first,
+            Category.NETWORK, (), (unreached,) if unreached else (),
+            (f"{who(first)} raised {exc}: {message[:160]} ({first.where}); its client could "
+             "not reach the endpoint",), first,
             ("Check the route from that node to the endpoint named (DNS, proxy, firewall), "
              "and whether the service was up.",),
         )

@@ -678,7 +678,9 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
     # explains the error, whichever code NCCL returned for it (a system error, or with its
     # cuMem host memory an unhandled cuda error); the rank that met it is no culprit
     last = _last_error(ctx, first) or _own_warning(first)
-    if _NCCL_SHM.search(last):
+    # (a segment it could not open for want of file descriptors is the process's limit, no
+    # shortage of /dev/shm)
+    if _NCCL_SHM.search(last) and "Too many open files" not in last:
         return Finding(
             Category.INFRASTRUCTURE, (), tuple(filter(None, (_named(None, first),))),
             (f"{who(first)}: NCCL's error ({first.where}) came from its shared-memory "

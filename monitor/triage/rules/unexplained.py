@@ -45,11 +45,13 @@ def _plugin_fallback_line(scan: FileScan, tail: TailLine, reading: Reading) -> b
             and _chose_another_network(scan, writer, tail.line))
 
 
-def still_failing(scan: FileScan) -> bool:
+def still_failing(scan: FileScan, passed: Sequence[tuple[int, int]] = ()) -> bool:
     """Whether a failing line of the file's tail that no pattern knew is more than a network
-    plugin's complaint NCCL then fell back from."""
+    plugin's complaint NCCL then fell back from, outside the `passed` line spans (records the
+    job went on after)."""
     return any((reading := read_line(t.text)) is not None
-               and not _plugin_fallback_line(scan, t, reading) for t in scan.loose)
+               and not _plugin_fallback_line(scan, t, reading)
+               and not any(a <= t.line <= b for a, b in passed) for t in scan.loose)
 
 
 def _rank_of(tail: TailLine) -> int | None:
