@@ -672,7 +672,12 @@ class EventExtractor:
         if not stripped:
             return _Verdict.TAKE_END if block.state == "frames" else _Verdict.TAKE
         if block.state == "what" and not _ANCHOR.match(payload) and _TRACEBACK not in payload:
-            # the message's further lines, up to a Python traceback (the launcher's, say)
+            # the message's further lines, up to a Python traceback (the launcher's, say): kept
+            # with it, as they may name the cause (Marian's `GPUassert: an illegal memory
+            # access was encountered` under its `what():  … gpuAssert … threw`)
+            if stripped and "what" in block.summary:
+                joined = f"{block.summary['what']} {stripped}"
+                block.summary["what"] = joined[:_MAX_TEXT]
             return _Verdict.TAKE
         return _Verdict.REJECT
 

@@ -142,6 +142,8 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     # TensorFlow's collective ops on members that disagree (shapes, the group's size)
     "mismatch in the collective", "Inconsistent output shapes", "has group_size",
     "is joining a group with size",
+    # MPI's truncated message and MPICH's collective whose members' sizes differ
+    "buffer size is", "message sizes do not match",
     # NCCL's trace of a failed call, and its abort of a socket wait
     "socket.cc:", "socket.h:", "net_ib.cc:", "ibvwrap.cc:", "abort called",
     "failed to connect",
@@ -655,6 +657,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         EventKind.COLLECTIVE_MISMATCH, Level.FATAL,
         ("Detected mismatch between collectives", "Mismatched collective detected",
          "message truncated : receiving", "Shape mismatch in the collective instance",
+         "bytes received but buffer size is", "message sizes do not match across processes",
          "Inconsistent output shapes", "has group_size", "is joining a group with size"),
         _rx(
             r"(?P<message>Detected mismatch between collectives on ranks.*)",
@@ -672,6 +675,13 @@ PATTERNS: tuple[LinePattern, ...] = (
             # rank expects, "a mismatch in collective sizes"
             r"(?P<message>NET/Socket : peer (?P<peer>[\w.:%\-]+)(?:<\d+>)? message truncated : "
             r"receiving \d+ bytes instead of \d+.*)",
+            # MPI's MPI_ERR_TRUNCATE (MPICH and Microsoft MPI: `Message from rank 3 and tag 1
+            # truncated; 1020000 bytes received but buffer size is 48`) and MPICH's collectives
+            # (`message sizes do not match across processes in the collective routine`)
+            r"(?P<message>Message from rank \d+ and tag \d+ truncated; \d+ bytes received but "
+            r"buffer size is \d+.*)",
+            r"(?P<message>message sizes do not match across processes in the collective "
+            r"routine.*)",
         ),
     ),
     LinePattern(

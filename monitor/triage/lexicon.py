@@ -509,6 +509,11 @@ def read_line(text: str) -> Reading | None:
     return _read_words(text)
 
 
+def words_family(text: str) -> Family:
+    """The family a text's words name (FAILED when none), whether or not it failed."""
+    return _read_words(text).family
+
+
 def _read_words(text: str) -> Reading:
     """The family a line's words name (FAILED when none), whether or not the line failed."""
     told = _POSSIBLE_CAUSES.sub(" ", _MAYBE_PREEMPTED.sub(" ", text))

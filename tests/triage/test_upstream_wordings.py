@@ -1044,3 +1044,51 @@ def test_nccls_warning_alone_that_its_segment_failed_is_the_nodes_shm(tmp_path: 
         "box:71145:71167 [0] NCCL INFO transport.cc:30 -> 2\n"
         "box:71145:71167 [0] NCCL INFO init.cc:767 -> 2\n"))
     assert diagnosis.category is Category.INFRASTRUCTURE
+
+
+def test_an_out_of_memory_message_below_an_empty_exception_line_is_oom(tmp_path: Path) -> None:
+    """Paddle's `Error Message Summary:` prints `ResourceExhaustedError: ` and, after a blank
+    line, `Out of memory error on GPU 0. Cannot allocate …` (cuda_allocator.cc)."""
+    diagnosis = triage_texts(tmp_path, (
+        "Error Message Summary:\n----------------------\nResourceExhaustedError: \n\n"
+        "Out of memory error on GPU 0. Cannot allocate 172.000000MB memory on GPU 0, "
+        "23.486572GB memory has been allocated and available memory is only 167.062500MB.\n"))
+    assert diagnosis.category is Category.OOM
+
+
+@pytest.mark.parametrize("message", [
+    # datasets' Dataset.map with num_proc, concurrent.futures' BrokenProcessPool
+    "RuntimeError: One of the subprocesses has abruptly died during map operation.To debug "
+    "the error, disable multiprocessing.",
+    "concurrent.futures.process.BrokenProcessPool: A process in the process pool was "
+    "terminated abruptly while the future was running or pending.",
+])
+def test_a_worker_that_died_under_an_exception_is_no_bug_of_the_job(
+        tmp_path: Path, message: str) -> None:
+    """The exception only reports that another process died; its cause is not in it."""
+    diagnosis = triage_texts(tmp_path, f"{_TRACEBACK}{message}\n")
+    assert diagnosis.category is Category.UNDETERMINED
+
+
+@pytest.mark.parametrize("line", [
+    # MPICH's and MS-MPI's MPI_ERR_TRUNCATE text, MPICH's collective size check
+    "Message from rank 3 and tag 1 truncated; 1020000 bytes received but buffer size is 48",
+    "MPIR_CRAY_Bcast_Tree(183)...: message sizes do not match across processes in the "
+    "collective routine: Received -32766 but expected 20992",
+])
+def test_mpis_own_size_mismatch_is_a_desync(tmp_path: Path, line: str) -> None:
+    diagnosis = triage_texts(tmp_path, f"MPI_Waitany, MPI error 782: Message truncated\n{line}\n")
+    assert diagnosis.category is Category.COLLECTIVE_DESYNC
+    assert diagnosis.culprit_ranks == ()
+
+
+def test_a_cpp_exception_whose_message_goes_on_to_a_cuda_failure_is_the_gpu(
+        tmp_path: Path) -> None:
+    """Marian's gpuAssert: `what():` names the assert, the next line the CUDA error."""
+    diagnosis = triage_texts(tmp_path, (
+        "terminate called after throwing an instance of 'util::Exception'\n"
+        "  what():  marian-dev/src/kernels/cuda_helpers.h:13 in void gpuAssert(cudaError_t, "
+        "const char*, int, bool) threw util::Exception.\n"
+        "GPUassert: an illegal memory access was encountered marian-dev/src/tensors/tensor.cu "
+        "25\nAborted (core dumped)\n"))
+    assert diagnosis.category is Category.GPU_CUDA

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from monitor.model import Category
 from monitor.parse.log_events import EventKind
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
-from monitor.triage.lexicon import places
+from monitor.triage.lexicon import Family, places, words_family
 from monitor.triage.rules.base import (
     _SPAWN_EXIT,
     Context,
@@ -287,7 +287,7 @@ def _spawned_exit(ctx: Context, first: Located) -> str | None:
 def cuda_software(ctx: Context) -> Finding | None:
     errors = [e for e in ctx.of(EventKind.CUDA_ERROR) if e.event.fields.get("hardware") is not True]
     if not errors:
-        return _kernel_gpu_exception(ctx)
+        return _kernel_gpu_exception(ctx) or _cpp_gpu_exception(ctx)
     first = errors[0]
     ranks = ctx.global_ranks(errors)
     if ranks and _opens_inside_another_report(ctx, first):
@@ -346,6 +346,26 @@ def nccl_usage(ctx: Context) -> Finding | None:
              "every rank needs its own GPU",), item,
             ("Call torch.cuda.set_device(local_rank) before init_process_group (or give each "
              "rank its own CUDA_VISIBLE_DEVICES).",),
+        )
+    return None
+
+
+def _cpp_gpu_exception(ctx: Context) -> Finding | None:
+    """A C++ program's uncaught exception whose message names a CUDA failure in its own words
+    (Marian's `what():  … gpuAssert(cudaError_t, …) threw util::Exception. GPUassert: an
+    illegal memory access was encountered`): the GPU's failure in that process."""
+    for item in ctx.of(EventKind.CPP_EXCEPTION):
+        what = str(item.event.fields.get("what", ""))
+        if "NCCL" in what or words_family(what) is not Family.GPU:
+            continue  # NCCL's codes are read by the NCCL rules
+        ranks = ctx.global_ranks([item])
+        name = _named(ranks[0], item) if ranks else _named(None, item)
+        return Finding(
+            Category.GPU_CUDA, ranks, (name,) if name else (),
+            (f"{who(item)}: an uncaught C++ exception reports a CUDA failure: {what[:160]} "
+             f"({item.where})",), item,
+            ("Rerun with CUDA_LAUNCH_BLOCKING=1 to find the failing kernel; if the error "
+             "repeats on one GPU only, have it checked.",),
         )
     return None
 

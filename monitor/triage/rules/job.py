@@ -17,6 +17,7 @@ from monitor.triage.lexicon import (
     Family,
     places,
     read_line,
+    words_family,
 )
 from monitor.triage.rules.base import (
     _COLLATERAL,
@@ -58,6 +59,7 @@ _DISK_ERRNO = re.compile(r"\[Errno (?:5|14|17|27|28|30|116|121|122)\]|"
 
 
 _CRASH_KINDS = (EventKind.NATIVE_CRASH, EventKind.FAULTHANDLER, EventKind.SIGNAL_KILL)
+_WORKER_DIED = re.compile(r"\b(?:abruptly died|terminated abruptly|died unexpectedly)\b")
 
 
 def _said(ctx: Context, item: Located) -> str:
@@ -67,6 +69,13 @@ def _said(ctx: Context, item: Located) -> str:
               if item.event.line <= t.line <= min(item.event.end_line, item.event.line + 60)]
     return "\n".join([f"{item.event.fields.get('exc_type')}: "
                        f"{item.event.fields.get('exc_message', '')}", item.event.text, *record])
+
+
+def _message_below(ctx: Context, item: Located) -> str:
+    """The lines right under an exception line whose message it left empty (up to a few,
+    blank lines passed over), as the file's tail holds them."""
+    end = item.event.end_line
+    return " ".join(t.text for t in ctx.scans[item.file_index].tail if end < t.line <= end + 4)
 
 
 def _unreached(text: str) -> str | None:
@@ -81,6 +90,16 @@ def _unreached(text: str) -> str | None:
     if "Cannot connect to proxy" in text or "ProxyError" in text:
         return f"the proxy on the way to {where}" if where else "the proxy"
     return f"the link to {where}" if where else ""
+
+
+def _unreached_finding(first: Located, unreached: str, evidence: str) -> Finding:
+    """The network, for an endpoint a client could not reach: no rank is blamed (the raiser is
+    one end of the link), the link or proxy is named where the lines say which."""
+    return Finding(
+        Category.NETWORK, (), (unreached,) if unreached else (), (evidence,), first,
+        ("Check the route from that node to the endpoint named (DNS, proxy, firewall), and "
+         "whether the service was up.",),
+    )
 
 
 def _storage_refused(exc: str, message: str) -> bool:
@@ -125,13 +144,9 @@ def dataloader(ctx: Context) -> Finding | None:
             unreached = _unreached(original)
             if unreached is not None and not corrupt:
                 # the worker read from an endpoint it could not reach (an object store)
-                return Finding(
-                    Category.NETWORK, (), (unreached,) if unreached else (),
-                    (f"{who(first)}: {exc} in a DataLoader worker ({first.where}): the "
-                     "endpoint it read from could not be reached",), first,
-                    ("Check the route from that node to the data's endpoint (DNS, proxy, "
-                     "firewall) and whether the service was up.",),
-                )
+                return _unreached_finding(
+                    first, unreached, f"{who(first)}: {exc} in a DataLoader worker "
+                    f"({first.where}): the endpoint it read from could not be reached")
             category = (Category.DATA if corrupt else
                         Category.STORAGE_IO if _storage_refused(exc, f"{first.event.text}\n"
                                                                      f"{original}")
@@ -350,6 +365,10 @@ def own_exception(ctx: Context) -> Finding | None:
            # a wait that ran out (`TimeoutError: RPC call to execute_model timed out`): the
            # symptom of whoever did not answer, not the job's bug nor its disk
            and _exc_name(item) not in ("TimeoutError", "timeout")  # socket.timeout too
+           # nor a worker process that died under it (datasets' `One of the subprocesses has
+           # abruptly died during map operation`, concurrent.futures' `A process in the process
+           # pool was terminated abruptly`): a death whose cause is not in the message
+           and _WORKER_DIED.search(str(item.event.fields.get("exc_message", ""))) is None
            # an exception that relays the MPI library's own failure (`MPI_ERR_OTHER: known
            # error not in list`): its transport's story, told in the lines before it
            and _MPI_RELAYED.search(str(item.event.fields.get("exc_message", ""))) is None
@@ -392,20 +411,20 @@ def own_exception(ctx: Context) -> Finding | None:
     elif (unreached := _unreached(_said(ctx, first))) is not None:
         # its client could not reach an endpoint or got no answer (a hub download, an HTTP
         # service): the network's story, and the raiser is only one end of it
-        return Finding(
-            Category.NETWORK, (), (unreached,) if unreached else (),
-            (f"{who(first)} raised {exc}: {message[:160]} ({first.where}); its client could "
-             "not reach the endpoint",), first,
-            ("Check the route from that node to the endpoint named (DNS, proxy, firewall), "
-             "and whether the service was up.",),
-        )
+        return _unreached_finding(first, unreached, f"{who(first)} raised {exc}: "
+                                  f"{message[:160]} ({first.where}); its client could not "
+                                  "reach the endpoint")
     else:
         # in dataset code or not, the job's own exception is its bug (a stall in data
         # loading is another matter: the data_phase rule), unless it carries an accelerator
         # runtime's own result: Habana's allocator, Intel's Level Zero or Unified Runtime
+        # (the message may go on below its exception line: Paddle's `ResourceExhaustedError:`
+        # then, after a blank line, `Out of memory error on GPU 0. Cannot allocate …`)
         said = read_line(f"{exc}: {message}")
+        below = _message_below(ctx, first) if not message.strip() else ""
         category = (Category.OOM if _ACCELERATOR_OOM.search(message) or (
-                        said is not None and said.family is Family.OOM) else
+                        said is not None and said.family is Family.OOM) or (
+                        words_family(below) is Family.OOM) else
                     Category.GPU_CUDA if _ACCELERATOR_ERROR.search(message) else
                     Category.SOFTWARE)
     ranks = ctx.global_ranks([first])
