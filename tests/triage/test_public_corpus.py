@@ -24,7 +24,7 @@ from tests.triage.public_corpus import (
 
 # Measured floors (right / total). Raise them when the rules improve; never lower them to pass.
 HELDOUT_FLOOR = 681
-TUNING_FLOOR = 867
+TUNING_FLOOR = 868
 MAJORITY_FLOOR = 686  # the held-out halves under the majority of three blind labels
 
 

@@ -1092,3 +1092,21 @@ def test_a_cpp_exception_whose_message_goes_on_to_a_cuda_failure_is_the_gpu(
         "GPUassert: an illegal memory access was encountered marian-dev/src/tensors/tensor.cu "
         "25\nAborted (core dumped)\n"))
     assert diagnosis.category is Category.GPU_CUDA
+
+
+def test_a_workers_own_error_above_the_launchers_exit_report_is_why_it_exited(
+        tmp_path: Path) -> None:
+    """torchrun's agent reports `failed (exitcode: 1) local_rank: 0`; above it, in the same
+    file, the only failing line is the tail of DDP's unused-parameter error (its exception line
+    cut): the exit is that error's. Failing lines of two families leave the exit unexplained."""
+    agent = ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) "
+             "local_rank: 0 (pid: 14910) of binary: /opt/conda/bin/python\n")
+    ddp_tail = (" In addition, you can set the environment variable TORCH_DISTRIBUTED_DEBUG to "
+                "either INFO or DETAIL to print out information about which particular "
+                "parameters did not receive gradient on this rank as part of this error\n")
+    one = triage_texts(tmp_path / "one", ddp_tail + agent)
+    assert one.category is Category.SOFTWARE
+    assert any("local_rank 0" in c for c in one.culprits)
+    two = triage_texts(tmp_path / "two", ddp_tail + "OSError: [Errno 28] No space left on "
+                       "device: '/ckpt/step_100.pt'\n" + agent)
+    assert two.category is not Category.SOFTWARE

@@ -461,6 +461,25 @@ def _one_node_rank(ctx: Context, local: int, pid: FieldValue
              f"rank {local}",))
 
 
+def _own_error_above(ctx: Context, item: Located) -> tuple[TailLine, Reading] | None:
+    """A worker's own error above the launcher's report of its exit, in the same file, when
+    the lexicon reads every failing line there as one family of the job's own faults (a DDP
+    error whose exception line was cut, a library's message): that is why it exited. Lines of
+    several such families, or none, leave the exit unexplained."""
+    readings = [(t, r) for t in ctx.scans[item.file_index].loose if t.line < item.event.line
+                if (r := read_line(t.text)) is not None]
+    families = {r.family for _, r in readings}
+    if len(families) != 1 or not families <= OWN_FAULT:
+        return None
+    return readings[0]
+
+
+def _own_said(ctx: Context, item: Located, own: tuple[TailLine, Reading]) -> str:
+    line, reading = own
+    return (f"the error above it reads as {CATEGORY[reading.family].value} "
+            f"({ctx.scans[item.file_index].path}:{line.line}): {line.text[:160]}")
+
+
 def launcher_exit(ctx: Context) -> Finding | None:
     """What the launcher says about the first worker to fail: its rank (or local rank and pid)
     and its exit. A SIGKILL without OOM evidence is not a software bug; the category stays
@@ -487,11 +506,13 @@ def launcher_exit(ctx: Context) -> Finding | None:
                      "torch.distributed.elastic.multiprocessing.errors.record) for its "
                      "traceback.",),
                 )
+            own = _own_error_above(ctx, item)
             return Finding(
-                Category.UNDETERMINED, (rank,),
+                CATEGORY[own[1].family] if own else Category.UNDETERMINED, (rank,),
                 (f"rank {rank} (pid {pid})" if pid is not None else f"rank {rank}",),
                 (f"the launcher's summary names rank {rank} as the first failure, {exit_text} "
-                 f"({item.where}); its own error is not in these logs",), item,
+                 f"({item.where}); " + (_own_said(ctx, item, own) if own else
+                                        "its own error is not in these logs"),), item,
                 (f"Read rank {rank}'s own output (or rerun with the entry point decorated with "
                  "torch.distributed.elastic.multiprocessing.errors.record) for its traceback.",),
             )
@@ -520,10 +541,12 @@ def launcher_exit(ctx: Context) -> Finding | None:
             pid = pid or next(iter(workers))
         ranks, process, one_node = _one_node_rank(ctx, local, pid)
         if code > 0:
+            own = _own_error_above(ctx, item)
             return Finding(
-                Category.UNDETERMINED, ranks, (process,),
+                CATEGORY[own[1].family] if own else Category.UNDETERMINED, ranks, (process,),
                 (f"the launcher reports that {process} exited with code {code} "
-                 f"({item.where}); its own error is not in these logs", *one_node), item,
+                 f"({item.where}); " + (_own_said(ctx, item, own) if own else
+                                        "its own error is not in these logs"), *one_node), item,
                 (f"Read local_rank {local}'s own output for its traceback (torchrun "
                  "--redirects/--tee, or the entry point decorated with "
                  "torch.distributed.elastic.multiprocessing.errors.record).",),
