@@ -190,6 +190,8 @@ _CPP_START = re.compile(
 # missing directory then fails the write, not a read
 _WRITE_OPEN = re.compile(r"""(?:^\s*|[(,]\s*)(?:mode\s*=\s*)?["'](?:w|a|x)[bt+]{0,2}["']\s*[),]""")
 _OPEN_CALL = re.compile(r"\bopen\(")
+# a shell's report of how a process ended, printed under its last words
+_SHELL_REPORT_LINE = re.compile(r"(?:Aborted|Segmentation fault|Killed|Bus error)\b")
 # ... and one that opens a file to read it: one argument, or a literal read mode (a mode passed
 # on in a variable, `io.open(self, mode, …)` under pathlib, says nothing)
 _READ_OPEN = re.compile(r"""\bopen\((?:[^(),]|\([^()]*\))*(?:\)|,\s*["']r[bt+]?["']\s*[),])""")
@@ -670,12 +672,14 @@ class EventExtractor:
         if payload.startswith("terminate called"):
             return _Verdict.TAKE
         if not stripped:
+            block.summary["what_ended"] = True  # a blank line ends the message's own lines
             return _Verdict.TAKE_END if block.state == "frames" else _Verdict.TAKE
         if block.state == "what" and not _ANCHOR.match(payload) and _TRACEBACK not in payload:
             # the message's further lines, up to a Python traceback (the launcher's, say): kept
             # with it, as they may name the cause (Marian's `GPUassert: an illegal memory
             # access was encountered` under its `what():  … gpuAssert … threw`)
-            if stripped and "what" in block.summary:
+            if ("what" in block.summary and not block.summary.get("what_ended")
+                  and _SHELL_REPORT_LINE.match(stripped) is None):
                 joined = f"{block.summary['what']} {stripped}"
                 block.summary["what"] = joined[:_MAX_TEXT]
             return _Verdict.TAKE

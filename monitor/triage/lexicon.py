@@ -140,6 +140,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"\b(?:CQ|QP)\b).{0,160}(?:Cannot allocate memory|ENOMEM|"
                          r"Input/output error|EIO\b)"),
         (Family.OOM, r"(?i:out of memory)|OutOfMemory|\bOOM\b|(?i:oom[-_ ]?kill)|"
+                     # Paddle's allocator (`paddle::memory::allocation::BadAlloc`)
+                     r"\ballocation::BadAlloc\b|"
                      r"Cannot allocate memory|\bMemoryError\b|bad_alloc|ENOMEM|"
                      r"Killed process \d+|memory (?:limit|cgroup).{0,40}(?:exceeded|reached)|"
                      # the kernel's memory-cgroup report when it kills (usage at the limit)
@@ -354,6 +356,7 @@ _BENIGN = re.compile(
     r"\b(?:INFO|DEBUG|TRACE)\b[ :\]]|"
     # glog's INFO/DEBUG stamp, unless the message carries an error level of its own
     r"^\W*[ID]\d{4} \d\d:(?!.*\b(?:ERROR|FATAL|CRITICAL)[:\]])|"
+
     # c10d's client socket still retrying its connect (`[W socket.cpp:663] [c10d] The client
     # socket has failed to connect to …`): the exception after the retries reports it if they
     # give up; a healthy start prints these while the store comes up

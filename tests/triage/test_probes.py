@@ -42,7 +42,9 @@ HEALTHY = ("grpc_retry_healthy", "ray_gcs_scaledown", "ray_driver", "git_publick
            "upload_thread_failed_then_trained_healthy", "vllm_hub_warning_healthy",
            "wandb_retry_loop_healthy", "ddp_find_unused_warning_healthy",
            "spot_handler_polling_healthy", "gce_preempted_filter_healthy",
-           "spot_eventbridge_rule_healthy")
+           "spot_eventbridge_rule_healthy",
+           # Marian's own progress lines; MPI lines that only mention buffer sizes
+           "marian_training_healthy", "mpi_buffer_sizes_healthy")
 
 # probe -> (the category it must have, a word its culprit must hold, or "" for no check)
 CAUSES: dict[str, tuple[Category, str]] = {
@@ -76,6 +78,23 @@ CAUSES: dict[str, tuple[Category, str]] = {
     "k8s_preempted_by_pod": (Category.INFRASTRUCTURE, "llm-train-worker-3"),
     "k8s_node_two_conditions": (Category.INFRASTRUCTURE, ""),
     "spot_notice_after_keyerror": (Category.SOFTWARE, ""),
+    # an empty exception line reads only its own writer's lines below it: TensorFlow's
+    # allocator warning and another rank's MemoryError are no message of its
+    "assert_then_tf_allocator_warning": (Category.SOFTWARE, ""),
+    "assert_rank0_memoryerror_rank1": (Category.SOFTWARE, "rank 0"),
+    "paddle_oom_summary": (Category.OOM, ""),
+    "paddle_oom_under_runtimeerror": (Category.OOM, ""),
+    "paddle_badalloc_systemerror": (Category.OOM, ""),
+    # MPI's size check after another process failed is that failure's consequence; alone,
+    # in a collective, it is a desync
+    "mpi_truncate_after_cuda_error": (Category.GPU_CUDA, "rank 2"),
+    "mpi_truncate_after_exception": (Category.SOFTWARE, "rank 2"),
+    "mpi_bcast_truncated": (Category.COLLECTIVE_DESYNC, ""),
+    # the CUDA runtime's teardown is no GPU failure; a what() ends at a blank line; a C++
+    # message that goes on to a CUDA failure is the GPU's
+    "cuda_teardown_after_keyerror": (Category.SOFTWARE, ""),
+    "marian_gpuassert_illegal_access": (Category.GPU_CUDA, ""),
+    "datasets_map_worker_died": (Category.UNDETERMINED, ""),
     "orchestrator_retry": (Category.OOM, ""),  # a retry counter hides no OOMKilled
     "retry_then_fraction": (Category.STORAGE_IO, ""),
     # EAGAIN outside a collective: the OS refused (a lock another process holds, the process
@@ -247,6 +266,8 @@ NOT: dict[str, Category] = {
     # an all-to-all's uneven splits are no desync; too many open files is no /dev/shm
     "alltoall_uneven_timeout": Category.COLLECTIVE_DESYNC,
     "nccl_shm_emfile": Category.INFRASTRUCTURE,
+    "mpi_truncate_after_segv": Category.COLLECTIVE_DESYNC,
+    "cpp_what_then_other_lines": Category.GPU_CUDA,
 }
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from monitor.model import Category
 from monitor.parse.ddp_check import contradictory, counts_said
-from monitor.parse.log_events import EventKind
+from monitor.parse.log_events import EventKind, Level
 from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS
 from monitor.triage.evidence import Located, compress_ranks
 from monitor.triage.reader import FileScan, TailLine
@@ -413,6 +413,13 @@ _TF_MEMBERS = re.compile(r"Shape mismatch in the collective|Inconsistent output 
                          r"Collective Op\b.*? has group_size|is joining a group with size")
 
 
+# MPI's wordings of a size mismatch (MPI_ERR_TRUNCATE, MPICH's collective check)
+_MPI_SIZES = re.compile(r"Message from rank \d+ and tag \d+ truncated|message sizes do not match")
+_FAILED_BEFORE = frozenset({EventKind.CUDA_ERROR, EventKind.NATIVE_CRASH, EventKind.SIGNAL_KILL,
+                            EventKind.FAULTHANDLER, EventKind.PYTHON_TRACEBACK,
+                            EventKind.CPP_EXCEPTION, EventKind.CUDA_OOM})
+
+
 def collective_mismatch(ctx: Context) -> Finding | None:
     """Ranks reported in different collectives: a desync, and with a pairwise report no single
     rank can be blamed."""
@@ -420,6 +427,12 @@ def collective_mismatch(ctx: Context) -> Finding | None:
     if not items:
         return None
     first = items[0]
+    if _MPI_SIZES.match(str(first.event.fields.get("message", ""))) and any(
+            e.order() < first.order() for e in ctx.located
+            if e.event.level >= Level.ERROR and e.kind in _FAILED_BEFORE):
+        # MPI's own check only says two sides' sizes differed: after a process had already
+        # failed (a CUDA error, a crash, an exception) that is its consequence
+        return None
     sides = _FINGERPRINT.findall(str(first.event.fields.get("message", "")))
     detail = ""
     if len(sides) >= 2:

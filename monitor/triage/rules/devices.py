@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from monitor.model import Category
-from monitor.parse.log_events import EventKind
+from monitor.parse.log_events import EventKind, Level
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
 from monitor.triage.lexicon import Family, places, words_family
 from monitor.triage.rules.base import (
@@ -350,14 +350,24 @@ def nccl_usage(ctx: Context) -> Finding | None:
     return None
 
 
+# The CUDA runtime refusing calls while the process exits (`cudaErrorCudartUnloading: driver
+# shutting down`): teardown after whatever ended the process, not a GPU's failure
+_CUDA_TEARDOWN = re.compile(r"cudaErrorCudartUnloading|driver shutting down")
+
+
 def _cpp_gpu_exception(ctx: Context) -> Finding | None:
     """A C++ program's uncaught exception whose message names a CUDA failure in its own words
     (Marian's `what():  … gpuAssert(cudaError_t, …) threw util::Exception. GPUassert: an
     illegal memory access was encountered`): the GPU's failure in that process."""
     for item in ctx.of(EventKind.CPP_EXCEPTION):
         what = str(item.event.fields.get("what", ""))
-        if "NCCL" in what or words_family(what) is not Family.GPU:
+        if ("NCCL" in what or words_family(what) is not Family.GPU
+                or _CUDA_TEARDOWN.search(what) is not None):
             continue  # NCCL's codes are read by the NCCL rules
+        if any(e.order() < item.order() and e.event.level >= Level.ERROR
+               and e.kind in (EventKind.PYTHON_TRACEBACK, EventKind.CPP_EXCEPTION)
+               for e in ctx.located if e is not item):
+            return None  # another error came first: this one may be its aftermath
         ranks = ctx.global_ranks([item])
         name = _named(ranks[0], item) if ranks else _named(None, item)
         return Finding(

@@ -15,6 +15,7 @@ from monitor.triage.lexicon import (
     SHORT_WRITE,
     UNREACHED_ENDPOINT,
     Family,
+    logged_below_error,
     places,
     read_line,
     words_family,
@@ -73,9 +74,30 @@ def _said(ctx: Context, item: Located) -> str:
 
 def _message_below(ctx: Context, item: Located) -> str:
     """The lines right under an exception line whose message it left empty (up to a few,
-    blank lines passed over), as the file's tail holds them."""
+    blank lines passed over, as the file's tail holds them): the same writer's, up to a line
+    logged as a warning or at INFO, or another exception's."""
     end = item.event.end_line
-    return " ".join(t.text for t in ctx.scans[item.file_index].tail if end < t.line <= end + 4)
+    said: list[str] = []
+    for t in ctx.scans[item.file_index].tail:
+        if not end < t.line <= end + 4:
+            continue
+        if ((t.rank is not None and item.rank is not None and t.rank != item.rank)
+                or logged_below_error(t.text) or _ANOTHER_EXCEPTION.match(t.text)
+                or _STAMPED.search(t.text)):
+            break
+        said.append(t.text)
+    return " ".join(said)
+
+
+# A line a logger stamped (a time, glog's or absl's severity): another record, not the rest
+# of an exception's message (TensorFlow's `… 15:08:13.136034: W …bfc_allocator.cc:290]
+# Allocator (GPU_0_bfc) ran out of memory …`, which it calls "not a failure")
+_STAMPED = re.compile(r"^\W*(?:\d{4}-\d\d-\d\d[ T]|[IWEF]\d{4} )\d\d:\d\d:\d\d|"
+                      r"^[IWEF] \S+\.\w+:\d+\] ")  # (its severity and source, the time read off)
+# A message that is only another exception's name (`RuntimeError: ResourceExhaustedError:`)
+_NAME_ONLY = re.compile(r"^\s*(?:\w+\.)*\w*(?:Error|Exception):?\s*$")
+# A line that opens another exception's record (its type, then a colon)
+_ANOTHER_EXCEPTION = re.compile(r"^\s*(?:\w+\.)*[A-Z]\w*(?:Error|Exception|Exit)\b:")
 
 
 def _unreached(text: str) -> str | None:
@@ -374,8 +396,10 @@ def own_exception(ctx: Context) -> Finding | None:
            and _MPI_RELAYED.search(str(item.event.fields.get("exc_message", ""))) is None
            and not _aftermath(ctx, item)
            and not thread_stepped_past(ctx, item)]
-    if not own:
-        return None
+    died = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
+            if _WORKER_DIED.search(str(item.event.fields.get("exc_message", ""))) is not None]
+    if not own or (died and died[0].order() < own[0].order()):
+        return None  # (a worker's death before them: what follows may be its consequence)
     first = own[0]
     if _unreached(_said(ctx, first)) is not None:
         # a client that could not reach a service is that service's story where the logs show
@@ -421,7 +445,7 @@ def own_exception(ctx: Context) -> Finding | None:
         # (the message may go on below its exception line: Paddle's `ResourceExhaustedError:`
         # then, after a blank line, `Out of memory error on GPU 0. Cannot allocate …`)
         said = read_line(f"{exc}: {message}")
-        below = _message_below(ctx, first) if not message.strip() else ""
+        below = _message_below(ctx, first) if _NAME_ONLY.match(message) or not message.strip() else ""
         category = (Category.OOM if _ACCELERATOR_OOM.search(message) or (
                         said is not None and said.family is Family.OOM) or (
                         words_family(below) is Family.OOM) else
