@@ -84,7 +84,9 @@ UNREACHED_ENDPOINT = re.compile(
     r"(?i:\bcouldn't (?:connect to|reach) '?https?://)|\bCouldn't reach '[^']+' on the Hub\b|"
     # httpx's connect failure; the socket errnos of a network that did not carry the connect
     # (ENETUNREACH, ETIMEDOUT, ECONNREFUSED, EHOSTUNREACH), raised as a bare OSError too
-    r"\bhttpx\.ConnectError\b|\[Errno (?:101|110|111|113)\]")
+    r"\bhttpx\.ConnectError\b|\[Errno (?:101|110|111|113)\]|"
+    # a port another process holds: the listening end of a link could not be opened
+    r"Address already in use|\bEADDRINUSE\b")
 # ... unless the endpoint answered (an HTTP status: access refused, a rate limit) or no
 # connection was tried at all (the hub's offline mode): the job's setup, not the network
 ANSWERED_OR_OFFLINE = re.compile(
@@ -148,6 +150,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"memory(?:\+swap)?: usage (\d+)kB, limit \1kB|"
                      # other accelerators' words: Level Zero (Intel XPU), Habana's allocator
                      r"OUT_OF_(?:DEVICE|HOST)_MEMORY|PT_DEVMEM Allocation failed|"
+                     # AWS Neuron's runtime could not allocate a tensor on its device
+                     r"\bnrt_tensor_allocate\b.{0,40}Allocation Failure|"
                      # XLA's allocator on a TPU's or GPU's memory (`RESOURCE_EXHAUSTED:
                      # Attempting to reserve 10.51G at the bottom of memory`)
                      r"RESOURCE_EXHAUSTED: .{0,60}(?:[Aa]llocat|[Aa]ttempting to reserve|"
@@ -171,6 +175,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"(?i:unhandled cuda error)|ncclUnhandledCudaError|"
                      # the TPU runtime's word for a device that stopped (an on-device check)
                      r"Accelerator device halted\b|"
+                     # Ascend's runtime: a call its device driver failed (`rtGetDevMsg execute
+                     # failed, reason=[driver error:internal error]`)
+                     r"\breason=\[driver error:[^\]]*\]|"
                      + _AMDGPU + "|" + _DRM_GPU_HANG),
         (Family.STORAGE, r"No space left on device|Disk quota exceeded|ENOSPC|EDQUOT|"
                          r"Read-only file system|Input/output error|Stale file handle|"

@@ -1110,3 +1110,30 @@ def test_a_workers_own_error_above_the_launchers_exit_report_is_why_it_exited(
     two = triage_texts(tmp_path / "two", ddp_tail + "OSError: [Errno 28] No space left on "
                        "device: '/ckpt/step_100.pt'\n" + agent)
     assert two.category is not Category.SOFTWARE
+
+
+@pytest.mark.parametrize(("exception", "category"), [
+    # a listening socket another process holds (Rust's io::Error under a Python binding, and
+    # Python's own errno)
+    ("RuntimeError: Address already in use (os error 98)", Category.NETWORK),
+    ("OSError: [Errno 98] Address already in use", Category.NETWORK),
+    # AWS Neuron's runtime (nrt) could not allocate a tensor on a NeuronCore
+    ('RuntimeError: nrt_tensor_allocate status=4 message="Allocation Failure"', Category.OOM),
+])
+def test_more_runtimes_words_in_an_exception(
+        tmp_path: Path, exception: str, category: Category) -> None:
+    assert triage_texts(tmp_path, f"{_TRACEBACK}{exception}\n").category is category
+
+
+def test_ascends_driver_error_reason_is_the_devices(tmp_path: Path) -> None:
+    """CANN's runtime prints `rtGetDevMsg execute failed, reason=[driver error:internal
+    error][FUNC:…]` when its device driver failed a call; Java's healthy `GC (Allocation
+    Failure)` is no device at all."""
+    diagnosis = triage_texts(tmp_path / "ascend", (
+        "        stream setup failed, retCode=0x7020010.[FUNC:SyncGetDevMsg][FILE:api_impl.cc]\n"
+        "        rtGetDevMsg execute failed, reason=[driver error:internal error]"
+        "[FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]\n"))
+    assert diagnosis.category is Category.GPU_CUDA
+    gc = triage_texts(tmp_path / "gc", "[GC (Allocation Failure) [PSYoungGen: 65536K->10742K"
+                                       "(76288K)] 65536K->10750K(251392K), 0.0132 secs]\n")
+    assert gc.category is Category.NONE
