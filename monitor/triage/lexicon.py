@@ -150,8 +150,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"memory(?:\+swap)?: usage (\d+)kB, limit \1kB|"
                      # other accelerators' words: Level Zero (Intel XPU), Habana's allocator
                      r"OUT_OF_(?:DEVICE|HOST)_MEMORY|PT_DEVMEM Allocation failed|"
-                     # AWS Neuron's runtime could not allocate a tensor on its device
+                     # AWS Neuron's runtime could not allocate a tensor on its device, Ascend's
+                     # runtime its memory (`EL0004: … Failed to allocate memory.`)
                      r"\bnrt_tensor_allocate\b.{0,40}Allocation Failure|"
+                     r"\bEL0004: .{0,80}Failed to allocate memory\b|"
                      # XLA's allocator on a TPU's or GPU's memory (`RESOURCE_EXHAUSTED:
                      # Attempting to reserve 10.51G at the bottom of memory`)
                      r"RESOURCE_EXHAUSTED: .{0,60}(?:[Aa]llocat|[Aa]ttempting to reserve|"
@@ -177,7 +179,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"Accelerator device halted\b|"
                      # Ascend's runtime: a call its device driver failed (`rtGetDevMsg execute
                      # failed, reason=[driver error:internal error]`)
-                     r"\breason=\[driver error:[^\]]*\]|"
+                     r"\breason=\[driver error:internal error\]|"
                      + _AMDGPU + "|" + _DRM_GPU_HANG),
         (Family.STORAGE, r"No space left on device|Disk quota exceeded|ENOSPC|EDQUOT|"
                          r"Read-only file system|Input/output error|Stale file handle|"

@@ -44,7 +44,9 @@ HEALTHY = ("grpc_retry_healthy", "ray_gcs_scaledown", "ray_driver", "git_publick
            "spot_handler_polling_healthy", "gce_preempted_filter_healthy",
            "spot_eventbridge_rule_healthy",
            # Marian's own progress lines; MPI lines that only mention buffer sizes
-           "marian_training_healthy", "mpi_buffer_sizes_healthy")
+           "marian_training_healthy", "mpi_buffer_sizes_healthy",
+           # AWS Neuron's runtime INFO lines and a JVM's GC note
+           "neuron_nrt_info_healthy")
 
 # probe -> (the category it must have, a word its culprit must hold, or "" for no check)
 CAUSES: dict[str, tuple[Category, str]] = {
@@ -95,6 +97,22 @@ CAUSES: dict[str, tuple[Category, str]] = {
     "cuda_teardown_after_keyerror": (Category.SOFTWARE, ""),
     "marian_gpuassert_illegal_access": (Category.GPU_CUDA, ""),
     "datasets_map_worker_died": (Category.UNDETERMINED, ""),
+    # a launcher's exit under its worker's own last words is their family; a port in use
+    # raised alone is the network's; Ascend's EL0004 is memory
+    "exit_under_ddp_error_tail": (Category.SOFTWARE, "local_rank 0"),
+    "exit_under_disk_full": (Category.STORAGE_IO, "local_rank 0"),
+    "bind_address_in_use": (Category.NETWORK, ""),
+    "ascend_el0004_memory": (Category.OOM, ""),
+    "dataloader_keyerror_then_restart_bind": (Category.SOFTWARE, ""),
+    "handled_bind_then_nameerror": (Category.SOFTWARE, ""),
+    # ... but not another rank's line, one the job went on after, a warning, a fallback
+    "exit_after_other_ranks_skipped_sample": (Category.UNDETERMINED, "local_rank 0"),
+    "table_after_other_ranks_bad_record": (Category.UNDETERMINED, "rank 0"),
+    "exit_after_other_ranks_skipped_oom": (Category.UNDETERMINED, "local_rank 0"),
+    "exit_after_tf_dso_warning": (Category.UNDETERMINED, "local_rank 0"),
+    "exit_after_ld_preload_ignored": (Category.UNDETERMINED, "local_rank 1"),
+    "exit_after_raylet_disk_warning": (Category.UNDETERMINED, "local_rank 1"),
+    "deepspeed_exit_after_scratch_fallback": (Category.UNDETERMINED, ""),
     "orchestrator_retry": (Category.OOM, ""),  # a retry counter hides no OOMKilled
     "retry_then_fraction": (Category.STORAGE_IO, ""),
     # EAGAIN outside a collective: the OS refused (a lock another process holds, the process
@@ -268,6 +286,10 @@ NOT: dict[str, Category] = {
     "nccl_shm_emfile": Category.INFRASTRUCTURE,
     "mpi_truncate_after_segv": Category.COLLECTIVE_DESYNC,
     "cpp_what_then_other_lines": Category.GPU_CUDA,
+    # a restart that could not bind the port a crashed run held is the crash's story; a
+    # device hidden by the job's own setting is no device failure
+    "segfault_then_restart_bind": Category.NETWORK,
+    "ascend_visible_devices_config": Category.GPU_CUDA,
 }
 
 

@@ -63,13 +63,26 @@ _CRASH_KINDS = (EventKind.NATIVE_CRASH, EventKind.FAULTHANDLER, EventKind.SIGNAL
 _WORKER_DIED = re.compile(r"\b(?:abruptly died|terminated abruptly|died unexpectedly)\b")
 
 
-def _said(ctx: Context, item: Located) -> str:
+def _said(ctx: Context, item: Located) -> tuple[str, str]:
     """An exception's type and message, and the lines of its record that the file's tail
     holds (a chained cause's words: `outgoing traffic has been disabled`)."""
     record = [t.text for t in ctx.scans[item.file_index].tail
               if item.event.line <= t.line <= min(item.event.end_line, item.event.line + 60)]
-    return "\n".join([f"{item.event.fields.get('exc_type')}: "
-                       f"{item.event.fields.get('exc_message', '')}", item.event.text, *record])
+    return (f"{item.event.fields.get('exc_type')}: {item.event.fields.get('exc_message', '')}",
+            "\n".join([item.event.text, *record]))
+
+
+def _worker_traceback(ctx: Context, item: Located) -> str:
+    """A DataLoader worker's original traceback as the file's tail holds it: the lines after
+    the report, up to and with the worker's own exception line."""
+    lines: list[str] = []
+    for t in ctx.scans[item.file_index].tail:
+        if not item.event.line <= t.line <= item.event.line + 60:
+            continue
+        lines.append(t.text)
+        if t.line > item.event.line and _ANOTHER_EXCEPTION.match(t.text):
+            break
+    return "\n".join(lines)
 
 
 def _message_below(ctx: Context, item: Located) -> str:
@@ -100,11 +113,13 @@ _NAME_ONLY = re.compile(r"^\s*(?:\w+\.)*\w*(?:Error|Exception):?\s*$")
 _ANOTHER_EXCEPTION = re.compile(r"^\s*(?:\w+\.)*[A-Z]\w*(?:Error|Exception|Exit)\b:")
 
 
-def _unreached(text: str) -> str | None:
-    """The endpoint an exception says its client could not reach ("" when it names none), or
-    None when it says no such thing, or says the endpoint answered (an HTTP status) or that
-    no connection was tried (the hub's offline mode)."""
-    if UNREACHED_ENDPOINT.search(text) is None or ANSWERED_OR_OFFLINE.search(text) is not None:
+def _unreached(text: str, record: str = "") -> str | None:
+    """The endpoint an exception (its type and message, `text`) says its client could not
+    reach ("" when it names none), or None when it says no such thing, or its record (a chained
+    cause's lines) says the endpoint answered (an HTTP status) or that no connection was tried
+    (the hub's offline mode)."""
+    if (UNREACHED_ENDPOINT.search(text) is None
+            or ANSWERED_OR_OFFLINE.search(f"{text}\n{record}") is not None):
         return None
     endpoint = _HTTP_ENDPOINT.search(text)
     where = (f"{endpoint['host']}:{endpoint['port']}" if endpoint is not None
@@ -160,10 +175,9 @@ def dataloader(ctx: Context) -> Finding | None:
         if cause == "exception":
             exc = str(first.event.fields.get("exc", ""))
             # the worker's original exception (its last lines) may say the input is corrupt
-            original = "\n".join(t.text for t in ctx.scans[first.file_index].tail
-                                 if first.event.line <= t.line <= first.event.line + 60)
+            original = _worker_traceback(ctx, first)
             corrupt = CORRUPT_DATA.search(first.event.text) or CORRUPT_DATA.search(original)
-            unreached = _unreached(original)
+            unreached = _unreached(original.rsplit("\n", 1)[-1], original)
             if unreached is not None and not corrupt:
                 # the worker read from an endpoint it could not reach (an object store)
                 return _unreached_finding(
@@ -401,18 +415,21 @@ def own_exception(ctx: Context) -> Finding | None:
     if not own or (died and died[0].order() < own[0].order()):
         return None  # (a worker's death before them: what follows may be its consequence)
     first = own[0]
-    if _unreached(_said(ctx, first)) is not None:
+    if _unreached(*_said(ctx, first)) is not None:
         # a client that could not reach a service is that service's story where the logs show
         # it failing (another process's own error or crash, in a file of its own: files
         # without times have no order between them)
         elsewhere = [i for i in own if i.file_index != first.file_index
-                     and _unreached(_said(ctx, i)) is None]
+                     and _unreached(*_said(ctx, i)) is None]
         if elsewhere:
             first = elsewhere[0]
-        elif any(i.file_index != first.file_index and _unreached(_said(ctx, i)) is None
+        elif any((i.file_index != first.file_index or i.event.line < first.event.line)
+                 and _unreached(*_said(ctx, i)) is None
                  for i in ctx.of(*_CRASH_KINDS, EventKind.PYTHON_TRACEBACK)
                  if i.kind is not EventKind.PYTHON_TRACEBACK or i.event.fields.get("exc_type")):
-            return None  # another process failed too, in words no rule here concludes on
+            # another process failed too (or this one crashed before, and a restart could not
+            # bind its port again), in words no rule here concludes on
+            return None
     exc = str(first.event.fields.get("exc_type"))
     message = str(first.event.fields.get("exc_message", ""))
     if _TORCH_SHM_FILE.search(message):
@@ -432,7 +449,7 @@ def own_exception(ctx: Context) -> Finding | None:
                                    # torch.save's writer: fewer bytes landed than it wrote
                                    "inline_container.cc", "unexpected pos")):
         category = Category.STORAGE_IO
-    elif (unreached := _unreached(_said(ctx, first))) is not None:
+    elif (unreached := _unreached(*_said(ctx, first))) is not None:
         # its client could not reach an endpoint or got no answer (a hub download, an HTTP
         # service): the network's story, and the raiser is only one end of it
         return _unreached_finding(first, unreached, f"{who(first)} raised {exc}: "

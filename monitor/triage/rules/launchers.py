@@ -461,13 +461,35 @@ def _one_node_rank(ctx: Context, local: int, pid: FieldValue
              f"rank {local}",))
 
 
-def _own_error_above(ctx: Context, item: Located) -> tuple[TailLine, Reading] | None:
-    """A worker's own error above the launcher's report of its exit, in the same file, when
-    the lexicon reads every failing line there as one family of the job's own faults (a DDP
-    error whose exception line was cut, a library's message): that is why it exited. Lines of
-    several such families, or none, leave the exit unexplained."""
-    readings = [(t, r) for t in ctx.scans[item.file_index].loose if t.line < item.event.line
-                if (r := read_line(t.text)) is not None]
+# A failing line its writer went on after (`… ; trying another index`, `… ignored`,
+# `using /tmp/x as scratch instead`, `skipped the batch`), or logged as a warning or at INFO by
+# a glog or TensorFlow stamp (`W0601 …`, `… 09:12:09.185833: W …`): no process's last words
+_HANDLED = re.compile(r"(?i)\b(?:ignored|continuing|trying another|instead|skipp(?:ed|ing))\b|"
+                      r"^\W*[WI]\d{4} \d\d:|\d\d:\d\d:\d\d\.\d+: [WI] ")
+_NEAR = 12  # lines above the launcher's report that may hold the worker's last words
+
+
+def _own_error_above(ctx: Context, item: Located,
+                     rank: int | None) -> tuple[TailLine, Reading] | None:
+    """A worker's own error right above the launcher's report of its exit, in the same file,
+    when the lexicon reads every failing line there as one family of the job's own faults (a
+    DDP error whose exception line was cut, a disk that filled): that is why it exited. Only
+    lines a few above the report with no progress between count (the job went on after an
+    earlier one), never another rank's, nor one its writer went on after; lines of several such
+    families, or none, leave the exit unexplained."""
+    went_on = [p.event.line for p in ctx.of(EventKind.PROGRESS)
+               if p.file_index == item.file_index and p.event.line < item.event.line]
+    readings = []
+    for t in ctx.scans[item.file_index].loose:
+        if not item.event.line - _NEAR <= t.line < item.event.line or any(
+                t.line < line for line in went_on) or _HANDLED.search(t.text):
+            continue
+        reading = read_line(t.text)
+        if reading is None:
+            continue
+        if t.rank is not None and t.rank != rank:
+            return None  # another rank's words (or a rank the launcher did not name)
+        readings.append((t, reading))
     families = {r.family for _, r in readings}
     if len(families) != 1 or not families <= OWN_FAULT:
         return None
@@ -506,7 +528,7 @@ def launcher_exit(ctx: Context) -> Finding | None:
                      "torch.distributed.elastic.multiprocessing.errors.record) for its "
                      "traceback.",),
                 )
-            own = _own_error_above(ctx, item)
+            own = _own_error_above(ctx, item, rank)
             return Finding(
                 CATEGORY[own[1].family] if own else Category.UNDETERMINED, (rank,),
                 (f"rank {rank} (pid {pid})" if pid is not None else f"rank {rank}",),
@@ -541,7 +563,7 @@ def launcher_exit(ctx: Context) -> Finding | None:
             pid = pid or next(iter(workers))
         ranks, process, one_node = _one_node_rank(ctx, local, pid)
         if code > 0:
-            own = _own_error_above(ctx, item)
+            own = _own_error_above(ctx, item, ranks[0] if len(ranks) == 1 else None)
             return Finding(
                 CATEGORY[own[1].family] if own else Category.UNDETERMINED, ranks, (process,),
                 (f"the launcher reports that {process} exited with code {code} "
