@@ -356,6 +356,9 @@ _FAILED = re.compile(
 # shared object file" on every healthy job without a network plugin).
 _BENIGN = re.compile(
     r"(?i:warning:|deprecat|will retry|retrying)|"
+    # TensorFlow's allocator in a run that goes on (`… ran out of memory trying to allocate
+    # 2.26GiB … The caller indicates that this is not a failure, but may mean …`)
+    r"The caller indicates that this is not a failure|"
     # huggingface_hub's backoff: `'(ReadTimeoutError(…))' thrown while requesting HEAD https://…`,
     # then `Retrying in 1s [Retry 1/5].` (its last try's failure is raised as an exception)
     r"' thrown while requesting [A-Z]+ https?://|"

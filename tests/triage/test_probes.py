@@ -46,7 +46,11 @@ HEALTHY = ("grpc_retry_healthy", "ray_gcs_scaledown", "ray_driver", "git_publick
            # Marian's own progress lines; MPI lines that only mention buffer sizes
            "marian_training_healthy", "mpi_buffer_sizes_healthy",
            # AWS Neuron's runtime INFO lines and a JVM's GC note
-           "neuron_nrt_info_healthy")
+           "neuron_nrt_info_healthy",
+           # TensorFlow's allocator saying its own shortfall "is not a failure"
+           "tf_allocator_warnings_healthy",
+           # a metrics thread that could not bind its port while training went on
+           "bind_thread_then_trained_healthy")
 
 # probe -> (the category it must have, a word its culprit must hold, or "" for no check)
 CAUSES: dict[str, tuple[Category, str]] = {
