@@ -692,9 +692,14 @@ class JobProcesses:
         self._next_at = now + self.interval_seconds
         self.rows = self.scontrol.listpids(self.job_id)
         self.steps = frozenset(row.step for row in self.rows)
-        fresh = tuple(row for row in self.rows if row.pid not in self._seen)
-        self._seen.update(row.pid for row in fresh)
-        return fresh
+        fresh: list[JobPid] = []
+        for row in self.rows:
+            # once per process, also when one listing names it twice (a process that moved
+            # between steps' cgroups while slurmstepd listed them)
+            if row.pid not in self._seen:
+                self._seen.add(row.pid)
+                fresh.append(row)
+        return tuple(fresh)
 
     def python_tasks(self) -> tuple[JobPid, ...]:
         """Python interpreters among the job's processes: the candidates for ranks."""

@@ -447,6 +447,18 @@ def test_job_processes_refresh_reports_new_rows_and_rate_limits(tmp_path: Path) 
     assert (tmp_path / "calls").read_text().splitlines() == ["listpids 7", "listpids 7"]
 
 
+def test_a_process_listed_twice_in_one_listing_is_new_once(tmp_path: Path) -> None:
+    """slurmstepd may list one pid twice while it moves between steps' cgroups: refresh()
+    still reports each process as new only once."""
+    text = (DATA / "listpids_batch_extern_step.txt").read_text()
+    lines = text.splitlines(keepends=True)
+    doubled = "".join([*lines, lines[-1]])  # the last process listed a second time
+    procs = JobProcesses(scontrol=Scontrol(executable=str(_fake_scontrol(tmp_path, doubled))),
+                         job_id="7")
+    first = procs.refresh(100.0)
+    assert len(first) == len({row.pid for row in first}) == 6
+
+
 def test_listpids_before_any_step_is_empty(tmp_path: Path) -> None:
     """'There are no steps for job' (no step on this node yet) is an empty list, not an error."""
     script = _fake_scontrol(
