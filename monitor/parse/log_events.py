@@ -151,6 +151,8 @@ _NOT_EXCEPTIONS = frozenset({"srun", "slurmstepd", "kernel", "NVRM", "INFO", "WA
 # A shell's report of a process it lost (`Killed`, `Terminated`), written where a traceback cut
 # short would have ended: the signal, not an exception the process raised
 _SHELL_REPORTS = frozenset({"Killed", "Terminated", "Aborted", "Hangup"})
+# ... and its report of how a C++ program ended, printed under the message of its `what():`
+_SHELL_REPORT_LINE = re.compile(r"(?:Aborted|Segmentation fault|Killed|Bus error)\b")
 _STILL_TRYING = re.compile(r"(?i:\bretrying\b|\bwill retry\b)")
 # tqdm's bar (` 86%|█████▋    | 56/65 [00:04<00:00, 12.03ba/s]`)
 # and its bar for an unknown total (`Validation: 0it [00:00, ?it/s]`)
@@ -190,8 +192,6 @@ _CPP_START = re.compile(
 # missing directory then fails the write, not a read
 _WRITE_OPEN = re.compile(r"""(?:^\s*|[(,]\s*)(?:mode\s*=\s*)?["'](?:w|a|x)[bt+]{0,2}["']\s*[),]""")
 _OPEN_CALL = re.compile(r"\bopen\(")
-# a shell's report of how a process ended, printed under its last words
-_SHELL_REPORT_LINE = re.compile(r"(?:Aborted|Segmentation fault|Killed|Bus error)\b")
 # ... and one that opens a file to read it: one argument, or a literal read mode (a mode passed
 # on in a variable, `io.open(self, mode, …)` under pathlib, says nothing)
 _READ_OPEN = re.compile(r"""\bopen\((?:[^(),]|\([^()]*\))*(?:\)|,\s*["']r[bt+]?["']\s*[),])""")

@@ -182,19 +182,16 @@ def diagnose(
         finding = rule(ctx)
         if finding is not None:
             break
-    # a thread's traceback the job stepped past (`Exception in thread NAME:`, progress after
-    # it): the process went on, and nothing in its record is the job's failure
-    passed = [(e.file_index, e.event.line, e.event.end_line) for e in located
-              if thread_stepped_past(ctx, e)]
+    # (a thread's traceback the job went on after: nothing in its record is the job's failure)
     errors = [e for e in located if e.event.level >= Level.ERROR and e.kind not in _NOISE
-              and not any(i == e.file_index and a <= e.event.line <= b for i, a, b in passed)]
+              and not ctx.passed_over(e.file_index, e.event.line)]
     if finding is None:
         # a failing line no pattern made an error of (an exception line whose only event is
         # the lost connection in it) still says the job failed
         sign = next((e for e in located if _failure_sign(e)
                      and not thread_stepped_past(ctx, e)), None)
         failed = errors or sign is not None or any(
-            still_failing(scan, [(a, b) for i, a, b in passed if i == index])
+            still_failing(scan, [(a, b) for i, a, b in ctx.passed_threads if i == index])
             for index, scan in enumerate(scans))
         # say what shows the failure (a traceback cut before its exception line: a shell's
         # `Terminated` after it says only that the process was stopped)

@@ -231,7 +231,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          # UCX's own codes and words for a peer it could not reach in time
                          r"UCS_ERR_(?:UNREACHABLE|ENDPOINT_TIMEOUT)|\bEndpoint timeout\b|"
                          # urllib3 under requests: the HTTP endpoint could not be reached
-                         r"NewConnectionError|ConnectTimeoutError|"
+                         # (its ConnectTimeoutError among UNREACHED_ENDPOINT's words below)
+                         r"NewConnectionError|"
                          r"Failed to establish a new connection|"
                          + UNREACHED_ENDPOINT.pattern + "|"
                          r"ENETUNREACH|"

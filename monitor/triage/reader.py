@@ -291,9 +291,10 @@ _DIGIT = re.compile(rb"\d")
 
 
 def _may_continue(line: bytes, after: bytes) -> bool:
-    """Whether `after` may continue `line` cut at a width: it does not start as `line` did: not in its first 8 bytes, nor its first word (a
-    host, a timestamp's date, a prefix tag), nor in the shape of its first 12 (two hosts' or
-    two srun tasks' records, `gpu1:1334:…` and `gpu2:1329:…`, `10: gpu1:…` and `11: gpu1:…`)."""
+    """Whether `after` may continue `line` cut at a width: it does not start as `line` did,
+    not in its first 8 bytes, nor its first word (a host, a timestamp's date, a prefix tag),
+    nor in the shape of its first 12 (two hosts' or two srun tasks' records, `gpu1:1334:…` and
+    `gpu2:1329:…`, `10: gpu1:…` and `11: gpu1:…`)."""
     lead = _FIRST_WORD.match(line)
     return after[:8] != line[:8] and not (
         lead is not None and len(lead.group()) >= 3 and after.startswith(lead.group())) and (

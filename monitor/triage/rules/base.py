@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from monitor.model import Category
 from monitor.parse.collectives import CollectivePicture
@@ -46,6 +47,17 @@ class Context:
 
     def at(self, event: object) -> Located | None:
         return self.by_event.get(id(event))
+
+    @cached_property
+    def passed_threads(self) -> tuple[tuple[int, int, int], ...]:
+        """(file index, first line, last line) of each thread's traceback the job went on
+        after (`thread_stepped_past`): nothing in those records is the job's failure."""
+        return tuple((e.file_index, e.event.line, e.event.end_line)
+                     for e in self.of(EventKind.PYTHON_TRACEBACK) if thread_stepped_past(self, e))
+
+    def passed_over(self, file_index: int, line: int) -> bool:
+        """Whether a line of a file lies in a thread's traceback the job went on after."""
+        return any(i == file_index and a <= line <= b for i, a, b in self.passed_threads)
 
     @property
     def timed_out_ranks(self) -> set[int]:
@@ -193,6 +205,11 @@ _COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "Keybo
                "ProcessRaisedException",
                # a task cancelled (asyncio, concurrent.futures): by whatever stopped waiting
                "CancelledError")
+
+
+# A process that crashed or was killed (a native crash handler, Python's faulthandler, a
+# signal the shell or launcher reported)
+_CRASHED = (EventKind.NATIVE_CRASH, EventKind.FAULTHANDLER, EventKind.SIGNAL_KILL)
 
 
 # NCCL's codes for a failed system call, a broken invariant, a lost peer and a failed CUDA

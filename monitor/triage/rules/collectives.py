@@ -14,7 +14,7 @@ from monitor.parse.log_events import EventKind, Level
 from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS
 from monitor.triage.evidence import Located, compress_ranks
 from monitor.triage.reader import FileScan, TailLine
-from monitor.triage.rules.base import Context, Finding, _ranks_text
+from monitor.triage.rules.base import _CRASHED, Context, Finding, _ranks_text
 
 
 def desync_report(ctx: Context) -> Finding | None:
@@ -83,12 +83,12 @@ _UNEVEN_BY_DESIGN = frozenset({"ALLTOALL", "ALLTOALL_BASE", "ALLTOALLV", "_ALLTO
 
 
 def mismatch(ctx: Context) -> Finding | None:
-    mismatches = [m for m in ctx.picture.mismatches
-                  if len({op for op, _numel in m.variants}) > 1
-                  or not {op for op, _numel in m.variants} <= _UNEVEN_BY_DESIGN]
+    mismatches = [(m, ops) for m in ctx.picture.mismatches
+                  if len(ops := {op for op, _numel in m.variants}) > 1
+                  or not ops <= _UNEVEN_BY_DESIGN]
     if not mismatches:
         return None
-    m = mismatches[0]
+    m, ops = mismatches[0]
     parts = [f"{op} NumelIn={numel} on rank(s) {compress_ranks(ranks)}"
              for (op, numel), ranks in sorted(m.variants.items(), key=lambda kv: kv[1])]
     evidence = [f"collective #{m.seq} differs across ranks: " + "; ".join(parts)]
@@ -101,7 +101,6 @@ def mismatch(ctx: Context) -> Finding | None:
     # The same operation with different sizes is a shape bug where one rank stands out from
     # the others; where no rank does (one rank on each side), nothing says which side diverged,
     # and the ranks are simply not in the same collective: a desync too.
-    ops = {op for op, _numel in m.variants}
     category = (Category.SOFTWARE if len(ops) == 1 and m.culprits
                 else Category.COLLECTIVE_DESYNC)
     return Finding(
@@ -415,8 +414,7 @@ _TF_MEMBERS = re.compile(r"Shape mismatch in the collective|Inconsistent output 
 
 # MPI's wordings of a size mismatch (MPI_ERR_TRUNCATE, MPICH's collective check)
 _MPI_SIZES = re.compile(r"Message from rank \d+ and tag \d+ truncated|message sizes do not match")
-_FAILED_BEFORE = frozenset({EventKind.CUDA_ERROR, EventKind.NATIVE_CRASH, EventKind.SIGNAL_KILL,
-                            EventKind.FAULTHANDLER, EventKind.PYTHON_TRACEBACK,
+_FAILED_BEFORE = frozenset({*_CRASHED, EventKind.CUDA_ERROR, EventKind.PYTHON_TRACEBACK,
                             EventKind.CPP_EXCEPTION, EventKind.CUDA_OOM})
 
 

@@ -22,6 +22,7 @@ from monitor.triage.lexicon import (
 )
 from monitor.triage.rules.base import (
     _COLLATERAL,
+    _CRASHED,
     _LEGACY_LOCAL,
     _NCCL_UNEXPLAINED,
     _SPAWN_EXIT,
@@ -59,7 +60,6 @@ _DISK_ERRNO = re.compile(r"\[Errno (?:5|14|17|27|28|30|116|121|122)\]|"
                          r"\bCannot save file into a non-existent directory\b")
 
 
-_CRASH_KINDS = (EventKind.NATIVE_CRASH, EventKind.FAULTHANDLER, EventKind.SIGNAL_KILL)
 _WORKER_DIED = re.compile(r"\b(?:abruptly died|terminated abruptly|died unexpectedly)\b")
 
 
@@ -415,17 +415,18 @@ def own_exception(ctx: Context) -> Finding | None:
     if not own or (died and died[0].order() < own[0].order()):
         return None  # (a worker's death before them: what follows may be its consequence)
     first = own[0]
-    if _unreached(*_said(ctx, first)) is not None:
+    unreached = _unreached(*_said(ctx, first))
+    if unreached is not None:
         # a client that could not reach a service is that service's story where the logs show
         # it failing (another process's own error or crash, in a file of its own: files
         # without times have no order between them)
         elsewhere = [i for i in own if i.file_index != first.file_index
                      and _unreached(*_said(ctx, i)) is None]
         if elsewhere:
-            first = elsewhere[0]
+            first, unreached = elsewhere[0], None
         elif any((i.file_index != first.file_index or i.event.line < first.event.line)
                  and _unreached(*_said(ctx, i)) is None
-                 for i in ctx.of(*_CRASH_KINDS, EventKind.PYTHON_TRACEBACK)
+                 for i in ctx.of(*_CRASHED, EventKind.PYTHON_TRACEBACK)
                  if i.kind is not EventKind.PYTHON_TRACEBACK or i.event.fields.get("exc_type")):
             # another process failed too (or this one crashed before, and a restart could not
             # bind its port again), in words no rule here concludes on
@@ -449,7 +450,7 @@ def own_exception(ctx: Context) -> Finding | None:
                                    # torch.save's writer: fewer bytes landed than it wrote
                                    "inline_container.cc", "unexpected pos")):
         category = Category.STORAGE_IO
-    elif (unreached := _unreached(*_said(ctx, first))) is not None:
+    elif unreached is not None:
         # its client could not reach an endpoint or got no answer (a hub download, an HTTP
         # service): the network's story, and the raiser is only one end of it
         return _unreached_finding(first, unreached, f"{who(first)} raised {exc}: "

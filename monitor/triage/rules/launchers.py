@@ -496,10 +496,16 @@ def _own_error_above(ctx: Context, item: Located,
     return readings[0]
 
 
-def _own_said(ctx: Context, item: Located, own: tuple[TailLine, Reading]) -> str:
+def _exit_cause(ctx: Context, item: Located, rank: int | None) -> tuple[Category, str]:
+    """The category of a worker's exit the launcher reported, and what says so: its own last
+    words above the report (`_own_error_above`), or nothing in these logs."""
+    own = _own_error_above(ctx, item, rank)
+    if own is None:
+        return Category.UNDETERMINED, "its own error is not in these logs"
     line, reading = own
-    return (f"the error above it reads as {CATEGORY[reading.family].value} "
-            f"({ctx.scans[item.file_index].path}:{line.line}): {line.text[:160]}")
+    return CATEGORY[reading.family], (
+        f"the error above it reads as {CATEGORY[reading.family].value} "
+        f"({ctx.scans[item.file_index].path}:{line.line}): {line.text[:160]}")
 
 
 def launcher_exit(ctx: Context) -> Finding | None:
@@ -528,13 +534,12 @@ def launcher_exit(ctx: Context) -> Finding | None:
                      "torch.distributed.elastic.multiprocessing.errors.record) for its "
                      "traceback.",),
                 )
-            own = _own_error_above(ctx, item, rank)
+            category, cause = _exit_cause(ctx, item, rank)
             return Finding(
-                CATEGORY[own[1].family] if own else Category.UNDETERMINED, (rank,),
+                category, (rank,),
                 (f"rank {rank} (pid {pid})" if pid is not None else f"rank {rank}",),
                 (f"the launcher's summary names rank {rank} as the first failure, {exit_text} "
-                 f"({item.where}); " + (_own_said(ctx, item, own) if own else
-                                        "its own error is not in these logs"),), item,
+                 f"({item.where}); {cause}",), item,
                 (f"Read rank {rank}'s own output (or rerun with the entry point decorated with "
                  "torch.distributed.elastic.multiprocessing.errors.record) for its traceback.",),
             )
@@ -563,12 +568,11 @@ def launcher_exit(ctx: Context) -> Finding | None:
             pid = pid or next(iter(workers))
         ranks, process, one_node = _one_node_rank(ctx, local, pid)
         if code > 0:
-            own = _own_error_above(ctx, item, ranks[0] if len(ranks) == 1 else None)
+            category, cause = _exit_cause(ctx, item, ranks[0] if len(ranks) == 1 else None)
             return Finding(
-                CATEGORY[own[1].family] if own else Category.UNDETERMINED, ranks, (process,),
+                category, ranks, (process,),
                 (f"the launcher reports that {process} exited with code {code} "
-                 f"({item.where}); " + (_own_said(ctx, item, own) if own else
-                                        "its own error is not in these logs"), *one_node), item,
+                 f"({item.where}); {cause}", *one_node), item,
                 (f"Read local_rank {local}'s own output for its traceback (torchrun "
                  "--redirects/--tee, or the entry point decorated with "
                  "torch.distributed.elastic.multiprocessing.errors.record).",),

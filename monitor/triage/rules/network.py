@@ -15,6 +15,7 @@ from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
 from monitor.triage.lexicon import Family, logged_below_error, read_line
 from monitor.triage.rules.base import (
     _COLLATERAL,
+    _CRASHED,
     _NCCL_UNEXPLAINED,
     _NET_SETUP,
     Context,
@@ -321,8 +322,6 @@ def _store_unreachable(ctx: Context, item: Located) -> bool:
 _BARRIER_REPORT_LINES = 20  # the exit barrier's traceback under its `Error waiting on exit barrier`
 
 
-# A process that crashed or was killed
-_CRASHED = (EventKind.NATIVE_CRASH, EventKind.FAULTHANDLER, EventKind.SIGNAL_KILL)
 # A process that failed: a store wait after it is for that process, not one that never came
 _FAILED_FIRST = (*_CRASHED, EventKind.PYTHON_TRACEBACK)
 

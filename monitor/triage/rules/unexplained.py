@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from monitor.parse.log_events import EventKind, Level
+from monitor.parse.log_events import Level
 from monitor.triage.lexicon import (
     CATEGORY,
     OWN_FAULT,
@@ -28,7 +28,6 @@ from monitor.triage.rules.base import (
     _killed_in_tail,
     _some,
     _writer,
-    thread_stepped_past,
 )
 
 # A network plugin's set-up complaint, what NCCL falls back from (never a failure in the job's
@@ -92,15 +91,12 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     errors are about (a full disk, a lost GPU, an unreachable host) instead of being called
     healthy; a line that only shows that something failed makes it `undetermined`."""
     readings = []  # (file index, line, what the lexicon read in it)
-    # a thread's traceback the job went on after: none of its lines is the job's failure
-    passed = [(e.file_index, e.event.line, e.event.end_line)
-              for e in ctx.of(EventKind.PYTHON_TRACEBACK) if thread_stepped_past(ctx, e)]
     for index, scan in enumerate(ctx.scans):
         # a line some pattern made an error of was judged by the rules; one whose event is
         # only a warning (a connection error the patterns count) is still read here
         evented = {e.line for e in scan.events if e.level >= Level.ERROR}
         for tail in scan.loose:
-            if any(i == index and a <= tail.line <= b for i, a, b in passed):
+            if ctx.passed_over(index, tail.line):  # a thread's record the job went on after
                 continue
             reading = read_line(tail.text) if tail.line not in evented else None
             if reading is not None and not _plugin_fallback_line(scan, tail, reading):
