@@ -191,8 +191,7 @@ def diagnose(
         sign = next((e for e in located if _failure_sign(e)
                      and not thread_stepped_past(ctx, e)), None)
         failed = errors or sign is not None or any(
-            still_failing(scan, [(a, b) for i, a, b in ctx.passed_threads if i == index])
-            for index, scan in enumerate(scans))
+            still_failing(ctx, index) for index in range(len(scans)))
         # say what shows the failure (a traceback cut before its exception line: a shell's
         # `Terminated` after it says only that the process was stopped)
         shown = (f"{describe(sign)} ({sign.where}); no line says why",) if sign else ()

@@ -249,6 +249,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"[Tt]ransport retry count exceeded|"
                          # gRPC's channel could not reach its target (TensorFlow, JAX)
                          r"failed to connect to all addresses|"
+                         # a Ray driver or node that could not reach the head's GCS at the
+                         # address it was given (not a raylet's check that its GCS went)
+                         r"Failed to connect to GCS at address \S+ within|"
+                         r"Unable to connect to GCS at \S+|"
                          # gloo could not connect the ranks to each other at start-up
                          r"connectFullMesh failed|"
                          # a failed connect() call (Open MPI's TCP transport, its launcher)

@@ -1084,12 +1084,12 @@ def test_a_signal_paddle_reports_is_no_exception_of_the_job() -> None:
     assert diagnosis.category is Category.UNDETERMINED and diagnosis.culprit_ranks == ()
 
 
-def test_a_ray_clients_first_failed_connect_is_no_network_verdict() -> None:
-    """Ray's `Failed to connect to GCS at address 172.23.15.13:20000 within 5 seconds` is also
-    what a client logs on a start that connects a moment later (tests/data/triage_probes):
-    no rule reads it as the network; the excerpt stays undetermined, the address named."""
+def test_a_ray_client_that_never_reached_its_gcs_is_the_network() -> None:
+    """Ray's `Failed to connect to GCS at address 172.23.15.13:20000 within 5 seconds` with no
+    later line saying it connected: the head's address was never reached (the start that
+    connects a moment later is healthy: tests/data/triage_probes/ray_gcs_*)."""
     diagnosis = triage("net-tinyzero-75-ray-gcs-connect.log")
-    assert diagnosis.category is Category.UNDETERMINED
+    assert diagnosis.category is Category.NETWORK and diagnosis.culprit_ranks == ()
     assert any("172.23.15.13:20000" in c for c in diagnosis.culprits)
 
 
@@ -1373,3 +1373,19 @@ def test_ranks_that_exited_alike_in_one_second_name_no_first_culprit() -> None:
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.UNDETERMINED, ())
     assert any("ranks 0-1 all exited with exit code 1" in f for f in diagnosis.findings), (
         diagnosis.findings)
+
+
+def test_glogs_report_of_a_gloo_pair_that_could_not_connect_names_the_peer() -> None:
+    """caffe2's `Caught gloo IO exception: [.../pair.cc:528] connect [192.126.232.53]:896:
+    Connection refused`, logged and not raised to Python: the peer endpoint, no rank."""
+    diagnosis = triage("gloo-caffe2-984-connect-refused.log")
+    assert diagnosis.category is Category.NETWORK and diagnosis.culprit_ranks == ()
+    assert any("192.126.232.53:896" in c for c in diagnosis.culprits)
+
+
+def test_nccls_return_code_trace_from_its_socket_code_up_to_init_is_the_hosts_network() -> None:
+    """Only NCCL INFO's `misc/socket.cc:567 -> 2` … `bootstrap.cc:270 -> 2` … `init.cc:1350 -> 2`
+    lines, on every GPU of one host: a socket call failed NCCL's init there."""
+    diagnosis = triage("net-nccl-1000-bootstrap-socket.log")
+    assert diagnosis.category is Category.NETWORK and diagnosis.culprit_ranks == ()
+    assert diagnosis.culprits == ("the network of dso-s1-r1-a100-03",)

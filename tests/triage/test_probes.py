@@ -15,6 +15,8 @@ from monitor.triage.reader import read_inputs
 PROBES = Path(__file__).resolve().parent.parent / "data" / "triage_probes"
 
 HEALTHY = ("grpc_retry_healthy", "ray_gcs_scaledown", "ray_driver", "git_publickey_healthy",
+           # Ray's client that failed to reach its GCS once and connected a moment later
+           "ray_gcs_retry_then_connected", "ray_gcs_warning_then_started",
            "skip_bad_images_healthy", "fallback_healthy", "tf_ignore_errors_healthy",
            "webdataset_handler", "helper_exit_code_healthy", "vllm_preemption_healthy",
            "retry_after_paragraph_healthy", "retry_double_spaced_healthy",
@@ -230,8 +232,6 @@ NOT: dict[str, Category] = {
     "ray_actor_oom_context": Category.INFRASTRUCTURE,  # its node did not die
     "ray2_info_stamp_exit": Category.INFRASTRUCTURE,
     "git_interleaved_255": Category.INFRASTRUCTURE,  # git refusals are no failed launch
-    "ray_gcs_retry_then_connected": Category.NETWORK,  # it connected a moment later
-    "ray_gcs_warning_then_started": Category.NETWORK,
     "rpc_timeout_error": Category.STORAGE_IO,  # a TimeoutError is a wait, not a disk
     # a /dev/shm or preemption word before srun's task exit is not the node failing to start it
     "srun_exit_after_shm_notice": Category.INFRASTRUCTURE,

@@ -49,6 +49,7 @@ from monitor.triage.rules.network import (
     init_timeout,
     mpi_peer_lost,
     nccl_connect_refused,
+    nccl_init_trace,
     nccl_unexplained,
     network,
     rendezvous_lost,
@@ -97,6 +98,7 @@ RULES: tuple[Rule, ...] = (
     collective_hang,
     mpi_peer_lost,
     nccl_connect_refused,
+    nccl_init_trace,
     exit_barrier,
     unrecognised_failure,
 )

@@ -69,6 +69,11 @@ def network(ctx: Context) -> Finding | None:
                   and not _rendezvous_went(ctx, e)]
     store_raised = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
                     if _store_unreachable(ctx, e) or _peer_unreachable(e)]
+    # gloo's own report of its transport's exception in a log line, not raised to Python
+    # (caffe2's `Caught gloo IO exception: [.../pair.cc:528] connect [10.0.0.2]:896:
+    # Connection refused`)
+    store_raised += [e for e in ctx.of(EventKind.CONNECTION_ERROR)
+                     if _gloo_pair_unreachable(e.event.text)]
     # The HCA or port itself failed: the completions flushed after it are its consequences.
     async_events = [e for e in ctx.of(EventKind.NCCL_WARN)
                     if _ib_fault(str(e.event.fields.get("message", "")))]
@@ -112,6 +117,12 @@ def network(ctx: Context) -> Finding | None:
         peer_text = f"{peer}<{port}>" if port is not None else str(peer)
         culprit = f"{local} <-> {peer_text}"
         evidence.append(f"{local}: {detail} talking to {peer_text} ({first.where})")
+    elif first.kind is EventKind.CONNECTION_ERROR:
+        named = _RAISED_PEER.search(first.event.text)
+        assert named is not None  # _gloo_pair_unreachable matched it
+        culprit = f"the peer endpoint {named.group(1)}:{named.group(2)}"
+        evidence.append(f"{who(first)}: gloo could not connect to {culprit}: "
+                        f"{fields.get('error')} ({first.where})")
     elif first.kind is EventKind.PYTHON_TRACEBACK and not _store_unreachable(ctx, first):
         named = _RAISED_PEER.search(str(fields.get("exc_message", "")))
         culprit = f"the peer endpoint {named.group(1)}:{named.group(2)}" if named else (
@@ -302,6 +313,13 @@ def _peer_unreachable(item: Located) -> bool:
         return any(w in message for w in (*_UNREACHABLE, "Connect timeout"))
     return (any(w in message for w in _UNREACHABLE) and _RAISED_PEER.search(message) is not None
             and any(w in message for w in ("gloo", "c10d", "socket", "pair.cc")))
+
+
+def _gloo_pair_unreachable(text: str) -> bool:
+    """A line that reports gloo's TCP pair failing to connect to a peer's address, logged
+    as an error or an exception (never a retry under way): the link or the peer is down."""
+    return ("gloo IO exception" in text and "pair.cc" in text
+            and any(w in text for w in _UNREACHABLE) and _RAISED_PEER.search(text) is not None)
 
 
 def _store_unreachable(ctx: Context, item: Located) -> bool:
@@ -783,6 +801,55 @@ def nccl_connect_refused(ctx: Context) -> Finding | None:
         ("Run with NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=INIT,NET to see the address it "
          "connects to; check that the peer is alive, that NCCL_SOCKET_IFNAME picks a routable "
          "interface, and that no firewall blocks the ports.",),
+    )
+
+
+# NCCL INFO's return-code trace reaching the communicator's set-up (`init.cc:1350 -> 2`,
+# `bootstrap.cc:270 -> 2`, `group.cc:65 -> 2 [Async thread]`)
+_INIT_TRACE = re.compile(r"NCCL INFO (?:\S*/)?(?:init|bootstrap|group)\.cc:\d+ -> 2\b")
+_NCCL_VERSION = re.compile(r"NCCL version (\d+)\.(\d+)")
+
+
+def nccl_init_trace(ctx: Context) -> Finding | None:
+    """NCCL's INFO trace of a system error that began in its socket or verbs code and went up
+    to the communicator's set-up, where the logs show nothing else: no NCCL error or warning,
+    no crash, no exception (a paste that kept only the trace). A socket or verbs call of that
+    host failed NCCL's init. Before NCCL 2.13 a peer that closed returned the same code, and
+    an abort of a socket wait is another failure's consequence: neither counts."""
+    calls = [c for c in ctx.of(EventKind.NCCL_NET_CALL_FAILED)
+             if c.event.int_field("code") == 2 and not c.event.fields.get("abort")]
+    if not calls or ctx.of(EventKind.NCCL_ERROR, EventKind.NCCL_WARN, EventKind.NCCL_WARN_NET,
+                           EventKind.NCCL_PEER_CLOSED, EventKind.PYTHON_TRACEBACK,
+                           *_A_PEER_DIED):
+        return None
+    if any(c.event.fields.get("abort") for c in ctx.of(EventKind.NCCL_NET_CALL_FAILED)):
+        return None
+    for scan in ctx.scans:
+        for line in scan.tail:
+            version = _NCCL_VERSION.search(line.text)
+            if version is not None and (int(version[1]), int(version[2])) < (2, 13):
+                return None
+    reached = [c for c in calls if any(
+        t.line > c.event.line and _INIT_TRACE.search(t.text) is not None
+        and f":{c.event.fields.get('pid')}:" in t.text  # `host:pid:tid [dev] NCCL INFO`
+        for t in ctx.scans[c.file_index].tail)]
+    if not reached:
+        return None
+    first = reached[0]
+    where = whereabouts(first)
+    hosts = sorted({str(c.event.fields.get("host")) for c in reached if c.event.fields.get("host")})
+    return Finding(
+        Category.NETWORK, (), (f"the network of {_some(tuple(hosts))}" if hosts else
+                               (f"the network of {where}" if where else
+                                "the network of the host that wrote it"),),
+        (f"NCCL's return-code trace ({first.where}) shows a system error that began in its "
+         f"network code ({first.event.fields.get('source')}) and went up to the "
+         "communicator's set-up: a socket or verbs call of this host failed NCCL's init, and "
+         "nothing in the logs says a peer went away first",),
+        first,
+        ("Check the interfaces NCCL may use on that host (NCCL_SOCKET_IFNAME, NCCL_IB_HCA), "
+         "that its peers are reachable on them, and rerun with NCCL_DEBUG=WARN for the "
+         "failing call's reason.",),
     )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from monitor.parse.log_events import Level
+from monitor.parse.log_events import EventKind, Level
 from monitor.triage.lexicon import (
     CATEGORY,
     OWN_FAULT,
@@ -45,13 +45,33 @@ def _plugin_fallback_line(scan: FileScan, tail: TailLine, reading: Reading) -> b
             and _chose_another_network(scan, writer, tail.line))
 
 
-def still_failing(scan: FileScan, passed: Sequence[tuple[int, int]] = ()) -> bool:
-    """Whether a failing line of the file's tail that no pattern knew is more than a network
-    plugin's complaint NCCL then fell back from, outside the `passed` line spans (records the
-    job went on after)."""
-    return any((reading := read_line(t.text)) is not None
-               and not _plugin_fallback_line(scan, t, reading)
-               and not any(a <= t.line <= b for a, b in passed) for t in scan.loose)
+def _failing_readings(ctx: Context, index: int,
+                      judged_too: bool = False) -> list[tuple[TailLine, Reading]]:
+    """The failing lines of a file's tail, each with what the lexicon read in it; past the
+    records its writer went on after (a thread's traceback, a warning the job stepped past, a
+    connect that a later line shows made) and a network plugin's complaint NCCL then fell back
+    from. A line some pattern made an error of was judged by the rules and is left out unless
+    `judged_too`; one whose event is only a warning (a connection error the patterns count) is
+    read here."""
+    scan = ctx.scans[index]
+    judged = set() if judged_too else {e.line for e in scan.events if e.level >= Level.ERROR}
+    out = []
+    for tail in scan.loose:
+        if (tail.line in judged or ctx.passed_over(index, tail.line)
+                or _warned_then_went_on(ctx, index, tail)):
+            continue
+        reading = read_line(tail.text)
+        if reading is None or _plugin_fallback_line(scan, tail, reading) or (
+                reading.family is Family.NETWORK and _reconnected(ctx, index, tail)):
+            continue
+        out.append((tail, reading))
+    return out
+
+
+def still_failing(ctx: Context, index: int) -> bool:
+    """Whether a failing line of the file's tail still stands once the records its writer
+    went on after are left out."""
+    return bool(_failing_readings(ctx, index, judged_too=True))
 
 
 def _rank_of(tail: TailLine) -> int | None:
@@ -82,6 +102,29 @@ def _file_host(scan: FileScan) -> tuple[str, ...]:
     return tuple(scan.syslog_hosts) if len(scan.syslog_hosts) == 1 else ()
 
 
+# A line its writer logged as a warning: Python's logging, glog's `W0320 05:57:29`, Ray's and
+# TensorFlow's `… 16:06:26,552 W 350061` / `05:57:29.228: W tensorflow/…`
+_WARNED = re.compile(r"\bWARN(?:ING)?\b|^\W*W\d{4} \d\d:|\d\d:\d\d:\d\d[.,]\d+\]?:? W ")
+
+
+def _warned_then_went_on(ctx: Context, index: int, line: TailLine) -> bool:
+    """A warning its writer went on after: the same file shows the job stepping below it."""
+    return _WARNED.search(line.text) is not None and any(
+        p.file_index == index and p.event.line > line.line for p in ctx.of(EventKind.PROGRESS))
+
+
+# A client's own word that a connection it had failed to make was made after all (Ray's
+# `Connected to Ray cluster.`, its `Ray runtime started.`)
+_CONNECTED = re.compile(r"\b(?:Connected|Reconnected|connected) to (?!.*\b(?:fail|lost|refused))|"
+                        r"\bRay runtime started\b")
+
+
+def _reconnected(ctx: Context, index: int, line: TailLine) -> bool:
+    """A failed connect that the same file later shows made: a retry that worked."""
+    return any(t.line > line.line and _CONNECTED.search(t.text) is not None
+               and read_line(t.text) is None for t in ctx.scans[index].tail)
+
+
 _RANK_ENDED = re.compile(r"\b[Rr]ank (\d+) (?:crashed|exited|died|was killed|terminated)\b")
 
 
@@ -90,17 +133,9 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     failure-family lexicon. A log from a stack the patterns never met is judged by what its
     errors are about (a full disk, a lost GPU, an unreachable host) instead of being called
     healthy; a line that only shows that something failed makes it `undetermined`."""
-    readings = []  # (file index, line, what the lexicon read in it)
-    for index, scan in enumerate(ctx.scans):
-        # a line some pattern made an error of was judged by the rules; one whose event is
-        # only a warning (a connection error the patterns count) is still read here
-        evented = {e.line for e in scan.events if e.level >= Level.ERROR}
-        for tail in scan.loose:
-            if ctx.passed_over(index, tail.line):  # a thread's record the job went on after
-                continue
-            reading = read_line(tail.text) if tail.line not in evented else None
-            if reading is not None and not _plugin_fallback_line(scan, tail, reading):
-                readings.append((index, tail, reading))
+    readings = [(index, tail, reading)  # (file index, line, what the lexicon read in it)
+                for index in range(len(ctx.scans))
+                for tail, reading in _failing_readings(ctx, index)]
     if not readings:
         return None
     readings.sort(key=lambda r: (r[2].family, r[0], r[1].line))
