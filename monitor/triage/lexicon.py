@@ -32,9 +32,12 @@ class Family(enum.IntEnum):
     ENVIRONMENT = 6  # a library or binary that cannot be loaded: the job's own setup
     SOFTWARE = 7
     DATA = 8  # an input file the job read is corrupt or cut short
-    PEER_LOST = 9  # a connection the other side dropped: whoever dropped it is the story
-    KILLED = 10  # a process killed or crashed, with no cause given
-    FAILED = 11  # an error, nothing more said
+    # a launcher that could not start the job's processes on its nodes, listing the causes it
+    # may have (any other family's line explains it first)
+    LAUNCH = 9
+    PEER_LOST = 10  # a connection the other side dropped: whoever dropped it is the story
+    KILLED = 11  # a process killed or crashed, with no cause given
+    FAILED = 12  # an error, nothing more said
 
 
 CATEGORY: dict[Family, Category] = {
@@ -42,6 +45,7 @@ CATEGORY: dict[Family, Category] = {
     Family.GPU: Category.GPU_CUDA,
     Family.STORAGE: Category.STORAGE_IO,
     Family.DATA: Category.DATA,
+    Family.LAUNCH: Category.INFRASTRUCTURE,
     Family.INFRASTRUCTURE: Category.INFRASTRUCTURE,
     Family.NETWORK: Category.NETWORK,
     Family.INIT_TIMEOUT: Category.INIT_TIMEOUT,
@@ -282,6 +286,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                              r"GLIBC\w*_[\d.]+' not found|(?i:version mismatch)|"
                              r"(?i:failed to load \S*\s?(?:library|lib\w+|\S+\.so))|"
                              r"\bOSError: lib"),
+        # mpirun's (ORTE's) own daemons would not start on the nodes
+        (Family.LAUNCH, r"ORTE was unable to reliably start one or more daemons"),
         # a transport error wrapped in any exception type is the peer's story first
         (Family.PEER_LOST, r"Connection reset by peer|closed by (?:remote )?peer|Broken pipe|"
                            r"EPIPE|ECONNRESET|remote process exited|(?i:peer .{0,20}disconnected)"),

@@ -1389,3 +1389,32 @@ def test_nccls_return_code_trace_from_its_socket_code_up_to_init_is_the_hosts_ne
     diagnosis = triage("net-nccl-1000-bootstrap-socket.log")
     assert diagnosis.category is Category.NETWORK and diagnosis.culprit_ranks == ()
     assert diagnosis.culprits == ("the network of dso-s1-r1-a100-03",)
+
+
+def test_mpiruns_daemons_that_would_not_start_are_a_launch_failure() -> None:
+    """Open MPI's `ORTE was unable to reliably start one or more daemons` alone: the launcher
+    could not start the job on its nodes (infrastructure, no node named)."""
+    diagnosis = triage("orte-trtllm-backend-698-multinode-daemons.log")
+    assert diagnosis.category is Category.INFRASTRUCTURE and diagnosis.culprit_ranks == ()
+
+
+def test_a_launch_failure_after_the_link_failed_is_the_links() -> None:
+    """kubectl's `dial tcp HOSTIP:10250: … connection timed out` above ORTE's daemon failure:
+    the launcher's failure lists causes, and the link's line is the one shown."""
+    diagnosis = triage("kubelet-dial-timeout-mpijob-61.log")
+    assert diagnosis.category is Category.NETWORK
+
+
+def test_a_store_wait_raised_inside_the_training_step_is_no_start_up_timeout() -> None:
+    """c10d's `waitForInput … timed out after 600000ms` whose own traceback runs through
+    `train_one_step`: the job was training, so no rank failed to arrive at start-up."""
+    diagnosis = triage("undet-fastvideo-228-store-socket-timeout.log")
+    assert diagnosis.category is Category.UNDETERMINED
+
+
+def test_a_full_disk_under_mp_spawns_report_names_the_spawned_worker() -> None:
+    """`-- Process 0 terminated with the following error:` above torch.save's ENOSPC: the
+    write failed in spawned worker 0 (an index, not a global rank)."""
+    diagnosis = triage("storage-sam3-367-enospc-spawn.log")
+    assert diagnosis.category is Category.STORAGE_IO and diagnosis.culprit_ranks == ()
+    assert any("process 0" in c for c in diagnosis.culprits)

@@ -604,6 +604,8 @@ def storage_write(ctx: Context) -> Finding | None:
     if not ranks and task is not None:
         culprits.append(_ray_task_name(task))
         evidence.append(f"the error came from {_ray_task_name(task)} ({task.where})")
+    elif not ranks and (spawned := _spawned_worker(ctx, first)) is not None:
+        culprits.append(spawned)  # the mp.spawn worker whose traceback it is
     return Finding(
         Category.STORAGE_IO, ranks, tuple(culprits),
         tuple(evidence), first,

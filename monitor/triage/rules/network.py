@@ -344,13 +344,32 @@ _BARRIER_REPORT_LINES = 20  # the exit barrier's traceback under its `Error wait
 _FAILED_FIRST = (*_CRASHED, EventKind.PYTHON_TRACEBACK)
 
 
+# a frame of the job's training loop (`train.py:111 train_one_step`, Lightning's
+# `training_step`, a `backward`): the program had passed its start-up
+_TRAINING_FRAME = re.compile(r"(?i) (?:\w*_)?(?:train|training)_(?:one_)?(?:step|epoch|batch|iter\w*|loop)"
+                             r"\w*$| training_step$| backward$| optimizer_step$")
+_OWN_TRACEBACK_BELOW = 3  # lines between a store wait and the traceback it raised
+
+
+def _in_training(ctx: Context, wait: Located) -> bool:
+    """A store wait whose own traceback (right below it, the same rank's) runs through the
+    job's training loop: a wait in the middle of training, not at its start."""
+    for raised in ctx.of(EventKind.PYTHON_TRACEBACK):
+        if (raised.file_index == wait.file_index and raised.rank == wait.rank
+                and 0 < raised.event.line - wait.event.line <= _OWN_TRACEBACK_BELOW):
+            frames = raised.event.fields.get("frames")
+            return isinstance(frames, tuple) and any(
+                _TRAINING_FRAME.search(str(f)) is not None for f in frames)
+    return False
+
+
 def _after_the_start(ctx: Context, wait: Located) -> bool:
     """A wait for the store's keys after the job had stepped (its file shows progress above
-    it), or after another process failed (its exception or crash, before the wait or untimed
-    in another file): the peer's failure or the re-rendezvous it caused, not a rank that never
-    came at start-up."""
+    it, or its own traceback runs through the training loop), or after another process failed
+    (its exception or crash, before the wait or untimed in another file): the peer's failure
+    or the re-rendezvous it caused, not a rank that never came at start-up."""
     if any(s.file_index == wait.file_index and s.event.line < wait.event.line
-           for s in ctx.of(EventKind.PROGRESS)):
+           for s in ctx.of(EventKind.PROGRESS)) or _in_training(ctx, wait):
         return True
     for failed in ctx.of(*_FAILED_FIRST):
         exc = str(failed.event.fields.get("exc_type") or "")
