@@ -19,14 +19,25 @@ EPILOG = SLURM_SCRIPTS / "epilog.sh"
 
 # A stand-in for the daemon: records how it was started, then runs until signalled.
 # Its behaviour comes from the file "mode" next to it: normal, fail or ignore-term.
+# A SIGTERM that arrives while the record is being written (the Epilog of a job that ended at
+# once stops the sidecar right after the Prolog started it) is held until the record is
+# complete: under the shell's default action it killed the fake half-way, and that job had no
+# record at all. The record takes few processes (the ids come from /proc/$$/stat, not ps), so
+# that it is complete well within the Epilog's stop_timeout_seconds.
 FAKE_RANKWATCH = r"""#!/bin/sh
-dir=$(dirname "$0")
-mode=$(cat "$dir/mode" 2>/dev/null || echo normal)
+term=0
+trap 'term=1' TERM
+dir=${0%/*}
+mode=normal
+[ -f "$dir/mode" ] && read -r mode <"$dir/mode"
+ids() { pgid=$3; sid=$4; }  # /proc/PID/stat after "(comm) ": state ppid pgrp session ...
+read -r stat <"/proc/$$/stat"
+ids ${stat##*) }
 {
     echo "argv=$*"
     echo "pid=$$"
-    echo "sid=$(ps -o sid= -p $$ | tr -d ' ')"
-    echo "pgid=$(ps -o pgid= -p $$ | tr -d ' ')"
+    echo "sid=$sid"
+    echo "pgid=$pgid"
     echo "cwd=$(pwd)"
     echo "stdin=$(readlink /proc/$$/fd/0)"
     echo "stderr=$(readlink /proc/$$/fd/2)"
@@ -35,7 +46,10 @@ mode=$(cat "$dir/mode" 2>/dev/null || echo normal)
 case "$mode" in
     fail) echo "fake rankwatch: failing on purpose" >&2; exit 3 ;;
     ignore-term) trap '' TERM ;;
-    *) trap 'echo term >"$dir/terminated.$$"; exit 0' TERM ;;
+    *)
+        trap 'echo term >"$dir/terminated.$$"; exit 0' TERM
+        [ "$term" = 0 ] || { echo term >"$dir/terminated.$$"; exit 0; }
+        ;;
 esac
 while :; do sleep 0.1; done
 """
