@@ -815,9 +815,10 @@ PATTERNS: tuple[LinePattern, ...] = (
          "Remote daemon:"),
         _rx(r"An MPI communication peer process has unexpectedly disconnected",
             r"^\s*Peer host:\s+(?P<peer_host>[\w.\-]+)",
-            # ORTE lost a node's daemon: `Remote daemon: [[55312,0],3] on node gpu-node-4`
-            r"(?P<daemon>ORTE has lost communication with a remote daemon)",
-            r"^\s*Remote daemon:\s+\S+ on node (?P<peer_host>[\w.\-]+)"),
+            # ORTE (PRTE since Open MPI 5) lost a node's daemon: `Remote daemon:
+            # [[55312,0],3] on node gpu-node-4`, PRTE's `[prterun-…@0,5] on node gpu-a-006`
+            r"(?P<daemon>[OP]RTE has lost communication with a remote daemon)",
+            r"^\s*Remote daemon\s*:\s+\S+ on node (?P<peer_host>[\w.\-]+)"),
     ),
     LinePattern(
         # TORCH_DISTRIBUTED_DEBUG=DETAIL: ProcessGroupWrapper logs each rank's collective
@@ -1335,6 +1336,10 @@ PATTERNS: tuple[LinePattern, ...] = (
          "Name does not resolve", "nodename nor servname"),
         _rx(
             r"can't resolve '(?P<host>[\w.\-]+)': (?P<error>Name does not resolve)",
+            # c10d's socket: `The IPv4 network addresses of (trainer-0.svc, 29500) cannot be
+            # retrieved (gai error: -2 - Name or service not known).`
+            r"network addresses of \((?P<host>[\w.\-]+), (?P<port>\d+)\) cannot be retrieved "
+            r"\(gai error: -?\d+ - (?P<error>[^)]+)\)",
             # ssh: `Could not resolve hostname NAME: Name or service not known`
             r"(?:getaddrinfo|resolve(?: hostname)?|host|address)\W+(?P<host>[A-Za-z][\w.\-]*[\w])"
             r"\W.*?"

@@ -90,7 +90,15 @@ UNREACHED_ENDPOINT = re.compile(
     # (ENETUNREACH, ETIMEDOUT, ECONNREFUSED, EHOSTUNREACH), raised as a bare OSError too
     r"\bhttpx\.ConnectError\b|\[Errno (?:101|110|111|113)\]|"
     # a port another process holds: the listening end of a link could not be opened
-    r"Address already in use|\bEADDRINUSE\b")
+    r"Address already in use|\bEADDRINUSE\b|"
+    # gRPC's channel under TensorFlow's and JAX's exceptions (`UnavailableError: failed to
+    # connect to all addresses`, `Failed to connect to remote host: No route to host`, its
+    # c-ares resolver's `DNS resolution failed for trainer-chief-0:2222`)
+    r"failed to connect to all addresses|Failed to connect to remote host: (?!.*\bno error\b)|"
+    r"DNS resolution failed for \S+|"
+    # gloo's socket of an address family the host does not have (`socket: Address family not
+    # supported by protocol`)
+    r"\bsocket: Address family not supported by protocol")
 # ... unless the endpoint answered (an HTTP status: access refused, a rate limit) or no
 # connection was tried at all (the hub's offline mode): the job's setup, not the network
 ANSWERED_OR_OFFLINE = re.compile(
@@ -122,7 +130,24 @@ _MEMORY_MONITOR_KILL = (r"Container killed by YARN for exceeding (?:physical |vi
 _STOPPED_BY_PLATFORM = (r"Pod was terminated in response to imminent node shutdown|"
                         r"\bPreempted by \S+ on node\b|"
                         r"\bJob was active longer than specified deadline\b|"
-                        r"\bThe node had condition: \[\w*Pressure\b")
+                        r"\bPod was active on the node longer than the specified deadline\b|"
+                        r"\bThe node had condition: \[\w*Pressure\b|"
+                        # the kubelet's NodeLost (`Node gpu-7 which was running pod p is
+                        # unresponsive`), Ray's actor that died with its node
+                        r"\bNode \S+ which was running pod \S+ is unresponsive\b|"
+                        r"\bThe actor is dead because its node has died\b|"
+                        # PBS's and Torque's MOM at the walltime, Flux's exceptions for the
+                        # allocation's end, a cancel or a lost node, HTCondor's condor_rm
+                        r"=>> PBS: job killed: walltime \d+ exceeded limit\b|"
+                        r"\bjob\.exception \S+ type=(?:timeout|cancel)\b|"
+                        r"\bjob\.exception \S+ type=exec\b.{0,40}\bnode failure on\b|"
+                        r"\bvia condor_rm\b|"
+                        # slurmctld's requeue after a node failed, a node it set DOWN; srun's
+                        # task that a node could not launch
+                        r"\brequeue job \S+ due to failure of node\b|"
+                        r"\bnot responding, setting DOWN\b|\bsrun: error: task \d+ launch failed\b|"
+                        # SageMaker's status of a job stopped at its runtime limit or a reclaim
+                        r"\"SecondaryStatus\":\s*\"(?:MaxRuntimeExceeded|Interrupted)\"")
 # ... and words that name such a stop but are also set up, filtered on and watched for by
 # healthy jobs (a spot handler's notice it polls, a gcloud filter): the platform's family only
 # where the line failed for its own reasons
@@ -150,6 +175,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"\ballocation::BadAlloc\b|"
                      r"Cannot allocate memory|\bMemoryError\b|bad_alloc|ENOMEM|"
                      r"Killed process \d+|memory (?:limit|cgroup).{0,40}(?:exceeded|reached)|"
+                     # PBS's and Torque's MOM, HTCondor's hold at the job's memory limit
+                     r"=>> PBS: job killed: v?mem \d+\w* exceeded limit\b|"
+                     r"\bgone over (?:the )?(?:cgroup )?memory limit\b|"
                      # the kernel's memory-cgroup report when it kills (usage at the limit)
                      r"memory(?:\+swap)?: usage (\d+)kB, limit \1kB|"
                      # other accelerators' words: Level Zero (Intel XPU), Habana's allocator
@@ -166,7 +194,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
         (Family.GPU, r"CUDA error|cudaError|CUDA_ERROR|CUBLAS_STATUS_(?!SUCCESS)|"
                      r"CUDNN_STATUS_(?!SUCCESS)|illegal memory access|unspecified launch failure|"
                      r"device-side assert|\bXid\b|NVRM:|(?i:uncorrectable)|ECC error|GPU is lost|"
-                     r"fallen off the bus|NVML|HIP error|hipError|HSA_STATUS_ERROR|"
+                     r"fallen off the bus|NVML|nvml error: |HIP error|hipError|HSA_STATUS_ERROR|"
                      r"no CUDA-capable device|CUDA driver (?:version|initialization)|"
                      r"misaligned address|Memory access fault by GPU|Cuda failure|"
                      r"CUDA IPC|peer access is not supported|"
@@ -253,6 +281,13 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"[Tt]ransport retry count exceeded|"
                          # gRPC's channel could not reach its target (TensorFlow, JAX)
                          r"failed to connect to all addresses|"
+                         # UCX's UCS_ERR_UNREACHABLE text, EFA's unanswered peer (through
+                         # aws-ofi-nccl), MPICH's PMI and RCCL's socket giving up
+                         r"Destination is unreachable|Unreachable remote - never received a "
+                         r"response|Unable to get host entry for \S+|"
+                         r"socketPollConnect: exceeded retries|"
+                         # Open MPI's openib help text: a link that gave up retrying
+                         r"InfiniBand retry count between two MPI processes has been\b|"
                          # a Ray driver or node that could not reach the head's GCS at the
                          # address it was given (not a raylet's check that its GCS went)
                          r"Failed to connect to GCS at address \S+ within|"
@@ -348,7 +383,10 @@ _FAILED = re.compile(
     # TensorFlow's collective executor: `Collective ops is aborted by: Shape mismatch in …`
     r"\bCollective ops is aborted by:|"
     # a bind that gave up, a link that gave up, a memory monitor's kill, a reclaim notice
-    + _BIND_GAVE_UP + r"|[Rr]etry count exceeded|" + _MEMORY_MONITOR_KILL + "|"
+    + _BIND_GAVE_UP + r"|[Rr]etry count exceeded|"
+    # ... in Open MPI's openib, oneCCL's and RCCL's words
+    r"retry count between two MPI processes has been\b|\|CCL_ERROR\||"
+    r"socketPollConnect: exceeded retries|" + _MEMORY_MONITOR_KILL + "|"
     + _RECLAIM_NOTICE + "|"
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit|"
     # slurmctld's record of a job ended by a signal: `_job_complete: JobId=N WTERMSIG 9`
@@ -361,6 +399,12 @@ _FAILED = re.compile(
     r"\bMPI_ABORT was invoked on rank \d+ in communicator \S+ with errorcode [1-9]|"
     r"\bLocal abort (?:before|after) MPI_(?:INIT|FINALIZE)\b|\b[A-Z][A-Z0-9]*_ASSERT: \S+:\d+|"
     r"\bfunction was called (?:before MPI_INIT|after MPI_FINALIZE) was invoked\b|"
+    # schedulers' and container runtimes' own words for a job they ended (PBS, Flux, HTCondor,
+    # SageMaker, a container's exit code, its OOMKilled state in JSON)
+    r"=>> PBS: job killed:|\bjob\.exception \S+ type=|\bvia condor_rm\b|"
+    r"\bgone over (?:the )?(?:cgroup )?memory limit\b|\"SecondaryStatus\":\s*\"|"
+    r"\"OOMKilled\":\s*true\b|\"reason\":\s*\"OOMKilled\"|\bexited with code [1-9]\d*\b|"
+    r"\bis unresponsive\b|\bnode has died\b|\bsetting DOWN\b|\bdue to failure of node\b|"
     + _AMDGPU + "|" + _DRM_GPU_HANG + "|" + _POWER_OFF + "|" + _STOPPED_BY_PLATFORM)
 # Lines that are no failure whatever they mention: warnings, retries still under way, and
 # what the writer logged at INFO or DEBUG (NCCL's "Plugin load returned 2 : … cannot open
@@ -377,6 +421,9 @@ _BENIGN = re.compile(
     # group 87 is preempted by PreemptionMode.RECOMPUTE …`: its scheduler's routine note)
     r"\bWARNING \d\d-\d\d \d\d:\d\d:\d\d\b|"
     r"\b(?:INFO|DEBUG|TRACE)\b[ :\]]|"
+    # the kernel's note of corrected machine checks and memory errors (EDAC's `1 CE memory read
+    # error`): corrected, the node goes on
+    r"\bMachine check events logged\b|\bEDAC MC\d+: \d+ CE\b|"
     # glog's INFO/DEBUG stamp, unless the message carries an error level of its own
     r"^\W*[ID]\d{4} \d\d:(?!.*\b(?:ERROR|FATAL|CRITICAL)[:\]])|"
 
@@ -405,12 +452,18 @@ _MAYBE_PREEMPTED = re.compile(r"(?i:(?:may|might|could)(?: have)?(?: been| got)?
                               r"(?:a |the )?preemption|possibly (?:due to|caused by) "
                               r"(?:a |the )?preemption|"
                               r"(?:got |been |was )?preempted,? or\b|\bor (?:got |been |was )?"
-                              r"preempted)")
+                              r"preempted|"
+                              # JAX's `Either the leader task was preempted/died/restarted
+                              # unexpectedly or this task is experiencing network issues`
+                              r"(?:was |got |been )?preempted/\w+)")
 # Nor is any cause a message lists as one possibility ("Termination is unexpected. Possible
 # reasons include: (1) SIGKILL by the user or system OOM killer, (2) …"): the rest of the line
 # is its writer's guesses.
 _POSSIBLE_CAUSES = re.compile(r"(?i:\b(?:possible|potential|common|likely) (?:reasons?|causes?)"
                               r"(?: (?:include|includes|are|is|could be))?\s*:).*")
+# JAX's coordination service's barrier at the end of the job (`Shutdown barrier has failed`,
+# `Barrier timed out. Id: Shutdown::0`)
+_AT_SHUTDOWN = re.compile(r"\bShutdown barrier\b|\bId: Shutdown::\d")
 # TensorFlow's and JAX's distributed runtime name a process `/job:worker/replica:0/task:37`
 _TASK = re.compile(r"/job:\w+/replica:\d+/(task:\d+)\b")
 # gRPC's report of the far end of a failed call: `… from remote target /job:ps/replica:0/task:0`
@@ -470,7 +523,11 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted",
                     "for bind", "memory pressure", "imminent", "Assertion fail",
                     "terminated with", "abort", "MPI_ABORT", "was invoked", "_ASSERT: ",
-                    "Segfault", ": F ", "Pod was", "reempted by", "deadline", "condition: [")
+                    "Segfault", ": F ", "Pod was", "reempted by", "deadline", "condition: [",
+                    "MPI processes has been", "PBS: job killed", "job.exception", "condor_rm",
+                    "OOMKilled", "is unresponsive", "deadline", "node has died", "setting DOWN",
+                    "failure of node", "launch failed", "exited with code", "SecondaryStatus",
+                    "gone over")
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)
@@ -544,6 +601,8 @@ def _read_words(text: str) -> Reading:
     """The family a line's words name (FAILED when none), whether or not the line failed."""
     told = _POSSIBLE_CAUSES.sub(" ", _MAYBE_PREEMPTED.sub(" ", text))
     for family, pattern in _WORDS:
+        if family is Family.INIT_TIMEOUT and _AT_SHUTDOWN.search(told) is not None:
+            continue  # a barrier at the job's end is no start-up wait
         m = pattern.search(told)
         if m is not None:
             return Reading(family, m.group(0), places(text))

@@ -1418,3 +1418,18 @@ def test_a_full_disk_under_mp_spawns_report_names_the_spawned_worker() -> None:
     diagnosis = triage("storage-sam3-367-enospc-spawn.log")
     assert diagnosis.category is Category.STORAGE_IO and diagnosis.culprit_ranks == ()
     assert any("process 0" in c for c in diagnosis.culprits)
+
+
+def test_slurms_stop_names_no_node_at_fault() -> None:
+    """`*** STEP … ON nid01934 CANCELLED AT … DUE TO TIME LIMIT ***`: the node is only where
+    slurmstepd ran (after a node failure, one that survived), never the culprit."""
+    diagnosis = triage("timelimit-desitarget-628-srun.log")
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert not any("nid01934" in c for c in diagnosis.culprits)
+
+
+def test_a_launchers_words_that_a_rank_exited_with_a_code_name_that_rank() -> None:
+    """mpiexec's `hostname: rank 0 exited with code 139`: a failure of rank 0, its cause not
+    shown."""
+    diagnosis = triage("segv-mpiexec-xpu-unitrace-69.log")
+    assert diagnosis.category is Category.UNDETERMINED and diagnosis.culprit_ranks == (0,)

@@ -204,7 +204,10 @@ _COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "Keybo
                # mp.spawn's wrapper: the worker's own traceback follows it
                "ProcessRaisedException",
                # a task cancelled (asyncio, concurrent.futures): by whatever stopped waiting
-               "CancelledError")
+               "CancelledError",
+               # TensorFlow's status of a remote call (gRPC's UNAVAILABLE, DEADLINE_EXCEEDED):
+               # the other end went or did not answer; what it says is read by the lexicon
+               "UnavailableError", "DeadlineExceededError")
 
 
 # A process that crashed or was killed (a native crash handler, Python's faulthandler, a

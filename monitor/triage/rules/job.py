@@ -393,7 +393,9 @@ def own_exception(ctx: Context) -> Finding | None:
            # mp.spawn's report of a worker's exit (a bare `Exception` before torch 1.6)
            and _SPAWN_EXIT.search(str(item.event.fields.get("exc_message", ""))) is None
            and not any(w in str(item.event.fields.get("exc_message", ""))
-                       for w in (*_PEER_LOST, *_WAITED_FOR_A_PEER, *_NCCL_UNEXPLAINED))
+                       for w in (*_PEER_LOST, *_WAITED_FOR_A_PEER, *_NCCL_UNEXPLAINED,
+                                 # gloo's transport could not connect the ranks at start-up
+                                 "connectFullMesh failed"))
            and "CUDA" not in str(item.event.fields.get("exc_message", ""))
            and not _collective_timed_out(item)
            and not _transport_gave_up(item)

@@ -23,6 +23,7 @@ from monitor.triage.rules.base import (
     _ray_task_name,
     _some,
 )
+from monitor.triage.rules.unexplained import failing_readings
 from monitor.triage.topology import task_ranks
 
 _SCHEDULER_NOISE = frozenset({EventKind.RETRY, EventKind.CONNECTION_ERROR, EventKind.NCCL_WARN})
@@ -50,7 +51,9 @@ def scheduler(ctx: Context) -> Finding | None:
     # A plain cancel (scancel, or Slurm <= 23.02 for a failed task) or a requeue is a stop
     # from outside only when nothing in the job failed before it.
     cancels += [e for e in ctx.of(EventKind.SLURM_CANCEL)
-                if e.event.fields.get("reason") in ("cancelled", "job_requeue")
+                if (e.event.fields.get("reason") in ("cancelled", "job_requeue")
+                    # Slurm >= 25.05 names scancel's signal (`DUE to SIGNAL Terminated`)
+                    or str(e.event.fields.get("reason")).startswith("signal_"))
                 and not _failed_before(ctx, e)]
     nodes = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
              if str(e.event.fields.get("status_text", "")).startswith(
@@ -101,6 +104,10 @@ def scheduler(ctx: Context) -> Finding | None:
     if len(named) > 1:  # srun could not start the step on several nodes: every one of them
         culprit = ("nodes " + _some(named),)
         text += f"; {len(named)} nodes in all"
+    elif first.kind is EventKind.SLURM_CANCEL:
+        # the node slurmstepd wrote it on is only where it ran (after a node failure, one
+        # that survived): a stop from outside names no node at fault
+        culprit = ()
     else:
         culprit = (f"node {fields['node']}",) if fields.get("node") else ()
     return Finding(
@@ -261,10 +268,64 @@ def signal_kill(ctx: Context) -> Finding | None:
     return None
 
 
+# What a process's own lines may say it met before its launcher reported its exit: a cause
+# outside the job's code (its own bugs are read by the rules before this one)
+_OUTSIDE_CAUSES = (Family.OOM, Family.GPU, Family.STORAGE, Family.INFRASTRUCTURE, Family.NETWORK,
+                   # ... or that a peer dropped its connection: the peer's story, not its own
+                   Family.PEER_LOST)
+
+
+def _cause_shown_above(ctx: Context, exit_: Located,
+                       ids: set[int]) -> tuple[TailLine, Reading] | None:
+    """The failing line above a launcher's report of a process's exit (mpirun's `noticed that
+    process rank 5 … exited on signal 6`, srun's `task 1: Exited with exit code 5`), in the same
+    file, that the lexicon reads as a cause outside the job's code (the network, the GPU,
+    memory, storage, the node): from that process (its `[1,5]<stderr>:` tag, its srun label)
+    or unlabelled, never another's. Where several are shown, the one the lexicon puts first."""
+    causes = [(t, r) for t, r in failing_readings(ctx, exit_.file_index)
+              if t.line < exit_.event.line and r.family in _OUTSIDE_CAUSES
+              and _HANDLED.search(t.text) is None and _writer_of(t) in (None, *ids)]
+    return min(causes, key=lambda tr: (tr[1].family, tr[0].line)) if causes else None
+
+
+_SRUN_LABEL = re.compile(r"^\s*(\d+): ")  # `srun --label`'s task number
+
+
+def _writer_of(line: TailLine) -> int | None:
+    """The process a line is tagged with: its rank prefix, or srun's task label."""
+    if line.rank is not None:
+        return line.rank
+    label = _SRUN_LABEL.match(line.text)
+    return int(label[1]) if label is not None else None
+
+
+def _exit_with_cause(ctx: Context, exit_: Located, name: str, how: str, rank: int | None,
+                     cause: tuple[TailLine, Reading]) -> Finding:
+    """The launcher's report of an exit, explained by the line above it that says why."""
+    tail, reading = cause
+    category = CATEGORY[reading.family]
+    where = ", ".join(reading.where)
+    # the reporter is one end of the link, or the end its peer left
+    network = reading.family is Family.NETWORK
+    peer_left = reading.family is Family.PEER_LOST
+    ranks = () if network or peer_left or rank is None else (rank,)
+    culprit = ((f"the link to {where}" if where else "the link that line names") if network
+               else f"the peer of {name}" if peer_left else name)
+    return Finding(
+        category, ranks, (culprit,),
+        (f"'{reading.word}' reads as {category.value} "
+         f"({ctx.scans[exit_.file_index].path}:{tail.line}): {tail.text.strip()[:160]}; then "
+         f"the launcher: {name} {how} ({exit_.where})",), exit_,
+        ("The process's own line above the launcher's report says why it ended: check what "
+         "it names (the link, the device, the node's memory or disk).",),
+    )
+
+
 def launcher_task_exit(ctx: Context) -> Finding | None:
     """mpirun and srun name the first process that died or exited by itself. An mpirun rank
     is the job's rank; an srun task is one only when srun started the ranks itself (not a
-    per-node launcher), so it is named as a task. Why it died is not in these lines."""
+    per-node launcher), so it is named as a task. Why it died is not in these lines, unless
+    that process's own line above them says it."""
     mpi = ctx.of(EventKind.MPI_EXIT)
     tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
              if not _stopped_by_srun(e) and not e.event.fields.get("oom")
@@ -278,6 +339,9 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
         on = f" on node {f['node']}" if f.get("node") else ""
         process = f.get("process_name") or (f"pid {f['pid']}" if f.get("pid") else "a process")
         name = f"rank {rank}{on}" if rank is not None else str(process)
+        cause = _cause_shown_above(ctx, first, {rank} if rank is not None else set())
+        if cause is not None:
+            return _exit_with_cause(ctx, first, name, how, rank, cause)
         return Finding(
             Category.UNDETERMINED, (rank,) if rank is not None else (), (name,),
             (f"the launcher: {name} {how} ({first.where}); its own output, not shown, holds "
@@ -294,6 +358,10 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
         if ranks:
             name = f"rank {compress_ranks(ranks)} (srun {name})"
         said = _node_failed_first(ctx, first)
+        cause = _cause_shown_above(ctx, first, set(ids)) if said is None else None
+        if cause is not None:
+            return _exit_with_cause(ctx, first, name, str(f.get("status_text") or "exited"),
+                                    ranks[0] if len(ranks) == 1 else None, cause)
         if said is not None:  # the node said why first (its container could not start)
             tail, reading = said
             return Finding(
@@ -413,13 +481,27 @@ def ray_creation_task(ctx: Context) -> Finding | None:
     )
 
 
+def _below(ctx: Context, item: Located) -> str:
+    """The lines of an exception's report under its first line (Ray's cause comes after the
+    actor's indented fields: `The actor is dead because its node has died.`)."""
+    said = []
+    for t in ctx.scans[item.file_index].tail:
+        if t.line <= item.event.end_line:
+            continue
+        said.append(t.text)
+        if not t.text[:1].isspace():  # the indented fields, then the cause's line
+            break
+    return " ".join(said)
+
+
 def actor_died(ctx: Context) -> Finding | None:
     """Ray: an actor or worker process died; Ray states the pid and, sometimes, the cause."""
     items = ctx.of(EventKind.ACTOR_DIED)
     if not items:
         return None
-    node = [i for i in items if any(w in str(i.event.fields.get("message", "")) for w in (
-        "node has crashed", "marked dead", "node has died", "node was terminated"))]
+    node = [i for i in items if any(w in f"{i.event.fields.get('message', '')} {_below(ctx, i)}"
+                                    for w in ("node has crashed", "marked dead", "node has died",
+                                              "node was terminated"))]
     if node:
         first = node[0]
         ips = sorted(set(re.findall(r"(?:Owner Ip address:|and address:|and ip:|IP:) ([\d.]+)",

@@ -59,6 +59,11 @@ def network(ctx: Context) -> Finding | None:
                  # the host's own socket or verbs call failed: its network setup
                  or str(e.event.fields.get("op", "")).startswith(("Socket", "ibv_"))
                  or _connect_failed(ctx, e))]
+    # NCCL's own warning that a peer never answered or its connect gave up (aws-ofi-nccl's
+    # `… strerror: Unreachable remote - never received a response`, `socketPollConnect:
+    # exceeded retries (20000)`)
+    warns += [e for e in ctx.of(EventKind.NCCL_WARN)
+              if any(w in str(e.event.fields.get("message", "")) for w in _GAVE_UP_ON_PEER)]
     errors = [e for e in ctx.of(EventKind.NCCL_ERROR)
               if (e.event.fields.get("peer") or _connect_failed(ctx, e))
               and not e.event.fields.get("consequence")]
@@ -91,7 +96,8 @@ def network(ctx: Context) -> Finding | None:
     first = min(items, key=Located.order)
     fields = first.event.fields
     evidence: list[str] = []
-    if first.kind in (EventKind.NCCL_WARN_NET, EventKind.NCCL_ERROR):
+    nccl_line = first.kind in (EventKind.NCCL_WARN_NET, EventKind.NCCL_WARN, EventKind.NCCL_ERROR)
+    if nccl_line:
         host = fields.get("host")
         if host:
             local = f"{host} GPU {fields.get('cuda_dev')} (pid {fields.get('pid')})"
@@ -105,13 +111,17 @@ def network(ctx: Context) -> Finding | None:
             local = f"the process at {whereabouts(first)}"
         else:
             local = f"the process writing {first.file.rsplit('/', 1)[-1]}"
-        detail = fields.get("error") or (
+        detail = fields.get("error") or next(
+            (f"its peer never answered ({w})" for w in _GAVE_UP_ON_PEER
+             if w in str(fields.get("message", ""))), None) or (
             f"its NCCL proxy failed to connect the transport (retcode {fields.get('retcode')})"
             if _connect_failed(ctx, first) else None) or (
             f"completion error {fields.get('status')}, vendor err {fields.get('vendor_err')}"
             if fields.get("status") is not None else "network error")
         port = fields.get("peer_port")
-        peer = fields.get("peer") or "a peer the line does not name"
+        named_host = _PEER_HOST_ID.search(str(fields.get("message", "")))
+        peer = fields.get("peer") or (named_host[1] if named_host else None) or (
+            "a peer the line does not name")
         if str(peer).startswith("["):  # `[PRIVATE_IP]`: the paste masked the address
             peer = "a peer whose address the log masks"
         peer_text = f"{peer}<{port}>" if port is not None else str(peer)
@@ -157,7 +167,6 @@ def network(ctx: Context) -> Finding | None:
         evidence.extend(f"{item.event.fields.get('exc')} ({item.where})" for item in rendezvous[:1])
     # The rank that reports a link's failure is one end of it, not shown to be the faulty one:
     # the link (host, device, peer) is named instead.
-    nccl_line = first.kind in (EventKind.NCCL_WARN_NET, EventKind.NCCL_ERROR)
     return Finding(
         Category.NETWORK, () if nccl_line else ctx.global_ranks([first]),
         (culprit,), tuple(evidence), first,
@@ -294,8 +303,10 @@ def _endpoint(ctx: Context, fields: Mapping[str, FieldValue]) -> str:
     return _host_port(fields) or _launch_endpoint(ctx) or "(not named in the logs)"
 
 
+_PEER_HOST_ID = re.compile(r"Peer host id: ([\w.\-]+)")  # EFA's peer instance, in its error
+_GAVE_UP_ON_PEER = ("Unreachable remote", "socketPollConnect: exceeded retries")
 _UNREACHABLE = ("Connection timed out", "Connection refused", "No route to host",
-                "Network is unreachable",
+                "Network is unreachable", *_GAVE_UP_ON_PEER,
                 # libfabric's provider could not deliver to the far endpoint
                 "(UNDELIVERABLE)")
 

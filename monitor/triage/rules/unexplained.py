@@ -45,8 +45,8 @@ def _plugin_fallback_line(scan: FileScan, tail: TailLine, reading: Reading) -> b
             and _chose_another_network(scan, writer, tail.line))
 
 
-def _failing_readings(ctx: Context, index: int,
-                      judged_too: bool = False) -> list[tuple[TailLine, Reading]]:
+def failing_readings(ctx: Context, index: int,
+                     judged_too: bool = False) -> list[tuple[TailLine, Reading]]:
     """The failing lines of a file's tail, each with what the lexicon read in it; past the
     records its writer went on after (a thread's traceback, a warning the job stepped past, a
     connect that a later line shows made) and a network plugin's complaint NCCL then fell back
@@ -71,7 +71,7 @@ def _failing_readings(ctx: Context, index: int,
 def still_failing(ctx: Context, index: int) -> bool:
     """Whether a failing line of the file's tail still stands once the records its writer
     went on after are left out."""
-    return bool(_failing_readings(ctx, index, judged_too=True))
+    return bool(failing_readings(ctx, index, judged_too=True))
 
 
 def _rank_of(tail: TailLine) -> int | None:
@@ -135,7 +135,7 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     healthy; a line that only shows that something failed makes it `undetermined`."""
     readings = [(index, tail, reading)  # (file index, line, what the lexicon read in it)
                 for index in range(len(ctx.scans))
-                for tail, reading in _failing_readings(ctx, index)]
+                for tail, reading in failing_readings(ctx, index)]
     if not readings:
         return None
     readings.sort(key=lambda r: (r[2].family, r[0], r[1].line))
