@@ -770,7 +770,7 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"Worker proc (?P<process_name>[\w\-]+) died unexpectedly",
             r"Worker \w+ pid (?P<pid>\d+) died, exit code: (?P<exitcode>-?\d+)",
             r"RayWorkerProc rank=\[(?P<mpi_rank>\d+)\] died unexpectedly",
-            r"Pod: (?P<process_name>[\w.\-]+) exited with code (?P<exitcode>\d+)",
+            r"Pod: (?P<process_name>[\w.\-]+) exited with code (?P<exitcode>[1-9]\d*)",
             # paddle.distributed.launch: `ABORT!!! Out of all 4 trainers, the trainer process
             # with rank=[3] was aborted.` (several failed ranks are not one first failure)
             r"the trainer process with rank=\[(?P<mpi_rank>\d+)\] was aborted",

@@ -145,7 +145,7 @@ _STOPPED_BY_PLATFORM = (r"Pod was terminated in response to imminent node shutdo
                         # slurmctld's requeue after a node failed, a node it set DOWN; srun's
                         # task that a node could not launch
                         r"\brequeue job \S+ due to failure of node\b|"
-                        r"\bnot responding, setting DOWN\b|\bsrun: error: task \d+ launch failed\b|"
+                        r"\bsrun: error: task \d+ launch failed\b|"
                         # SageMaker's status of a job stopped at its runtime limit or a reclaim
                         r"\"SecondaryStatus\":\s*\"(?:MaxRuntimeExceeded|Interrupted)\"")
 # ... and words that name such a stop but are also set up, filtered on and watched for by
@@ -194,7 +194,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
         (Family.GPU, r"CUDA error|cudaError|CUDA_ERROR|CUBLAS_STATUS_(?!SUCCESS)|"
                      r"CUDNN_STATUS_(?!SUCCESS)|illegal memory access|unspecified launch failure|"
                      r"device-side assert|\bXid\b|NVRM:|(?i:uncorrectable)|ECC error|GPU is lost|"
-                     r"fallen off the bus|NVML|nvml error: |HIP error|hipError|HSA_STATUS_ERROR|"
+                     r"fallen off the bus|NVML(?!Error_NotSupported)|"
+                     r"nvidia-container-cli: initialization error: nvml error: |HIP error|hipError|HSA_STATUS_ERROR|"
                      r"no CUDA-capable device|CUDA driver (?:version|initialization)|"
                      r"misaligned address|Memory access fault by GPU|Cuda failure|"
                      r"CUDA IPC|peer access is not supported|"
@@ -402,9 +403,10 @@ _FAILED = re.compile(
     # schedulers' and container runtimes' own words for a job they ended (PBS, Flux, HTCondor,
     # SageMaker, a container's exit code, its OOMKilled state in JSON)
     r"=>> PBS: job killed:|\bjob\.exception \S+ type=|\bvia condor_rm\b|"
-    r"\bgone over (?:the )?(?:cgroup )?memory limit\b|\"SecondaryStatus\":\s*\"|"
-    r"\"OOMKilled\":\s*true\b|\"reason\":\s*\"OOMKilled\"|\bexited with code [1-9]\d*\b|"
-    r"\bis unresponsive\b|\bnode has died\b|\bsetting DOWN\b|\bdue to failure of node\b|"
+    r"\bgone over (?:the )?(?:cgroup )?memory limit\b|"
+    r"\"SecondaryStatus\":\s*\"(?:MaxRuntimeExceeded|Interrupted|Failed)\"|"
+    r"\"OOMKilled\":\s*true\b|\"reason\":\s*\"OOMKilled\"|\bexited with code (?!1[34]0\b|143\b)[1-9]\d*\b|"
+    r"\bis unresponsive\b|\bnode has died\b|\bdue to failure of node\b|"
     + _AMDGPU + "|" + _DRM_GPU_HANG + "|" + _POWER_OFF + "|" + _STOPPED_BY_PLATFORM)
 # Lines that are no failure whatever they mention: warnings, retries still under way, and
 # what the writer logged at INFO or DEBUG (NCCL's "Plugin load returned 2 : … cannot open
@@ -423,7 +425,13 @@ _BENIGN = re.compile(
     r"\b(?:INFO|DEBUG|TRACE)\b[ :\]]|"
     # the kernel's note of corrected machine checks and memory errors (EDAC's `1 CE memory read
     # error`): corrected, the node goes on
-    r"\bMachine check events logged\b|\bEDAC MC\d+: \d+ CE\b|"
+    r"\bMachine check events logged\b|\bEDAC MC\d+: \d+ CE\b|\bHANDLING MCE MEMORY ERROR\b|"
+    # c10d's notes on a host without IPv6 (every start prints them; IPv4 is used)
+    r"\[c10d\] The (?:server socket cannot be initialized on \[::\]:\d+ \(errno: 97|"
+    r"IPv6 network addresses of |"
+    r"client socket cannot be initialized to connect to \[[^\]]+\]:\d+ \(errno: 97)|"
+    # an optional probe of a device's counter the board does not have
+    r"NVMLError_NotSupported|"
     # glog's INFO/DEBUG stamp, unless the message carries an error level of its own
     r"^\W*[ID]\d{4} \d\d:(?!.*\b(?:ERROR|FATAL|CRITICAL)[:\]])|"
 

@@ -430,7 +430,9 @@ def _pasted_lines(head: bytes) -> list[bytes]:
 def has_task_labels(head: bytes) -> bool:
     """Most lines of the file's head start with a number and a colon (`0: `, `12: `): srun
     --label's task ids, not host names."""
-    lines = _pasted_lines(head)
+    # (srun's and slurmstepd's own lines carry no task label)
+    lines = [line for line in _pasted_lines(head)
+             if not line.lstrip().startswith((b"srun: ", b"slurmstepd: ", b"slurmstepd-"))]
     if len(lines) < 3:
         return False
     return sum(1 for line in lines if _TASK_LABEL.match(line)) >= 0.8 * len(lines)

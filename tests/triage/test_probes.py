@@ -15,6 +15,8 @@ from monitor.triage.reader import read_inputs
 PROBES = Path(__file__).resolve().parent.parent / "data" / "triage_probes"
 
 HEALTHY = ("infra_mce_edac_corrected_healthy",  # corrected machine checks on a run that finished
+           # runs that print a failure's words and went on or ended well
+           "rv43_p01_ray_driver_gcs_warn_then_connected", "rv43_p02_ray_head_start_W_gcs_then_runtime_started", "rv43_p03_ray_worker_E_gcs_then_runtime_started", "rv43_p04_ray_gcs_warn_stepped_past", "rv43_p05_gloo_io_exception_elastic_restart_completed", "rv43_p06_nccl_info_trace_then_init_complete", "rv43_p07_nccl_info_trace_at_shutdown", "rv43_p08_pbs_epilogue_accounting_ok", "rv43_p10_htcondor_normal_termination", "rv43_p11_mce_corrected_then_trained", "rv43_p12_tf_ps_worker_failure_recovered", "rv43_p13_compose_exit0_sidecar_143", "rv43_p15_slurmctld_not_responding_transient", "rv43_p17_sagemaker_describe_completed", "rv43_p19_c10d_ipv6_errno97_warnings", "rv43_p20_oneccl_ccl_warn_healthy", "rv43_p21_jax_dns_W_then_connected", "rv43_p22_pytorchjob_events_exitedwithcode0",
            "grpc_retry_healthy", "ray_gcs_scaledown", "ray_driver", "git_publickey_healthy",
            # Ray's client that failed to reach its GCS once and connected a moment later
            "ray_gcs_retry_then_connected", "ray_gcs_warning_then_started",
@@ -217,6 +219,47 @@ CAUSES: dict[str, tuple[Category, str]] = {
     "mpi_good_vllm_shm": (Category.INFRASTRUCTURE, "3985"),
     "mpi_lasterror_other_rank_shm": (Category.GPU_CUDA, ""),  # another writer's /dev/shm note
     "mpi_lasterror_then_shm_warning": (Category.GPU_CUDA, ""),
+    # a review of those readings against probes of its own: healthy runs that print their
+    # words, and failures whose earlier cause must win
+    "rv43_p30_slurm2505_scancel_after_progress": (Category.INFRASTRUCTURE, ""),
+    "rv43_p31_slurm2505_cancel_after_own_keyerror": (Category.SOFTWARE, ""),
+    "rv43_p32_srun_label_other_task_ib_error": (Category.NETWORK, "10.20.0.14"),
+    "rv43_p33_srun_unlabelled_curl_refused_then_task_exit": (Category.UNDETERMINED, "3"),
+    "rv43_p34_mpirun_own_keyerror_then_peer_reset": (Category.SOFTWARE, "3"),
+    "rv43_p35_mpirun_sigkill_own_pushgateway_line": (Category.UNDETERMINED, "2"),
+    "rv43_p36_mpirun_sigkill_own_nvml_notsupported": (Category.UNDETERMINED, "1"),
+    "rv43_p38_mpirun_own_line_closed_by_peer": (Category.UNDETERMINED, ""),
+    "rv43_p39_mpirun_cuda_oom_then_gloo_refused": (Category.OOM, "2"),
+    "rv43_p40_xid79_then_gloo_refused": (Category.GPU_CUDA, "0000:3b:00"),
+    "rv43_p41_gloo_pair_refused_alone": (Category.NETWORK, "10.0.0.2:896"),
+    "rv43_p42_peer_bug_then_gloo_refused": (Category.SOFTWARE, "1"),
+    "rv43_p43_nccl_trace_peer_task_killed": (Category.UNDETERMINED, ""),
+    "rv43_p44_nccl_init_trace_only": (Category.NETWORK, "gpu-a-07"),
+    "rv43_p46_store_timeout_in_train_loop_fn_at_startup": (Category.INIT_TIMEOUT, ""),
+    "rv43_p47_lazy_p2p_store_wait_in_train_step": (Category.UNDETERMINED, ""),
+    "rv43_p48_orte_daemons_full_help_alone": (Category.INFRASTRUCTURE, ""),
+    "rv43_p49_orte_daemons_ssh_dns": (Category.NETWORK, "gpu-node-9"),
+    "rv43_p50_pbs_walltime_after_illegal_memory": (Category.GPU_CUDA, ""),
+    "rv43_p51_pbs_walltime_after_progress": (Category.INFRASTRUCTURE, ""),
+    "rv43_p54_flux_cancel_after_own_exception": (Category.SOFTWARE, "1"),
+    "rv43_p55_htcondor_gone_over_memory": (Category.OOM, ""),
+    "rv43_p56_htcondor_condor_rm": (Category.INFRASTRUCTURE, ""),
+    "rv43_p58_k8s_pod_active_deadline": (Category.INFRASTRUCTURE, ""),
+    "rv43_p59_tf_unavailable_socket_closed": (Category.UNDETERMINED, ""),
+    "rv43_p60_tf_unavailable_after_ps_oomkilled": (Category.OOM, ""),
+    "rv43_p61_jax_leader_preempted_died_restarted": (Category.UNDETERMINED, ""),
+    "rv43_p63_compose_trainer_exit1_after_traceback": (Category.SOFTWARE, ""),
+    "rv43_p64_pytorchjob_worker_exit137_no_oom": (Category.UNDETERMINED, "mnist-worker-1"),
+    "rv43_p65_k8s_json_reason_oomkilled": (Category.OOM, ""),
+    "rv43_p67_ray_gcs_unreachable_true": (Category.NETWORK, "172.23.15.13:20000"),
+    "rv43_p75_gloo_pair_refused_rank_prefixed": (Category.NETWORK, "10.1.0.12:35817"),
+    "rv43_p68_ray_gcs_fail_after_head_oom": (Category.OOM, ""),
+    "rv43_p69_rccl_socketpollconnect_exceeded": (Category.NETWORK, ""),
+    "rv43_p70_ucx_unreachable_after_own_bug": (Category.SOFTWARE, "1"),
+    "rv43_p71_ray_actor_node_died": (Category.INFRASTRUCTURE, ""),
+    "rv43_p72_slurmctld_requeue_node_failure": (Category.INFRASTRUCTURE, "gpu-7"),
+    "rv43_p73_grpc_dns_failed_jax_init": (Category.NETWORK, ""),
+    "rv43_p74_horovod_warning_own_then_exit": (Category.COLLECTIVE_DESYNC, "0"),
     # real wordings of network stacks and of schedulers, clouds, containers and kernels,
     # read from their own sources (UCX, libfabric/EFA, Open MPI, MPICH, gRPC, JAX, Gloo,
     # RCCL, Slurm, PBS, Flux, HTCondor, Kubernetes, Ray, SageMaker, docker, Linux), each in

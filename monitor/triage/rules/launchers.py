@@ -275,17 +275,37 @@ _OUTSIDE_CAUSES = (Family.OOM, Family.GPU, Family.STORAGE, Family.INFRASTRUCTURE
                    Family.PEER_LOST)
 
 
-def _cause_shown_above(ctx: Context, exit_: Located,
-                       ids: set[int]) -> tuple[TailLine, Reading] | None:
-    """The failing line above a launcher's report of a process's exit (mpirun's `noticed that
-    process rank 5 … exited on signal 6`, srun's `task 1: Exited with exit code 5`), in the same
-    file, that the lexicon reads as a cause outside the job's code (the network, the GPU,
-    memory, storage, the node): from that process (its `[1,5]<stderr>:` tag, its srun label)
-    or unlabelled, never another's. Where several are shown, the one the lexicon puts first."""
-    causes = [(t, r) for t, r in failing_readings(ctx, exit_.file_index)
-              if t.line < exit_.event.line and r.family in _OUTSIDE_CAUSES
-              and _HANDLED.search(t.text) is None and _writer_of(t) in (None, *ids)]
+_LAST_WORDS = 12  # a process's own last lines before its launcher reported its exit
+# what the kernel's or a scheduler's SIGKILL can be explained by (never a link or a device)
+_KILL_CAUSES = (Family.OOM, Family.INFRASTRUCTURE)
+
+
+def _cause_shown_above(ctx: Context, exit_: Located, ids: set[int],
+                       killed: bool) -> tuple[TailLine, Reading] | None:
+    """The failing line among a process's last lines before its launcher's report of its exit
+    (mpirun's `noticed that process rank 5 … exited on signal 6`, srun's `task 1: Exited with
+    exit code 5`), in the same file, that the lexicon reads as a cause outside the job's code
+    (the network, the GPU, memory, storage, the node, a peer that dropped it): from that
+    process (its `[1,5]<stderr>:` tag, its srun label), or unlabelled only in a file whose lines
+    carry no labels. A SIGKILL is explained only by memory or the node. Where several are
+    shown, the one the lexicon puts first."""
+    tail = [t for t in ctx.scans[exit_.file_index].tail if t.line < exit_.event.line]
+    # in a file whose lines carry labels, an unlabelled line counts only once the job's
+    # processes were writing (not a hook the batch script ran before the launcher)
+    began = min((t.line for t in tail if _writer_of(t) is not None), default=0)
+    own = [t for t in tail if _writer_of(t) in ids or (_writer_of(t) is None and t.line > began)]
+    last = {t.line for t in own[-_LAST_WORDS:]}
+    allowed = _KILL_CAUSES if killed else _OUTSIDE_CAUSES
+    # (a line a pattern made an event of counts too: the rules before this one did not
+    # conclude on it)
+    causes = [(t, r) for t, r in failing_readings(ctx, exit_.file_index, judged_too=True)
+              if t.line in last and r.family in allowed and _HANDLED.search(t.text) is None]
     return min(causes, key=lambda tr: (tr[1].family, tr[0].line)) if causes else None
+
+
+def _killed(text: str) -> bool:
+    """A launcher's words for a SIGKILL (`signal 9 (Killed)`, srun's `Killed`, exit 137)."""
+    return any(w in text for w in ("Killed", "SIGKILL", "signal 9", "code 137", "-9"))
 
 
 _SRUN_LABEL = re.compile(r"^\s*(\d+): ")  # `srun --label`'s task number
@@ -339,7 +359,8 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
         on = f" on node {f['node']}" if f.get("node") else ""
         process = f.get("process_name") or (f"pid {f['pid']}" if f.get("pid") else "a process")
         name = f"rank {rank}{on}" if rank is not None else str(process)
-        cause = _cause_shown_above(ctx, first, {rank} if rank is not None else set())
+        cause = _cause_shown_above(ctx, first, {rank} if rank is not None else set(),
+                                   _killed(f"{how} {first.event.text}"))
         if cause is not None:
             return _exit_with_cause(ctx, first, name, how, rank, cause)
         return Finding(
@@ -358,7 +379,9 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
         if ranks:
             name = f"rank {compress_ranks(ranks)} (srun {name})"
         said = _node_failed_first(ctx, first)
-        cause = _cause_shown_above(ctx, first, set(ids)) if said is None else None
+        cause = (_cause_shown_above(ctx, first, set(ids),
+                                    _killed(str(f.get("status_text") or "")))
+                 if said is None else None)
         if cause is not None:
             return _exit_with_cause(ctx, first, name, str(f.get("status_text") or "exited"),
                                     ranks[0] if len(ranks) == 1 else None, cause)

@@ -78,7 +78,7 @@ def network(ctx: Context) -> Finding | None:
     # (caffe2's `Caught gloo IO exception: [.../pair.cc:528] connect [10.0.0.2]:896:
     # Connection refused`)
     store_raised += [e for e in ctx.of(EventKind.CONNECTION_ERROR)
-                     if _gloo_pair_unreachable(e.event.text)]
+                     if _gloo_pair_unreachable(e.event.text) and not _gloo_line_explained(ctx, e)]
     # The HCA or port itself failed: the completions flushed after it are its consequences.
     async_events = [e for e in ctx.of(EventKind.NCCL_WARN)
                     if _ib_fault(str(e.event.fields.get("message", "")))]
@@ -167,8 +167,10 @@ def network(ctx: Context) -> Finding | None:
         evidence.extend(f"{item.event.fields.get('exc')} ({item.where})" for item in rendezvous[:1])
     # The rank that reports a link's failure is one end of it, not shown to be the faulty one:
     # the link (host, device, peer) is named instead.
+    # (gloo's logged line too: its writer is one end of the link)
+    one_end = nccl_line or first.kind is EventKind.CONNECTION_ERROR
     return Finding(
-        Category.NETWORK, () if nccl_line else ctx.global_ranks([first]),
+        Category.NETWORK, () if one_end else ctx.global_ranks([first]),
         (culprit,), tuple(evidence), first,
         ("Check the link between these hosts (`ibstat`, `ibv_devinfo`, switch counters) and "
          "that NCCL uses the right interfaces (NCCL_SOCKET_IFNAME, NCCL_IB_HCA); for the "
@@ -333,6 +335,17 @@ def _gloo_pair_unreachable(text: str) -> bool:
             and any(w in text for w in _UNREACHABLE) and _RAISED_PEER.search(text) is not None)
 
 
+def _gloo_line_explained(ctx: Context, item: Located) -> bool:
+    """A logged gloo connect failure that another process's failure came before (its peer
+    went, so it could not be reached), or that its job stepped past (a restart that went on)."""
+    if any(p.file_index == item.file_index and p.event.line > item.event.line
+           for p in ctx.of(EventKind.PROGRESS)):
+        return True
+    return any(f.order() < item.order() and (f.file_index != item.file_index or f.rank != item.rank)
+               and (f.kind is not EventKind.PYTHON_TRACEBACK or f.event.fields.get("exc_type"))
+               for f in ctx.of(*_CRASHED, EventKind.PYTHON_TRACEBACK))
+
+
 def _store_unreachable(ctx: Context, item: Located) -> bool:
     """An exception raised while connecting to the rendezvous store (TCPStore in the
     rendezvous handler): the endpoint could not be reached. A paste that starts below the
@@ -359,6 +372,9 @@ _FAILED_FIRST = (*_CRASHED, EventKind.PYTHON_TRACEBACK)
 # `training_step`, a `backward`): the program had passed its start-up
 _TRAINING_FRAME = re.compile(r"(?i) (?:\w*_)?(?:train|training)_(?:one_)?(?:step|epoch|batch|iter\w*|loop)"
                              r"\w*$| training_step$| backward$| optimizer_step$")
+_SETUP_FRAME = re.compile(r" (?:init_process_group|rendezvous|_store_based_barrier|new_group|"
+                          r"init_device_mesh|_create_c10d_store|_env_rendezvous_handler|"
+                          r"_tcp_rendezvous_handler)$")
 _OWN_TRACEBACK_BELOW = 3  # lines between a store wait and the traceback it raised
 
 
@@ -366,11 +382,15 @@ def _in_training(ctx: Context, wait: Located) -> bool:
     """A store wait whose own traceback (right below it, the same rank's) runs through the
     job's training loop: a wait in the middle of training, not at its start."""
     for raised in ctx.of(EventKind.PYTHON_TRACEBACK):
-        if (raised.file_index == wait.file_index and raised.rank == wait.rank
-                and 0 < raised.event.line - wait.event.line <= _OWN_TRACEBACK_BELOW):
+        # right below the wait's line, or (torch >= 2.2) the traceback whose exception it is
+        if (raised.file_index == wait.file_index and raised.rank == wait.rank and (
+                0 < raised.event.line - wait.event.line <= _OWN_TRACEBACK_BELOW
+                or raised.event.line <= wait.event.line <= raised.event.end_line)):
             frames = raised.event.fields.get("frames")
-            return isinstance(frames, tuple) and any(
-                _TRAINING_FRAME.search(str(f)) is not None for f in frames)
+            shown = [str(f) for f in frames] if isinstance(frames, tuple) else []
+            # (a training function that was still setting up its process group is at start)
+            return (any(_TRAINING_FRAME.search(f) is not None for f in shown)
+                    and not any(_SETUP_FRAME.search(f) is not None for f in shown))
     return False
 
 
@@ -836,8 +856,28 @@ def nccl_connect_refused(ctx: Context) -> Finding | None:
 
 # NCCL INFO's return-code trace reaching the communicator's set-up (`init.cc:1350 -> 2`,
 # `bootstrap.cc:270 -> 2`, `group.cc:65 -> 2 [Async thread]`)
-_INIT_TRACE = re.compile(r"NCCL INFO (?:\S*/)?(?:init|bootstrap|group)\.cc:\d+ -> 2\b")
+_INIT_TRACE = re.compile(r"NCCL INFO (?:\S*/)?init\.cc:\d+ -> 2\b")
+# the same process's word that its communicator came up after all, or went down before
+_COMM_CAME_UP = re.compile(r"NCCL INFO .*\bInit COMPLETE\b")
+_COMM_WENT_DOWN = re.compile(r"NCCL INFO .*\b(?:Destroy|Abort) COMPLETE\b")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+)\.(\d+)")
+
+
+def _init_failed(ctx: Context, call: Located) -> bool:
+    """The trace of a failed call that went up to the communicator's init (`init.cc:N -> 2`),
+    from a process that neither brought a communicator up after it (`Init COMPLETE`) nor was
+    tearing one down or training before it (a trace at the job's end)."""
+    own = f":{call.event.fields.get('pid')}:"  # `host:pid:tid [dev] NCCL INFO`
+    tail = ctx.scans[call.file_index].tail
+    if any(p.file_index == call.file_index and p.event.line < call.event.line
+           for p in ctx.of(EventKind.PROGRESS)):
+        return False
+    if any(own in t.text and ((t.line > call.event.line and _COMM_CAME_UP.search(t.text))
+                              or (t.line < call.event.line and _COMM_WENT_DOWN.search(t.text)))
+           for t in tail):
+        return False
+    return any(t.line > call.event.line and own in t.text and _INIT_TRACE.search(t.text)
+               for t in tail)
 
 
 def nccl_init_trace(ctx: Context) -> Finding | None:
@@ -859,10 +899,7 @@ def nccl_init_trace(ctx: Context) -> Finding | None:
             version = _NCCL_VERSION.search(line.text)
             if version is not None and (int(version[1]), int(version[2])) < (2, 13):
                 return None
-    reached = [c for c in calls if any(
-        t.line > c.event.line and _INIT_TRACE.search(t.text) is not None
-        and f":{c.event.fields.get('pid')}:" in t.text  # `host:pid:tid [dev] NCCL INFO`
-        for t in ctx.scans[c.file_index].tail)]
+    reached = [c for c in calls if _init_failed(ctx, c)]
     if not reached:
         return None
     first = reached[0]

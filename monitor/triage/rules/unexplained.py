@@ -62,7 +62,7 @@ def failing_readings(ctx: Context, index: int,
             continue
         reading = read_line(tail.text)
         if reading is None or _plugin_fallback_line(scan, tail, reading) or (
-                reading.family is Family.NETWORK and _reconnected(ctx, index, tail)):
+                _about_connecting(tail, reading) and _reconnected(ctx, index, tail)):
             continue
         out.append((tail, reading))
     return out
@@ -116,7 +116,18 @@ def _warned_then_went_on(ctx: Context, index: int, line: TailLine) -> bool:
 # A client's own word that a connection it had failed to make was made after all (Ray's
 # `Connected to Ray cluster.`, its `Ray runtime started.`)
 _CONNECTED = re.compile(r"\b(?:Connected|Reconnected|connected) to (?!.*\b(?:fail|lost|refused))|"
-                        r"\bRay runtime started\b")
+                        r"\bRay runtime started\b|\bhas successfully connected\b|"
+                        # TensorFlow's and slurmctld's words for a peer or node that came back
+                        r"\bCluster successfully recovered\b|\bnow responding\b")
+# a failing line about a connection (`Failed to connect to GCS.`): a later connect answers it
+_ABOUT_CONNECTING = re.compile(r"(?i)\bconnect|\bnot responding\b|\bunreachable\b|\bis down\b|"
+                               r"\bGRPC error information\b")
+
+
+def _about_connecting(line: TailLine, reading: Reading) -> bool:
+    return reading.family is Family.NETWORK or (
+        reading.family in (Family.FAILED, Family.PEER_LOST)
+        and _ABOUT_CONNECTING.search(line.text) is not None)
 
 
 def _reconnected(ctx: Context, index: int, line: TailLine) -> bool:
