@@ -147,6 +147,8 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     # NCCL's trace of a failed call, and its abort of a socket wait
     "socket.cc:", "socket.h:", "net_ib.cc:", "ibvwrap.cc:", "abort called",
     "failed to connect",
+    # ROCm's runtime on a kernel's bad access, cuDNN's failure inside a call
+    "access fault by GPU", "CUDNN_STATUS_",
     "Stack trace of the failed",
     "process down",
     "has inconsistent",  # DDP's model check, also when quoted without its exception type
@@ -1193,10 +1195,18 @@ PATTERNS: tuple[LinePattern, ...] = (
         EventKind.CUDA_ERROR, Level.ERROR,
         ("CUDA error", "cuda runtime error", "Cuda failure", "CUDA driver error",
          "THCudaCheck FAIL", "_STATUS_EXECUTION_FAILED", "nvmlDevice", "double-bit ECC",
-         "HIP error"),
+         "HIP error", "Error [CUDA]", "Error [HIP]", "Memory access fault by GPU",
+         "CUDNN_STATUS_INTERNAL_ERROR"),
         _rx(
             # torch on ROCm says HIP where it says CUDA on NVIDIA's GPUs
             r"(?:CUDA|HIP) (?:driver )?error: (?P<message>.*)",
+            # Triton's launcher (`RuntimeError: Triton Error [CUDA]: misaligned address`)
+            r"Triton Error \[(?:CUDA|HIP)\]: (?P<message>.*)",
+            # ROCm's runtime when a kernel touched memory it may not (`Memory access fault by
+            # GPU node-2 (Agent handle: …) on address 0x…. Reason: Page not present …`)
+            r"(?P<message>Memory access fault by GPU [\w\-]+.*)",
+            # cuDNN's own failure inside a call (not a bad argument)
+            r"(?P<message>CUDNN_STATUS_INTERNAL_ERROR)",
             r"cuda runtime error \((?P<code>\d+)\) : (?P<message>.*?)(?: at \S+)?$",
             r"Cuda failure '?(?P<message>[^']*)'?",
             # torch < 1.0's THC check: `THCudaCheck FAIL file=… line=195 error=77 : an illegal …`

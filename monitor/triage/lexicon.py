@@ -65,6 +65,8 @@ OWN_FAULT = frozenset({Family.OOM, Family.GPU, Family.STORAGE, Family.DATA,
 # unreadable image, a zip archive (a torch checkpoint) without its directory, a pickle that is
 # not one, zlib's and gzip's broken streams, TensorFlow's DataLossError on a record file
 CORRUPT_DATA = re.compile(r"image file is truncated|cannot identify image file|"
+                          # pyarrow's reader of a file that is not (or no longer) Parquet
+                          r"Parquet magic bytes not found in footer|"
                           r"failed finding central directory|invalid load key|"
                           r"Error -3 while decompressing|CRC check failed|"
                           r"Compressed file ended before the end-of-stream|\bDataLossError\b|"
@@ -373,6 +375,9 @@ _FAILED = re.compile(
     # TensorFlow's FATAL, which aborts the process (`2019-05-19 15:08:13.136034: F
     # tensorflow/core/common_runtime/gpu/gpu_event_mgr.cc:273] …`)
     r"\d\d:\d\d:\d\d\.\d+: F \S+:\d+\] |"
+    # glog's and absl's FATAL stamp (`F0523 10:01:02.123456  9276 file.cc:487] …`, torch_xla's
+    # `F0000 00:00:1717141650.890307 9276 …`)
+    r"(?:^|\W)F\d{4} \d\d:\d\d:[\d.]+\s+\d+ \S+:\d+\] |"
     r"Bus error|\bcannot\b|\bCannot\b|\bunable to\b|\bUnable to\b|"
     r"Evicted|\bevicted\b|\b(?:is|was|been)(?: \w+ly)? preempted\b|out of memory|[Tt]imed out|"
     r"(?:terminated|killed) (?:with|by) (?:unknown )?signal|"
@@ -531,7 +536,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted",
                     "for bind", "memory pressure", "imminent", "Assertion fail",
                     "terminated with", "abort", "MPI_ABORT", "was invoked", "_ASSERT: ",
-                    "Segfault", ": F ", "Pod was", "reempted by", "deadline", "condition: [",
+                    "Segfault", ": F ", "halted", "Pod was", "reempted by", "deadline", "condition: [",
                     "MPI processes has been", "PBS: job killed", "job.exception", "condor_rm",
                     "OOMKilled", "is unresponsive", "deadline", "node has died", "setting DOWN",
                     "failure of node", "launch failed", "exited with code", "SecondaryStatus",

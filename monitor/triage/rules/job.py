@@ -302,7 +302,12 @@ _ACCELERATOR_OOM = re.compile(r"PT_DEVMEM Allocation failed|\b(?:ZE|UR)_RESULT_E
 _ACCELERATOR_ERROR = re.compile(r"\b(?:ZE|UR)_RESULT_ERROR_\w+|"
                                 # the TPU runtime's halted device, raised as an exception
                                 # (JAX's XlaRuntimeError, torch_xla's StatusOr)
-                                r"Accelerator device halted\b")
+                                r"Accelerator device halted\b|"
+                                # Habana's runtime could not take or use its device
+                                # (`synStatus=26 [Generic failure] Device acquire failed.`)
+                                r"\bsynStatus=(?!0\b)\d+ \[[^\]]*\] Device acquire failed\b|"
+                                # cuDNN's failure inside a call (not a bad argument of the job's)
+                                r"\bCUDNN_STATUS_INTERNAL_ERROR\b")
 
 
 _OWN_ADVICE = {
