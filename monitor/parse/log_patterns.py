@@ -147,8 +147,8 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     # NCCL's trace of a failed call, and its abort of a socket wait
     "socket.cc:", "socket.h:", "net_ib.cc:", "ibvwrap.cc:", "abort called",
     "failed to connect",
-    # ROCm's runtime on a kernel's bad access, cuDNN's failure inside a call
-    "access fault by GPU", "CUDNN_STATUS_",
+    # ROCm's runtime on a kernel's bad access
+    "access fault by GPU",
     "Stack trace of the failed",
     "process down",
     "has inconsistent",  # DDP's model check, also when quoted without its exception type
@@ -280,7 +280,15 @@ _SW_CUDA = ("device-side assert", "misaligned address", "invalid argument",
             "no kernel image", "out of bounds", "invalid configuration")
 
 
+# A CUDA error its writer recovered from: a warning (torch's `UserWarning: … CUDA error`), or
+# inductor's autotuning that dropped a candidate (`Runtime error during autotuning: … Ignoring
+# this choice.`)
+_CUDA_RECOVERED = re.compile(r"\w*Warning: |\bWARNING\b|Ignoring this choice")
+
+
 def _post_cuda(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] | None:
+    if "Triton Error" in payload and _CUDA_RECOVERED.search(payload) is not None:
+        return None
     message = str(fields.get("message", ""))
     if "out of memory" in message.lower():
         return EventKind.CUDA_OOM, Level.FATAL, fields
@@ -1134,9 +1142,12 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         EventKind.AGENT_DEATH_SIGNAL, Level.FATAL,
         ("death signal, shutting down workers", "SignalException: Process",
-         "Received SIGTERM", "process received SIG"),
+         "Received SIGTERM", "process received SIG", "Stop signal received"),
         _rx(
             r"Received (?:Signals\.)?(?P<signal>\w+) death signal",
+            # Ray Tune's driver: `Stop signal received (e.g. via SIGINT/Ctrl+C), ending Ray
+            # Tune run.` (the signal itself is not named)
+            r"(?P<signal>Stop signal) received \(e\.g\. via SIGINT/Ctrl\+C\), ending Ray Tune run",
             r"Process (?P<pid>\d+) got signal: (?P<signal>\w+)",
             # Lightning's signal connector: `[rank: 0] Received SIGTERM: 15`
             r"Received (?P<signal>SIGTERM): \d+",
@@ -1195,18 +1206,16 @@ PATTERNS: tuple[LinePattern, ...] = (
         EventKind.CUDA_ERROR, Level.ERROR,
         ("CUDA error", "cuda runtime error", "Cuda failure", "CUDA driver error",
          "THCudaCheck FAIL", "_STATUS_EXECUTION_FAILED", "nvmlDevice", "double-bit ECC",
-         "HIP error", "Error [CUDA]", "Error [HIP]", "Memory access fault by GPU",
-         "CUDNN_STATUS_INTERNAL_ERROR"),
+         "HIP error", "Error [CUDA]", "Error [HIP]", "Memory access fault by GPU"),
         _rx(
             # torch on ROCm says HIP where it says CUDA on NVIDIA's GPUs
             r"(?:CUDA|HIP) (?:driver )?error: (?P<message>.*)",
             # Triton's launcher (`RuntimeError: Triton Error [CUDA]: misaligned address`)
-            r"Triton Error \[(?:CUDA|HIP)\]: (?P<message>.*)",
+            # (raised; inductor's autotuning logs and drops a failing candidate)
+            r"\w+Error: Triton Error \[(?:CUDA|HIP)\]: (?P<message>.*)",
             # ROCm's runtime when a kernel touched memory it may not (`Memory access fault by
             # GPU node-2 (Agent handle: …) on address 0x…. Reason: Page not present …`)
             r"(?P<message>Memory access fault by GPU [\w\-]+.*)",
-            # cuDNN's own failure inside a call (not a bad argument)
-            r"(?P<message>CUDNN_STATUS_INTERNAL_ERROR)",
             r"cuda runtime error \((?P<code>\d+)\) : (?P<message>.*?)(?: at \S+)?$",
             r"Cuda failure '?(?P<message>[^']*)'?",
             # torch < 1.0's THC check: `THCudaCheck FAIL file=… line=195 error=77 : an illegal …`

@@ -65,8 +65,6 @@ OWN_FAULT = frozenset({Family.OOM, Family.GPU, Family.STORAGE, Family.DATA,
 # unreadable image, a zip archive (a torch checkpoint) without its directory, a pickle that is
 # not one, zlib's and gzip's broken streams, TensorFlow's DataLossError on a record file
 CORRUPT_DATA = re.compile(r"image file is truncated|cannot identify image file|"
-                          # pyarrow's reader of a file that is not (or no longer) Parquet
-                          r"Parquet magic bytes not found in footer|"
                           r"failed finding central directory|invalid load key|"
                           r"Error -3 while decompressing|CRC check failed|"
                           r"Compressed file ended before the end-of-stream|\bDataLossError\b|"
@@ -93,6 +91,9 @@ UNREACHED_ENDPOINT = re.compile(
     r"\bhttpx\.ConnectError\b|\[Errno (?:101|110|111|113)\]|"
     # a port another process holds: the listening end of a link could not be opened
     r"Address already in use|\bEADDRINUSE\b|"
+    # Dask's comm layer gave up connecting (`OSError: Timed out trying to connect to
+    # tcp://10.59.171.113:8786 after 30 s`)
+    r"\bTimed out trying to connect to \w+://\S+ after\b|"
     # gRPC's channel under TensorFlow's and JAX's exceptions (`UnavailableError: failed to
     # connect to all addresses`, `Failed to connect to remote host: No route to host`, its
     # c-ares resolver's `DNS resolution failed for trainer-chief-0:2222`)

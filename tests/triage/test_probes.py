@@ -16,7 +16,20 @@ PROBES = Path(__file__).resolve().parent.parent / "data" / "triage_probes"
 
 HEALTHY = ("infra_mce_edac_corrected_healthy",  # corrected machine checks on a run that finished
            # runs that print a failure's words and went on or ended well
-           "rv43_p01_ray_driver_gcs_warn_then_connected", "rv43_p02_ray_head_start_W_gcs_then_runtime_started", "rv43_p03_ray_worker_E_gcs_then_runtime_started", "rv43_p04_ray_gcs_warn_stepped_past", "rv43_p05_gloo_io_exception_elastic_restart_completed", "rv43_p06_nccl_info_trace_then_init_complete", "rv43_p07_nccl_info_trace_at_shutdown", "rv43_p08_pbs_epilogue_accounting_ok", "rv43_p10_htcondor_normal_termination", "rv43_p11_mce_corrected_then_trained", "rv43_p12_tf_ps_worker_failure_recovered", "rv43_p13_compose_exit0_sidecar_143", "rv43_p15_slurmctld_not_responding_transient", "rv43_p17_sagemaker_describe_completed", "rv43_p19_c10d_ipv6_errno97_warnings", "rv43_p20_oneccl_ccl_warn_healthy", "rv43_p21_jax_dns_W_then_connected", "rv43_p22_pytorchjob_events_exitedwithcode0",
+           "rv44_p04_torch_cudnn_plan_failed_internal_warning",
+           "rv44_p06_job_warns_cudnn_internal_retries_without_cudnn",
+           "rv44_p07_glog_F_helper_uploader_job_outlived", "rv44_p13_paddle_glog_I_W_healthy",
+           "rv43_p01_ray_driver_gcs_warn_then_connected",
+           "rv43_p02_ray_head_start_W_gcs_then_runtime_started",
+           "rv43_p03_ray_worker_E_gcs_then_runtime_started", "rv43_p04_ray_gcs_warn_stepped_past",
+           "rv43_p05_gloo_io_exception_elastic_restart_completed",
+           "rv43_p06_nccl_info_trace_then_init_complete", "rv43_p07_nccl_info_trace_at_shutdown",
+           "rv43_p08_pbs_epilogue_accounting_ok", "rv43_p10_htcondor_normal_termination",
+           "rv43_p11_mce_corrected_then_trained", "rv43_p12_tf_ps_worker_failure_recovered",
+           "rv43_p13_compose_exit0_sidecar_143", "rv43_p15_slurmctld_not_responding_transient",
+           "rv43_p17_sagemaker_describe_completed", "rv43_p19_c10d_ipv6_errno97_warnings",
+           "rv43_p20_oneccl_ccl_warn_healthy", "rv43_p21_jax_dns_W_then_connected",
+           "rv43_p22_pytorchjob_events_exitedwithcode0",
            "grpc_retry_healthy", "ray_gcs_scaledown", "ray_driver", "git_publickey_healthy",
            # Ray's client that failed to reach its GCS once and connected a moment later
            "ray_gcs_retry_then_connected", "ray_gcs_warning_then_started",
@@ -251,7 +264,6 @@ CAUSES: dict[str, tuple[Category, str]] = {
     "sw_sw_triton_compilation_error": (Category.SOFTWARE, ""),
     "sw_data_pil_truncated_image_rank1": (Category.DATA, "rank 1"),
     "sw_data_pil_unidentified_image_rank0": (Category.DATA, "rank 0"),
-    "sw_data_parquet_magic_bytes_rank1": (Category.DATA, "rank 1"),
     "sw_sw_record_assert_error_file_rank1": (Category.SOFTWARE, "rank 1"),
     "sw_sw_deepspeed_batch_assert": (Category.SOFTWARE, ""),
     "sw_sw_deepspeed_param_reduced_twice": (Category.SOFTWARE, ""),
@@ -302,6 +314,23 @@ CAUSES: dict[str, tuple[Category, str]] = {
     "sw_xid13_misaligned_then_triton_error_rank6": (Category.GPU_CUDA, "rank 6"),
     "sw_rocm_amdgpu_page_fault_then_hip_error": (Category.GPU_CUDA, "rank 1"),
     "sw_gpu_triton_illegal_address_rank2": (Category.GPU_CUDA, "rank 2"),
+    # a review of the device and framework readings against probes of its own
+    "rv44_p21_rank1_cuda_oom_then_rank3_cudnn_internal": (Category.OOM, "1"),
+    "rv44_p22_fairseq_oom_skip_then_cudnn_internal": (Category.OOM, ""),
+    "rv44_p23_rocm_fault_rank5_then_watchdog_timeouts": (Category.GPU_CUDA, "5"),
+    "rv44_p24_mpirun_triton_rank2_then_rank5_abort_reported": (Category.GPU_CUDA, "2"),
+    "rv44_p25_torchrun_triton_rank1_rootcause_rank4_sigabrt": (Category.GPU_CUDA, "1"),
+    "rv44_p26_srun_label_triton_task3_then_task5_exit": (Category.GPU_CUDA, "3"),
+    "rv44_p27_habana_acquire_rank6_then_store_timeouts": (Category.GPU_CUDA, "6"),
+    "rv44_p29_cudnn_internal_rank2_then_gloo_peer_reset": (Category.GPU_CUDA, "2"),
+    "rv44_p30_torchxla_F_resource_exhausted_hbm": (Category.OOM, ""),
+    "rv44_p32_mpspawn_two_nodes_process2_cudnn_internal": (Category.GPU_CUDA, "process 2"),
+    "rv44_p33_ray_train_worker_triton_error": (Category.GPU_CUDA, "51207"),
+    "rv44_p34_deepspeed_pdsh_worker1_triton_error": (Category.GPU_CUDA, "worker-1"),
+    "rv44_p35_mpirun_habana_rank6_device_acquire": (Category.GPU_CUDA, "6"),
+    "rv44_p36_torchrun_node1_rocm_fault_unlabelled_rank11_local3": (Category.GPU_CUDA, ""),
+    "rv44_p37_rocm_fault_unlabelled_two_ranks_sigabrt": (Category.GPU_CUDA, ""),
+    "rv44_p38_lexicon_network_line_then_reporter_host_named": (Category.NETWORK, ""),
     # a review of those readings against probes of its own: healthy runs that print their
     # words, and failures whose earlier cause must win
     "rv43_p30_slurm2505_scancel_after_progress": (Category.INFRASTRUCTURE, ""),
@@ -374,7 +403,7 @@ CAUSES: dict[str, tuple[Category, str]] = {
     "net_h02_simple_pmi_connect_refused": (Category.NETWORK, ""),
     "net_h03_simple_pmi_unable_to_get_host_entry": (Category.NETWORK, ""),
     "net_j01_jax_init_failed_to_connect_all_addresses": (Category.NETWORK, "10.128.0.12:8476"),
-    "net_j02_jax_heartbeat_timeout_tasks_unhealthy": (Category.UNDETERMINED, "task:3"),
+    "net_j02_jax_heartbeat_timeout_tasks_unhealthy": (Category.UNDETERMINED, ""),
     "net_j02b_jax_heartbeat_timeout_after_task_oom": (Category.OOM, ""),
     "net_j03_jax_failed_to_send_rpc_socket_closed": (Category.UNDETERMINED, ""),
     "net_j04_jax_register_barrier_timed_out": (Category.INIT_TIMEOUT, ""),
@@ -498,6 +527,9 @@ SHARED_CRASH = ("crash_two_pids_alike", "crash_two_small_pids_alike", "crash_sam
 
 # probe -> a category it must not be given (a guess that would page someone wrongly)
 NOT: dict[str, Category] = {
+    # pyarrow's `Parquet magic bytes not found in footer`: a failure (read as the job's own
+    # exception; the file it read may be corrupt, or not a Parquet file at all)
+    "sw_data_parquet_magic_bytes_rank1": Category.NONE,
     "kubelet_skipping": Category.NONE,  # "Error syncing pod, skipping: nvml error" is a failure
     "kubelet_skipping_structured": Category.NONE,
     "ray_exit_actor_healthy": Category.INFRASTRUCTURE,  # an actor that exited on purpose

@@ -401,7 +401,9 @@ def own_exception(ctx: Context) -> Finding | None:
                        for w in (*_PEER_LOST, *_WAITED_FOR_A_PEER, *_NCCL_UNEXPLAINED,
                                  # gloo's transport could not connect the ranks at start-up
                                  "connectFullMesh failed"))
-           and "CUDA" not in str(item.event.fields.get("exc_message", ""))
+           # (a CUDA error is the GPU rule's, where the patterns made an event of it)
+           and ("CUDA" not in str(item.event.fields.get("exc_message", ""))
+                or not ctx.of(EventKind.CUDA_ERROR, EventKind.CUDA_OOM))
            and not _collective_timed_out(item)
            and not _transport_gave_up(item)
            and not _socket_broke(item)
@@ -474,8 +476,11 @@ def own_exception(ctx: Context) -> Finding | None:
         category = (Category.OOM if _ACCELERATOR_OOM.search(message) or (
                         said is not None and said.family is Family.OOM) or (
                         words_family(below) is Family.OOM) else
-                    Category.GPU_CUDA if _ACCELERATOR_ERROR.search(message) else
-                    Category.SOFTWARE)
+                    Category.GPU_CUDA if _ACCELERATOR_ERROR.search(message) or (
+                        # a CUDA failure in words no pattern parsed (cudf's `Fatal CUDA error
+                        # encountered at: …: 719 cudaErrorLaunchFailure`)
+                        "CUDA" in message and said is not None and said.family is Family.GPU)
+                    else Category.SOFTWARE)
     ranks = ctx.global_ranks([first])
     self_named = _SELF_NAMED.match(message)
     if not ranks and self_named is not None:  # `AssertionError: Rank 13: found NaN …`

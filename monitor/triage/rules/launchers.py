@@ -522,6 +522,8 @@ def actor_died(ctx: Context) -> Finding | None:
     items = ctx.of(EventKind.ACTOR_DIED)
     if not items:
         return None
+    if any(s.order() < items[0].order() for s in ctx.of(EventKind.AGENT_DEATH_SIGNAL)):
+        return None  # the driver was stopped from outside first: its actors died with it
     node = [i for i in items if any(w in f"{i.event.fields.get('message', '')} {_below(ctx, i)}"
                                     for w in ("node has crashed", "marked dead", "node has died",
                                               "node was terminated"))]

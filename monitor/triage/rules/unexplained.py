@@ -88,17 +88,12 @@ def _next_reading_where(ctx: Context, readings: Sequence[tuple[int, TailLine, Re
     tail = ctx.scans[index].tail
     if not after or not tail or first.line < tail[0].line:  # the gap must be in the tail
         return ()
-    previous = first
-    for line, reading in sorted(after, key=lambda tr: tr[0].line):
-        # the tail keeps no blank line: any line it holds between the two is another record
-        if (reading.family not in (family, Family.FAILED) or line.line - previous.line > 3
-                or any(previous.line < t.line < line.line for t in tail)):
-            return ()
-        where = reading.where or places(ctx.scans[index].continued.get(line.line, ""))
-        if where:
-            return where
-        previous = line  # a failing line of the same record that names no place: go on
-    return ()
+    line, reading = min(after, key=lambda tr: tr[0].line)
+    # the tail keeps no blank line: any line it holds between the two is another record
+    if (reading.family not in (family, Family.FAILED) or line.line - first.line > 3
+            or any(first.line < t.line < line.line for t in tail)):
+        return ()
+    return reading.where
 
 
 def _file_host(scan: FileScan) -> tuple[str, ...]:
