@@ -303,9 +303,12 @@ def _cause_shown_above(ctx: Context, exit_: Located, ids: set[int],
     return min(causes, key=lambda tr: (tr[1].family, tr[0].line)) if causes else None
 
 
+# A launcher's words for a SIGKILL: `signal 9 (Killed)`, srun's `Killed`, exit 137 or -9
+_KILLED = re.compile(r"\bKilled\b|\bSIGKILL\b|\bsignal 9\b|code:? 137\b|(?<![\w-])-9\b")
+
+
 def _killed(text: str) -> bool:
-    """A launcher's words for a SIGKILL (`signal 9 (Killed)`, srun's `Killed`, exit 137)."""
-    return any(w in text for w in ("Killed", "SIGKILL", "signal 9", "code 137", "-9"))
+    return _KILLED.search(text) is not None
 
 
 _SRUN_LABEL = re.compile(r"^\s*(\d+): ")  # `srun --label`'s task number
