@@ -139,11 +139,28 @@ def _unreached_finding(first: Located, unreached: str, evidence: str) -> Finding
     )
 
 
+# An object store that refused a write, in its client's words: botocore's write operations
+# (`… when calling the PutObject operation …`), s3fs's throttling, Azure Blob's missing container
+_STORE_WRITE_REFUSED = re.compile(r"\bwhen calling the (?:PutObject|UploadPart|"
+                                  r"CompleteMultipartUpload|CreateMultipartUpload|CopyObject) "
+                                  r"operation\b|\bPlease reduce your request rate\b|"
+                                  r"\bErrorCode:ContainerNotFound\b")
+# An input file that is not what its reader expects, raised by its reader (safetensors' header,
+# HDF5's addresses, Arrow's and Parquet's footers, a tar member's header)
+_CORRUPT_RAISED = re.compile(r"\bError while deserializing header\b|"
+                             r"\bUnable to (?:synchronously )?open file \((?:bad|file signature)\b|"
+                             r"\bExpected to read \d+ metadata bytes, but only read \d+\b|"
+                             r"\bParquet magic bytes not found in footer\b|"
+                             r"\bReadError: \(?'?invalid header\b")
+
+
 def _storage_refused(exc: str, message: str) -> bool:
-    """Whether an exception is the file system's refusal (a disk, a quota, a mount)."""
+    """Whether an exception is the file system's refusal (a disk, a quota, a mount) or an
+    object store's refusal of a write."""
     name = exc.rsplit(".", 1)[-1]
     return name in _STORAGE_EXCEPTIONS or (
-        name in _GENERIC_OS_ERRORS and _DISK_ERRNO.search(message) is not None)
+        name in _GENERIC_OS_ERRORS and _DISK_ERRNO.search(message) is not None) or (
+        _STORE_WRITE_REFUSED.search(message) is not None)
 
 
 def _worker(item: Located) -> str:
@@ -176,7 +193,8 @@ def dataloader(ctx: Context) -> Finding | None:
             exc = str(first.event.fields.get("exc", ""))
             # the worker's original exception (its last lines) may say the input is corrupt
             original = _worker_traceback(ctx, first)
-            corrupt = CORRUPT_DATA.search(first.event.text) or CORRUPT_DATA.search(original)
+            corrupt = (CORRUPT_DATA.search(first.event.text) or CORRUPT_DATA.search(original)
+                       or _CORRUPT_RAISED.search(original))
             unreached = _unreached(original.rsplit("\n", 1)[-1], original)
             if unreached is not None and not corrupt:
                 # the worker read from an endpoint it could not reach (an object store)
@@ -446,8 +464,9 @@ def own_exception(ctx: Context) -> Finding | None:
         # torch's shared-memory segment (`unable to write to file </torch_4740_…>: No space
         # left on device`): the node's /dev/shm filled, not a disk
         category = Category.INFRASTRUCTURE
-    elif CORRUPT_DATA.search(message) and "_tensor_to_object" not in str(
-            first.event.fields.get("frames", "")):  # the file it read is corrupt, not the disk
+    elif (CORRUPT_DATA.search(message) or _CORRUPT_RAISED.search(message)) and (
+            "_tensor_to_object" not in str(first.event.fields.get("frames", ""))):
+        # the file it read is corrupt, not the disk
         category = Category.DATA
     elif _storage_refused(exc, message) or (
             # a file opened for writing in a directory that is not there: the policy's

@@ -168,7 +168,8 @@ def network(ctx: Context) -> Finding | None:
     # The rank that reports a link's failure is one end of it, not shown to be the faulty one:
     # the link (host, device, peer) is named instead.
     # (gloo's logged line too: its writer is one end of the link)
-    one_end = nccl_line or first.kind is EventKind.CONNECTION_ERROR
+    one_end = nccl_line or first.kind in (EventKind.CONNECTION_ERROR, EventKind.PYTHON_TRACEBACK,
+                                          EventKind.STORE_TIMEOUT, EventKind.RENDEZVOUS_ERROR)
     return Finding(
         Category.NETWORK, () if one_end else ctx.global_ranks([first]),
         (culprit,), tuple(evidence), first,
