@@ -16,7 +16,8 @@ PROBES = Path(__file__).resolve().parent.parent / "data" / "triage_probes"
 
 HEALTHY = ("infra_mce_edac_corrected_healthy",  # corrected machine checks on a run that finished
            # runs that print a failure's words and went on or ended well
-           "io_h01_s3_retry_ok", "io_h02_hf_503_retry_ok", "io_h03_corrupt_sample_skipped", "io_h04_wds_warn_and_continue", "io_h06_hf_disk_space_warning",
+           "io_h01_s3_retry_ok", "io_h02_hf_503_retry_ok", "io_h03_corrupt_sample_skipped",
+           "io_h04_wds_warn_and_continue", "io_h06_hf_disk_space_warning",
            "rv44_p04_torch_cudnn_plan_failed_internal_warning",
            "rv44_p06_job_warns_cudnn_internal_retries_without_cudnn",
            "rv44_p07_glog_F_helper_uploader_job_outlived", "rv44_p13_paddle_glog_I_W_healthy",
