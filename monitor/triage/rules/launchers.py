@@ -275,7 +275,12 @@ _OUTSIDE_CAUSES = (Family.OOM, Family.GPU, Family.STORAGE, Family.INFRASTRUCTURE
                    Family.PEER_LOST)
 
 
-_LAST_WORDS = 12  # a process's own last lines before its launcher reported its exit
+# A failing line its writer went on after (`… ; trying another index`, `… ignored`,
+# `using /tmp/x as scratch instead`, `skipped the batch`), or logged as a warning or at INFO by
+# a glog or TensorFlow stamp (`W0601 …`, `… 09:12:09.185833: W …`): no process's last words
+_HANDLED = re.compile(r"(?i)\b(?:ignored|continuing|trying another|instead|skipp(?:ed|ing))\b|"
+                      r"^\W*[WI]\d{4} \d\d:|\d\d:\d\d:\d\d\.\d+: [WI] ")
+_NEAR = 12  # lines above the launcher's report that may hold the worker's last words
 # what the kernel's or a scheduler's SIGKILL can be explained by (never a link or a device)
 _KILL_CAUSES = (Family.OOM, Family.INFRASTRUCTURE)
 
@@ -294,7 +299,7 @@ def _cause_shown_above(ctx: Context, exit_: Located, ids: set[int],
     # processes were writing (not a hook the batch script ran before the launcher)
     began = min((t.line for t in tail if _writer_of(t) is not None), default=0)
     own = [t for t in tail if _writer_of(t) in ids or (_writer_of(t) is None and t.line > began)]
-    last = {t.line for t in own[-_LAST_WORDS:]}
+    last = {t.line for t in own[-_NEAR:]}
     allowed = _KILL_CAUSES if killed else _OUTSIDE_CAUSES
     # (a line a pattern made an event of counts too: the rules before this one did not
     # conclude on it)
@@ -571,12 +576,6 @@ def _one_node_rank(ctx: Context, local: int, pid: FieldValue
              f"rank {local}",))
 
 
-# A failing line its writer went on after (`… ; trying another index`, `… ignored`,
-# `using /tmp/x as scratch instead`, `skipped the batch`), or logged as a warning or at INFO by
-# a glog or TensorFlow stamp (`W0601 …`, `… 09:12:09.185833: W …`): no process's last words
-_HANDLED = re.compile(r"(?i)\b(?:ignored|continuing|trying another|instead|skipp(?:ed|ing))\b|"
-                      r"^\W*[WI]\d{4} \d\d:|\d\d:\d\d:\d\d\.\d+: [WI] ")
-_NEAR = 12  # lines above the launcher's report that may hold the worker's last words
 
 
 def _own_error_above(ctx: Context, item: Located,

@@ -166,12 +166,9 @@ def network(ctx: Context) -> Finding | None:
                         f"{endpoint} ({first.where})")
         evidence.extend(f"{item.event.fields.get('exc')} ({item.where})" for item in rendezvous[:1])
     # The rank that reports a link's failure is one end of it, not shown to be the faulty one:
-    # the link (host, device, peer) is named instead.
-    # (gloo's logged line too: its writer is one end of the link)
-    one_end = nccl_line or first.kind in (EventKind.CONNECTION_ERROR, EventKind.PYTHON_TRACEBACK,
-                                          EventKind.STORE_TIMEOUT, EventKind.RENDEZVOUS_ERROR)
+    # the link (host, device, peer, store) is named instead, whichever line reported it.
     return Finding(
-        Category.NETWORK, () if one_end else ctx.global_ranks([first]),
+        Category.NETWORK, (),
         (culprit,), tuple(evidence), first,
         ("Check the link between these hosts (`ibstat`, `ibv_devinfo`, switch counters) and "
          "that NCCL uses the right interfaces (NCCL_SOCKET_IFNAME, NCCL_IB_HCA); for the "
@@ -680,6 +677,9 @@ def _last_error_below(ctx: Context, error: Located) -> str:
     return ""
 
 
+_NCCL_VERSION = re.compile(r"NCCL version (\d+)\.(\d+)")
+
+
 def _failed_socket_call(ctx: Context, error: Located, last: str) -> Located | None:
     """The line of NCCL's return-code trace where a system error began in its network code
     (`misc/socket.cc:567 -> 2`, `transport/net_ib.cc:605 -> 2`), before the error in its file;
@@ -693,7 +693,7 @@ def _failed_socket_call(ctx: Context, error: Located, last: str) -> Located | No
     if error.event.fields.get("nccl_code") != "system" and not any(
             w in text for w in ("unhandled system error", "ncclSystemError")):
         return None
-    version = re.search(r"NCCL version (\d+)\.(\d+)", text)
+    version = _NCCL_VERSION.search(text)
     if version is not None and (int(version[1]), int(version[2])) < (2, 13):
         return None
     if last and (not _SOCKET_WORDS.search(last) or _OTHER_REASON.search(last)):
@@ -861,7 +861,6 @@ _INIT_TRACE = re.compile(r"NCCL INFO (?:\S*/)?init\.cc:\d+ -> 2\b")
 # the same process's word that its communicator came up after all, or went down before
 _COMM_CAME_UP = re.compile(r"NCCL INFO .*\bInit COMPLETE\b")
 _COMM_WENT_DOWN = re.compile(r"NCCL INFO .*\b(?:Destroy|Abort) COMPLETE\b")
-_NCCL_VERSION = re.compile(r"NCCL version (\d+)\.(\d+)")
 
 
 def _init_failed(ctx: Context, call: Located) -> bool:
