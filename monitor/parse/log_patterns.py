@@ -45,6 +45,8 @@ class EventKind(str, enum.Enum):
     AGENT_WORKER_FAILED = "agent_worker_failed"
     AGENT_SIGTERM = "agent_sigterm"
     AGENT_DEATH_SIGNAL = "agent_death_signal"
+    AGENT_RESTART = "agent_restart"  # torchrun's agent restarts its failed worker group
+    AGENT_SUCCEEDED = "agent_succeeded"  # torchrun's agent: its worker group finished
     CHILD_FAILED_SUMMARY = "child_failed_summary"
     SIGNAL_KILL = "signal_kill"
     CUDA_ERROR = "cuda_error"
@@ -179,6 +181,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     # a launcher's node count: a pasted command line, torchrun's config, DeepSpeed's launcher
     "nproc", "max_nodes", "group_world_size", "WORLD INFO DICT", "nnodes", "num_machines",
     "num_nodes", "--standalone",
+    "worker group",  # torchrun's agent restarting its workers, and their group finishing
 )
 
 
@@ -413,11 +416,20 @@ _BENIGN_NCCL_WARNS = ("Failed to open libibverbs", "NET/Plugin", "Could not find
                       "No device found")
 
 
+# NCCL's own refusal of a communicator the job set up wrong (bootstrap.cc, init.cc, ras.cc):
+# the call fails there, so these are errors, not warnings
+_NCCL_REFUSALS = ("has already checked in", "mismatch in rank count from procs",
+                  "Mismatched NCCL version detected", "NCCL version mismatch with remote peer",
+                  "Duplicate GPU detected")
+
+
 def _post_nccl_warn(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
     if any(word in payload for word in _BENIGN_NCCL_WARNS):
         return EventKind.NCCL_WARN, Level.INFO, fields
     if "out of memory" in payload:
         return EventKind.CUDA_OOM, Level.FATAL, fields
+    if any(word in payload for word in _NCCL_REFUSALS):
+        return EventKind.NCCL_WARN, Level.ERROR, fields
     return EventKind.NCCL_WARN, Level.WARNING, fields
 
 
@@ -668,6 +680,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("Detected mismatch between collectives", "Mismatched collective detected",
          "message truncated : receiving", "Shape mismatch in the collective instance",
          "bytes received but buffer size is", "message sizes do not match across processes",
+         "collective mismatch error",
          "Inconsistent output shapes", "has group_size", "is joining a group with size"),
         _rx(
             r"(?P<message>Detected mismatch between collectives on ranks.*)",
@@ -685,6 +698,10 @@ PATTERNS: tuple[LinePattern, ...] = (
             # rank expects, "a mismatch in collective sizes"
             r"(?P<message>NET/Socket : peer (?P<peer>[\w.:%\-]+)(?:<\d+>)? message truncated : "
             r"receiving \d+ bytes instead of \d+.*)",
+            # its IB transport's own check (net_ib.cc): `NET/IB : req 0/1 tag 7 peer
+            # 10.0.0.14<44512> collective mismatch error, local size 2097152 remote size 1048576`
+            r"(?P<message>NET/IB : req \S+ tag \S+ peer (?P<peer>[\w.:%\-]+)(?:<\d+>)? collective "
+            r"mismatch error, local size \d+ remote size \d+.*)",
             # MPI's MPI_ERR_TRUNCATE (MPICH and Microsoft MPI: `Message from rank 3 and tag 1
             # truncated; 1020000 bytes received but buffer size is 48`) and MPICH's collectives
             # (`message sizes do not match across processes in the collective routine`)
@@ -1131,6 +1148,22 @@ PATTERNS: tuple[LinePattern, ...] = (
         post=_post_agent_failed,
     ),
     LinePattern(
+        # torchelastic's agent (api.py): `[default] Worker group FAILED. 2/3 attempts left;
+        # will restart worker group`
+        EventKind.AGENT_RESTART, Level.INFO,
+        ("will restart worker group",),
+        _rx(r"Worker group FAILED\. (?P<left>\d+)/(?P<attempts>\d+) attempts left; will restart "
+            r"worker group"),
+    ),
+    LinePattern(
+        # and once its workers all exited 0: `[default] worker group successfully finished.`,
+        # `Local worker group finished (WorkerState.SUCCEEDED)`
+        EventKind.AGENT_SUCCEEDED, Level.INFO,
+        ("worker group successfully finished", "WorkerState.SUCCEEDED"),
+        _rx(r"worker group successfully finished",
+            r"Local worker group finished \(WorkerState\.SUCCEEDED\)"),
+    ),
+    LinePattern(
         EventKind.AGENT_SIGTERM, Level.WARNING,
         ("closing signal", "Unable to shutdown process", "Killing subprocess"),
         _rx(
@@ -1206,7 +1239,8 @@ PATTERNS: tuple[LinePattern, ...] = (
         EventKind.CUDA_ERROR, Level.ERROR,
         ("CUDA error", "cuda runtime error", "Cuda failure", "CUDA driver error",
          "THCudaCheck FAIL", "_STATUS_EXECUTION_FAILED", "nvmlDevice", "double-bit ECC",
-         "HIP error", "Error [CUDA]", "Error [HIP]", "Memory access fault by GPU"),
+         "HIP error", "Error [CUDA]", "Error [HIP]", "Memory access fault by GPU",
+         "failed to peer with device"),
         _rx(
             # torch on ROCm says HIP where it says CUDA on NVIDIA's GPUs
             r"(?:CUDA|HIP) (?:driver )?error: (?P<message>.*)",
@@ -1218,6 +1252,9 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?P<message>Memory access fault by GPU [\w\-]+.*)",
             r"cuda runtime error \((?P<code>\d+)\) : (?P<message>.*?)(?: at \S+)?$",
             r"Cuda failure '?(?P<message>[^']*)'?",
+            # NCCL's P2P transport (p2p.cc): cudaDeviceEnablePeerAccess failed, with its code
+            # and text (`failed to peer with device 0(=100000): 217 peer access is not …`)
+            r"failed to peer with device \d+\(=\w+\): (?P<code>\d+) (?P<message>.+)",
             # torch < 1.0's THC check: `THCudaCheck FAIL file=… line=195 error=77 : an illegal …`
             r"THCudaCheck FAIL file=\S+ line=\d+ error=(?P<code>\d+) : (?P<message>.*)",
             # a cuDNN or cuBLAS kernel that failed on the GPU (not a bad argument)

@@ -506,7 +506,7 @@ def _context_recommendations(
                     "and that every rank reached init_process_group.")
     if silent:
         recs.append(f"Get the output of rank(s) {compress_ranks(silent)}: it is missing here.")
-    if finding.category is Category.NONE:
+    if finding.category is Category.NONE and not finding.evidence:
         recs.append("No failure found in these logs.")
     return recs
 
@@ -645,7 +645,9 @@ def _key_files(
 
 def _summary(finding: Finding, context: Sequence[str]) -> str:
     if finding.category is Category.NONE:
-        return "No failure found: no error, timeout or crash in these logs."
+        # a failure the job got past (an attempt its launcher restarted) says so
+        return (f"No failure ended the job: {finding.evidence[0]}." if finding.evidence
+                else "No failure found: no error, timeout or crash in these logs.")
     if finding.culprits:
         lead = f"{finding.category.value}: culprit {', '.join(finding.culprits)}."
     else:

@@ -42,6 +42,7 @@ from monitor.triage.rules.launchers import (
     mpi_daemon_lost,
     native_crash,
     ray_creation_task,
+    restarted_then_finished,
     scheduler,
     signal_kill,
 )
@@ -61,6 +62,7 @@ from monitor.triage.rules.unexplained import still_failing, unrecognised_failure
 __all__ = ["RULES", "Context", "Finding", "Rule", "still_failing", "thread_stepped_past"]
 
 RULES: tuple[Rule, ...] = (
+    restarted_then_finished,
     desync_report,
     horovod_stalled,
     gpu_hardware,
@@ -76,13 +78,13 @@ RULES: tuple[Rule, ...] = (
     mismatch,
     straggler,
     data_phase,
+    nccl_usage,
     scheduler,
     mpi_daemon_lost,
     network,
     rendezvous_lost,
     init_timeout,
     cuda_software,
-    nccl_usage,
     ssh_unreachable,
     own_exception,
     retries_exhausted,

@@ -320,6 +320,30 @@ _DUPLICATE_GPU = re.compile(r"Duplicate GPU detected : rank (\d+) and rank (\d+)
 _RANK_TWICE = re.compile(r"Bootstrap Root : rank (\d+) of (\d+) ranks has already checked in")
 
 
+# NCCL's checks that every rank was started alike: the same world size at the bootstrap root
+# (bootstrap.cc), the same NCCL version at init (init.cc, 2.23+) and in RAS (ras.cc)
+_SET_UP_WRONG = re.compile(
+    r"Bootstrap Root : mismatch in rank count from procs (?P<sizes>\d+ : \d+)"
+    r"|Mismatched NCCL version detected : (?P<versions>rank \d+ version \d+ rank \d+ version \d+)"
+    r"|NCCL version mismatch with remote peer (?P<peer>\S+) \((?P<local>local: \d+, remote \d+)\)")
+
+
+def _set_up_wrong(found: re.Match[str], item: Located) -> Finding:
+    if found["sizes"]:
+        culprit = "the job's launch (its processes disagree on the world size)"
+        text = f"NCCL's bootstrap root: processes gave different rank counts ({found['sizes']})"
+        advice = ("Start every node with the same world size (nnodes, nproc_per_node, "
+                  "WORLD_SIZE); a node launched with another count joined this job's root.")
+    else:
+        what = found["versions"] or f"{found['peer']}, {found['local']}"
+        culprit = "the job's environment (ranks run different NCCL versions)"
+        text = f"NCCL: ranks run different NCCL versions ({what})"
+        advice = ("Use one NCCL on every node (the same container image or torch wheel); "
+                  "check LD_LIBRARY_PATH and NCCL_* library overrides.")
+    return Finding(Category.SOFTWARE, (), (culprit,), (f"{text} ({item.where})",), item,
+                   (advice,))
+
+
 def nccl_usage(ctx: Context) -> Finding | None:
     """NCCL refusing a communicator whose ranks share a GPU (`Duplicate GPU detected`, init.cc):
     the job placed two ranks on one device (no set_device(local_rank), a wrong
@@ -337,6 +361,9 @@ def nccl_usage(ctx: Context) -> Finding | None:
                 ("Check the launcher's rank assignment (node rank, SLURM_PROCID, the number of "
                  "tasks per node): each rank must be started once.",),
             )
+        refused = _SET_UP_WRONG.search(text)
+        if refused is not None:
+            return _set_up_wrong(refused, item)
         m = _DUPLICATE_GPU.search(text)
         if m is None:
             continue

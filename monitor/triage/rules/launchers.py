@@ -45,6 +45,36 @@ def _stopped_by_srun(item: Located) -> bool:
             or str(item.event.fields.get("status_text", "")).startswith("Terminated"))
 
 
+def _before(item: Located, mark: Located) -> bool:
+    """Known to come before `mark`: earlier in its file, or earlier by both clocks."""
+    if item.file_index == mark.file_index:
+        return item.event.line < mark.event.line
+    return item.time is not None and mark.time is not None and item.time < mark.time
+
+
+def restarted_then_finished(ctx: Context) -> Finding | None:
+    """torchrun's agent restarted its failed worker group (`Worker group FAILED. 2/3 attempts
+    left; will restart worker group`) and the group then finished (`WorkerState.SUCCEEDED`):
+    an attempt failed, the job did not. Only when every failing line is known to come before
+    the last restart; anything after it, or of unknown place, is read as usual."""
+    restarts = ctx.of(EventKind.AGENT_RESTART)
+    if not restarts:
+        return None
+    last = restarts[-1]
+    finished = [d for d in ctx.of(EventKind.AGENT_SUCCEEDED) if _before(last, d)]
+    failures = [e for e in ctx.located if e.event.level >= Level.ERROR]
+    if not finished or not failures or not all(_before(e, last) for e in failures):
+        return None
+    first = min(failures, key=Located.order)
+    return Finding(
+        Category.NONE, (), (),
+        (f"an attempt failed ({first.where}), torchrun restarted the worker group "
+         f"({last.where}) and the group then finished ({finished[0].where})",),
+        last,
+        ("The restart hid a failure: read the failed attempt's first error if it recurs.",),
+    )
+
+
 def scheduler(ctx: Context) -> Finding | None:
     cancels = [e for e in ctx.of(EventKind.SLURM_CANCEL)
                if e.event.fields.get("reason") in ("time_limit", "preemption", "node_failure")]

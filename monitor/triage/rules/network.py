@@ -55,6 +55,8 @@ def network(ctx: Context) -> Finding | None:
     warns = [e for e in ctx.of(EventKind.NCCL_WARN_NET)
              if not e.event.fields.get("consequence") and (
                  e.event.fields.get("peer")
+                 # an IB completion error: before NCCL 2.10 its line names no peer
+                 or isinstance(e.event.fields.get("status"), int)
                  or any(w in str(e.event.fields.get("error", "")) for w in _UNREACHABLE)
                  # the host's own socket or verbs call failed: its network setup
                  or str(e.event.fields.get("op", "")).startswith(("Socket", "ibv_"))
@@ -304,7 +306,8 @@ def _endpoint(ctx: Context, fields: Mapping[str, FieldValue]) -> str:
 
 
 _PEER_HOST_ID = re.compile(r"Peer host id: ([\w.\-]+)")  # EFA's peer instance, in its error
-_GAVE_UP_ON_PEER = ("Unreachable remote", "socketPollConnect: exceeded retries")
+_GAVE_UP_ON_PEER = ("Unreachable remote", "socketPollConnect: exceeded retries",
+                    "socketStartConnect: exceeded retries")
 _UNREACHABLE = ("Connection timed out", "Connection refused", "No route to host",
                 "Network is unreachable", *_GAVE_UP_ON_PEER,
                 # libfabric's provider could not deliver to the far endpoint
@@ -827,8 +830,13 @@ def nccl_connect_refused(ctx: Context) -> Finding | None:
     # a connect that timed out waited its timeout before each retry: two are long enough
     timed_out = Counter(_retrying_process(r) for r in retries
                         if "timed out" in str(r.event.fields.get("error")))
+    # a process whose communicator came up after its retries connected in the end
+    came_up = {_retrying_process(i) for i in ctx.of(EventKind.NCCL_INIT)
+               if i.event.fields.get("phase") == "COMPLETE"
+               and any(_retrying_process(r) == _retrying_process(i)
+                       and r.event.line < i.event.line for r in retries)}
     stuck = [k for k, n in per_process.items()
-             if n >= _STILL_REFUSED or timed_out[k] >= _STILL_TIMING_OUT]
+             if (n >= _STILL_REFUSED or timed_out[k] >= _STILL_TIMING_OUT) and k not in came_up]
     if not stuck:
         return None
     last = retries[-1]
