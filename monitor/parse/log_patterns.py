@@ -80,6 +80,7 @@ class EventKind(str, enum.Enum):
     NCCL_CONNECT_RETRY = "nccl_connect_retry"  # NCCL still retrying a refused connect
     NCCL_NET_CALL_FAILED = "nccl_net_call_failed"  # NCCL's return-code trace, in its network code
     MPI_EXIT = "mpi_exit"  # mpirun: the first process that died or exited non-zero
+    MPI_ERROR = "mpi_error"  # MPI's error handler: the call that failed and its error class
     POD_EVICTED = "pod_evicted"  # Kubernetes (or Volcano) evicted a pod of the job
     EXIT_BARRIER = "exit_barrier"  # torchrun's agent gave up waiting for the other nodes' agents
 
@@ -182,6 +183,9 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "nproc", "max_nodes", "group_world_size", "WORLD INFO DICT", "nnodes", "num_machines",
     "num_nodes", "--standalone",
     "worker group",  # torchrun's agent restarting its workers, and their group finishing
+    # MPI's own reports: an abort and whose it was, its error handler's call and class
+    "Abort(", "MPI_ABORT was invoked", "has exited due to process", "reported by process",
+    "died from signal", "Fatal error in ", "*** MPI_ERR_", "*** An error occurred in",
 )
 
 
@@ -460,6 +464,13 @@ def _post_net(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] |
             return None  # the same text as a `Last error:` line belongs to its nccl_error
         fields["quoted"] = True  # NCCL's last error, printed on a line of its own
     return EventKind.NCCL_WARN_NET, Level.ERROR, net_details(fields, payload)
+
+
+def _post_mpi_exit(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
+    # an MPI_Abort with errorcode 0 ends the job on purpose, after its work
+    if fields.get("exitcode") == 0 and "bort" in payload:
+        return EventKind.MPI_EXIT, Level.INFO, fields
+    return EventKind.MPI_EXIT, Level.ERROR, fields
 
 
 def _post_launch_nodes(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] | None:
@@ -785,10 +796,32 @@ PATTERNS: tuple[LinePattern, ...] = (
         EventKind.MPI_EXIT, Level.ERROR,
         ("noticed that process rank", "Process name: ", "exit with status code",
          "died unexpectedly", "died, exit code", "exited with code", "was aborted",
-         "RUNNING AT"),
+         "RUNNING AT", "Abort(", "MPI_ABORT was invoked", "has exited due to process rank",
+         "reported by process", "died from signal"),
         _rx(r"noticed that process rank (?P<mpi_rank>\d+) with PID (?P<pid>\d+) on node "
-            r"(?P<node>[\w.\-]+) exited on signal (?P<signo>\d+)(?: \((?P<signal_text>[^)]+)\))?",
+            r"(?P<node>[\w.\-]+) exited on(?: signal (?P<signo>\d+)(?: \((?P<signal_text>[^)]+)\))?)?",
             r"Process name: \[\[\d+,\d+\],(?P<mpi_rank>\d+)\]",
+            # PRRTE (Open MPI 5) names a process `[prterun-host-11843@1,3]`
+            r"Process name: \[[\w.\-]+@\d+,(?P<mpi_rank>\d+)\]",
+            # a process's own MPI_Abort: MPICH and Intel MPI (`Abort(3) on node 3 (rank 3 in
+            # comm 0): application called MPI_Abort(MPI_COMM_WORLD, 3) - process 3`), Cray
+            # MPICH (`- Abort(-1) (rank 0 in comm 0): …`), Open MPI (`MPI_ABORT was invoked on
+            # rank 3 in communicator MPI_COMM_WORLD with errorcode 3`); comm 0 is the world
+            r"Abort\((?P<exitcode>-?\d+)\)(?: on node \d+)? \(rank (?P<mpi_rank>\d+) in comm 0\)",
+            r"application called MPI_Abort\(MPI_COMM_WORLD, (?P<exitcode>-?\d+)\) - process "
+            r"(?P<mpi_rank>\d+)",
+            r"MPI_ABORT was invoked on rank (?P<mpi_rank>\d+) in communicator MPI_COMM_WORLD"
+            r"(?: with errorcode (?P<exitcode>-?\d+))?",
+            # Open MPI 5's report of the process that ended the job (`prterun has exited due to
+            # process rank 3 with PID 11807 on node cn-0107 calling "abort"` / `exiting`)
+            r"has exited due to process rank (?P<mpi_rank>\d+) with PID (?P<pid>\d+) on node "
+            r"(?P<node>[\w.\-]+)",
+            # Open MPI's error handler: `*** reported by process [847773697,2]`
+            r"\*\*\* reported by process \[\d+,(?P<mpi_rank>\d+)\]",
+            # HPE PALS' mpiexec: `x4117c3s3b0n0: rank 6 died from signal 9`
+            r"(?P<node>[\w.\-]+): rank (?P<mpi_rank>\d+) died from signal (?P<signo>(?!15\b)\d+)",
+            # Intel MPI's Hydra block: `=   RANK 1 PID 5233 RUNNING AT node2`
+            r"^=\s+RANK (?P<mpi_rank>\d+) PID (?P<pid>\d+) RUNNING AT (?P<node>[\w.\-]+)",
             # horovodrun's gloo launcher: the rank (static) or `host[local_rank]` (elastic)
             r"^\s*Process name: (?:(?P<process_name>[\w.\-]+\[\d+\])|(?P<mpi_rank>\d+))\s*$",
             # vLLM's executors: `Worker proc VllmWorker-3 died unexpectedly`, `Worker
@@ -807,6 +840,17 @@ PATTERNS: tuple[LinePattern, ...] = (
             # and its static run: `Process 0 exit with status code 137.`
             r"^Process (?:(?P<mpi_rank>\d+)|(?P<process_name>[\w.\-]+\[\d+\])) exit with "
             r"status code (?P<exitcode>\d+)\."),
+        post=_post_mpi_exit,
+    ),
+    LinePattern(
+        # MPI's error handler naming the failed call and its error class: MPICH and Intel MPI
+        # (`Fatal error in PMPI_Bcast: Invalid root, error stack:`), Open MPI (`*** An error
+        # occurred in MPI_Bcast`, then `*** MPI_ERR_TRUNCATE: message truncated`)
+        EventKind.MPI_ERROR, Level.ERROR,
+        ("Fatal error in ", "*** MPI_ERR_", "*** An error occurred in MPI_"),
+        _rx(r"Fatal error in (?P<mpi_call>\w+): (?P<mpi_error>[A-Z][\w ]+?), error stack",
+            r"\*\*\* (?P<mpi_error>MPI_ERR_\w+): (?P<message>.*)",
+            r"\*\*\* An error occurred in (?P<mpi_call>MPI_\w+)"),
     ),
     LinePattern(
         # A pod of the job evicted from outside (read in triage only): Volcano's job controller

@@ -75,6 +75,18 @@ def restarted_then_finished(ctx: Context) -> Finding | None:
     )
 
 
+# exceptions a stop from outside raises in the job, and the collective errors that follow
+_STOPPED = re.compile(r"KeyboardInterrupt|SystemExit|SignalException|Terminated|DistBackendError|"
+                      r"DistNetworkError|DistStoreError|NCCL|[Tt]imeout|[Tt]imed out")
+
+
+def _own_raise(item: Located) -> bool:
+    """A traceback of the job's own error, not one a stop or a lost peer raised in it."""
+    f = item.event.fields
+    return bool(f.get("exc_type")) and _STOPPED.search(
+        f"{f.get('exc_type')} {f.get('exc_message', '')}") is None
+
+
 def scheduler(ctx: Context) -> Finding | None:
     cancels = [e for e in ctx.of(EventKind.SLURM_CANCEL)
                if e.event.fields.get("reason") in ("time_limit", "preemption", "node_failure")]
@@ -98,9 +110,16 @@ def scheduler(ctx: Context) -> Finding | None:
     if not items:
         return None
     first = min(items, key=Located.order)
-    earlier = [e for e in ctx.located if e.order() < first.order()
+    # (earlier in time, or earlier in the scheduler line's own file: a traceback with no
+    # stamp above a stamped cancel came first)
+    # (earlier in time; or, for the job's own exception, earlier in the scheduler line's
+    # own file: a traceback with no stamp above a stamped cancel came first)
+    earlier = [e for e in ctx.located
+               if ((first.time is not None and e.order() < first.order())
+                   or (e.kind is EventKind.PYTHON_TRACEBACK and _own_raise(e)
+                       and e.file_index == first.file_index and e.event.line < first.event.line))
                and e.event.level >= Level.ERROR and e.kind not in _SCHEDULER_NOISE]
-    if earlier and first.time is not None:
+    if earlier:
         return None  # the job was already failing when the scheduler stepped in
     fields = first.event.fields
     if first.kind is EventKind.SLURM_CANCEL:
@@ -338,6 +357,35 @@ def _cause_shown_above(ctx: Context, exit_: Located, ids: set[int],
     return min(causes, key=lambda tr: (tr[1].family, tr[0].line)) if causes else None
 
 
+# a process's own MPI_Abort (MPICH, Intel MPI, Cray MPICH, Open MPI)
+_ABORT = re.compile(r"\bAbort\(-?\d+\)|MPI_Abort\(|MPI_ABORT was invoked")
+# Open MPI's abort block puts the errorcode on the line below (`with errorcode 0.`)
+_ERRORCODE = re.compile(r"^\s*with errorcode (-?\d+)")
+
+
+def _aborted_on_purpose(ctx: Context, exit_: Located) -> bool:
+    """An MPI_Abort with errorcode 0 (the job ended itself after its work), where the code
+    is on the line below the abort's."""
+    if not _ABORT.search(exit_.event.text) or exit_.event.fields.get("exitcode") is not None:
+        return False
+    below = next((t for t in ctx.scans[exit_.file_index].tail if t.line > exit_.event.line), None)
+    code = _ERRORCODE.match(below.text) if below is not None else None
+    return code is not None and int(code[1]) == 0
+
+
+def _cause_shown_below(ctx: Context, exit_: Located) -> tuple[TailLine, Reading] | None:
+    """MPICH's abort line that opens its error stack (`Abort(…) (rank 8 in comm 0): Fatal
+    error in PMPI_Waitall: Other MPI error, error stack:`): the stack's own lines below it,
+    read for a cause outside the job's code (the network's `… UNDELIVERABLE`)."""
+    if "error stack" not in exit_.event.text:
+        return None
+    stack = {t.line for t in ctx.scans[exit_.file_index].tail
+             if exit_.event.line < t.line <= exit_.event.line + _NEAR}
+    causes = [(t, r) for t, r in failing_readings(ctx, exit_.file_index, judged_too=True)
+              if (t.line in stack or t.line == exit_.event.line) and r.family in _OUTSIDE_CAUSES]
+    return min(causes, key=lambda tr: (tr[1].family, tr[0].line)) if causes else None
+
+
 # A launcher's words for a SIGKILL: `signal 9 (Killed)`, srun's `Killed`, exit 137 or -9
 _KILLED = re.compile(r"\bKilled\b|\bSIGKILL\b|\bsignal 9\b|code:? 137\b|(?<![\w-])-9\b")
 
@@ -384,10 +432,24 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
     is the job's rank; an srun task is one only when srun started the ranks itself (not a
     per-node launcher), so it is named as a task. Why it died is not in these lines, unless
     that process's own line above them says it."""
-    mpi = ctx.of(EventKind.MPI_EXIT)
+    mpi = [e for e in ctx.of(EventKind.MPI_EXIT)
+           if e.event.level >= Level.ERROR and not _aborted_on_purpose(ctx, e)]
     tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
              if not _stopped_by_srun(e) and not e.event.fields.get("oom")
              and (e.event.fields.get("exitcode") or e.event.fields.get("signal"))]
+    aborts = {e.event.int_field("mpi_rank") for e in mpi if _ABORT.search(e.event.text)}
+    if len(aborts) >= 2:
+        # several ranks called MPI_Abort: each found the failure, none is shown to be its cause
+        first = mpi[0]
+        shown = _cause_shown_above(ctx, first, set(), False) or _cause_shown_below(ctx, first)
+        return Finding(
+            Category.UNDETERMINED if shown is None else CATEGORY[shown[1].family], (), (),
+            (f"ranks {compress_ranks(sorted(r for r in aborts if r is not None))} all called "
+             f"MPI_Abort (first at {first.where}); each found the failure, none is shown to "
+             "be its cause",), first,
+            ("Read the first lines above the aborts, and each rank's own output, for the "
+             "error that made them abort.",),
+        )
     if mpi:
         first = mpi[0]
         f = first.event.fields
@@ -397,8 +459,12 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
         on = f" on node {f['node']}" if f.get("node") else ""
         process = f.get("process_name") or (f"pid {f['pid']}" if f.get("pid") else "a process")
         name = f"rank {rank}{on}" if rank is not None else str(process)
+        if _ABORT.search(first.event.text):
+            how = "called MPI_Abort" + (f" (errorcode {f['exitcode']})"
+                                        if f.get("exitcode") is not None else "")
         cause = _cause_shown_above(ctx, first, {rank} if rank is not None else set(),
-                                   _killed(f"{how} {first.event.text}"))
+                                   _killed(f"{how} {first.event.text}")) or _cause_shown_below(
+                                       ctx, first)
         if cause is not None:
             return _exit_with_cause(ctx, first, name, how, rank, cause)
         return Finding(
