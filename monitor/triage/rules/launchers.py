@@ -10,7 +10,7 @@ from monitor.model import Category
 from monitor.parse.envelope import split_envelope
 from monitor.parse.log_events import EventKind, Level
 from monitor.parse.log_patterns import FieldValue
-from monitor.triage.evidence import Located, compress_ranks, who
+from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks, who
 from monitor.triage.lexicon import CATEGORY, OWN_FAULT, Family, Reading, read_line
 from monitor.triage.reader import TailLine
 from monitor.triage.rules.base import (
@@ -425,6 +425,73 @@ def _exit_with_cause(ctx: Context, exit_: Located, name: str, how: str, rank: in
         ("The process's own line above the launcher's report says why it ended: check what "
          "it names (the link, the device, the node's memory or disk).",),
     )
+
+
+# MPI error classes that say the calling process passed a wrong argument (MPICH's and Intel
+# MPI's `Invalid root`, Open MPI's `MPI_ERR_ROOT`), and that a message was longer than the
+# receiver's buffer (`Message truncated`, `MPI_ERR_TRUNCATE`)
+_MPI_USAGE = re.compile(r"^Invalid (?:root|communicator|rank|tag|count|datatype|argument|buffer|"
+                        r"group|op|MPI_Op)\b|^MPI_ERR_(?:ROOT|COMM|RANK|TAG|COUNT|TYPE|ARG|"
+                        r"BUFFER|GROUP|OP)$")
+_MPI_TRUNCATED = re.compile(r"^Message truncated$|^MPI_ERR_TRUNCATE$")
+_COLLECTIVE_CALL = re.compile(r"(?:Bcast|Allreduce|Reduce|Allgather|Gather|Scatter|Alltoall|"
+                              r"Reduce_scatter|Scan|Exscan|Barrier)(?:v|w|_block)?(?:_c)?$",
+                              re.IGNORECASE)
+
+
+def mpi_error(ctx: Context) -> Finding | None:
+    """MPI's error handler naming the call that failed and its error class: a wrong argument
+    is the calling process's bug; a truncated message in a collective means the ranks called
+    it with different sizes (no one rank is shown to be wrong), in a point-to-point receive
+    the receiver's buffer was too small."""
+    for item in ctx.of(EventKind.MPI_ERROR):
+        error = str(item.event.fields.get("mpi_error") or "")
+        usage, truncated = _MPI_USAGE.search(error), _MPI_TRUNCATED.search(error)
+        if usage is None and truncated is None:
+            continue
+        call = str(item.event.fields.get("mpi_call") or _call_above(ctx, item) or "")
+        rank = _mpi_rank_of(ctx, item)
+        name = f"rank {rank}" if rank is not None else who(item)
+        if truncated is not None and _COLLECTIVE_CALL.search(call):
+            return Finding(
+                Category.COLLECTIVE_DESYNC, (), (),
+                (f"MPI: {error} in {call} ({item.where}): the ranks called this collective "
+                 "with different counts; the rank that reports it only sees the mismatch",),
+                item,
+                ("Check that every rank calls the collective with the same count and type "
+                 "(a shape that differs per rank, a rank on another code path).",),
+            )
+        return Finding(
+            Category.SOFTWARE, (rank,) if rank is not None else (), (name,),
+            (f"{name}: MPI rejected its call {call or '(call not shown)'}: {error} "
+             f"({item.where})",), item,
+            ("Fix the arguments of that call on that rank (root, communicator, count, tag, "
+             "buffer size).",),
+        )
+    return None
+
+
+_MPI_CALL = re.compile(r"An error occurred in (MPI_\w+)")
+
+
+def _call_above(ctx: Context, item: Located) -> str | None:
+    """Open MPI's `*** An error occurred in MPI_Bcast` a few lines above its error class."""
+    for t in reversed(ctx.scans[item.file_index].tail):
+        if item.event.line - 4 <= t.line < item.event.line:
+            found = _MPI_CALL.search(t.text)
+            if found is not None:
+                return found[1]
+    return None
+
+
+def _mpi_rank_of(ctx: Context, item: Located) -> int | None:
+    """The rank an MPI error is from: its line's own rank, or the rank MPI names on that line
+    (`(rank 2 in comm 0)`) or just below it (`*** reported by process [847773697,2]`)."""
+    if item.rank is not None and item.rank_origin in GLOBAL_ORIGINS:
+        return item.rank
+    near = [e for e in ctx.of(EventKind.MPI_EXIT)
+            if e.file_index == item.file_index and abs(e.event.line - item.event.line) <= 3]
+    return near[0].event.int_field("mpi_rank") if near else None
 
 
 def launcher_task_exit(ctx: Context) -> Finding | None:
