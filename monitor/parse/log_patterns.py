@@ -820,8 +820,6 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"\*\*\* reported by process \[\d+,(?P<mpi_rank>\d+)\]",
             # HPE PALS' mpiexec: `x4117c3s3b0n0: rank 6 died from signal 9`
             r"(?P<node>[\w.\-]+): rank (?P<mpi_rank>\d+) died from signal (?P<signo>(?!15\b)\d+)",
-            # Intel MPI's Hydra block: `=   RANK 1 PID 5233 RUNNING AT node2`
-            r"^=\s+RANK (?P<mpi_rank>\d+) PID (?P<pid>\d+) RUNNING AT (?P<node>[\w.\-]+)",
             # horovodrun's gloo launcher: the rank (static) or `host[local_rank]` (elastic)
             r"^\s*Process name: (?:(?P<process_name>[\w.\-]+\[\d+\])|(?P<mpi_rank>\d+))\s*$",
             # vLLM's executors: `Worker proc VllmWorker-3 died unexpectedly`, `Worker

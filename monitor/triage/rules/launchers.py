@@ -359,8 +359,9 @@ def _cause_shown_above(ctx: Context, exit_: Located, ids: set[int],
 
 # a process's own MPI_Abort (MPICH, Intel MPI, Cray MPICH, Open MPI)
 _ABORT = re.compile(r"\bAbort\(-?\d+\)|MPI_Abort\(|MPI_ABORT was invoked")
-# Open MPI's abort block puts the errorcode on the line below (`with errorcode 0.`)
-_ERRORCODE = re.compile(r"^\s*with errorcode (-?\d+)")
+# Open MPI's abort block puts the errorcode below: `with errorcode 0.` (4.x), `  Errorcode: 0`
+# two lines down (5.x)
+_ERRORCODE = re.compile(r"^\s*(?:with errorcode|Errorcode:) (-?\d+)")
 
 
 def _aborted_on_purpose(ctx: Context, exit_: Located) -> bool:
@@ -368,9 +369,10 @@ def _aborted_on_purpose(ctx: Context, exit_: Located) -> bool:
     is on the line below the abort's."""
     if not _ABORT.search(exit_.event.text) or exit_.event.fields.get("exitcode") is not None:
         return False
-    below = next((t for t in ctx.scans[exit_.file_index].tail if t.line > exit_.event.line), None)
-    code = _ERRORCODE.match(below.text) if below is not None else None
-    return code is not None and int(code[1]) == 0
+    below = [t for t in ctx.scans[exit_.file_index].tail
+             if exit_.event.line < t.line <= exit_.event.line + 2]
+    codes = [int(c[1]) for t in below if (c := _ERRORCODE.match(t.text)) is not None]
+    return codes[:1] == [0]
 
 
 def _cause_shown_below(ctx: Context, exit_: Located) -> tuple[TailLine, Reading] | None:
