@@ -470,6 +470,9 @@ def _post_mpi_exit(fields: Fields, payload: str) -> tuple[EventKind, Level, Fiel
     # an MPI_Abort with errorcode 0 ends the job on purpose, after its work
     if fields.get("exitcode") == 0 and "bort" in payload:
         return EventKind.MPI_EXIT, Level.INFO, fields
+    if "MPI_ABORT was invoked" in payload and fields.get("exitcode") is None:
+        # Open MPI's errorcode is on a line below: the rule reads it there
+        return EventKind.MPI_EXIT, Level.WARNING, fields
     return EventKind.MPI_EXIT, Level.ERROR, fields
 
 

@@ -451,6 +451,9 @@ def mpi_error(ctx: Context) -> Finding | None:
         usage, truncated = _MPI_USAGE.search(error), _MPI_TRUNCATED.search(error)
         if usage is None and truncated is None:
             continue
+        if any(e.event.level >= Level.ERROR and e.kind not in _MPI_KINDS and _before(e, item)
+               for e in ctx.located):
+            return None  # another failure came first: a peer's crash truncates messages too
         call = str(item.event.fields.get("mpi_call") or _call_above(ctx, item) or "")
         rank = _mpi_rank_of(ctx, item)
         name = f"rank {rank}" if rank is not None else who(item)
@@ -474,6 +477,7 @@ def mpi_error(ctx: Context) -> Finding | None:
 
 
 _MPI_CALL = re.compile(r"An error occurred in (MPI_\w+)")
+_MPI_KINDS = frozenset({EventKind.MPI_EXIT, EventKind.MPI_ERROR})
 
 
 def _call_above(ctx: Context, item: Located) -> str | None:
@@ -502,7 +506,9 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
     per-node launcher), so it is named as a task. Why it died is not in these lines, unless
     that process's own line above them says it."""
     mpi = [e for e in ctx.of(EventKind.MPI_EXIT)
-           if e.event.level >= Level.ERROR and not _aborted_on_purpose(ctx, e)]
+           if (e.event.level >= Level.ERROR or (e.event.level is Level.WARNING
+                                                 and _ABORT.search(e.event.text)))
+           and not _aborted_on_purpose(ctx, e)]
     tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
              if not _stopped_by_srun(e) and not e.event.fields.get("oom")
              and (e.event.fields.get("exitcode") or e.event.fields.get("signal"))]
