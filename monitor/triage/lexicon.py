@@ -181,6 +181,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      # PBS's and Torque's MOM, HTCondor's hold at the job's memory limit
                      r"=>> PBS: job killed: v?mem \d+\w* exceeded limit\b|"
                      r"\bgone over (?:the )?(?:cgroup )?memory limit\b|"
+                     # LSF's and Grid Engine's memory-limit kills
+                     r"\bTERM_MEMLIMIT\b|\bexceeds job hard limit \"h_vmem\"|"
                      # the kernel's memory-cgroup report when it kills (usage at the limit)
                      r"memory(?:\+swap)?: usage (\d+)kB, limit \1kB|"
                      # other accelerators' words: Level Zero (Intel XPU), Habana's allocator
@@ -239,6 +241,22 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 # YARN: `Container released on a *lost* node`
                                 r"(?i:\blost\*? node\b)|"
                                 r"/dev/shm|(?i:insufficient shared memory)|"
+                                # schedulers' own words for a job they ended: LSF's end-of-job
+                                # reasons, Grid Engine's execd, Cobalt, HPE PALS' shepherd,
+                                # AWS Batch and Google Cloud Batch, Slurm's clients whose
+                                # controller or partition was not there
+                                r"\bTERM_(?:RUNLIMIT|OWNER|ADMIN|PREEMPT|LOAD|REQUEUE_\w+|HOST|"
+                                r"FORCE_\w+|WINDOW|CPULIMIT|DEADLINE|UNKNOWN|ZOMBIE)\b|"
+                                r"\bexceeded hard wallclock time\b|"
+                                r"\bmaximum execution time exceeded\b|"
+                                r"\buser delete requested with signal\b|"
+                                r"\bshepherd died from signal \d+|"
+                                r"\bHost EC2 \(instance [\w-]+\) terminated\b|"
+                                r"\bJob attempt duration exceeded timeout\b|"
+                                r"\btask runs over the maximum runtime\b|"
+                                r"\bBatch no longer receives VM updates\b|"
+                                r"\bUnable to contact slurm controller\b|"
+                                r"\bRequired partition not available\b|"
                                 # NCCL's shared-memory transport could not create its segment
                                 # (include/shm.h, after any of shm_open, fallocate, mmap):
                                 # the container's /dev/shm, as its `Last error:` already is
@@ -413,6 +431,13 @@ _FAILED = re.compile(
     r"\"SecondaryStatus\":\s*\"(?:MaxRuntimeExceeded|Interrupted|Failed)\"|"
     r"\"OOMKilled\":\s*true\b|\"reason\":\s*\"OOMKilled\"|\bexited with code (?!1[34]0\b|143\b)[1-9]\d*\b|"
     r"\bis unresponsive\b|\bnode has died\b|\bdue to failure of node\b|"
+    # LSF's end-of-job reason, Grid Engine's execd, Cobalt, PALS' shepherd, the cloud batch
+    # services (their words read in the families above)
+    r"\bTERM_[A-Z_]+: job\b|\bexceeded hard wallclock time\b|\bexceeds job hard limit\b|"
+    r"\bmaximum execution time exceeded\b|\buser delete requested with signal\b|"
+    r"\bshepherd died from signal \d+|\bHost EC2 \(instance [\w-]+\) terminated\b|"
+    r"\bJob attempt duration exceeded timeout\b|\btask runs over the maximum runtime\b|"
+    r"\bBatch no longer receives VM updates\b|"
     + _AMDGPU + "|" + _DRM_GPU_HANG + "|" + _POWER_OFF + "|" + _STOPPED_BY_PLATFORM)
 # Lines that are no failure whatever they mention: warnings, retries still under way, and
 # what the writer logged at INFO or DEBUG (NCCL's "Plugin load returned 2 : … cannot open
@@ -541,7 +566,9 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "MPI processes has been", "PBS: job killed", "job.exception", "condor_rm",
                     "OOMKilled", "is unresponsive", "deadline", "node has died", "setting DOWN",
                     "failure of node", "launch failed", "exited with code", "SecondaryStatus",
-                    "gone over")
+                    "gone over", "TERM_", "wallclock", "hard limit", "maximum execution",
+                    "user delete", "shepherd died", "Host EC2", "duration exceeded",
+                    "maximum runtime", "VM updates")
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)

@@ -144,6 +144,27 @@ def _failed_worker(ctx: Context) -> str | None:
     return f"local_rank {local}" + (f" (pid {pid})" if pid is not None else "")
 
 
+def _failed_worker_rank(ctx: Context) -> int | None:
+    """The global rank torchrun's failure table gives the one failed worker (`rank      : 0
+    (local_rank: 0)` under `Root Cause`, its pid the agent's `failed (exitcode: 1) local_rank:
+    0 (pid: 23787)`); None where the table is not shown or names another process."""
+    failed = {(e.event.int_field("local_rank"), e.event.int_field("pid"))
+              for e in ctx.of(EventKind.AGENT_WORKER_FAILED)
+              if e.event.fields.get("launcher") != "deepspeed"
+              and e.event.int_field("exitcode") not in (None, 0)
+              and e.event.int_field("local_rank") is not None}
+    if len(failed) != 1:
+        return None
+    ((local, pid),) = failed
+    for table in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
+        f = table.event.fields
+        rank = f.get("root_rank")
+        if (isinstance(rank, int) and pid is not None and f.get("root_pid") == pid
+                and f.get("root_local_rank") == local):
+            return rank
+    return None
+
+
 # The host's network could not be set up for NCCL: bootstrap.cc's `Bootstrap : no socket
 # interface found`, the socket transport's `NET/Socket : no interface found`, the AWS OFI
 # plugin's `NET/OFI Couldn't open AV` and other `NET/OFI … failed` lines.

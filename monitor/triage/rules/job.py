@@ -30,6 +30,7 @@ from monitor.triage.rules.base import (
     Finding,
     _called,
     _failed_worker,
+    _failed_worker_rank,
     _message,
     _named,
     _ray_rank,
@@ -507,6 +508,9 @@ def own_exception(ctx: Context) -> Finding | None:
     task = None if ranks else _ray_task(ctx, first)
     raiser = _ray_task_name(task) if task is not None else who(first)
     worker = _failed_worker(ctx) if not ranks and task is None else None
+    table_rank = _failed_worker_rank(ctx) if worker else None
+    if table_rank is not None:  # the failure table gives that worker's global rank
+        ranks = (table_rank,)
     spawned = _spawned_worker(ctx, first) if not ranks and task is None and not worker else None
     # a Ray actor's traceback, its lines prefixed `(EngineCore_DP0 pid=570282)`: that process
     actor = (f"the Ray actor ({whereabouts(first)})"

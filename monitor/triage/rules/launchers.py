@@ -788,6 +788,36 @@ def _exit_cause(ctx: Context, item: Located, rank: int | None) -> tuple[Category
         f"({ctx.scans[item.file_index].path}:{line.line}): {line.text[:160]}")
 
 
+# an exception line inside the table's `traceback :` field, indented under it
+_TABLE_EXCEPTION = re.compile(r"^\s+((?:\w+\.)*\w*(?:Error|Exception))(?:: (.*))?$")
+
+
+def _table_exception(ctx: Context, item: Located) -> tuple[Category, str] | None:
+    """The root cause's exception as the failure table itself quotes it (its `traceback :`
+    field, written from the worker's error file when its entry point has @record): where the
+    worker's own output is not in the logs, that is its error. A timeout or a lost peer
+    raised in the worker is another process's story, and stays undetermined."""
+    lines = [t for t in ctx.scans[item.file_index].tail
+             if item.event.line <= t.line <= item.event.end_line]
+    start = next((i for i, t in enumerate(lines) if "Root Cause" in t.text), None)
+    if start is None:
+        return None
+    found = [(t, m) for t in lines[start:] if (m := _TABLE_EXCEPTION.match(t.text)) is not None]
+    if not found:
+        return None
+    line, m = found[-1]
+    said = f"{m[1]}: {m[2] or ''}"
+    if _STOPPED.search(said) or _PEER_GONE.search(said):
+        return None
+    reading = read_line(said)
+    category = CATEGORY[reading.family] if reading is not None else Category.SOFTWARE
+    return category, (f"the table's own traceback ends in {said[:160]} "
+                      f"({ctx.scans[item.file_index].path}:{line.line})")
+
+
+_PEER_GONE = re.compile(r"[Cc]onnection (?:reset|closed|refused)|[Bb]roken pipe|peer")
+
+
 def launcher_exit(ctx: Context) -> Finding | None:
     """What the launcher says about the first worker to fail: its rank (or local rank and pid)
     and its exit. A SIGKILL without OOM evidence is not a software bug; the category stays
@@ -815,6 +845,9 @@ def launcher_exit(ctx: Context) -> Finding | None:
                      "traceback.",),
                 )
             category, cause = _exit_cause(ctx, item, rank)
+            raised = _table_exception(ctx, item) if category is Category.UNDETERMINED else None
+            if raised is not None:
+                category, cause = raised
             return Finding(
                 category, (rank,),
                 (f"rank {rank} (pid {pid})" if pid is not None else f"rank {rank}",),
