@@ -365,7 +365,12 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                           r"\bAssertion [`'].{0,300}' failed\b|\bAssertion failure at \S+:\d+|"
                           # a C/C++ library's own assert macro (`GGML_ASSERT: llama.cpp:9881:
                           # false && "not implemented"`)
-                          r"\b[A-Z][A-Z0-9]*_ASSERT: \S+:\d+"),
+                          r"\b[A-Z][A-Z0-9]*_ASSERT: \S+:\d+|"
+                          # argparse refusing the job's command line, and the interpreter that
+                          # could not open the job's script (`python3: can't open file …`)
+                          r"\berror: (?:unrecognized arguments|the following arguments are "
+                          r"required|argument [\w/-]+: (?:invalid|expected))|"
+                          r"\bpython[\d.]*: can't open file\b"),
         (Family.KILLED, r"\bKilled\b|killed by (?:unknown )?signal|SIGKILL|[Ss]ignal 9\b|WTERMSIG \d+|Segmentation fault|SIGSEGV|SIGABRT|"
                         r"SIGBUS|Bus error|\bAborted\b|core dumped|Fatal Python error|"
                         r"\bSegfault encountered\b|"
@@ -431,6 +436,7 @@ _FAILED = re.compile(
     r"\"SecondaryStatus\":\s*\"(?:MaxRuntimeExceeded|Interrupted|Failed)\"|"
     r"\"OOMKilled\":\s*true\b|\"reason\":\s*\"OOMKilled\"|\bexited with code (?!1[34]0\b|143\b)[1-9]\d*\b|"
     r"\bis unresponsive\b|\bnode has died\b|\bdue to failure of node\b|"
+    r"\bpython[\d.]*: can't open file\b|"
     # LSF's end-of-job reason, Grid Engine's execd, Cobalt, PALS' shepherd, the cloud batch
     # services (their words read in the families above)
     r"\bTERM_[A-Z_]+: job\b|\bexceeded hard wallclock time\b|\bexceeds job hard limit\b|"
@@ -532,7 +538,12 @@ _SYSLOG_HOST = re.compile(r"(?<![\w:.-])(?:[A-Z][a-z]{2} +\d{1,2}|\d{4}-\d\d-\d\
                           r"(?!(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL|TRACE) )"
                           r"([A-Za-z][\w.-]*\w) (?:kernel|systemd[\w-]*|[\w.-]+\[\d+\]):? ")
 # (Open MPI's `Local host:` is the reporter of a failed connection, never its far end)
-_NODE = re.compile(r"(?<!Local )\b(?:node|host|hostname|Node|Host)[ =:]+([A-Za-z][\w.-]*\d[\w.-]*)|"
+_NODE = re.compile(r"(?<!Local )\b(?:node|host|hostname|Node|Host)[ =:]+(?!EC2\b)([A-Za-z][\w.-]*\d[\w.-]*)|"
+                   # the clouds' names for a VM: AWS's `Host EC2 (instance i-0a1b…) terminated`,
+                   # Google Cloud Batch's `zones/us-central1-a/instances/7306941512398174062`,
+                   # Vertex AI's `The replica workerpool0-0 …`
+                   r"\(instance (i-[0-9a-f]{8,17})\)|\bzones/[\w-]+/instances/([\w-]+)|"
+                   r"\b[Tt]he replica (workerpool\d+-\d+)\b|"
                    # Ray names a node by its id: `Node 3ddf…5ee4 failed`, `node id = 3ddf…`
                    r"\b[Nn]ode(?: id)?[ =:]+([0-9a-f]{40}(?:[0-9a-f]{16})?)\b")
 # "… on rank 3", or a line that opens with "Rank 3," (after a logger's "ERROR:name:" too)
@@ -568,7 +579,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "failure of node", "launch failed", "exited with code", "SecondaryStatus",
                     "gone over", "TERM_", "wallclock", "hard limit", "maximum execution",
                     "user delete", "shepherd died", "Host EC2", "duration exceeded",
-                    "maximum runtime", "VM updates")
+                    "maximum runtime", "VM updates", "open file")
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)
