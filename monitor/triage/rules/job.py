@@ -518,7 +518,10 @@ def own_exception(ctx: Context) -> Finding | None:
     culprits: tuple[str, ...] = (_named(ranks[0], first),) if ranks else (
         (raiser,) if task is not None else
         (f"{worker}, the launcher's one failed worker",) if worker else
-        (spawned,) if spawned else (actor,) if actor else ())
+        (spawned,) if spawned else (actor,) if actor else
+        # no rank shown: where the process ran, as its own lines' host tag or NCCL's prefix
+        # name it (pdsh's and DeepSpeed's `c05r2n11: …`)
+        (f"the process at {whereabouts(first)}",) if whereabouts(first) else ())
     if task is not None and _ray_rank(task):
         ranks = _ray_rank(task)
         culprits = (f"rank {ranks[0]}", raiser)
