@@ -182,7 +182,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"=>> PBS: job killed: v?mem \d+\w* exceeded limit\b|"
                      r"\bgone over (?:the )?(?:cgroup )?memory limit\b|"
                      # LSF's and Grid Engine's memory-limit kills
-                     r"\bTERM_MEMLIMIT\b|\bexceeds job hard limit \"h_vmem\"|"
+                     r"^\s*TERM_MEMLIMIT\b|\bexceeds job hard limit \"h_vmem\"|"
                      # the kernel's memory-cgroup report when it kills (usage at the limit)
                      r"memory(?:\+swap)?: usage (\d+)kB, limit \1kB|"
                      # other accelerators' words: Level Zero (Intel XPU), Habana's allocator
@@ -245,7 +245,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 # reasons, Grid Engine's execd, Cobalt, HPE PALS' shepherd,
                                 # AWS Batch and Google Cloud Batch, Slurm's clients whose
                                 # controller or partition was not there
-                                r"\bTERM_(?:RUNLIMIT|OWNER|ADMIN|PREEMPT|LOAD|REQUEUE_\w+|HOST|"
+                                r"^\s*TERM_(?:RUNLIMIT|OWNER|ADMIN|PREEMPT|LOAD|REQUEUE_\w+|HOST|"
                                 r"FORCE_\w+|WINDOW|CPULIMIT|DEADLINE|UNKNOWN|ZOMBIE)\b|"
                                 r"\bexceeded hard wallclock time\b|"
                                 r"\bmaximum execution time exceeded\b|"
@@ -255,8 +255,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 r"\bJob attempt duration exceeded timeout\b|"
                                 r"\btask runs over the maximum runtime\b|"
                                 r"\bBatch no longer receives VM updates\b|"
-                                r"\bUnable to contact slurm controller\b|"
-                                r"\bRequired partition not available\b|"
+                                r"\b(?:srun|sbatch|salloc): error: (?:.{0,60}: )?(?:Unable to contact "
+                                r"slurm controller|Required partition not available)\b|"
                                 # NCCL's shared-memory transport could not create its segment
                                 # (include/shm.h, after any of shm_open, fallocate, mmap):
                                 # the container's /dev/shm, as its `Last error:` already is
@@ -439,7 +439,7 @@ _FAILED = re.compile(
     r"\bpython[\d.]*: can't open file\b|"
     # LSF's end-of-job reason, Grid Engine's execd, Cobalt, PALS' shepherd, the cloud batch
     # services (their words read in the families above)
-    r"\bTERM_[A-Z_]+: job\b|\bexceeded hard wallclock time\b|\bexceeds job hard limit\b|"
+    r"^\s*TERM_[A-Z_]+: job\b|\bexceeded hard wallclock time\b|\bexceeds job hard limit\b|"
     r"\bmaximum execution time exceeded\b|\buser delete requested with signal\b|"
     r"\bshepherd died from signal \d+|\bHost EC2 \(instance [\w-]+\) terminated\b|"
     r"\bJob attempt duration exceeded timeout\b|\btask runs over the maximum runtime\b|"
@@ -607,8 +607,14 @@ _ERROR_ONLY = re.compile(r"\bExpected to have finished reduction in the prior it
                          r"\bdid not receive grad(?:ient)? (?:for rank \d+|on this rank)\b")
 
 
+# a shell's trace of a command it runs (`set -x`: `+ grep -E 'NET/IB : …' train.log`)
+_SHELL_TRACE = re.compile(r"^\+{1,3} \S")
+
+
 def looks_failed(text: str) -> bool:
     """True when a line reports a failure (before any family is read into it)."""
+    if _SHELL_TRACE.match(text) is not None:
+        return False
     if ("grad" in text or "reduction" in text) and _ERROR_ONLY.search(text) is not None:
         return True
     if (any(literal in text for literal in _FAILED_LITERALS) and _BENIGN.search(text) is None

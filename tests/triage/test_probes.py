@@ -877,6 +877,59 @@ HEALTHY += ("schedw_slurm_real_step_busy_retry_then_ok", "schedw_slurm_healthy_q
             "ownw_none_faulthandler_dump_traceback_later", "ownw_none_glibcxx_optional_extension_fallback", "ownw_none_omegaconf_missing_mandatory_warning_tee", "ownw_none_slurm_nvidia_smi_not_found_then_trains",)
 
 
+# A blind review of this batch of readings, against probes of its own (`rv45_`): the cases triage
+# now reads as the reviewer did.
+CAUSES.update({
+    "rv45_r1_02_xid79_then_ib278_completion": (Category.GPU_CUDA, "0000:41:00"),
+    "rv45_r1_03_rank5_cuda_oom_then_ib278_completion": (Category.OOM, "rank 5"),
+    "rv45_r1_04_ib_collective_mismatch_2183_rank3_reports": (Category.COLLECTIVE_DESYNC, ""),
+    "rv45_r1_06_socketStartConnect_exceeded_2193": (Category.NETWORK, ""),
+    "rv45_r2_01_bootstrap_root_rank_count_then_timelimit": (Category.SOFTWARE, ""),
+    "rv45_r2_02_mismatched_version_rank8_named": (Category.SOFTWARE, ""),
+    "rv45_r2_03_ras_version_mismatch_then_init_refusal": (Category.SOFTWARE, ""),
+    "rv45_r2_04_module_banner_quotes_mismatch_then_cuda_oom": (Category.OOM, "rank 2"),
+    "rv45_r2_05_bootstrap_rank_count_with_later_watchdog_noise": (Category.SOFTWARE, ""),
+    "rv45_r2_06_version_mismatch_with_torchrun_table_rank8": (Category.SOFTWARE, ""),
+    "rv45_r3_01_peer_access_217_mpspawn_torch112": (Category.GPU_CUDA, ""),
+    "rv45_r4_03_retry_then_connect_failed_timed_out": (Category.NETWORK, "10.0.0.5"),
+    "rv45_r4_04_retry_other_pids_complete_this_pid_fails": (Category.NETWORK, "10.10.2.31"),
+    "rv45_r4_05_retry_init_complete_then_time_limit": (Category.INFRASTRUCTURE, ""),
+    "rv45_r5_02_restart_then_second_oom_exhausts": (Category.OOM, "rank 1"),
+    "rv45_r5_06_appended_logs_old_success_new_cuda_failure": (Category.GPU_CUDA, "rank 2"),
+    "rv45_r6_02_cray_abort_alone_rank0": (Category.UNDETERMINED, "rank 0"),
+    "rv45_r6_05_ompi5_abort_rank3_prterun_abort_alone": (Category.UNDETERMINED, "rank 3"),
+    "rv45_r6_06_ompi5_process_name_exit1_after_rank3_cuda_oom": (Category.OOM, "rank 3"),
+    "rv45_r6_07_mpich_several_ranks_abort": (Category.UNDETERMINED, ""),
+    "rv45_r6_08_pals_rank6_died_signal9_alone": (Category.UNDETERMINED, "rank 6"),
+    "rv45_r6_09_pbs_walltime_then_pals_rank_died": (Category.INFRASTRUCTURE, ""),
+    "rv45_r7_01_mpich_invalid_root_rank2": (Category.SOFTWARE, "rank 2"),
+    "rv45_r7_02_ompi_err_root_reported_by_process_2": (Category.SOFTWARE, "rank 2"),
+    "rv45_r7_03_mpich_message_truncated_in_bcast": (Category.COLLECTIVE_DESYNC, ""),
+    "rv45_r7_04_ompi_err_truncate_in_recv_p2p_rank1": (Category.SOFTWARE, "rank 1"),
+    "rv45_r7_05_ompi_err_truncate_in_bcast_process_5": (Category.COLLECTIVE_DESYNC, ""),
+    "rv45_r7_06_rank3_logged_exception_then_truncate": (Category.SOFTWARE, "rank 3"),
+    "rv45_r8_01_rank3_traceback_above_time_limit": (Category.SOFTWARE, "rank 3"),
+    "rv45_r8_02_sigterm_traceback_below_time_limit": (Category.INFRASTRUCTURE, ""),
+    "rv45_r9_01_table_record_valueerror_rank11": (Category.SOFTWARE, "rank 11"),
+    "rv45_r9_02_table_record_cuda_oom_rank11": (Category.OOM, "rank 11"),
+    "rv45_r9_04_table_no_traceback_exit1_rank11": (Category.UNDETERMINED, "rank 11"),
+    "rv45_r9_05_table_two_failures_no_tracebacks": (Category.UNDETERMINED, ""),
+    "rv45_r9_06_table_sigkill_no_oom_line": (Category.UNDETERMINED, "rank 11"),
+    "rv45_r9_07_table_dataloader_killed_with_oom_killer_line": (Category.OOM, "rank 11"),
+    "rv45_r10_01_lsf_term_runlimit": (Category.INFRASTRUCTURE, ""),
+    "rv45_r10_02_lsf_term_memlimit": (Category.OOM, ""),
+    "rv45_r10_04_lsf_term_owner_with_rank_traceback_in_output": (Category.SOFTWARE, "rank 2"),
+    "rv45_r10_05_sge_h_vmem_exceeded": (Category.OOM, ""),
+    "rv45_r10_06_sge_hard_wallclock": (Category.INFRASTRUCTURE, ""),
+    "rv45_r10_07_cobalt_max_execution_time": (Category.INFRASTRUCTURE, ""),
+    "rv45_r10_08_pals_shepherd_died_signal9": (Category.INFRASTRUCTURE, ""),
+    "rv45_r10_10_aws_batch_attempt_timeout": (Category.INFRASTRUCTURE, ""),
+    "rv45_r10_11_gcp_batch_no_vm_updates": (Category.INFRASTRUCTURE, ""),
+    "rv45_r10_13_srun_step_cannot_contact_controller": (Category.INFRASTRUCTURE, ""),
+})
+HEALTHY += ("rv45_r1_05_healthy_grep_for_ib_wordings_in_epilog", "rv45_r4_01_healthy_212_connect_timedout_retry_init_complete", "rv45_r5_01_healthy_restart_after_rank1_exception_succeeds", "rv45_r5_05_healthy_restart_after_sigkill_then_success", "rv45_r6_03_ompi4_abort_errorcode_0_on_purpose", "rv45_r6_04_ompi5_abort_errorcode_0_two_lines_down", "rv45_r7_07_healthy_help_banner_quotes_truncate", "rv45_r10_03_lsf_success_script_comment_quotes_memlimit",)
+
+
 def _triage(name: str) -> Diagnosis:
     job = PROBES / name
     files = sorted(job.glob("*.log")) if job.is_dir() else [PROBES / f"{name}.log"]

@@ -80,6 +80,14 @@ _STOPPED = re.compile(r"KeyboardInterrupt|SystemExit|SignalException|Terminated|
                       r"DistNetworkError|DistStoreError|NCCL|[Tt]imeout|[Tt]imed out")
 
 
+def _went_on_after(ctx: Context, item: Located) -> bool:
+    """The job's progress lines go on after this line in its file (a side thread's or a
+    logger's traceback the training outlived)."""
+    return ctx.passed_over(item.file_index, item.event.line) or any(
+        p.file_index == item.file_index and p.event.line > item.event.end_line
+        for p in ctx.of(EventKind.PROGRESS))
+
+
 def _own_raise(item: Located) -> bool:
     """A traceback of the job's own error, not one a stop or a lost peer raised in it."""
     f = item.event.fields
@@ -117,7 +125,8 @@ def scheduler(ctx: Context) -> Finding | None:
     earlier = [e for e in ctx.located
                if ((first.time is not None and e.order() < first.order())
                    or (e.kind is EventKind.PYTHON_TRACEBACK and _own_raise(e)
-                       and e.file_index == first.file_index and e.event.line < first.event.line))
+                       and e.file_index == first.file_index and e.event.line < first.event.line
+                       and not _went_on_after(ctx, e)))
                and e.event.level >= Level.ERROR and e.kind not in _SCHEDULER_NOISE]
     if earlier:
         return None  # the job was already failing when the scheduler stepped in
