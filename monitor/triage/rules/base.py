@@ -128,39 +128,40 @@ def _called(rank: int | None, where: str) -> str:
     return f"rank {rank} ({where})" if where else f"rank {rank}"
 
 
-def _failed_worker(ctx: Context) -> str | None:
-    """The one worker torchrun's agent reports failed (`failed (exitcode: 1) local_rank: 0
-    (pid: 358104)`), named as the agent names it: where an error's own lines show no rank,
-    it is the process that raised it when no other worker failed. None with two or more,
-    and for DeepSpeed's launcher (it prints the last-started worker, not the failed one)."""
-    failed = {(e.event.int_field("local_rank"), e.event.fields.get("pid"))
+def _one_failed_worker(ctx: Context) -> tuple[int, int | None] | None:
+    """The local rank and pid of the one worker torchrun's agent reports failed (`failed
+    (exitcode: 1) local_rank: 0 (pid: 358104)`); None with two or more, and for DeepSpeed's
+    launcher (it prints the last-started worker, not the failed one)."""
+    failed = {(local, e.event.int_field("pid"))
               for e in ctx.of(EventKind.AGENT_WORKER_FAILED)
               if e.event.fields.get("launcher") != "deepspeed"
               and e.event.int_field("exitcode") not in (None, 0)
-              and e.event.int_field("local_rank") is not None}
-    if len(failed) != 1:
+              and (local := e.event.int_field("local_rank")) is not None}
+    return next(iter(failed)) if len(failed) == 1 else None
+
+
+def _failed_worker(ctx: Context) -> str | None:
+    """The one failed worker, named as the agent names it: where an error's own lines show no
+    rank, it is the process that raised it when no other worker failed."""
+    one = _one_failed_worker(ctx)
+    if one is None:
         return None
-    ((local, pid),) = failed
+    local, pid = one
     return f"local_rank {local}" + (f" (pid {pid})" if pid is not None else "")
 
 
 def _failed_worker_rank(ctx: Context) -> int | None:
     """The global rank torchrun's failure table gives the one failed worker (`rank      : 0
-    (local_rank: 0)` under `Root Cause`, its pid the agent's `failed (exitcode: 1) local_rank:
-    0 (pid: 23787)`); None where the table is not shown or names another process."""
-    failed = {(e.event.int_field("local_rank"), e.event.int_field("pid"))
-              for e in ctx.of(EventKind.AGENT_WORKER_FAILED)
-              if e.event.fields.get("launcher") != "deepspeed"
-              and e.event.int_field("exitcode") not in (None, 0)
-              and e.event.int_field("local_rank") is not None}
-    if len(failed) != 1:
+    (local_rank: 0)` under `Root Cause`, with the pid the agent reported); None where the
+    table is not shown or names another process."""
+    one = _one_failed_worker(ctx)
+    if one is None or one[1] is None:
         return None
-    ((local, pid),) = failed
+    local, pid = one
     for table in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
         f = table.event.fields
         rank = f.get("root_rank")
-        if (isinstance(rank, int) and pid is not None and f.get("root_pid") == pid
-                and f.get("root_local_rank") == local):
+        if isinstance(rank, int) and f.get("root_pid") == pid and f.get("root_local_rank") == local:
             return rank
     return None
 
