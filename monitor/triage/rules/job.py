@@ -155,6 +155,10 @@ _CORRUPT_RAISED = re.compile(r"\bError while deserializing header\b|"
                              r"\bReadError: \(?'?invalid header\b")
 
 
+# an exception that says the wait it was in ran out, in its own words
+_WAITED_OUT = re.compile(r"\btook too long\b|\bbailing out\b|\b[Tt]imed out\b|\b[Tt]imeout (?:after|while|waiting)\b")
+
+
 def _storage_refused(exc: str, message: str) -> bool:
     """Whether an exception is the file system's refusal (a disk, a quota, a mount) or an
     object store's refusal of a write."""
@@ -485,6 +489,16 @@ def own_exception(ctx: Context) -> Finding | None:
         return _unreached_finding(first, unreached, f"{who(first)} raised {exc}: "
                                   f"{message[:160]} ({first.where}); its client could not "
                                   "reach the endpoint")
+    elif _WAITED_OUT.search(message) is not None and _WAITED_OUT.search(exc) is None:
+        # a wait that ran out (`Index file … took too long to download, bailing out`): what
+        # it waited for failed or was slow, which its lines do not show
+        return Finding(
+            Category.UNDETERMINED, (), (),
+            (f"{who(first)} raised {exc}: {message[:160]} ({first.where}); a wait that ran "
+             "out, and what it waited for is not shown",), first,
+            ("Find what that wait was for (a download, a service, another process) and why it "
+             "was slow or gone.",),
+        )
     else:
         # in dataset code or not, the job's own exception is its bug (a stall in data
         # loading is another matter: the data_phase rule), unless it carries an accelerator
