@@ -24,7 +24,7 @@ from tests.triage.public_corpus import (
 
 # Measured floors (right / total). Raise them when the rules improve; never lower them to pass.
 HELDOUT_FLOOR = 746
-TUNING_FLOOR = 930
+TUNING_FLOOR = 931
 MAJORITY_FLOOR = 754  # the held-out halves under the majority of three blind labels
 
 
