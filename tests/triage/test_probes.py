@@ -652,10 +652,10 @@ NOT: dict[str, Category] = {
 }
 
 
-# Two audits of wordings read from the tools' own sources and made by real runs: NCCL's
-# failure lines and how torch wraps them (`ncclw_`), MPI's own reports of aborts and failed
-# calls (`mpiw_`). Each case's answer was written before triage read it.
+# Audits of wordings read from the tools' own sources and made by real runs, each case's answer
+# written by its labeller before triage read it; the cases triage reads as their labeller did.
 CAUSES.update({
+    # `ncclw_*`: NCCL's failure lines and how torch wraps them
     "ncclw_01_ib_nccl278_completion_noPeer": (Category.NETWORK, ""),
     "ncclw_02_ib_nccl2103_completion_peer_torch112": (Category.NETWORK, "10.1.4.22"),
     "ncclw_03_ib_nccl2193_completion_roce_gid_torch22": (Category.NETWORK, "10.20.1.7"),
@@ -703,6 +703,7 @@ CAUSES.update({
     "ncclw_60_mismatched_collective_fingerprint": (Category.COLLECTIVE_DESYNC, ""),
     "ncclw_62_multirank_software_first_then_remote_error": (Category.SOFTWARE, "rank 5"),
     "ncclw_63_multirank_preemption_first_then_closed": (Category.INFRASTRUCTURE, ""),
+    # `mpiw_*`: MPI's own reports of aborts and failed calls
     "mpiw_c02_mpich_abort_bare": (Category.UNDETERMINED, "rank 3"),
     "mpiw_c05_mpich_keyerror_unlabelled": (Category.SOFTWARE, ""),
     "mpiw_c06_mpich_killed9": (Category.UNDETERMINED, ""),
@@ -745,16 +746,8 @@ CAUSES.update({
     "mpiw_c61_pals_signal9_bare": (Category.UNDETERMINED, "rank 6"),
     "mpiw_c65_horovod_rank_raises": (Category.SOFTWARE, "rank 1"),
     "mpiw_c66_horovod_shutdown_after_kill": (Category.UNDETERMINED, "rank 3"),
-})
-HEALTHY += ("ncclw_11_healthy_ibv_modify_qp_retry", "ncclw_14_healthy_no_ib_device_socket_fallback", "ncclw_17_healthy_connect_timedout_retry_nccl212", "ncclw_21_healthy_socket_refused_retry_then_ok", "ncclw_26_healthy_real_wrong_magic_ignored", "ncclw_32_healthy_unexpected_connections_at_teardown", "ncclw_42_healthy_nvls_bind_info_proceeding", "ncclw_51_healthy_xml_topo_file_missing", "ncclw_54_healthy_ras_client_socket_failed", "ncclw_61_healthy_ib_error_then_elastic_restart_completes",
-            "mpiw_c45_ompi5_truncate_caught_healthy", "mpiw_c58_cray_warning_healthy", "mpiw_c69_ompi_fork_warning_healthy", "mpiw_c70_mpich_abort0_success_healthy", "mpiw_c74_impi_pmi_warning_healthy", "mpiw_c75_cray_xpmem_warning_healthy")
-
-
-# Three more audits: schedulers' own reports (`schedw_`: LSF, Grid Engine, Cobalt, ALPS, PALS, Slurm's
-# clients, cloud batch services), launchers' reports beside a failed process's own output, every line
-# from a real CPU run (`launchw_`), and the job's own failures in the words of Python, C++, the JVM and
-# config tools, most from real runs (`ownw_`). The cases triage reads as their labeller did.
-CAUSES.update({
+    # `schedw_*`: schedulers' own reports (LSF, Grid Engine, Cobalt, ALPS, PALS, Slurm's
+    # clients, cloud batch services)
     "schedw_slurm_real_time_limit_srun_l": (Category.INFRASTRUCTURE, ""),
     "schedw_slurm_real_traceback_rank3_kill_on_bad_exit": (Category.SOFTWARE, "rank 3"),
     "schedw_slurm_real_salloc_revoked_scancel": (Category.INFRASTRUCTURE, ""),
@@ -799,6 +792,8 @@ CAUSES.update({
     "schedw_azureml_preemption_error_labelled_usererror": (Category.INFRASTRUCTURE, ""),
     "schedw_azureml_jobfailed_after_rank_traceback": (Category.SOFTWARE, "rank 1"),
     "schedw_kubeflow_mpijob_failed_after_launcher_traceback": (Category.SOFTWARE, "rank 2"),
+    # `launchw_*`: launchers' reports beside a failed process's own output, every line from a
+    # real run
     "launchw_tr_valueerror_r1": (Category.SOFTWARE, "rank 1"),
     "launchw_tr_keyerror_r0": (Category.SOFTWARE, "rank 0"),
     "launchw_tr_assert_r1": (Category.SOFTWARE, "rank 1"),
@@ -851,6 +846,7 @@ CAUSES.update({
     "launchw_mpich_m4_segv_r1": (Category.UNDETERMINED, "32436"),
     "launchw_mpich_l_sigkill_r1": (Category.UNDETERMINED, "32465"),
     "launchw_mpich_m4_abort_r1": (Category.UNDETERMINED, "rank 1"),
+    # `ownw_*`: the job's own failures in the words of Python, C++, the JVM and config tools
     "ownw_sw_chain_during_handling_rank1": (Category.SOFTWARE, "rank 1"),
     "ownw_sw_recursionerror_rank0": (Category.SOFTWARE, "rank 0"),
     "ownw_sw_attributeerror_redirects_rank1": (Category.SOFTWARE, "rank 1"),
@@ -871,15 +867,7 @@ CAUSES.update({
     "ownw_sw_spark_insufficient_driver_memory_config": (Category.SOFTWARE, ""),
     "ownw_oom_spark_java_heap_space_jvm_died": (Category.OOM, ""),
     "ownw_storage_permissionerror_checkpoint_dir_rank0": (Category.STORAGE_IO, "rank 0"),
-})
-HEALTHY += ("schedw_slurm_real_step_busy_retry_then_ok", "schedw_slurm_healthy_queued_allocated_finished", "schedw_lsf_successfully_completed", "schedw_sge_qsub_sync_exit0", "schedw_cobalt_completed_normally_exit0",
-            "launchw_tr_clean", "launchw_tee_clean", "launchw_lrf_clean", "launchw_legacy_clean", "launchw_nn2_clean", "launchw_spawn_clean", "launchw_acc_clean", "launchw_acc_mpirun_clean", "launchw_pl_clean", "launchw_ompi_tag_clean", "launchw_mpich_l_clean",
-            "ownw_none_faulthandler_dump_traceback_later", "ownw_none_glibcxx_optional_extension_fallback", "ownw_none_omegaconf_missing_mandatory_warning_tee", "ownw_none_slurm_nvidia_smi_not_found_then_trains",)
-
-
-# A blind review of this batch of readings, against probes of its own (`rv45_`): the cases triage
-# now reads as the reviewer did.
-CAUSES.update({
+    # `rv45_*`: a blind review of the readings these audits led to, against probes of its own
     "rv45_r1_02_xid79_then_ib278_completion": (Category.GPU_CUDA, "0000:41:00"),
     "rv45_r1_03_rank5_cuda_oom_then_ib278_completion": (Category.OOM, "rank 5"),
     "rv45_r1_04_ib_collective_mismatch_2183_rank3_reports": (Category.COLLECTIVE_DESYNC, ""),
@@ -927,8 +915,35 @@ CAUSES.update({
     "rv45_r10_11_gcp_batch_no_vm_updates": (Category.INFRASTRUCTURE, ""),
     "rv45_r10_13_srun_step_cannot_contact_controller": (Category.INFRASTRUCTURE, ""),
 })
-HEALTHY += ("rv45_r1_05_healthy_grep_for_ib_wordings_in_epilog", "rv45_r4_01_healthy_212_connect_timedout_retry_init_complete", "rv45_r5_01_healthy_restart_after_rank1_exception_succeeds", "rv45_r5_05_healthy_restart_after_sigkill_then_success", "rv45_r6_03_ompi4_abort_errorcode_0_on_purpose", "rv45_r6_04_ompi5_abort_errorcode_0_two_lines_down", "rv45_r7_07_healthy_help_banner_quotes_truncate", "rv45_r10_03_lsf_success_script_comment_quotes_memlimit",)
-
+HEALTHY += ("ncclw_11_healthy_ibv_modify_qp_retry", "ncclw_14_healthy_no_ib_device_socket_fallback",
+            "ncclw_17_healthy_connect_timedout_retry_nccl212",
+            "ncclw_21_healthy_socket_refused_retry_then_ok",
+            "ncclw_26_healthy_real_wrong_magic_ignored",
+            "ncclw_32_healthy_unexpected_connections_at_teardown",
+            "ncclw_42_healthy_nvls_bind_info_proceeding", "ncclw_51_healthy_xml_topo_file_missing",
+            "ncclw_54_healthy_ras_client_socket_failed",
+            "ncclw_61_healthy_ib_error_then_elastic_restart_completes",
+            "mpiw_c45_ompi5_truncate_caught_healthy", "mpiw_c58_cray_warning_healthy",
+            "mpiw_c69_ompi_fork_warning_healthy", "mpiw_c70_mpich_abort0_success_healthy",
+            "mpiw_c74_impi_pmi_warning_healthy", "mpiw_c75_cray_xpmem_warning_healthy",
+            "schedw_slurm_real_step_busy_retry_then_ok",
+            "schedw_slurm_healthy_queued_allocated_finished", "schedw_lsf_successfully_completed",
+            "schedw_sge_qsub_sync_exit0", "schedw_cobalt_completed_normally_exit0",
+            "launchw_tr_clean", "launchw_tee_clean", "launchw_lrf_clean", "launchw_legacy_clean",
+            "launchw_nn2_clean", "launchw_spawn_clean", "launchw_acc_clean",
+            "launchw_acc_mpirun_clean", "launchw_pl_clean", "launchw_ompi_tag_clean",
+            "launchw_mpich_l_clean", "ownw_none_faulthandler_dump_traceback_later",
+            "ownw_none_glibcxx_optional_extension_fallback",
+            "ownw_none_omegaconf_missing_mandatory_warning_tee",
+            "ownw_none_slurm_nvidia_smi_not_found_then_trains",
+            "rv45_r1_05_healthy_grep_for_ib_wordings_in_epilog",
+            "rv45_r4_01_healthy_212_connect_timedout_retry_init_complete",
+            "rv45_r5_01_healthy_restart_after_rank1_exception_succeeds",
+            "rv45_r5_05_healthy_restart_after_sigkill_then_success",
+            "rv45_r6_03_ompi4_abort_errorcode_0_on_purpose",
+            "rv45_r6_04_ompi5_abort_errorcode_0_two_lines_down",
+            "rv45_r7_07_healthy_help_banner_quotes_truncate",
+            "rv45_r10_03_lsf_success_script_comment_quotes_memlimit",)
 
 def _triage(name: str) -> Diagnosis:
     job = PROBES / name
