@@ -119,6 +119,8 @@ _DRM_GPU_HANG = r"\[drm\].{0,80}\b(?:GPU HANG|GPU hang|[Ee]ngine reset|Timedout 
 # A machine told to power off under the job (a cloud's spot reclaim presses the power key)
 _POWER_OFF = (r"\bPower key pressed\b|\bSystem is powering down\b|"
               r"\bThe system will power off now\b")
+# The interpreter could not open the job's script (`python3: can't open file '/w/train.py'`)
+_SCRIPT_NOT_OPENED = r"\bpython[\d.]*: can't open file\b"
 # A cloud's notice that it takes the VM back (GCP's metadata server, spot and preemptible VMs)
 _RECLAIM_NOTICE = r"\b[Tt]ermination is imminent\b"
 # A memory monitor's kill in its own words: YARN's container limit, Dask's nanny budget,
@@ -145,6 +147,15 @@ _STOPPED_BY_PLATFORM = (r"Pod was terminated in response to imminent node shutdo
                         r"\bjob\.exception \S+ type=(?:timeout|cancel)\b|"
                         r"\bjob\.exception \S+ type=exec\b.{0,40}\bnode failure on\b|"
                         r"\bvia condor_rm\b|"
+                        # Grid Engine's execd at the wallclock, Cobalt's walltime and user
+                        # delete, HPE PALS' shepherd, AWS Batch's lost host and attempt
+                        # timeout, Google Cloud Batch's runtime limit and lost VM
+                        r"\bexceeded hard wallclock time\b|\bmaximum execution time exceeded\b|"
+                        r"\buser delete requested with signal\b|\bshepherd died from signal \d+|"
+                        r"\bHost EC2 \(instance [\w-]+\) terminated\b|"
+                        r"\bJob attempt duration exceeded timeout\b|"
+                        r"\btask runs over the maximum runtime\b|"
+                        r"\bBatch no longer receives VM updates\b|"
                         # slurmctld's requeue after a node failed, a node it set DOWN; srun's
                         # task that a node could not launch
                         r"\brequeue job \S+ due to failure of node\b|"
@@ -241,20 +252,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 # YARN: `Container released on a *lost* node`
                                 r"(?i:\blost\*? node\b)|"
                                 r"/dev/shm|(?i:insufficient shared memory)|"
-                                # schedulers' own words for a job they ended: LSF's end-of-job
-                                # reasons, Grid Engine's execd, Cobalt, HPE PALS' shepherd,
-                                # AWS Batch and Google Cloud Batch, Slurm's clients whose
-                                # controller or partition was not there
+                                # LSF's end-of-job reasons (its memory limit is memory's), and
+                                # Slurm's clients whose controller or partition was not there
                                 r"^\s*TERM_(?:RUNLIMIT|OWNER|ADMIN|PREEMPT|LOAD|REQUEUE_\w+|HOST|"
                                 r"FORCE_\w+|WINDOW|CPULIMIT|DEADLINE|UNKNOWN|ZOMBIE)\b|"
-                                r"\bexceeded hard wallclock time\b|"
-                                r"\bmaximum execution time exceeded\b|"
-                                r"\buser delete requested with signal\b|"
-                                r"\bshepherd died from signal \d+|"
-                                r"\bHost EC2 \(instance [\w-]+\) terminated\b|"
-                                r"\bJob attempt duration exceeded timeout\b|"
-                                r"\btask runs over the maximum runtime\b|"
-                                r"\bBatch no longer receives VM updates\b|"
                                 r"\b(?:srun|sbatch|salloc): error: (?:.{0,60}: )?(?:Unable to contact "
                                 r"slurm controller|Required partition not available)\b|"
                                 # NCCL's shared-memory transport could not create its segment
@@ -370,7 +371,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                           # could not open the job's script (`python3: can't open file …`)
                           r"\berror: (?:unrecognized arguments|the following arguments are "
                           r"required|argument [\w/-]+: (?:invalid|expected))|"
-                          r"\bpython[\d.]*: can't open file\b"),
+                          + _SCRIPT_NOT_OPENED),
         (Family.KILLED, r"\bKilled\b|killed by (?:unknown )?signal|SIGKILL|[Ss]ignal 9\b|WTERMSIG \d+|Segmentation fault|SIGSEGV|SIGABRT|"
                         r"SIGBUS|Bus error|\bAborted\b|core dumped|Fatal Python error|"
                         r"\bSegfault encountered\b|"
@@ -436,14 +437,10 @@ _FAILED = re.compile(
     r"\"SecondaryStatus\":\s*\"(?:MaxRuntimeExceeded|Interrupted|Failed)\"|"
     r"\"OOMKilled\":\s*true\b|\"reason\":\s*\"OOMKilled\"|\bexited with code (?!1[34]0\b|143\b)[1-9]\d*\b|"
     r"\bis unresponsive\b|\bnode has died\b|\bdue to failure of node\b|"
-    r"\bpython[\d.]*: can't open file\b|"
-    # LSF's end-of-job reason, Grid Engine's execd, Cobalt, PALS' shepherd, the cloud batch
-    # services (their words read in the families above)
-    r"^\s*TERM_[A-Z_]+: job\b|\bexceeded hard wallclock time\b|\bexceeds job hard limit\b|"
-    r"\bmaximum execution time exceeded\b|\buser delete requested with signal\b|"
-    r"\bshepherd died from signal \d+|\bHost EC2 \(instance [\w-]+\) terminated\b|"
-    r"\bJob attempt duration exceeded timeout\b|\btask runs over the maximum runtime\b|"
-    r"\bBatch no longer receives VM updates\b|"
+    + _SCRIPT_NOT_OPENED + "|"
+    # LSF's end-of-job reason, Grid Engine's memory limit (their words read in the families
+    # above)
+    r"^\s*TERM_[A-Z_]+: job\b|\bexceeds job hard limit\b|"
     + _AMDGPU + "|" + _DRM_GPU_HANG + "|" + _POWER_OFF + "|" + _STOPPED_BY_PLATFORM)
 # Lines that are no failure whatever they mention: warnings, retries still under way, and
 # what the writer logged at INFO or DEBUG (NCCL's "Plugin load returned 2 : … cannot open

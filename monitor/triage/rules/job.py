@@ -156,7 +156,8 @@ _CORRUPT_RAISED = re.compile(r"\bError while deserializing header\b|"
 
 
 # an exception that says the wait it was in ran out, in its own words
-_WAITED_OUT = re.compile(r"\btook too long\b|\bbailing out\b|\b[Tt]imed out\b|\b[Tt]imeout (?:after|while|waiting)\b")
+_WAITED_OUT = re.compile(r"\btook too long\b|\bbailing out\b|\b[Tt]imed out\b|"
+                         r"\b[Tt]imeout (?:after|while|waiting)\b")
 
 
 def _storage_refused(exc: str, message: str) -> bool:

@@ -118,8 +118,6 @@ def scheduler(ctx: Context) -> Finding | None:
     if not items:
         return None
     first = min(items, key=Located.order)
-    # (earlier in time, or earlier in the scheduler line's own file: a traceback with no
-    # stamp above a stamped cancel came first)
     # (earlier in time; or, for the job's own exception, earlier in the scheduler line's
     # own file: a traceback with no stamp above a stamped cancel came first)
     earlier = [e for e in ctx.located
@@ -361,8 +359,13 @@ def _cause_shown_above(ctx: Context, exit_: Located, ids: set[int],
     allowed = _KILL_CAUSES if killed else _OUTSIDE_CAUSES
     # (a line a pattern made an event of counts too: the rules before this one did not
     # conclude on it)
-    causes = [(t, r) for t, r in failing_readings(ctx, exit_.file_index, judged_too=True)
-              if t.line in last and r.family in allowed and _HANDLED.search(t.text) is None]
+    return _likeliest([(t, r) for t, r in failing_readings(ctx, exit_.file_index, judged_too=True)
+                       if t.line in last and r.family in allowed
+                       and _HANDLED.search(t.text) is None])
+
+
+def _likeliest(causes: list[tuple[TailLine, Reading]]) -> tuple[TailLine, Reading] | None:
+    """Of several lines that say why, the one the lexicon puts first (then the earliest)."""
     return min(causes, key=lambda tr: (tr[1].family, tr[0].line)) if causes else None
 
 
@@ -392,9 +395,9 @@ def _cause_shown_below(ctx: Context, exit_: Located) -> tuple[TailLine, Reading]
         return None
     stack = {t.line for t in ctx.scans[exit_.file_index].tail
              if exit_.event.line < t.line <= exit_.event.line + _NEAR}
-    causes = [(t, r) for t, r in failing_readings(ctx, exit_.file_index, judged_too=True)
-              if (t.line in stack or t.line == exit_.event.line) and r.family in _OUTSIDE_CAUSES]
-    return min(causes, key=lambda tr: (tr[1].family, tr[0].line)) if causes else None
+    return _likeliest([(t, r) for t, r in failing_readings(ctx, exit_.file_index, judged_too=True)
+                       if (t.line in stack or t.line == exit_.event.line)
+                       and r.family in _OUTSIDE_CAUSES])
 
 
 # A launcher's words for a SIGKILL: `signal 9 (Killed)`, srun's `Killed`, exit 137 or -9
@@ -754,8 +757,6 @@ def _one_node_rank(ctx: Context, local: int, pid: FieldValue
     return ((local,), f"rank {local} (local_rank {local}" + (f", {at})" if at else ")"),
             (f"the job ran on one node ({ctx.topology.one_node}): local rank {local} is "
              f"rank {local}",))
-
-
 
 
 def _own_error_above(ctx: Context, item: Located,
