@@ -7,6 +7,7 @@ logs."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -84,11 +85,12 @@ def _right_in_shape(entry: Entry, shape: Callable[[str], str], tmp: Path) -> boo
     return judge_files(entry, paths).right
 
 
-def _read_right() -> list[Entry]:
+@cache  # (judged once per test process, not once per shape: a few seconds each time)
+def _read_right() -> tuple[Entry, ...]:
     """Tuning excerpts the rules read right, as raw logs: one already pasted inside a quote
     would put the shapes' stamps and colours outside the quote, an order no paste has."""
-    return [e for e in entries() if e.split == "tuning" and judge(e).right
-            and not any(file_margin((CORPUS / n).read_bytes()[:8192]) for n in e.files)]
+    return tuple(e for e in entries() if e.split == "tuning" and judge(e).right
+                 and not any(file_margin((CORPUS / n).read_bytes()[:8192]) for n in e.files))
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
