@@ -19,6 +19,7 @@ the same SeqNum from the same rank).
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -77,7 +78,8 @@ class _Group:
 
 
 _STATUS_SOURCES = ("watchdog", "timeout_at")
-
+# the desync report's list item for ranks inside a collective that never finished it
+_STUCK_IN_IT = re.compile(r"\s*-\s*\[[\d, ]*\] joined but didn't finish collective #\d+")
 
 def collective_picture(items: Iterable[tuple[int, LogEvent]]) -> CollectivePicture:
     """Build the picture from `(rank, event)` pairs given in time order."""
@@ -116,6 +118,11 @@ def collective_picture(items: Iterable[tuple[int, LogEvent]]) -> CollectivePictu
                 w in event.text for w in ("lagging", "didn't join", "missing ranks",
                                           "not reaching the collective", "[ready ranks: ")
             )
+            if isinstance(ranks, tuple) and not names_culprits and _STUCK_IN_IT.match(event.text):
+                # its third form, `- [6] joined but didn't finish collective #1042`, as the
+                # report's own list item, from a reporter not in it (a reporter that lists
+                # itself was stuck with the others: no one lags)
+                names_culprits = rank not in ranks
             if isinstance(ranks, tuple) and names_culprits:
                 lagging.update(int(r) for r in ranks)
     groups = _groups(timeouts, statuses, order)

@@ -314,7 +314,9 @@ def _post_oom(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] |
     # torch >= 2.1 lists the GPU's processes (`Process 4242 has 15.75 GiB memory in use`);
     # when it lists one, that is the process that ran out
     users = re.findall(r"Process (\d+) has [\d.]+ ?[KMGT]i?B memory in use", payload)
-    if len(users) == 1 and "pid" not in fields:
+    # (where the process sees itself, torch says `this process has …`: the one listed is
+    # another process on that GPU)
+    if len(users) == 1 and "pid" not in fields and "this process has" not in payload:
         fields["pid"] = int(users[0])
     return EventKind.CUDA_OOM, Level.FATAL, fields
 
@@ -523,7 +525,9 @@ def _post_connection(fields: Fields, payload: str) -> tuple[EventKind, Level, Fi
     return EventKind.CONNECTION_ERROR, Level.WARNING, fields
 
 
-_STORE_WENT = ("Connection reset by peer", "Broken pipe", "Connection closed by peer")
+_STORE_WENT = ("Connection reset by peer", "Broken pipe", "Connection closed by peer",
+               # torch 2.4+: `Failed to recv, got 0 bytes. Connection was likely closed.`
+               "Connection was likely closed")
 
 
 def _post_store(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
@@ -536,6 +540,9 @@ def _post_store(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]
         fields["timeout_ms"] = fields["timeout_seconds"] * 1000
     if "while trying to connect" in payload or "failed to connect" in payload:
         fields["phase"] = "connect"
+        if re.match(r"\W*(?:\[W |W\d{4} )", payload):
+            # c10d's client logs each connect it will retry as a warning (glog's `[W …]`)
+            return EventKind.STORE_TIMEOUT, Level.WARNING, fields
     elif "waitForInput" in payload:
         fields["phase"] = "wait"
         fields["socket_wait"] = True
@@ -945,7 +952,9 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         EventKind.WATCHDOG_TIMEOUT, Level.ERROR,
         ("Watchdog caught collective operation timeout", "timed out in blocking wait",
-         "timed out in call to wait()"),
+         "timed out in call to wait()",
+         # torch 1.x with NCCL_BLOCKING_WAIT: `work.wait()` raises the same report
+         "Caught collective operation timeout"),
         _rx(
             # the sizes and times are optional: a paste cut at its width still says which
             # collective timed out
@@ -958,7 +967,8 @@ PATTERNS: tuple[LinePattern, ...] = (
         ),
         post=lambda f, p: (
             EventKind.WATCHDOG_TIMEOUT, Level.ERROR,
-            {**f, "blocking_wait": "blocking wait" in p or "call to wait()" in p},
+            {**f, "blocking_wait": "blocking wait" in p or "call to wait()" in p
+             or "Watchdog caught" not in p},
         ),
     ),
     LinePattern(

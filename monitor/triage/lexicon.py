@@ -101,7 +101,10 @@ UNREACHED_ENDPOINT = re.compile(
     r"DNS resolution failed for \S+|"
     # gloo's socket of an address family the host does not have (`socket: Address family not
     # supported by protocol`)
-    r"\bsocket: Address family not supported by protocol")
+    r"\bsocket: Address family not supported by protocol|"
+    # paramiko's ssh client (a multi-node launcher reaching its hosts: `Unable to connect to
+    # port 22 on 10.0.5.12`)
+    r"\bUnable to connect to port \d+ on \S+")
 # ... unless the endpoint answered (an HTTP status: access refused, a rate limit) or no
 # connection was tried at all (the hub's offline mode): the job's setup, not the network
 ANSWERED_OR_OFFLINE = re.compile(
@@ -187,6 +190,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
         (Family.OOM, r"(?i:out of memory)|OutOfMemory|\bOOM\b|(?i:oom[-_ ]?kill)|"
                      # Paddle's allocator (`paddle::memory::allocation::BadAlloc`)
                      r"\ballocation::BadAlloc\b|"
+                     # MindSpore's device memory pool (`Memory not enough: current free
+                     # memory size[…] is smaller than required size[…]`), MXNet's allocator
+                     r"\bMemory not enough\b|\bmemory isn't enough and alloc failed\b|"
+                     r"\bcudaMalloc retry failed\b|\bAllocate memory failed\b|"
                      r"Cannot allocate memory|\bMemoryError\b|bad_alloc|ENOMEM|"
                      r"Killed process \d+|memory (?:limit|cgroup).{0,40}(?:exceeded|reached)|"
                      # PBS's and Torque's MOM, HTCondor's hold at the job's memory limit
@@ -331,7 +338,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          # Ascend's HCCL: a socket it could not listen on (its links that then
                          # never came up are a peer's story as much as the network's)
                          r"listen on ip\[[^\]]*\] and (?:specific )?port\[\d+\] fail\b"),
-        (Family.INIT_TIMEOUT, r"(?i:(?:rendezvous|store|barrier|init_process_group|"
+        # (TensorFlow's `Local rendezvous is aborting with status: DEADLINE_EXCEEDED: Collective
+        # has timed out during execution`: its rendezvous of one collective's tensors)
+        (Family.INIT_TIMEOUT, r"(?!.*\bCollective has timed out\b)"
+                              r"(?i:(?:rendezvous|store|barrier|init_process_group|"
                               r"initiali[sz]\w*)\W.{0,80}(?:timed out|timeout))|"
                               r"(?i:(?:timed out|timeout)\W.{0,60}(?:rendezvous|store based|"
                               r"initiali[sz]))|"
@@ -456,6 +466,9 @@ _BENIGN = re.compile(
     # vLLM's and SGLang's stamp at WARNING (`WARNING 07-23 10:11:12 scheduler.py:1481] Sequence
     # group 87 is preempted by PreemptionMode.RECOMPUTE …`: its scheduler's routine note)
     r"\bWARNING \d\d-\d\d \d\d:\d\d:\d\d\b|"
+    # SGLang's scheduler retracting requests to free its KV cache, and going on (`Decode out
+    # of memory happened. #retracted_reqs: 3`)
+    r"\bDecode out of memory happened\b|"
     r"\b(?:INFO|DEBUG|TRACE)\b[ :\]]|"
     # the kernel's note of corrected machine checks and memory errors (EDAC's `1 CE memory read
     # error`): corrected, the node goes on

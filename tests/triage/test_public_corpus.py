@@ -23,7 +23,7 @@ from tests.triage.public_corpus import (
 )
 
 # Measured floors (right / total). Raise them when the rules improve; never lower them to pass.
-HELDOUT_FLOOR = 746
+HELDOUT_FLOOR = 747
 TUNING_FLOOR = 931
 MAJORITY_FLOOR = 754  # the held-out halves under the majority of three blind labels
 

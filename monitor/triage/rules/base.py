@@ -288,3 +288,16 @@ def thread_stepped_past(ctx: Context, item: Located) -> bool:
     return (item.kind is EventKind.PYTHON_TRACEBACK and bool(item.event.fields.get("in_thread"))
             and any(p.file_index == item.file_index and p.event.line > item.event.end_line
                     for p in ctx.of(EventKind.PROGRESS)))
+
+
+# a training loop's own report of a step (`step 5 | loss 2.8998`, `iteration 100/1000 … lm
+# loss: …`, Keras' `300/300 - 208s - loss: 1.6603`)
+_TRAINING = re.compile(r"(?i)(?:\b(?:step|iter(?:ation)?|epoch)\b\W{0,3}\d+|\b\d+/\d+\b)"
+                       r".{0,80}\bloss\b")
+
+
+def trained_after(ctx: Context, file_index: int, line: int) -> bool:
+    """Whether the file shows the job's training going on after `line` (its progress bar or a
+    step's loss), as far as its tail holds it."""
+    return any(t.line > line and (t.progress is not None or _TRAINING.search(t.text))
+               for t in ctx.scans[file_index].tail)

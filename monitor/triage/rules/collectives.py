@@ -14,7 +14,7 @@ from monitor.parse.log_events import EventKind, Level
 from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS
 from monitor.triage.evidence import Located, compress_ranks
 from monitor.triage.reader import FileScan, TailLine
-from monitor.triage.rules.base import _CRASHED, Context, Finding, _ranks_text
+from monitor.triage.rules.base import _CRASHED, Context, Finding, _ranks_text, trained_after
 
 
 def desync_report(ctx: Context) -> Finding | None:
@@ -54,8 +54,8 @@ def horovod_stalled(ctx: Context) -> Finding | None:
                 if m is None:
                     break
                 ranks.append(int(m.group(1)))
-            if not ranks:
-                continue
+            if not ranks or trained_after(ctx, ctx.scans.index(scan), head.line + len(ranks)):
+                continue  # (a stall the job then got past: all ranks trained on)
             where = f"{scan.path}:{head.line}"
             if len(set(ranks)) == 1:
                 return Finding(
@@ -304,6 +304,26 @@ def ddp_mismatch(ctx: Context) -> Finding | None:
              "single rank can be named",), first,
             ("Compare how the ranks build the model (rank-dependent code, a missing adapter or "
              "checkpoint, a different config).",),
+        )
+    unused_ranks = sorted({r for r in (i.event.int_field("unused_rank") for i in items)
+                           if r is not None})
+    pairs = {frozenset((i.event.int_field("reporter_rank"), i.event.int_field("peer_rank")))
+             for i in items if i.event.int_field("peer_rank") is not None}
+    if (bad is None and len(unused_ranks) > 1) or (
+            odd is None and len(pairs) == 1 and sum(
+                i.event.int_field("peer_rank") is not None for i in items) > 1):
+        # every rank reports its own unused parameters, or two ranks each name the other: the
+        # model code, and no one rank is odd
+        return Finding(
+            Category.SOFTWARE, (), (),
+            (f"DDP's checks on ranks {compress_ranks(unused_ranks)} each report their own "
+             f"parameters ({first.where}): the model code, no single rank"
+             if bad is None else
+             f"DDP's model check: two ranks each name the other as inconsistent "
+             f"({first.where}); with no third rank to break the tie, no single rank can be "
+             "named",), first,
+            ("Make every parameter take part in the loss on every rank (or construct DDP with "
+             "find_unused_parameters=True), and build the same model on every rank.",),
         )
     if bad is None and unused is not None:
         return Finding(

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from monitor.model import Category
 from monitor.parse.log_events import EventKind, Level
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
-from monitor.triage.lexicon import Family, places, words_family
+from monitor.triage.lexicon import Family, logged_below_error, places, words_family
 from monitor.triage.rules.base import (
     _SPAWN_EXIT,
     Context,
@@ -25,6 +25,7 @@ from monitor.triage.rules.base import (
     _ray_task,
     _ray_task_name,
     _spawn_reports,
+    trained_after,
 )
 from monitor.triage.topology import task_ranks
 
@@ -60,7 +61,10 @@ def _oom_detail(ctx: Context, item: Located, field: str) -> object:
 def _gpu_user(ctx: Context, item: Located) -> str | None:
     """The one process torch says holds the GPU's memory: the one that ran out. With several
     listed, the message does not say which one asked."""
-    users = set(_GPU_USER.findall(f"{item.event.text}\n{_continuation(ctx, item)}"))
+    said = f"{item.event.text}\n{_continuation(ctx, item)}"
+    if "this process has" in said:
+        return None  # (the process saw itself: the one listed is another on that GPU)
+    users = set(_GPU_USER.findall(said))
     return users.pop() if len(users) == 1 else None
 
 
@@ -131,7 +135,11 @@ def _slurm_oom_node(ctx: Context, item: Located) -> str | None:
 
 
 def out_of_memory(ctx: Context) -> Finding | None:
-    gpu = [e for e in ctx.of(EventKind.CUDA_OOM) if not e.event.fields.get("bad_size")]
+    gpu = [e for e in ctx.of(EventKind.CUDA_OOM) if not e.event.fields.get("bad_size")
+           # (an allocation the job logged as a warning and trained on after: a batch-size
+           # finder's try, a retry with a smaller batch)
+           and not (logged_below_error(e.event.text)
+                    and trained_after(ctx, e.file_index, e.event.line))]
     # NCCL's "unhandled cuda error" whose last error is the allocation that failed
     # (or NCCL's own allocation that failed: alloc.h's `Failed to CUDA calloc %ld bytes`)
     gpu += [e for e in ctx.of(EventKind.PYTHON_TRACEBACK, EventKind.NCCL_ERROR)

@@ -61,6 +61,8 @@ _DISK_ERRNO = re.compile(r"\[Errno (?:5|14|17|27|28|30|116|121|122)\]|"
                          r"\bCannot save file into a non-existent directory\b")
 
 
+_SEE_ABOVE = re.compile(r"\b[Ss]ee (?:the )?(?:root cause|errors?|logs?|traceback)s? above\b|"
+                        r"\bcrashed for some reason\b")
 _WORKER_DIED = re.compile(r"\b(?:abruptly died|terminated abruptly|died unexpectedly)\b")
 
 
@@ -101,6 +103,39 @@ def _message_below(ctx: Context, item: Located) -> str:
             break
         said.append(t.text)
     return " ".join(said)
+
+
+# A message that is only a heading for the lines under it: TensorFlow's `UnknownError: Graph
+# execution error:` (then, after a blank line, what failed), MXNet's and TVM's
+# `MXNetError: Traceback (most recent call last):` (then the native frames and the error)
+_HEADING_ONLY = re.compile(r"^.{0,60}:\s*$")
+_NATIVE_FRAME = re.compile(r"^\s+(?:File \"|\[bt\]|\d+: |at )")
+
+
+def _message_under_heading(ctx: Context, item: Located) -> str:
+    """What an exception whose message is only a heading says under it: its next few lines
+    that are no frame (up to another record: a stamped line, a warning, another rank's), and,
+    for a native traceback's heading, the error line that ends it."""
+    end = item.event.end_line
+    said: list[str] = []
+    for t in ctx.scans[item.file_index].tail:
+        if not end < t.line <= end + 40 or not t.text.strip() or _NATIVE_FRAME.match(t.text):
+            continue
+        if ((t.rank is not None and item.rank is not None and t.rank != item.rank)
+                or logged_below_error(t.text) or _STAMPED.search(t.text)):
+            break
+        said.append(t.text.strip())
+        if _ANOTHER_EXCEPTION.match(t.text) or len(said) >= 3:
+            break
+    return " ".join(said)
+
+
+def _full_message(ctx: Context, item: Located) -> str:
+    """An exception's message, with the lines under it where it is only their heading."""
+    message = str(item.event.fields.get("exc_message", ""))
+    if _HEADING_ONLY.match(message) and not _NAME_ONLY.match(message):
+        return f"{message} {_message_under_heading(ctx, item)}"
+    return message
 
 
 # A line a logger stamped (a time, glog's or absl's severity): another record, not the rest
@@ -418,15 +453,15 @@ def own_exception(ctx: Context) -> Finding | None:
            and not any(w in str(item.event.fields["exc_type"]) for w in _COLLATERAL)
            and not _launcher_called_process(item)
            # horovodrun's and mpirun's report of the first process to exit non-zero
-           and "exited with non-zero status" not in str(item.event.fields.get("exc_message", ""))
+           and "exited with non-zero status" not in _full_message(ctx, item)
            # mp.spawn's report of a worker's exit (a bare `Exception` before torch 1.6)
-           and _SPAWN_EXIT.search(str(item.event.fields.get("exc_message", ""))) is None
-           and not any(w in str(item.event.fields.get("exc_message", ""))
+           and _SPAWN_EXIT.search(_full_message(ctx, item)) is None
+           and not any(w in _full_message(ctx, item)
                        for w in (*_PEER_LOST, *_WAITED_FOR_A_PEER, *_NCCL_UNEXPLAINED,
                                  # gloo's transport could not connect the ranks at start-up
                                  "connectFullMesh failed"))
            # (a CUDA error is the GPU rule's, where the patterns made an event of it)
-           and ("CUDA" not in str(item.event.fields.get("exc_message", ""))
+           and ("CUDA" not in _full_message(ctx, item)
                 or not ctx.of(EventKind.CUDA_ERROR, EventKind.CUDA_OOM))
            and not _collective_timed_out(item)
            and not _transport_gave_up(item)
@@ -437,10 +472,14 @@ def own_exception(ctx: Context) -> Finding | None:
            # nor a worker process that died under it (datasets' `One of the subprocesses has
            # abruptly died during map operation`, concurrent.futures' `A process in the process
            # pool was terminated abruptly`): a death whose cause is not in the message
-           and _WORKER_DIED.search(str(item.event.fields.get("exc_message", ""))) is None
+           and _WORKER_DIED.search(_full_message(ctx, item)) is None
            # an exception that relays the MPI library's own failure (`MPI_ERR_OTHER: known
            # error not in list`): its transport's story, told in the lines before it
-           and _MPI_RELAYED.search(str(item.event.fields.get("exc_message", ""))) is None
+           and _MPI_RELAYED.search(_full_message(ctx, item)) is None
+           # a wrapper's word that the cause was printed before it (vLLM's `Engine core
+           # initialization failed. See root cause above`, a server that `crashed for some
+           # reason`): the cause is that earlier failure, not this raise
+           and _SEE_ABOVE.search(_full_message(ctx, item)) is None
            and not _aftermath(ctx, item)
            and not thread_stepped_past(ctx, item)]
     died = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
@@ -465,7 +504,7 @@ def own_exception(ctx: Context) -> Finding | None:
             # bind its port again), in words no rule here concludes on
             return None
     exc = str(first.event.fields.get("exc_type"))
-    message = str(first.event.fields.get("exc_message", ""))
+    message = _full_message(ctx, first)
     if _TORCH_SHM_FILE.search(message):
         # torch's shared-memory segment (`unable to write to file </torch_4740_…>: No space
         # left on device`): the node's /dev/shm filled, not a disk
@@ -540,12 +579,37 @@ def own_exception(ctx: Context) -> Finding | None:
     if task is not None and _ray_rank(task):
         ranks = _ray_rank(task)
         culprits = (f"rank {ranks[0]}", raiser)
+    evidence = [f"{raiser} raised {exc}: {message[:160]} ({first.where})"]
+    alike = _every_rank_alike(ctx, own, first)
+    if ranks and alike:
+        # the same error on every rank the logs show: the job's code or its inputs, which no
+        # one rank is to blame for
+        ranks, culprits = (), ()
+        evidence.append(f"ranks {compress_ranks(alike)}, every rank these logs show, raised "
+                        "it alike: no single rank is to blame")
     return Finding(
         category, ranks, culprits,
-        (f"{raiser} raised {exc}: {message[:160]} ({first.where})",), first,
+        tuple(evidence), first,
         (_OWN_ADVICE.get(category, "Fix the exception on the first failing rank; the errors "
                          "on the other ranks are its consequences."),),
     )
+
+
+def _alike(item: Located) -> tuple[str, str]:
+    f = item.event.fields
+    return str(f.get("exc_type")), re.sub(r"\d+", "#", str(f.get("exc_message", "")))
+
+
+def _every_rank_alike(ctx: Context, own: list[Located], first: Located) -> tuple[int, ...]:
+    """The ranks that raised the same error as `first` (its numbers aside), where they are
+    two or more and every global rank the logs show; () otherwise."""
+    alike = ctx.global_ranks([i for i in own if _alike(i) == _alike(first)])
+    if len(alike) < 2:
+        return ()
+    shown = set(ctx.global_ranks([i for items in ctx.by_kind.values() for i in items]))
+    for scan in ctx.scans:
+        shown |= scan.ranks
+    return alike if shown == set(alike) else ()
 
 
 # A collective that failed because its peer went away: the peer's failure is the cause.
@@ -563,7 +627,7 @@ _PEER_LOST = ("remote worker", "Connection reset by peer", "Connection closed by
 
 
 # A collective that timed out waiting for a peer: the symptom of whoever did not arrive.
-_WAITED_FOR_A_PEER = ("Timed out waiting", "Watchdog caught collective operation timeout",
+_WAITED_FOR_A_PEER = ("Timed out waiting", "aught collective operation timeout",
                       "failed to pass monitoredBarrier", "communicator was aborted",
                       "timed out in call to wait()", "timed out in blocking wait",
                       "Application timeout caused pair closure", "timed out in monitoredBarrier",
@@ -621,6 +685,8 @@ def storage_write(ctx: Context) -> Finding | None:
     shm = next((i for i in items if i.file_index == first.file_index
                 and 0 <= i.event.line - first.event.line <= 3 and _shm_write(i)
                 and (i is first or i.rank == first.rank)), None)
+    if shm is None and _shm_just_above(ctx, first):
+        shm = first
     first = shm or first
     text = (_message(first).strip() or str(first.event.fields.get("what") or "").strip()
             or first.event.text.strip())
@@ -673,3 +739,12 @@ def _shm_write(item: Located) -> bool:
     text = item.event.text
     return (any(w in text for w in ("posix_fallocate", "shared memory segment", "/dev/shm/"))
             or _TORCH_SHM_FILE.search(_message(item) or text) is not None)
+
+
+def _shm_just_above(ctx: Context, item: Located) -> bool:
+    """NCCL's shared-memory transport said it could not grow its segment on the lines just
+    before this write failure (`NCCL WARN Error: failed to extend /dev/shm/nccl-…`, then the
+    framework's `NCCL error(2) … No space left on device`): the disk that filled is /dev/shm."""
+    return any(item.event.line - 20 <= t.line <= item.event.line and "NCCL WARN" in t.text
+               and any(w in t.text for w in ("/dev/shm/", "shared memory segment"))
+               for t in ctx.scans[item.file_index].tail)

@@ -826,6 +826,28 @@ def _table_exception(ctx: Context, item: Located) -> tuple[Category, str] | None
 
 
 _PEER_GONE = re.compile(r"[Cc]onnection (?:reset|closed|refused)|[Bb]roken pipe|peer")
+# a collective's wait for its peers that ran out (gloo's `Timed out waiting 5000ms for recv
+# operation to complete`, the NCCL watchdog's, a monitored barrier's)
+_WAIT_RAN_OUT = re.compile(r"Timed out waiting \d+ ?ms for (?:recv|send)|"
+                           r"aught collective operation timeout|timed out in monitoredBarrier|"
+                           r"received errors while waiting for send/recv from rank")
+
+
+def _only_waited(ctx: Context, rank: int) -> Located | None:
+    """The first error of `rank` in these logs, where it is a collective's wait for its peers
+    that ran out; None where it has another error first, or none."""
+    own = [i for i in ctx.of(EventKind.PYTHON_TRACEBACK, EventKind.WATCHDOG_TIMEOUT,
+                             EventKind.STORE_TIMEOUT, EventKind.CUDA_ERROR, EventKind.CUDA_OOM,
+                             EventKind.NCCL_ERROR, EventKind.NATIVE_CRASH)
+           if i.rank == rank and i.rank_origin in GLOBAL_ORIGINS and i.event.level >= Level.ERROR
+           # (never the launcher's own traceback, in a file that names only this rank)
+           and not str(i.event.fields.get("exc_type", "")).endswith(
+               ("ChildFailedError", "CalledProcessError"))]
+    if not own:
+        return None
+    first = min(own, key=Located.order)
+    said = f"{first.event.fields.get('exc_message', '')} {first.event.text}"
+    return first if _WAIT_RAN_OUT.search(said) is not None else None
 
 
 def launcher_exit(ctx: Context) -> Finding | None:
@@ -853,6 +875,19 @@ def launcher_exit(ctx: Context) -> Finding | None:
                     ("Read each rank's own output (or rerun with the entry point decorated with "
                      "torch.distributed.elastic.multiprocessing.errors.record) for its "
                      "traceback.",),
+                )
+            waited = _only_waited(ctx, rank)
+            if waited is not None:
+                # the first to exit timed out waiting for a peer: it noticed the fault first,
+                # and the rank it waited for is not named
+                return Finding(
+                    Category.UNDETERMINED, (), (),
+                    (f"the launcher's summary names rank {rank} as the first failure, "
+                     f"{exit_text} ({item.where}); its own error is a wait for a peer that "
+                     f"ran out ({waited.where}): it was the first to notice, not the cause",),
+                    item,
+                    (f"Find the rank that rank {rank} waited for: its last lines and stacks "
+                     "(`rankwatch run` takes py-spy dumps of a straggler before the timeout).",),
                 )
             category, cause = _exit_cause(ctx, item, rank)
             raised = _table_exception(ctx, item) if category is Category.UNDETERMINED else None

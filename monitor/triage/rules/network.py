@@ -29,6 +29,7 @@ from monitor.triage.rules.base import (
     _ray_task_name,
     _some,
     _writer,
+    trained_after,
 )
 
 
@@ -70,7 +71,7 @@ def network(ctx: Context) -> Finding | None:
               if (e.event.fields.get("peer") or _connect_failed(ctx, e))
               and not e.event.fields.get("consequence")]
     connects = [e for e in ctx.of(EventKind.STORE_TIMEOUT)
-                if e.event.fields.get("phase") == "connect"]
+                if e.event.fields.get("phase") == "connect" and not _connect_retried_past(ctx, e)]
     rendezvous = [e for e in ctx.of(EventKind.RENDEZVOUS_ERROR)
                   if "Connection" in str(e.event.fields.get("exc", ""))
                   and not _rendezvous_went(ctx, e)]
@@ -939,3 +940,23 @@ _STILL_REFUSED = 3
 
 
 _STILL_TIMING_OUT = 2  # each waited a connect timeout first
+
+
+# c10d's client logs each connect it will retry as a warning (`[W socket.cpp:663] [c10d] The
+# client socket has failed to connect to [host]:29500 (errno: 99 - …)`, glog's `W1127 …`)
+_RETRY_WARNING = re.compile(r"^\W*(?:\[W |W\d{4} )")
+
+
+def _connect_retried_past(ctx: Context, item: Located) -> bool:
+    """A store connect the client logged as a warning and then got past: the job's progress
+    follows in the same file."""
+    if _RETRY_WARNING.match(item.event.text) is None:
+        return False
+    if trained_after(ctx, item.file_index, item.event.line):
+        return True
+    # another process's file shows the job training (rank 0 alone prints its steps), and this
+    # one's shows no error after the warning
+    return not any(e.file_index == item.file_index and e.event.line > item.event.line
+                   and e.event.level >= Level.ERROR for e in ctx.located) and any(
+        trained_after(ctx, index, 0) for index in range(len(ctx.scans))
+        if index != item.file_index)
