@@ -321,6 +321,19 @@ def _post_oom(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] |
     return EventKind.CUDA_OOM, Level.FATAL, fields
 
 
+def _post_gpu_fault(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
+    if "AER:" in payload:
+        # the device behind the port that reported (`… error message received from
+        # 0000:5e:00.0`): a GPU's or another card's
+        source = re.search(r"received from ([0-9a-fA-F]{4}:[0-9a-fA-F:.]+)", payload)
+        if source is not None:
+            fields["source"] = source.group(1)
+        if "Corrected error" in payload or "severity=Corrected" in payload:
+            # a corrected PCIe error is recorded, and the link goes on
+            return EventKind.GPU_FAULT, Level.INFO, {**fields, "corrected": True}
+    return EventKind.GPU_FAULT, Level.FATAL, fields
+
+
 _XID_SOFTWARE = frozenset({13, 31, 43})
 _XID_SECONDARY = frozenset({45})
 # recorded, not fatal: a high corrected-ECC rate, a row remap recorded for the next reset
@@ -347,7 +360,8 @@ def _post_xid(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
             fields["role"] = "software"
         else:
             fields["role"] = "hardware"
-    return EventKind.XID, Level.FATAL, fields
+    # (a recorded note, not a fault: the job goes on)
+    return EventKind.XID, Level.INFO if fields.get("role") == "info" else Level.FATAL, fields
 
 
 _CANCEL_REASONS = {"TIME LIMIT": "time_limit", "PREEMPTION": "preemption",
@@ -760,6 +774,7 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"pcieport (?P<pci>[0-9a-fA-F:.]+): AER: (?P<message>.*)",
             r"(?P<message>fallen off the bus.*)",
         ),
+        post=_post_gpu_fault,
     ),
     LinePattern(
         # `ray.exceptions.RayTaskError(RuntimeError): ray::WorkerDict.save() (pid=21050,

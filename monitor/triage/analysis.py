@@ -38,7 +38,14 @@ from monitor.triage.evidence import (
     who,
 )
 from monitor.triage.reader import FileScan, InputProblem
-from monitor.triage.rules import RULES, Context, Finding, still_failing, thread_stepped_past
+from monitor.triage.rules import (
+    RULES,
+    Context,
+    Finding,
+    nfs_answered_again,
+    still_failing,
+    thread_stepped_past,
+)
 from monitor.triage.topology import ONE_NODE, SRUN_RANK, promoted, read_topology
 
 
@@ -184,7 +191,8 @@ def diagnose(
             break
     # (a thread's traceback the job went on after: nothing in its record is the job's failure)
     errors = [e for e in located if e.event.level >= Level.ERROR and e.kind not in _NOISE
-              and not ctx.passed_over(e.file_index, e.event.line)]
+              and not ctx.passed_over(e.file_index, e.event.line)
+              and not nfs_answered_again(ctx, e)]
     if finding is None:
         # a failing line no pattern made an error of (an exception line whose only event is
         # the lost connection in it) still says the job failed

@@ -473,6 +473,12 @@ _BENIGN = re.compile(
     # the kernel's note of corrected machine checks and memory errors (EDAC's `1 CE memory read
     # error`): corrected, the node goes on
     r"\bMachine check events logged\b|\bEDAC MC\d+: \d+ CE\b|\bHANDLING MCE MEMORY ERROR\b|"
+    # and a PCIe link's corrected errors (AER's `PCIe Bus Error: severity=Corrected, …`)
+    r"\bseverity=Corrected\b|\bAER: Corrected error\b|"
+    # a field of `nvidia-smi -q` whose count or answer is none (`SRAM Uncorrectable   : 0`,
+    # `Remapping Failure Occurred : No`)
+    r"^\s+[A-Z][\w ()/-]*?\s+: (?:0|No|None|N/A)\s*$|"
+    r"^\s+(?:[A-Z]\w* )?Correctable(?: Errors?)?\s+: \d+\s*$|"
     # c10d's notes on a host without IPv6 (every start prints them; IPv4 is used)
     r"\[c10d\] The (?:server socket cannot be initialized on \[::\]:\d+ \(errno: 97|"
     r"IPv6 network addresses of |"

@@ -1062,6 +1062,52 @@ CAUSES.update({
     "r46_67_torchrun_monitored_barrier_names": (Category.COLLECTIVE_DESYNC, "rank 3"),
     "r46_69_torchrun_timeout_but_oom_elsewhere": (Category.OOM, "rank 10"),
     "r46_71_torchrun_timeout_desync_names": (Category.COLLECTIVE_DESYNC, "rank 6"),
+    # `nd_*`: the node, the GPU, the fabric and the kernel under a job (NVRM, AER, EDAC, DCGM,
+    # NVSwitch, Lustre, NFS, mlx5; two real CPU runs)
+    "nd_02_xid79_dmesg_paste_ranks_timeout": (Category.GPU_CUDA, "0000:3b:00"),
+    "nd_03_xid48_dbe_rank5": (Category.GPU_CUDA, "rank 5"),
+    "nd_04_xid94_contained_ecc_rank2": (Category.GPU_CUDA, "rank 2"),
+    "nd_08_xid64_row_remap_failed_rank13": (Category.GPU_CUDA, "rank 13"),
+    "nd_09_xid74_nvlink_rank6": (Category.GPU_CUDA, "rank 6"),
+    "nd_10_xid119_gsp_rpc_timeout": (Category.GPU_CUDA, "0000:cb:00"),
+    "nd_11_xid13_job_own_illegal_address_rank4": (Category.GPU_CUDA, "rank 4"),
+    "nd_12_xid31_mmu_fault_rank9": (Category.GPU_CUDA, "rank 9"),
+    "nd_14_xid79_xid154_syslog": (Category.GPU_CUDA, "0000:db:00"),
+    "nd_17_nvsmi_device_handle_epilog": (Category.GPU_CUDA, "0000:3B:00"),
+    "nd_20_dcgm_health_dbe_epilog": (Category.GPU_CUDA, "GPU 5"),
+    "nd_21_dcgm_diag_pass_keyerror_rank3": (Category.SOFTWARE, "rank 3"),
+    "nd_27_aer_surprise_down_gpu_lost": (Category.GPU_CUDA, "0000:3b:00"),
+    "nd_29_aer_corrected_then_cuda_oom_rank6": (Category.OOM, "rank 6"),
+    "nd_31_edac_ue_panic_node_fail": (Category.INFRASTRUCTURE, "gpu018"),
+    "nd_33_corrected_mce_then_shape_bug_rank5": (Category.SOFTWARE, "rank 5"),
+    "nd_36_hard_lockup_node_fail": (Category.INFRASTRUCTURE, "gpu018"),
+    "nd_37_global_oom_killer_rank13": (Category.OOM, "rank 13"),
+    "nd_38_memcg_oom_slurm_task9": (Category.OOM, "task 9"),
+    "nd_39_oom_killer_dataloader_worker_rank2": (Category.OOM, "rank 2"),
+    "nd_58_xid79_gpu018_rank0_observer": (Category.GPU_CUDA, "0000:5d:00"),
+    # `rc_*`: restarts, requeues and retries across stacks, recovered or failed again (real torchrun,
+    # Ray Tune, Ray Train and Lightning CPU runs)
+    "rc_06_torchrun_tee_restart_hung_killed": (Category.SOFTWARE, "rank 1"),
+    "rc_07_torchrun_logdir_attempts": (Category.SOFTWARE, "rank 1"),
+    "rc_09_torchrun_keyerror_every_attempt": (Category.SOFTWARE, "rank 0"),
+    "rc_12_tune_trial_retries_exhausted": (Category.SOFTWARE, ""),
+    "rc_17_lightning_crash_again_after_resume": (Category.SOFTWARE, ""),
+    "rc_23_slurm_preempt_then_timelimit": (Category.INFRASTRUCTURE, ""),
+    "rc_25_lightning_requeue_failed_timelimit": (Category.INFRASTRUCTURE, ""),
+    "rc_32_k8s_crashloop_importerror": (Category.SOFTWARE, ""),
+    "rc_41_skypilot_user_error_restart_failed": (Category.SOFTWARE, "rank 0"),
+    "rc_51_nccl_connect_retries_exhausted": (Category.NETWORK, ""),
+    "rc_53_ib_error_each_attempt_exhausted": (Category.NETWORK, ""),
+    "rc_61_hf_disk_full_then_bad_resume": (Category.STORAGE_IO, "rank 0"),
+    "rc_63_hub_download_retries_exhausted": (Category.NETWORK, ""),
+    "rc_65_ckpt_write_retries_exhausted": (Category.STORAGE_IO, "rank 0"),
+    "rc_75_aws_batch_oom_each_attempt": (Category.OOM, ""),
+    "rc_81_tcpstore_client_never_connected": (Category.NETWORK, "bert-ft-master-0:23456"),
+    "rc_84_torchrun_oomkiller_each_attempt": (Category.OOM, "rank 1"),
+    "rc_87_nccl_watchdog_every_attempt": (Category.UNDETERMINED, ""),
+    "rc_88_slurm_requeue_cuda_oom_again": (Category.OOM, "rank 3"),
+    "rc_91_tune_trial_ray_oom_each_retry": (Category.OOM, "10.0.1.17"),
+    "rc_92_disk_quota_each_requeue": (Category.STORAGE_IO, "rank 0"),
 })
 HEALTHY += ("ncclw_11_healthy_ibv_modify_qp_retry", "ncclw_14_healthy_no_ib_device_socket_fallback",
             "ncclw_17_healthy_connect_timedout_retry_nccl212",
@@ -1110,13 +1156,32 @@ HEALTHY += ("ncclw_11_healthy_ibv_modify_qp_retry", "ncclw_14_healthy_no_ib_devi
             "r46_24_paramiko_sidecar_warning", "r46_68_crashed_for_some_reason_resume",
             "r46_38_c10d_client_socket_then_hf_steps", "r46_39_c10d_new_stamp_then_tqdm",
             "r46_41_c10d_warn_only_rank0_logs_steps", "r46_51_hvd_stall_then_training",
-            "r46_52_hvd_stalled_old_then_steps", "r46_61_sglang_decode_retract",)
+            "r46_52_hvd_stalled_old_then_steps", "r46_61_sglang_decode_retract",
+            "nd_06_xid63_row_remap_pending_healthy", "nd_07_xid92_sbe_rate_healthy",
+            "nd_16_gpu_reset_succeeded_healthy", "nd_25_nvswitch_nonfatal_sxid_healthy",
+            "nd_26_aer_corrected_noise_healthy", "nd_30_mce_edac_corrected_healthy",
+            "nd_34_soft_lockup_healthy", "nd_43_nfs_not_responding_then_ok_healthy",
+            "nd_45_lustre_connection_restored_healthy", "nd_48_ib_link_flap_recovered_healthy",
+            "nd_60_nvsmi_remap_pending_after_finish_healthy",
+            "nd_64_pcie_link_downtrained_info_healthy",
+            "rc_01_torchrun_raise_restart_recovered", "rc_08_torchrun_segv_restart_recovered",
+            "rc_10_torchrun_elastic_node_lost_reformed", "rc_14_ray_train_failure_config_retried",
+            "rc_20_slurm_preempt_requeue_finished", "rc_21_slurm_scontrol_requeue_finished",
+            "rc_22_slurm_node_fail_requeue_finished", "rc_43_skypilot_status_refresh_retry",
+            "rc_50_nccl_connect_retry_succeeded", "rc_52_ib_retry_exceeded_then_recovered",
+            "rc_60_hf_trainer_resume_finished", "rc_62_hub_download_retry_succeeded",
+            "rc_64_ckpt_write_retry_succeeded", "rc_70_etcd_rdzv_reform_fewer_nodes",
+            "rc_72_deepspeed_elastic_scale_up", "rc_77_sagemaker_spot_interrupted_completed",
+            "rc_80_tcpstore_client_retry_succeeded", "rc_82_cuda_oom_caught_smaller_batch",
+            "rc_83_hf_auto_find_batch_size", "rc_86_nccl_watchdog_attempt0_recovered",
+            "rc_89_xid79_node_replaced_recovered", "rc_90_dataloader_killed_restart_recovered",
+            "rc_95_dcp_save_exception_retried_ok", "rc_97_urllib3_retry_upload_succeeded",)
 
 def _triage(name: str) -> Diagnosis:
     job = PROBES / name
     # (a folder holds each process's file as its launcher named it: `rank1.log`, Paddle's
-    # `workerlog.1`)
-    files = sorted(f for f in job.iterdir() if f.is_file()) if job.is_dir() else [
+    # `workerlog.1`, torchrun's `--log-dir` tree `attempt_0/1/stderr.log`)
+    files = sorted(f for f in job.rglob("*") if f.is_file()) if job.is_dir() else [
         PROBES / f"{name}.log"]
     scans, problems, _ = read_inputs([str(f) for f in files])
     return diagnose(scans, problems)

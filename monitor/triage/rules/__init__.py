@@ -11,7 +11,13 @@ network, launchers, and the lexicon's last resort); this module holds their orde
 
 from __future__ import annotations
 
-from monitor.triage.rules.base import Context, Finding, Rule, thread_stepped_past
+from monitor.triage.rules.base import (
+    Context,
+    Finding,
+    Rule,
+    nfs_answered_again,
+    thread_stepped_past,
+)
 from monitor.triage.rules.collectives import (
     absent_rank,
     barrier_unanswered,
@@ -46,6 +52,7 @@ from monitor.triage.rules.launchers import (
     restarted_then_finished,
     scheduler,
     signal_kill,
+    trained_past_every_failure,
 )
 from monitor.triage.rules.network import (
     init_timeout,
@@ -60,10 +67,12 @@ from monitor.triage.rules.network import (
 )
 from monitor.triage.rules.unexplained import still_failing, unrecognised_failure
 
-__all__ = ["RULES", "Context", "Finding", "Rule", "still_failing", "thread_stepped_past"]
+__all__ = ["RULES", "Context", "Finding", "Rule", "nfs_answered_again", "still_failing",
+           "thread_stepped_past"]
 
 RULES: tuple[Rule, ...] = (
     restarted_then_finished,
+    trained_past_every_failure,
     desync_report,
     horovod_stalled,
     gpu_hardware,

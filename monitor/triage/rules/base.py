@@ -292,12 +292,22 @@ def thread_stepped_past(ctx: Context, item: Located) -> bool:
 
 # a training loop's own report of a step (`step 5 | loss 2.8998`, `iteration 100/1000 … lm
 # loss: …`, Keras' `300/300 - 208s - loss: 1.6603`)
-_TRAINING = re.compile(r"(?i)(?:\b(?:step|iter(?:ation)?|epoch)\b\W{0,3}\d+|\b\d+/\d+\b)"
+TRAINING = re.compile(r"(?i)(?:\b(?:step|iter(?:ation)?|epoch)\b\W{0,3}\d+|\b\d+/\d+\b)"
                        r".{0,80}\bloss\b")
 
 
 def trained_after(ctx: Context, file_index: int, line: int) -> bool:
     """Whether the file shows the job's training going on after `line` (its progress bar or a
     step's loss), as far as its tail holds it."""
-    return any(t.line > line and (t.progress is not None or _TRAINING.search(t.text))
+    return any(t.line > line and (t.progress is not None or TRAINING.search(t.text))
                for t in ctx.scans[file_index].tail)
+
+
+def nfs_answered_again(ctx: Context, item: Located) -> bool:
+    """The kernel's `nfs: server fs01 not responding, still trying`, answered by its later
+    `nfs: server fs01 OK` in the same file: a pause the mount rode out."""
+    server = item.event.fields.get("server")
+    if not server or "not responding" not in item.event.text:
+        return False
+    return any(t.line > item.event.line and f"nfs: server {server} OK" in t.text
+               for t in ctx.scans[item.file_index].tail)

@@ -437,7 +437,8 @@ def _kernel_gpu_exception(ctx: Context) -> Finding | None:
 
 def gpu_fault(ctx: Context) -> Finding | None:
     """Driver and PCIe lines about a GPU: the hardware under the software errors."""
-    items = ctx.of(EventKind.GPU_FAULT)
+    items = [i for i in ctx.of(EventKind.GPU_FAULT) if not i.event.fields.get("corrected")
+             and not _nic_behind(ctx, i)]
     if not items:
         return None
     named = [i for i in items if i.event.fields.get("pci")]
@@ -457,3 +458,21 @@ def gpu_fault(ctx: Context) -> Finding | None:
         ("Drain the node and check the GPU and its PCIe link (`nvidia-smi -q`, `dmesg | grep -i "
          "-e xid -e aer`); reseat or replace it before resubmitting.",),
     )
+
+
+# the kernel's network drivers, as they prefix their lines about a device
+# (`mlx5_core 0000:5e:00.0: …`, Intel's, Broadcom's, Amazon's EFA)
+_NIC_DRIVER = re.compile(r"\b(?:mlx[45]_core|ice|i40e|ixgbe|bnxt_en|bnxt_re|efa|ena|irdma)"
+                         r" (?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)")
+
+
+def _nic_behind(ctx: Context, item: Located) -> bool:
+    """A PCIe error from a port whose device is a network card, as the kernel's lines about
+    that device show (`mlx5_core 0000:5e:00.0: PCIe Bus Error …`): the network's fault, not
+    a GPU's."""
+    source = item.event.fields.get("source")
+    if "AER" not in item.event.text or not source:
+        return False
+    return any(m is not None and m["pci"].startswith(str(source).split(".")[0])
+               for t in ctx.scans[item.file_index].tail
+               for m in (_NIC_DRIVER.search(t.text),))

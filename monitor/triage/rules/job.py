@@ -37,6 +37,7 @@ from monitor.triage.rules.base import (
     _ray_task,
     _ray_task_name,
     _spawn_reports,
+    nfs_answered_again,
     thread_stepped_past,
 )
 
@@ -661,7 +662,7 @@ _MPI_RELAYED = re.compile(r"\bMPI_ERR_(?:OTHER|INTERN|UNKNOWN)\b|\bOther MPI err
 
 def storage_write(ctx: Context) -> Finding | None:
     """A checkpoint or file write that failed: full disk, quota, the writer itself."""
-    items = ctx.of(EventKind.STORAGE_WRITE)
+    items = [i for i in ctx.of(EventKind.STORAGE_WRITE) if not nfs_answered_again(ctx, i)]
     items += [t for t in ctx.of(EventKind.PYTHON_TRACEBACK)
               if any(w in _message(t) for w in _STORAGE_WORDS)]
     # the writer's C++ check, uncaught (`what(): [enforce fail at inline_container.cc:274] .

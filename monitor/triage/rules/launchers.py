@@ -16,17 +16,47 @@ from monitor.triage.reader import TailLine
 from monitor.triage.rules.base import (
     _LEGACY_LOCAL,
     _SPAWN_EXIT,
+    TRAINING,
     Context,
     Finding,
     _message,
     _ray_rank,
     _ray_task_name,
     _some,
+    nfs_answered_again,
 )
 from monitor.triage.rules.unexplained import failing_readings
 from monitor.triage.topology import task_ranks
 
 _SCHEDULER_NOISE = frozenset({EventKind.RETRY, EventKind.CONNECTION_ERROR, EventKind.NCCL_WARN})
+
+
+# what the surviving ranks say when a peer's node goes away
+_PEER_LOSS_KINDS = frozenset({
+    EventKind.WATCHDOG_TIMEOUT, EventKind.WATCHDOG_TERMINATED, EventKind.NCCL_TEARDOWN,
+    EventKind.NCCL_PEER_CLOSED, EventKind.REMOTE_ERROR, EventKind.HEARTBEAT_HANG,
+    EventKind.STORE_CONNECTION_LOST, EventKind.PG_STATUS, EventKind.FR_DUMP,
+    EventKind.NCCL_WARN_NET, EventKind.MPI_PEER_LOST})
+_PEER_LOSS_WORDS = re.compile(r"remote process exited|[Cc]onnection (?:reset|closed)|"
+                              r"[Bb]roken pipe|[Tt]imed out|[Tt]imeout|ncclRemoteError|"
+                              r"ncclSystemError|unhandled system error")
+
+
+def _node_failed(item: Located) -> bool:
+    """Slurm's own word that a node of the job failed (`… DUE TO NODE FAILURE`, srun's
+    `Node failure on gpu018`)."""
+    return (item.event.fields.get("reason") == "node_failure"
+            or str(item.event.fields.get("status_text", "")).startswith("Node failure"))
+
+
+def _lost_a_peer(item: Located) -> bool:
+    """An error of a surviving rank that only says a peer went away or never answered."""
+    if item.kind in _PEER_LOSS_KINDS:
+        return True
+    said = f"{item.event.fields.get('exc_message', '')} {item.event.fields.get('message', '')}"
+    return (item.kind in (EventKind.NCCL_ERROR, EventKind.PYTHON_TRACEBACK,
+                          EventKind.STORE_TIMEOUT)
+            and _PEER_LOSS_WORDS.search(said) is not None)
 
 
 def _failed_before(ctx: Context, item: Located) -> bool:
@@ -73,6 +103,47 @@ def restarted_then_finished(ctx: Context) -> Finding | None:
         last,
         ("The restart hid a failure: read the failed attempt's first error if it recurs.",),
     )
+
+
+# how many of the job's own step lines after its last failure show that it trained on
+_TRAINED_ON_LINES = 2
+# a training loop's own word that it finished
+_FINISHED_TRAINING = re.compile(r"(?i)\btraining (?:is )?(?:finished|completed?|done)\b|"
+                                r"\bfinished training\b")
+
+
+def trained_past_every_failure(ctx: Context) -> Finding | None:
+    """Every failing line comes before the job's training went on, in the file of each: an
+    attempt failed and was restarted, requeued or retried (torchrun's restart with no line of
+    its own at the default log level, a Slurm requeue, a job's own retry), and the job then
+    trained on with nothing failing after. The job did not fail; the report says what did."""
+    failures = [e for e in ctx.located if e.event.level >= Level.ERROR
+                and not ctx.passed_over(e.file_index, e.event.line)
+                and not nfs_answered_again(ctx, e)]
+    if not failures:
+        return None
+    last_in: dict[int, int] = {}
+    for e in failures:
+        last_in[e.file_index] = max(last_in.get(e.file_index, 0), e.event.end_line)
+    if not all(_steps_after(ctx, index, line) >= _TRAINED_ON_LINES
+               for index, line in last_in.items()):
+        return None
+    first = min(failures, key=Located.order)
+    return Finding(
+        Category.NONE, (), (),
+        (f"{who(first)} failed ({first.where}: {first.event.text.strip()[:120]}), and the job "
+         "trained on after every failure in these logs: the attempt was restarted or retried",),
+        first,
+        ("The job recovered: read the failed attempt's first error if it recurs.",),
+    )
+
+
+def _steps_after(ctx: Context, file_index: int, line: int) -> int:
+    """How many of the job's step lines (a step's loss, a progress bar) its file shows after
+    `line`, as far as its tail holds them."""
+    return sum(1 for t in ctx.scans[file_index].tail
+               if t.line > line and (t.progress is not None or TRAINING.search(t.text)
+                                     or _FINISHED_TRAINING.search(t.text)))
 
 
 # exceptions a stop from outside raises in the job, and the collective errors that follow
@@ -126,6 +197,10 @@ def scheduler(ctx: Context) -> Finding | None:
                        and e.file_index == first.file_index and e.event.line < first.event.line
                        and not _went_on_after(ctx, e)))
                and e.event.level >= Level.ERROR and e.kind not in _SCHEDULER_NOISE]
+    if earlier and _node_failed(first):
+        # a node that died (Slurm's own word) takes its ranks' links with it: the others'
+        # NCCL errors and timeouts in the minutes before Slurm noticed are its consequences
+        earlier = [e for e in earlier if not _lost_a_peer(e)]
     if earlier:
         return None  # the job was already failing when the scheduler stepped in
     fields = first.event.fields
