@@ -325,7 +325,7 @@ def _post_gpu_fault(fields: Fields, payload: str) -> tuple[EventKind, Level, Fie
     if "AER:" in payload:
         # the device behind the port that reported (`… error message received from
         # 0000:5e:00.0`): a GPU's or another card's
-        source = re.search(r"received from ([0-9a-fA-F]{4}:[0-9a-fA-F:.]+)", payload)
+        source = re.search(r"received(?: from)?:? ([0-9a-fA-F]{4}:[0-9a-fA-F:.]+)", payload)
         if source is not None:
             fields["source"] = source.group(1)
         if "Corrected error" in payload or "severity=Corrected" in payload:

@@ -50,10 +50,14 @@ def _node_failed(item: Located) -> bool:
 
 
 def _lost_a_peer(item: Located) -> bool:
-    """An error of a surviving rank that only says a peer went away or never answered."""
+    """An error of a surviving rank that only says a peer went away or never answered (never
+    one that carries its own GPU's failure: `… CUDA error: unspecified launch failure`)."""
+    said = (f"{item.event.text} {item.event.fields.get('exc_message', '')} "
+            f"{item.event.fields.get('message', '')} {item.event.fields.get('cause', '')}")
+    if "CUDA" in said or "cuda" in said:
+        return False
     if item.kind in _PEER_LOSS_KINDS:
         return True
-    said = f"{item.event.fields.get('exc_message', '')} {item.event.fields.get('message', '')}"
     return (item.kind in (EventKind.NCCL_ERROR, EventKind.PYTHON_TRACEBACK,
                           EventKind.STORE_TIMEOUT)
             and _PEER_LOSS_WORDS.search(said) is not None)
@@ -138,12 +142,28 @@ def trained_past_every_failure(ctx: Context) -> Finding | None:
     )
 
 
+# a new attempt's own word that it started again (`resuming from checkpoint …`, `attempt 2`,
+# `SLURM_RESTART_COUNT=1`, a restarted worker group, a requeued job)
+_STARTED_AGAIN = re.compile(r"(?i)\bresum(?:e|ed|ing)\b.{0,40}\b(?:from|checkpoint|training|step)\b|"
+                            r"\brestart(?:ed|ing)\b|\brequeued?\b|\battempt[ #]\d+\b|"
+                            r"\bRESTART_COUNT=[1-9]|\bretrying\b|\bwill retry\b")
+# a step whose loss is no number: the failure itself, not training on
+_NO_NUMBER_LOSS = re.compile(r"(?i)\bloss\b\W{0,3}(?:nan|[+-]?inf)")
+
+
 def _steps_after(ctx: Context, file_index: int, line: int) -> int:
-    """How many of the job's step lines (a step's loss, a progress bar) its file shows after
-    `line`, as far as its tail holds them."""
-    return sum(1 for t in ctx.scans[file_index].tail
-               if t.line > line and (t.progress is not None or TRAINING.search(t.text)
-                                     or _FINISHED_TRAINING.search(t.text)))
+    """How many of the job's step lines (a step's loss, a progress bar, its word that training
+    finished) its file shows after a new attempt's word that it started again, itself after
+    `line`, as far as its tail holds them: steps without that word may be other ranks' that
+    had not yet noticed the failure, another run's, or an evaluator's."""
+    tail = ctx.scans[file_index].tail
+    again = next((t.line for t in tail if t.line > line and _STARTED_AGAIN.search(t.text)), None)
+    if again is None:
+        return 0
+    return sum(1 for t in tail
+               if t.line > again and _NO_NUMBER_LOSS.search(t.text) is None
+               and (t.progress is not None or TRAINING.search(t.text)
+                    or _FINISHED_TRAINING.search(t.text)))
 
 
 # exceptions a stop from outside raises in the job, and the collective errors that follow
@@ -193,7 +213,9 @@ def scheduler(ctx: Context) -> Finding | None:
     # own file: a traceback with no stamp above a stamped cancel came first)
     earlier = [e for e in ctx.located
                if ((first.time is not None and e.order() < first.order())
-                   or (e.kind is EventKind.PYTHON_TRACEBACK and _own_raise(e)
+                   or (((e.kind is EventKind.PYTHON_TRACEBACK and _own_raise(e))
+                        # (or its GPU's own failure: `CUDA error: unspecified launch failure`)
+                        or e.kind in (EventKind.CUDA_ERROR, EventKind.CUDA_OOM, EventKind.XID))
                        and e.file_index == first.file_index and e.event.line < first.event.line
                        and not _went_on_after(ctx, e)))
                and e.event.level >= Level.ERROR and e.kind not in _SCHEDULER_NOISE]
