@@ -290,10 +290,11 @@ def thread_stepped_past(ctx: Context, item: Located) -> bool:
                     for p in ctx.of(EventKind.PROGRESS)))
 
 
-# a training loop's own report of a step (`step 5 | loss 2.8998`, `iteration 100/1000 … lm
-# loss: …`, Keras' `300/300 - 208s - loss: 1.6603`)
-TRAINING = re.compile(r"(?i)(?:\b(?:step|iter(?:ation)?|epoch)\b\W{0,3}\d+|\b\d+/\d+\b)"
-                       r".{0,80}\bloss\b")
+# a training loop's own report of a step (`step 5 | loss 2.8998`, Keras' `300/300 - 208s -
+# loss: 1.6603`, Megatron's `iteration 1001/ 500000 | … | lm loss: 2.34E+00`, the Hugging Face
+# Trainer's `{'loss': 1.2345, …, 'epoch': 0.52}`)
+TRAINING = re.compile(r"(?i)(?:\b(?:step|iter(?:ation)?|epoch)\b\W{0,12}\d+|\b\d+/ *\d+\b)"
+                      r".{0,240}\bloss\b|^\{'loss': [\d.]")
 
 
 def trained_after(ctx: Context, file_index: int, line: int) -> bool:
