@@ -231,7 +231,9 @@ def test_listpids_finds_python_ranks_and_their_output_files(
 
     def all_ranks() -> bool:
         reported_new.extend(row.pid for row in procs.refresh(time.monotonic(), force=True))
-        return len(procs.python_tasks()) == 4
+        # (a task found before slurmstepd has given it its task id is read again next time)
+        tasks = procs.python_tasks()
+        return len(tasks) == 4 and all(r.global_id is not None for r in tasks)
 
     try:
         assert wait_until(all_ranks, timeout=40), procs.rows
