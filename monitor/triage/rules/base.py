@@ -14,7 +14,7 @@ from monitor.parse.collectives import CollectivePicture
 from monitor.parse.log_events import EventKind
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, whereabouts, who
 from monitor.triage.lexicon import is_pci_address
-from monitor.triage.reader import FileScan
+from monitor.triage.reader import FileScan, TailLine
 from monitor.triage.topology import Topology
 
 
@@ -293,15 +293,19 @@ def thread_stepped_past(ctx: Context, item: Located) -> bool:
 # a training loop's own report of a step (`step 5 | loss 2.8998`, Keras' `300/300 - 208s -
 # loss: 1.6603`, Megatron's `iteration 1001/ 500000 | … | lm loss: 2.34E+00`, the Hugging Face
 # Trainer's `{'loss': 1.2345, …, 'epoch': 0.52}`)
-TRAINING = re.compile(r"(?i)(?:\b(?:step|iter(?:ation)?|epoch)\b\W{0,12}\d+|\b\d+/ *\d+\b)"
-                      r".{0,240}\bloss\b|^\{'loss': [\d.]")
+_TRAINING = re.compile(r"(?i)(?:\b(?:step|iter(?:ation)?|epoch)\b\W{0,12}\d+|\b\d+/ *\d+\b)"
+                       r".{0,240}\bloss\b|^\{'loss': [\d.]")
+
+
+def training_line(line: TailLine) -> bool:
+    """A line of the job's training going on: its progress bar or a step's loss."""
+    return line.progress is not None or _TRAINING.search(line.text) is not None
 
 
 def trained_after(ctx: Context, file_index: int, line: int) -> bool:
-    """Whether the file shows the job's training going on after `line` (its progress bar or a
-    step's loss), as far as its tail holds it."""
-    return any(t.line > line and (t.progress is not None or TRAINING.search(t.text))
-               for t in ctx.scans[file_index].tail)
+    """Whether the file shows the job's training going on after `line`, as far as its tail
+    holds it."""
+    return any(t.line > line and training_line(t) for t in ctx.scans[file_index].tail)
 
 
 def nfs_answered_again(ctx: Context, item: Located) -> bool:

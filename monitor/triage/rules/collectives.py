@@ -43,7 +43,7 @@ def horovod_stalled(ctx: Context) -> Finding | None:
     """Horovod's stall report, one rank a line. One rank listed never submitted what the
     others wait for: the culprit. Several ranks listed, each missing others' tensors, are in
     different collectives at one point: a desync no single rank can be blamed for."""
-    for scan in ctx.scans:
+    for index, scan in enumerate(ctx.scans):
         tail = scan.tail
         for i, head in enumerate(tail):
             if _STALLED_HEADER.match(head.text.strip()) is None:
@@ -54,7 +54,7 @@ def horovod_stalled(ctx: Context) -> Finding | None:
                 if m is None:
                     break
                 ranks.append(int(m.group(1)))
-            if not ranks or trained_after(ctx, ctx.scans.index(scan), head.line + len(ranks)):
+            if not ranks or trained_after(ctx, index, head.line + len(ranks)):
                 continue  # (a stall the job then got past: all ranks trained on)
             where = f"{scan.path}:{head.line}"
             if len(set(ranks)) == 1:

@@ -449,20 +449,22 @@ _TORCH_DIST_FRAME = re.compile(r"torch/(?:distributed/(?!elastic/)|nn/parallel/d
 
 
 def own_exception(ctx: Context) -> Finding | None:
+    # (each message read once: a heading's lines are looked up in the file's tail)
     own = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
+           for said in (_full_message(ctx, item),)
            if item.event.fields.get("exc_type")
            and not any(w in str(item.event.fields["exc_type"]) for w in _COLLATERAL)
            and not _launcher_called_process(item)
            # horovodrun's and mpirun's report of the first process to exit non-zero
-           and "exited with non-zero status" not in _full_message(ctx, item)
+           and "exited with non-zero status" not in said
            # mp.spawn's report of a worker's exit (a bare `Exception` before torch 1.6)
-           and _SPAWN_EXIT.search(_full_message(ctx, item)) is None
-           and not any(w in _full_message(ctx, item)
+           and _SPAWN_EXIT.search(said) is None
+           and not any(w in said
                        for w in (*_PEER_LOST, *_WAITED_FOR_A_PEER, *_NCCL_UNEXPLAINED,
                                  # gloo's transport could not connect the ranks at start-up
                                  "connectFullMesh failed"))
            # (a CUDA error is the GPU rule's, where the patterns made an event of it)
-           and ("CUDA" not in _full_message(ctx, item)
+           and ("CUDA" not in said
                 or not ctx.of(EventKind.CUDA_ERROR, EventKind.CUDA_OOM))
            and not _collective_timed_out(item)
            and not _transport_gave_up(item)
@@ -473,14 +475,14 @@ def own_exception(ctx: Context) -> Finding | None:
            # nor a worker process that died under it (datasets' `One of the subprocesses has
            # abruptly died during map operation`, concurrent.futures' `A process in the process
            # pool was terminated abruptly`): a death whose cause is not in the message
-           and _WORKER_DIED.search(_full_message(ctx, item)) is None
+           and _WORKER_DIED.search(said) is None
            # an exception that relays the MPI library's own failure (`MPI_ERR_OTHER: known
            # error not in list`): its transport's story, told in the lines before it
-           and _MPI_RELAYED.search(_full_message(ctx, item)) is None
+           and _MPI_RELAYED.search(said) is None
            # a wrapper's word that the cause was printed before it (vLLM's `Engine core
            # initialization failed. See root cause above`, a server that `crashed for some
            # reason`): the cause is that earlier failure, not this raise
-           and _SEE_ABOVE.search(_full_message(ctx, item)) is None
+           and _SEE_ABOVE.search(said) is None
            and not _aftermath(ctx, item)
            and not thread_stepped_past(ctx, item)]
     died = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)

@@ -16,7 +16,6 @@ from monitor.triage.reader import TailLine
 from monitor.triage.rules.base import (
     _LEGACY_LOCAL,
     _SPAWN_EXIT,
-    TRAINING,
     Context,
     Finding,
     _message,
@@ -24,6 +23,7 @@ from monitor.triage.rules.base import (
     _ray_task_name,
     _some,
     nfs_answered_again,
+    training_line,
 )
 from monitor.triage.rules.unexplained import failing_readings
 from monitor.triage.topology import task_ranks
@@ -162,8 +162,7 @@ def _steps_after(ctx: Context, file_index: int, line: int) -> int:
         return 0
     return sum(1 for t in tail
                if t.line > again and _NO_NUMBER_LOSS.search(t.text) is None
-               and (t.progress is not None or TRAINING.search(t.text)
-                    or _FINISHED_TRAINING.search(t.text)))
+               and (training_line(t) or _FINISHED_TRAINING.search(t.text)))
 
 
 # exceptions a stop from outside raises in the job, and the collective errors that follow

@@ -942,15 +942,12 @@ _STILL_REFUSED = 3
 _STILL_TIMING_OUT = 2  # each waited a connect timeout first
 
 
-# c10d's client logs each connect it will retry as a warning (`[W socket.cpp:663] [c10d] The
-# client socket has failed to connect to [host]:29500 (errno: 99 - …)`, glog's `W1127 …`)
-_RETRY_WARNING = re.compile(r"^\W*(?:\[W |W\d{4} )")
-
-
 def _connect_retried_past(ctx: Context, item: Located) -> bool:
-    """A store connect the client logged as a warning and then got past: the job's progress
-    follows in the same file."""
-    if _RETRY_WARNING.match(item.event.text) is None:
+    """A store connect the client logged as a warning, which it retries (`[W socket.cpp:663]
+    [c10d] The client socket has failed to connect to [host]:29500 (errno: 99 - …)`: the
+    pattern table reads that line at WARNING), and then got past: the job's progress follows
+    in the same file."""
+    if item.event.level is not Level.WARNING:
         return False
     if trained_after(ctx, item.file_index, item.event.line):
         return True
