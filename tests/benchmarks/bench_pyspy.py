@@ -48,7 +48,7 @@ def _stop(job: WatchedJob) -> None:
 def test_time_from_worker_stall_to_dataloader_stalled(tmp_path: Path) -> None:
     """Record median and max seconds from a worker blocking to the DataloaderStalled record."""
     latencies = []
-    runs = 2 if QUICK else 5
+    runs = 1 if QUICK else 5
     for run in range(runs):
         progress(f"stall -> DataloaderStalled, run {run + 1}/{runs}")
         job = WatchedJob(
