@@ -255,6 +255,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"\bis over \d+% full\b"),
         (Family.DATA, CORRUPT_DATA.pattern),
         (Family.INFRASTRUCTURE, r"\bEvicted\b|\bevicted\b|(?i:preempt)|TIME LIMIT|NodeNotReady|"
+                                # the node's own memory failed under a process (the kernel's
+                                # memory-failure handler; EDAC's uncorrected error count)
+                                r"\bdue to hardware memory corruption\b|\bEDAC MC\d+: \d+ UE\b|"
                                 r"NODE_FAIL|(?i:node (?:failure|lost|was lost|is down))|"
                                 # YARN: `Container released on a *lost* node`
                                 r"(?i:\blost\*? node\b)|"

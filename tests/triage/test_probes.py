@@ -1148,6 +1148,16 @@ CAUSES.update({
     "r47_58_watchdog_cuda_exc_then_node_failure": (Category.GPU_CUDA, "rank 0"),
     "r47_59_oom_then_nan_steps": (Category.OOM, "rank 0"),
     "r47_60_time_limit_after_cuda_error": (Category.GPU_CUDA, "rank 0"),
+    # the kernel sent a rank SIGBUS for host memory gone bad (mm/memory-failure.c), in the
+    # same file as torchrun's table, in the node's own dmesg file, beside the agent's line; EDAC's
+    # uncorrected error alone; the same words about another process leave the rank's SIGBUS
+    # unexplained
+    "hw_01_memory_failure_sigbus_torchrun_table": (Category.INFRASTRUCTURE,
+                                                   "rank 1 (pid 48214) on gpu-node-07"),
+    "hw_02_memory_failure_dmesg_beside_torchrun": (Category.INFRASTRUCTURE, "rank 1"),
+    "hw_03_memory_failure_agent_line": (Category.INFRASTRUCTURE, "pid 5512"),
+    "hw_04_edac_ue_kernel_only": (Category.INFRASTRUCTURE, ""),
+    "hw_06_memory_failure_of_another_process": (Category.UNDETERMINED, "rank 1"),
 })
 HEALTHY += ("ncclw_11_healthy_ibv_modify_qp_retry", "ncclw_14_healthy_no_ib_device_socket_fallback",
             "ncclw_17_healthy_connect_timedout_retry_nccl212",
@@ -1223,7 +1233,7 @@ HEALTHY += ("ncclw_11_healthy_ibv_modify_qp_retry", "ncclw_14_healthy_no_ib_devi
             "r47_31_retry_succeeded_steps", "r47_32_ckpt_save_failed_then_ok",
             "r47_33_aer_corrected_gpu_alone", "r47_38_aer_corrected_nic_then_steps",
             "r47_39_xid63_alone", "r47_40_xid92_alone", "r47_43_smi_q_all_zero",
-            "r47_45_nfs_recovered",)
+            "r47_45_nfs_recovered", "hw_05_memory_failure_recovered_healthy",)
 
 def _triage(name: str) -> Diagnosis:
     job = PROBES / name

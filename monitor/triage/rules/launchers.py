@@ -349,6 +349,12 @@ def native_crash(ctx: Context) -> Finding | None:
         )
     where = " inside a collective (all_reduce)" if first.event.fields.get("in_collective") else ""
     pid = processes[0][1] if len(processes) == 1 else first.event.int_field("pid")
+    said = _host_memory_failed(ctx, pid)
+    if said is not None:
+        host = first.event.fields.get("host")
+        return _memory_hardware(ranks[:1], (f"rank {ranks[0]} (pid {pid})" if ranks else
+                                            f"pid {pid}") + (f" on {host}" if host else ""),
+                                said, first)
     culprits: tuple[str, ...] = (who(first),) if ranks else ()
     if not ranks and pid is not None:
         # mpirun names the rank of the pid whose handler printed the crash
@@ -362,6 +368,36 @@ def native_crash(ctx: Context) -> Finding | None:
         (f"{who(first)} crashed with {signal}{where} ({first.where})",), first,
         ("A native crash: get a core dump, or run the failing rank with NCCL_DEBUG=INFO; "
          "check the node's kernel log for GPU or NIC errors.",),
+    )
+
+
+# The kernel's word that a page of host memory went bad under a process and it sent the process
+# SIGBUS (mm/memory-failure.c; before 5.2 it said "Killing", before 3.x its prefix was "MCE")
+_HOST_MEMORY_FAILED = re.compile(r"(?:Memory failure|MCE):? (?:0x)?[0-9a-fA-F]+: (?:Sending SIGBUS "
+                                 r"to|Killing) .{1,16}?:(?P<pid>\d+) due to hardware memory "
+                                 r"corruption")
+
+
+def _host_memory_failed(ctx: Context, pid: object) -> str | None:
+    """Where the kernel says it sent `pid` SIGBUS for host memory gone bad (`file:line`)."""
+    if not isinstance(pid, int):
+        return None
+    for scan in ctx.scans:
+        for t in scan.tail:
+            found = _HOST_MEMORY_FAILED.search(t.text)
+            if found is not None and int(found["pid"]) == pid:
+                return f"{scan.path}:{t.line}"
+    return None
+
+
+def _memory_hardware(ranks: tuple[int, ...], named: str, said: str, item: Located) -> Finding:
+    return Finding(
+        Category.INFRASTRUCTURE, ranks, (named,),
+        (f"{named} was killed because the host's memory under it failed: the kernel "
+         f"found a page of it corrupt and sent it SIGBUS ({said}); the process's end follows "
+         f"({item.where})",), item,
+        ("A hardware memory error on the node: drain it and have its memory checked (`ras-mc-ctl "
+         "--errors`, `mcelog`, the BMC's event log), then run the job again on other nodes.",),
     )
 
 
@@ -396,6 +432,11 @@ def signal_kill(ctx: Context) -> Finding | None:
         if signal == "SIGABRT" and aborted_by_watchdog:
             continue  # the NCCL watchdog aborted it: a consequence of the timeout
         pid = item.event.fields.get("root_pid")
+        said = _host_memory_failed(ctx, pid)
+        if said is not None:
+            host = item.event.fields.get("root_host")
+            return _memory_hardware((rank,), f"rank {rank} (pid {pid})"
+                                    + (f" on {host}" if host else ""), said, item)
         alike = _failed_alike(item)
         if alike:
             ranks = compress_ranks(sorted({rank, *alike}))
@@ -1031,6 +1072,9 @@ def launcher_exit(ctx: Context) -> Finding | None:
                  "--redirects/--tee, or the entry point decorated with "
                  "torch.distributed.elastic.multiprocessing.errors.record).",),
             )
+        said = _host_memory_failed(ctx, pid)
+        if said is not None:
+            return _memory_hardware(ranks, process, said, item)
         signal = item.event.fields.get("signal") or f"signal {-code}"
         return Finding(
             Category.UNDETERMINED, ranks, (process,),
