@@ -372,8 +372,12 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                           r"UnicodeDecodeError)\b|size mismatch|(?i:shape mismatch)|"
                           r"(?i:did not receive grad)|(?i:unused parameters)|"
                           r"\bfinished reduction in the prior iteration\b|"
-                          r"(?i:found nan)|\b(?:NaN|nan|inf)\b.{0,30}\b(?:loss|grad)|"
-                          r"\b(?:loss|grad\w*)\b.{0,30}\b(?:NaN|nan)\b|result nan\b|"
+                          r"(?i:found nan)|\b(?:NaN|nan|inf)\b.{0,30}\b(?:[Ll]oss|grad)|"
+                          r"\b(?:[Ll]oss|grad\w*)\b.{0,30}\b(?:NaN|nan|inf(?:inite)?)\b|"
+                          r"result nan\b|\breturned nan values\b|(?i:\bnon-finite loss\b)|"
+                          # a mixed-precision loss scaler that can go no lower: the loss
+                          # keeps overflowing (DeepSpeed's, fairseq's)
+                          r"\bcannot decrease scale anymore\b|\bMinimum loss scale reached\b|"
                           # a C library's own assertion: glibc's `Assertion `x' failed.`,
                           # PSM3's `Assertion failure at ptl.c:196: …`
                           r"\bAssertion [`'].{0,300}' failed\b|\bAssertion failure at \S+:\d+|"
@@ -433,6 +437,10 @@ _FAILED = re.compile(
     r"socketPollConnect: exceeded retries|" + _MEMORY_MONITOR_KILL + "|"
     + _RECLAIM_NOTICE + "|"
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit|"
+    # a job that stops itself over a loss gone non-finite (the DeiT/MAE/DINO loops' `Loss is
+    # nan, stopping training`, `Non-finite loss, exiting`)
+    r"(?i:\b(?:loss\b.{0,40}\b(?:nan|inf(?:inite)?|non-finite)|(?:nan|inf|non-finite)\b.{0,40}"
+    r"\bloss)\b.{0,40}\b(?:stopping|aborting|exiting)\b)|"
     # slurmctld's record of a job ended by a signal: `_job_complete: JobId=N WTERMSIG 9`
     r"\bWTERMSIG \d+|"
     # ssh's report that it could not get to a host (`ssh: connect to host H port 22: …`)
@@ -589,6 +597,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "AILED", "Killed", "Aborted", "core dumped", "Segmentation", "Bus error",
                     "annot", "nable to", "No space", "quota", "Input/output", "Read-only",
                     "victed", "preempted", "out of memory", "imed out", "signal", "SIG",
+                    "topping", "xiting", "borting",  # (a loss gone non-finite, above)
                     "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted",
                     "for bind", "memory pressure", "imminent", "Assertion fail",
                     "terminated with", "abort", "MPI_ABORT", "was invoked", "_ASSERT: ",

@@ -16,6 +16,14 @@ from tests.triage.texts import triage_texts
 
 
 @pytest.mark.parametrize("line,family", [
+    # a job that stops itself over a non-finite loss; a loss scaler that can go no lower
+    ("Loss is nan, stopping training", Family.SOFTWARE),
+    ("Non-finite loss detected, aborting", Family.SOFTWARE),
+    ("Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting "
+     "run.", Family.SOFTWARE),
+    # the node's memory failing under a process
+    ("[Mon Mar  2 10:14:05 2026] Memory failure: 0x3f12a: Sending SIGBUS to python:48214 due to "
+     "hardware memory corruption", Family.INFRASTRUCTURE),
     ("acme.trainer: ERROR: shard write aborted: [Errno 28] No space left on device", Family.STORAGE),
     ("FATAL fabric_io: could not persist state: Disk quota exceeded", Family.STORAGE),
     ("worker-3 | error: allocator gave up: out of memory (wanted 3 GiB)", Family.OOM),
@@ -62,6 +70,8 @@ def test_a_failing_line_reads_as_its_family(line: str, family: Family) -> None:
 
 @pytest.mark.parametrize("line", [
     "epoch 3 done, error_rate=0.013, loss 1.22",
+    "train loss 0.41, eval loss 0.53, stopping early",
+    "Epoch 00012: early stopping",
     "node7:4242:4300 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: "
     "cannot open shared object file: No such file or directory",
     "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.7<0>",

@@ -1158,6 +1158,10 @@ CAUSES.update({
     "hw_03_memory_failure_agent_line": (Category.INFRASTRUCTURE, "pid 5512"),
     "hw_04_edac_ue_kernel_only": (Category.INFRASTRUCTURE, ""),
     "hw_06_memory_failure_of_another_process": (Category.UNDETERMINED, "rank 1"),
+    # a job that stops itself over a loss gone non-finite, or whose loss scaler can go no lower
+    "nan_01_loss_nan_stopping_training": (Category.SOFTWARE, "pid 9921"),
+    "nan_02_deepspeed_loss_scale_at_minimum": (Category.SOFTWARE, ""),
+    "nan_03_fairseq_minimum_loss_scale": (Category.SOFTWARE, ""),
 })
 HEALTHY += ("ncclw_11_healthy_ibv_modify_qp_retry", "ncclw_14_healthy_no_ib_device_socket_fallback",
             "ncclw_17_healthy_connect_timedout_retry_nccl212",
@@ -1233,7 +1237,10 @@ HEALTHY += ("ncclw_11_healthy_ibv_modify_qp_retry", "ncclw_14_healthy_no_ib_devi
             "r47_31_retry_succeeded_steps", "r47_32_ckpt_save_failed_then_ok",
             "r47_33_aer_corrected_gpu_alone", "r47_38_aer_corrected_nic_then_steps",
             "r47_39_xid63_alone", "r47_40_xid92_alone", "r47_43_smi_q_all_zero",
-            "r47_45_nfs_recovered", "hw_05_memory_failure_recovered_healthy",)
+            "r47_45_nfs_recovered", "hw_05_memory_failure_recovered_healthy",
+            # early stopping in words (`stopping early`), and a run whose loss went nan but which
+            # ran to its end: no process failed
+            "nan_04_early_stopping_healthy", "nan_05_trainer_nan_loss_finished",)
 
 def _triage(name: str) -> Diagnosis:
     job = PROBES / name
