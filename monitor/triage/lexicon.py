@@ -236,6 +236,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      # Ascend's runtime: a call its device driver failed (`rtGetDevMsg execute
                      # failed, reason=[driver error:internal error]`)
                      r"\breason=\[driver error:internal error\]|"
+                     # an NVSwitch's fatal error, as the kernel's driver (`nvidia-nvswitch2:
+                     # SXid (PCI:0000:86:00.0): 24007, Fatal, …`) and Fabric Manager say it
+                     r"\bSXid \(PCI:[0-9a-fA-F:.]+\): \d+, Fatal\b|"
+                     r"(?i:\bNVSwitch\b.{0,80}\bfatal\b|\bfatal error\b.{0,40}\bNVSwitch\b)|"
                      + _AMDGPU + "|" + _DRM_GPU_HANG),
         (Family.STORAGE, r"No space left on device|Disk quota exceeded|ENOSPC|EDQUOT|"
                          r"Read-only file system|Input/output error|Stale file handle|"
@@ -437,6 +441,7 @@ _FAILED = re.compile(
     r"socketPollConnect: exceeded retries|" + _MEMORY_MONITOR_KILL + "|"
     + _RECLAIM_NOTICE + "|"
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit|"
+    r"\bSXid \(PCI:[0-9a-fA-F:.]+\): \d+, Fatal\b|"  # an NVSwitch's fatal error (its driver)
     # a job that stops itself over a loss gone non-finite (the DeiT/MAE/DINO loops' `Loss is
     # nan, stopping training`, `Non-finite loss, exiting`)
     r"(?i:\b(?:loss\b.{0,40}\b(?:nan|inf(?:inite)?|non-finite)|(?:nan|inf|non-finite)\b.{0,40}"
@@ -598,6 +603,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "annot", "nable to", "No space", "quota", "Input/output", "Read-only",
                     "victed", "preempted", "out of memory", "imed out", "signal", "SIG",
                     "topping", "xiting", "borting",  # (a loss gone non-finite, above)
+                    ", Fatal",
                     "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted",
                     "for bind", "memory pressure", "imminent", "Assertion fail",
                     "terminated with", "abort", "MPI_ABORT", "was invoked", "_ASSERT: ",

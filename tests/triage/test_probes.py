@@ -1158,6 +1158,9 @@ CAUSES.update({
     "hw_03_memory_failure_agent_line": (Category.INFRASTRUCTURE, "pid 5512"),
     "hw_04_edac_ue_kernel_only": (Category.INFRASTRUCTURE, ""),
     "hw_06_memory_failure_of_another_process": (Category.UNDETERMINED, "rank 1"),
+    # an NVSwitch's fatal error, in its kernel driver's and in Fabric Manager's words
+    "hw_07_nvswitch_fatal_sxid_alone": (Category.GPU_CUDA, "0000:86:00.0"),
+    "hw_08_fabric_manager_nvswitch_fatal": (Category.GPU_CUDA, "86:00.0"),
     # a job that stops itself over a loss gone non-finite, or whose loss scaler can go no lower
     "nan_01_loss_nan_stopping_training": (Category.SOFTWARE, "pid 9921"),
     "nan_02_deepspeed_loss_scale_at_minimum": (Category.SOFTWARE, ""),

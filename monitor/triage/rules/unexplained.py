@@ -186,6 +186,8 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
             n for _, t, r in readings if r.family is family for n in node_names(t.text)))
             or _file_host(ctx.scans[index])):
         name = _some(nodes)
+    elif family is Family.GPU and not ranks and spots and "nvswitch" in first.text.lower():
+        name = f"the NVSwitch at {where}"  # its driver's or Fabric Manager's line: not a GPU
     else:
         name = _called(ranks[0] if ranks else None, where)
     culprits = (name,) if name else ()
