@@ -1086,9 +1086,11 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?:.*?vendor[ _]err[ =](?P<vendor_err>\d+))?(?:.*?\((?P<direction>Send|Recv)\b)?",
             r"Got completion with error (?P<status>\d+).*?vendor err (?P<vendor_err>\d+)",
             # the AWS/HPE libfabric plugin: `NET/OFI Request 0x7f… completed with error. RC:
-            # 113. Error: 2 (UNDELIVERABLE).` (libfabric's provider error, no peer named)
+            # 113. Error: 2 (UNDELIVERABLE).` (libfabric's provider error, no peer named; its
+            # text may hold parentheses of its own: `4126 (Unresponsive receiver (reachable by
+            # EFA device but handshake failed))`; older plugins print strerror's text alone)
             r"NET/OFI Request \S+ completed with error\. RC: (?P<retcode>\d+)\. "
-            r"Error: (?P<error>\d+ \(\w+\))",
+            r"Error: (?P<error>\d+ \((?:[^()]|\([^()]*\))*\)|[^.]+)",
             r"Call to (?P<op>recv|send|connect|accept) (?:from|to) (?P<peer>[\w.:\-]+)"
             r"<(?P<peer_port>\d+)> failed ?: ?(?P<error>.+)",
             # older NCCL's bootstrap gave up connecting: no peer in the line

@@ -145,10 +145,12 @@ _STOPPED_BY_PLATFORM = (r"Pod was terminated in response to imminent node shutdo
                         r"\bNode \S+ which was running pod \S+ is unresponsive\b|"
                         r"\bThe actor is dead because its node has died\b|"
                         # PBS's and Torque's MOM at the walltime, Flux's exceptions for the
-                        # allocation's end, a cancel or a lost node, HTCondor's condor_rm
+                        # allocation's end, a cancel or a lost node (its event log names the
+                        # job, `flux job attach` does not: `1800.412s: job.exception
+                        # type=timeout …`), HTCondor's condor_rm
                         r"=>> PBS: job killed: walltime \d+ exceeded limit\b|"
-                        r"\bjob\.exception \S+ type=(?:timeout|cancel)\b|"
-                        r"\bjob\.exception \S+ type=exec\b.{0,40}\bnode failure on\b|"
+                        r"\bjob\.exception (?:\S+ )?type=(?:timeout|cancel)\b|"
+                        r"\bjob\.exception (?:\S+ )?type=exec\b.{0,40}\bnode failure on\b|"
                         r"\bvia condor_rm\b|"
                         # Grid Engine's execd at the wallclock, Cobalt's walltime and user
                         # delete, HPE PALS' shepherd, AWS Batch's lost host and attempt
@@ -458,7 +460,7 @@ _FAILED = re.compile(
     r"\bfunction was called (?:before MPI_INIT|after MPI_FINALIZE) was invoked\b|"
     # schedulers' and container runtimes' own words for a job they ended (PBS, Flux, HTCondor,
     # SageMaker, a container's exit code, its OOMKilled state in JSON)
-    r"=>> PBS: job killed:|\bjob\.exception \S+ type=|\bvia condor_rm\b|"
+    r"=>> PBS: job killed:|\bjob\.exception (?:\S+ )?type=|\bvia condor_rm\b|"
     r"\bgone over (?:the )?(?:cgroup )?memory limit\b|"
     r"\"SecondaryStatus\":\s*\"(?:MaxRuntimeExceeded|Interrupted|Failed)\"|"
     r"\"OOMKilled\":\s*true\b|\"reason\":\s*\"OOMKilled\"|\bexited with code (?!1[34]0\b|143\b)[1-9]\d*\b|"

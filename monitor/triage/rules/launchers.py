@@ -66,11 +66,24 @@ def _lost_a_peer(item: Located) -> bool:
 def _failed_before(ctx: Context, item: Located) -> bool:
     """Did the job fail before `item`: an error earlier in its file, or a task that exited by
     itself (srun's `Exited with exit code`, `Killed`) anywhere?"""
+    interrupted = _ctrl_c_by_srun(ctx)
     return any(e.event.level >= Level.ERROR and e.kind not in _SCHEDULER_NOISE
                and e.kind is not EventKind.SLURM_CANCEL
+               and not (interrupted and str(e.event.fields.get("exc_type", "")).endswith(
+                   "KeyboardInterrupt"))
                and ((e.kind is EventKind.SLURM_TASK_EXIT and not _stopped_by_srun(e))
                     or (e.file_index == item.file_index and e.event.line < item.event.line))
                for e in ctx.located)
+
+
+# srun passing a Ctrl-C on to the step's tasks (`srun: interrupt (one more within 1 sec to
+# abort)`, `srun: sending Ctrl-C to StepId=8.0`): the ranks' KeyboardInterrupt is a stop
+# someone asked for
+_SRUN_CTRL_C = re.compile(r"\bsrun: (?:sending Ctrl-C to |interrupt \(one more within 1 sec)")
+
+
+def _ctrl_c_by_srun(ctx: Context) -> bool:
+    return any(_SRUN_CTRL_C.search(t.text) for scan in ctx.scans for t in scan.tail)
 
 
 def _stopped_by_srun(item: Located) -> bool:
@@ -111,9 +124,14 @@ def restarted_then_finished(ctx: Context) -> Finding | None:
 
 # how many of the job's own step lines after its last failure show that it trained on
 _TRAINED_ON_LINES = 2
-# a training loop's own word that it finished
+# a training loop's own word that it finished (Lightning's `Trainer.fit` stopped:
+# `max_epochs=20` reached.`)
 _FINISHED_TRAINING = re.compile(r"(?i)\btraining (?:is )?(?:finished|completed?|done)\b|"
-                                r"\bfinished training\b")
+                                r"\bfinished training\b|"
+                                r"\bTrainer\.fit`? stopped: `?max_(?:epochs|steps)=\d+`? reached\b")
+# the scheduler's word that the stopped job goes back to the queue (`… CANCELLED AT … DUE TO
+# JOB REQUEUE ***`, Lightning's `Requeued SLURM job: 44560`)
+_REQUEUED = re.compile(r"(?i)\bDUE TO JOB REQUEUE\b|\bRequeued SLURM job\b|\bjob requeued\b")
 
 
 def trained_past_every_failure(ctx: Context) -> Finding | None:
@@ -129,7 +147,13 @@ def trained_past_every_failure(ctx: Context) -> Finding | None:
     last_in: dict[int, int] = {}
     for e in failures:
         last_in[e.file_index] = max(last_in.get(e.file_index, 0), e.event.end_line)
+    stopped = {e.file_index for e in ctx.of(EventKind.SLURM_CANCEL)}
+    requeue_said = any(_requeued(ctx, index, line) for index, line in last_in.items())
+    finished_elsewhere = any(_finished_anew(ctx, index, again_word=not requeue_said)
+                             for index in range(len(ctx.scans)) if index not in last_in)
     if not all(_steps_after(ctx, index, line) >= _TRAINED_ON_LINES
+               or (index in stopped and (_requeued_then_finished(ctx, index, line)
+                                         or finished_elsewhere))
                for index, line in last_in.items()):
         return None
     first = min(failures, key=Located.order)
@@ -149,6 +173,40 @@ _STARTED_AGAIN = re.compile(r"(?i)\bresum(?:e|ed|ing)\b.{0,40}\b(?:from|checkpoi
                             r"\bRESTART_COUNT=[1-9]|\bretrying\b|\bwill retry\b")
 # a step whose loss is no number: the failure itself, not training on
 _NO_NUMBER_LOSS = re.compile(r"(?i)\bloss\b\W{0,3}(?:nan|[+-]?inf)")
+
+
+def _requeued(ctx: Context, file_index: int, line: int) -> bool:
+    """The file says, at or before `line`, that the scheduler requeued the job."""
+    return any(e.file_index == file_index and e.event.line <= line
+               and e.event.fields.get("reason") == "job_requeue"
+               for e in ctx.of(EventKind.SLURM_CANCEL)) or any(
+        t.line <= line and _REQUEUED.search(t.text) for t in ctx.scans[file_index].tail)
+
+
+def _requeued_then_finished(ctx: Context, file_index: int, line: int) -> bool:
+    """The scheduler stopped this attempt and said it requeued the job (its word is the new
+    attempt's), and the file then shows the job training to its end: Slurm appends a
+    requeued batch job's output to the same file."""
+    if not _requeued(ctx, file_index, line):
+        return False
+    after = [t for t in ctx.scans[file_index].tail
+             if t.line > line and _NO_NUMBER_LOSS.search(t.text) is None]
+    return (sum(1 for t in after if training_line(t)) >= _TRAINED_ON_LINES
+            and any(_FINISHED_TRAINING.search(t.text) for t in after))
+
+
+def _finished_anew(ctx: Context, file_index: int, again_word: bool) -> bool:
+    """A file with no failure that shows the job trained to its end: another attempt's output
+    (a requeued job's second file), where it says it started again (`Resuming from
+    checkpoint …`) or, with `again_word` False, where the stopped attempt's file said the
+    scheduler requeued it."""
+    tail = ctx.scans[file_index].tail
+    start = next((t.line for t in tail if _STARTED_AGAIN.search(t.text)), None)
+    if again_word and start is None:
+        return False
+    after = [t for t in tail if t.line > (start or 0) and _NO_NUMBER_LOSS.search(t.text) is None]
+    return (sum(1 for t in after if training_line(t)) >= _TRAINED_ON_LINES
+            and any(_FINISHED_TRAINING.search(t.text) for t in after))
 
 
 def _steps_after(ctx: Context, file_index: int, line: int) -> int:

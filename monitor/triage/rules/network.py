@@ -58,6 +58,8 @@ def network(ctx: Context) -> Finding | None:
                  e.event.fields.get("peer")
                  # an IB completion error: before NCCL 2.10 its line names no peer
                  or isinstance(e.event.fields.get("status"), int)
+                 # ... and the libfabric plugin's (EFA's, Slingshot's) completion error
+                 or "NET/OFI Request" in e.event.text
                  or any(w in str(e.event.fields.get("error", "")) for w in _UNREACHABLE)
                  # the host's own socket or verbs call failed: its network setup
                  or str(e.event.fields.get("op", "")).startswith(("Socket", "ibv_"))
