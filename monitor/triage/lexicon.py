@@ -327,6 +327,11 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"socketPollConnect: exceeded retries|"
                          # Open MPI's openib help text: a link that gave up retrying
                          r"InfiniBand retry count between two MPI processes has been\b|"
+                         # ... and its BML's: no transport joins two of the job's processes
+                         r"\bMPI processes are unable to reach each other\b|"
+                         # UCX's UD transport's endpoint that timed out (`Fatal: UD endpoint
+                         # 0x1d7c4e0 to <no debug data>: unhandled timeout error`)
+                         r"\bUD endpoint \S+ to .{0,40}: unhandled timeout error\b|"
                          # a Ray driver or node that could not reach the head's GCS at the
                          # address it was given (not a raylet's check that its GCS went)
                          r"Failed to connect to GCS at address \S+ within|"
@@ -444,6 +449,8 @@ _FAILED = re.compile(
     + _RECLAIM_NOTICE + "|"
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit|"
     r"\bSXid \(PCI:[0-9a-fA-F:.]+\): \d+, Fatal\b|"  # an NVSwitch's fatal error (its driver)
+    # UCX's words for an endpoint its transport gave up on (logged at DIAG or as `Fatal:`)
+    r"\berror 'Endpoint timeout'|\bunhandled timeout error\b|"
     # a job that stops itself over a loss gone non-finite (the DeiT/MAE/DINO loops' `Loss is
     # nan, stopping training`, `Non-finite loss, exiting`)
     r"(?i:\b(?:loss\b.{0,40}\b(?:nan|inf(?:inite)?|non-finite)|(?:nan|inf|non-finite)\b.{0,40}"
@@ -605,7 +612,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "annot", "nable to", "No space", "quota", "Input/output", "Read-only",
                     "victed", "preempted", "out of memory", "imed out", "signal", "SIG",
                     "topping", "xiting", "borting",  # (a loss gone non-finite, above)
-                    ", Fatal",
+                    ", Fatal", "Endpoint timeout", "timeout error",
                     "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted",
                     "for bind", "memory pressure", "imminent", "Assertion fail",
                     "terminated with", "abort", "MPI_ABORT", "was invoked", "_ASSERT: ",

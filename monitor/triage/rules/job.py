@@ -72,7 +72,9 @@ def _said(ctx: Context, item: Located) -> tuple[str, str]:
     holds (a chained cause's words: `outgoing traffic has been disabled`)."""
     record = [t.text for t in ctx.scans[item.file_index].tail
               if item.event.line <= t.line <= min(item.event.end_line, item.event.line + 60)]
-    return (f"{item.event.fields.get('exc_type')}: {item.event.fields.get('exc_message', '')}",
+    # (a message that is only a heading is read with its lines: gRPC's `<_InactiveRpcError of
+    # RPC that terminated with:` then `status = StatusCode.UNAVAILABLE`, `details = …`)
+    return (f"{item.event.fields.get('exc_type')}: {_full_message(ctx, item)}",
             "\n".join([item.event.text, *record]))
 
 

@@ -407,6 +407,11 @@ def native_crash(ctx: Context) -> Finding | None:
         )
     where = " inside a collective (all_reduce)" if first.event.fields.get("in_collective") else ""
     pid = processes[0][1] if len(processes) == 1 else first.event.int_field("pid")
+    cause = _said_before_crash(ctx, first, pid)
+    if cause is not None:
+        # its own lines said why just before (UCX's transport gave up and aborted it)
+        return _exit_with_cause(ctx, first, who(first), f"crashed with {signal}",
+                                ranks[0] if ranks else None, cause)
     said = _host_memory_failed(ctx, pid)
     if said is not None:
         host = first.event.fields.get("host")
@@ -457,6 +462,21 @@ def _memory_hardware(ranks: tuple[int, ...], named: str, said: str, item: Locate
         ("A hardware memory error on the node: drain it and have its memory checked (`ras-mc-ctl "
          "--errors`, `mcelog`, the BMC's event log), then run the job again on other nodes.",),
     )
+
+
+def _said_before_crash(ctx: Context, crash: Located,
+                       pid: int | None) -> tuple[TailLine, Reading] | None:
+    """A failing line of the crashed process itself (its pid in the line: UCX's and Open MPI's
+    `[host:pid…]` stamps) a few lines above its crash report, that the lexicon reads as a
+    cause outside the job's code: a library that aborts the process on a transport error."""
+    if pid is None:
+        return None
+    mine = re.compile(rf"[:\[ ]{pid}\b")
+    near = {t.line for t in ctx.scans[crash.file_index].tail
+            if crash.event.line - _NEAR <= t.line < crash.event.line}
+    return _likeliest([(t, r) for t, r in failing_readings(ctx, crash.file_index, judged_too=True)
+                       if t.line in near and r.family in _OUTSIDE_CAUSES
+                       and mine.search(t.text) is not None])
 
 
 def _failed_alike(item: Located, key: str = "signal") -> list[int]:
