@@ -86,7 +86,8 @@ def network(ctx: Context) -> Finding | None:
                      if _gloo_pair_unreachable(e.event.text) and not _gloo_line_explained(ctx, e)]
     # The HCA or port itself failed: the completions flushed after it are its consequences.
     async_events = [e for e in ctx.of(EventKind.NCCL_WARN)
-                    if _ib_fault(str(e.event.fields.get("message", "")))]
+                    if _ib_fault(str(e.event.fields.get("message", "")))
+                    and not _port_came_back(ctx, e)]
     if async_events:
         return _ib_async_event(async_events[0])
     setup = [e for e in ctx.of(EventKind.NCCL_WARN, EventKind.NCCL_ERROR, EventKind.PYTHON_TRACEBACK)
@@ -99,6 +100,8 @@ def network(ctx: Context) -> Finding | None:
     if not items:
         return None
     first = min(items, key=Located.order)
+    if _rank_died_of_its_own_before(ctx, first):
+        return None  # a peer's process died first: its links broke with it
     fields = first.event.fields
     evidence: list[str] = []
     nccl_line = first.kind in (EventKind.NCCL_WARN_NET, EventKind.NCCL_WARN, EventKind.NCCL_ERROR)
@@ -224,6 +227,33 @@ _IB_EVENT_NOTICE = re.compile(r"^\s*(?:client reregistration|LID change|P_Key ch
 def _ib_fault(message: str) -> bool:
     m = _IB_ASYNC.search(message)
     return m is not None and _IB_EVENT_NOTICE.match(m[2]) is None
+
+
+def _rank_died_of_its_own_before(ctx: Context, item: Located) -> bool:
+    """A rank with its own GPU error or out-of-memory in these logs, whose exit its launcher
+    reported before `item` by both clocks (torchrun's failure table or its `failed (exitcode
+    …)` line): the network errors after it are its peers' links breaking as it died."""
+    own = {e.rank for e in ctx.of(EventKind.CUDA_ERROR, EventKind.CUDA_OOM)
+           if e.rank is not None and e.event.level >= Level.ERROR}
+    if not own or item.time is None:
+        return False
+    exits = [e for e in ctx.of(EventKind.CHILD_FAILED_SUMMARY, EventKind.AGENT_WORKER_FAILED)
+             if e.time is not None and e.time < item.time
+             and (e.event.fields.get("root_rank") if e.kind is EventKind.CHILD_FAILED_SUMMARY
+                  else e.rank) in own]
+    return bool(exits)
+
+
+def _port_came_back(ctx: Context, item: Located) -> bool:
+    """A port's error event answered by its `port active` event later in the same file, and
+    the job trained on after: a link that flapped and came back, which the job rode out."""
+    m = _IB_ASYNC.search(str(item.event.fields.get("message", "")))
+    if m is None or not m[1] or "port error" not in m[2].lower():
+        return False
+    back = next((t.line for t in ctx.scans[item.file_index].tail if t.line > item.event.line
+                 and f"{m[1]} Got async event: port active" in t.text.replace("error event",
+                                                                                "event")), None)
+    return back is not None and trained_after(ctx, item.file_index, back)
 
 
 def _ib_async_event(item: Located) -> Finding:
