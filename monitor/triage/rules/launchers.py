@@ -63,6 +63,24 @@ def _lost_a_peer(item: Located) -> bool:
             and _PEER_LOSS_WORDS.search(said) is not None)
 
 
+_DESCRIBED_POD = re.compile(r"^Name:\s+(\S+)\s*$")
+_DESCRIBED_NODE = re.compile(r"^Node:\s+([\w.\-]+)(?:/[\d.]+)?\s*$")
+
+
+def _described(ctx: Context, item: Located) -> tuple[str | None, str | None]:
+    """The pod and node of `kubectl describe pod`'s header (`Name:`, `Node: gke-…/10.128.0.44`)
+    above a line of its record."""
+    pod = node = None
+    for t in ctx.scans[item.file_index].tail:
+        if t.line >= item.event.line:
+            break
+        if (m := _DESCRIBED_POD.match(t.text)) is not None:
+            pod, node = m[1], None  # a new record begins
+        elif (m := _DESCRIBED_NODE.match(t.text)) is not None:
+            node = m[1]
+    return pod, node
+
+
 def _failed_before(ctx: Context, item: Located) -> bool:
     """Did the job fail before `item`: an error earlier in its file, or a task that exited by
     itself (srun's `Exited with exit code`, `Killed`) anywhere?"""
@@ -294,6 +312,9 @@ def scheduler(ctx: Context) -> Finding | None:
                 "it was sent from outside the job (a closed terminal, Ctrl-C, the scheduler)")
     elif first.kind is EventKind.POD_EVICTED:
         pod, node = fields.get("pod"), fields.get("node")
+        if not pod and not node:
+            # `kubectl describe pod` puts them in its header above the reason
+            pod, node = _described(ctx, first)
         what = {"Preempted": "preempted", "PreemptionByScheduler": "preempted",
                 "NodeNotReady": "lost the node of", "TaintManagerEviction": "evicted"}.get(
             str(fields.get("what")), "evicted")
@@ -923,6 +944,18 @@ def _below(ctx: Context, item: Located) -> str:
     return " ".join(said)
 
 
+def _fields_under(ctx: Context, item: Located) -> str:
+    """The indented fields of a Ray exception's report (`\tpid: 8812`, `\tip: 10.0.3.21`)."""
+    said = []
+    for t in ctx.scans[item.file_index].tail:
+        if t.line <= item.event.line:
+            continue
+        if not t.text[:1].isspace():
+            break
+        said.append(t.text)
+    return "\n".join(said)
+
+
 def actor_died(ctx: Context) -> Finding | None:
     """Ray: an actor or worker process died; Ray states the pid and, sometimes, the cause."""
     items = ctx.of(EventKind.ACTOR_DIED)
@@ -937,6 +970,11 @@ def actor_died(ctx: Context) -> Finding | None:
         first = node[0]
         ips = sorted(set(re.findall(r"(?:Owner Ip address:|and address:|and ip:|IP:) ([\d.]+)",
                                     first.event.text)))
+        if not ips and first.event.fields.get("ip"):
+            ips = [str(first.event.fields["ip"])]  # the actor's own `ip:` field: its node
+        if not ips:
+            ips = sorted(set(re.findall(r"^\s+ip: ([\d.]+)$", _fields_under(ctx, first),
+                                        re.MULTILINE)))
         return Finding(
             Category.INFRASTRUCTURE, (), tuple(f"node {ip}" for ip in ips),
             (f"Ray reports that a node died or was lost: "

@@ -102,6 +102,11 @@ def network(ctx: Context) -> Finding | None:
     first = min(items, key=Located.order)
     if _rank_died_of_its_own_before(ctx, first):
         return None  # a peer's process died first: its links broke with it
+    if any(_SSH_NETWORK.search(t.text) for t in ctx.scans[first.file_index].loose
+           if t.line < first.event.line):
+        # the launcher could not ssh into a host first: the ranks there never started, and
+        # the others' store and rendezvous errors wait for them
+        return ssh_unreachable(ctx)
     fields = first.event.fields
     evidence: list[str] = []
     nccl_line = first.kind in (EventKind.NCCL_WARN_NET, EventKind.NCCL_WARN, EventKind.NCCL_ERROR)
