@@ -265,6 +265,11 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 # memory-failure handler; EDAC's uncorrected error count)
                                 r"\bdue to hardware memory corruption\b|\bEDAC MC\d+: \d+ UE\b|"
                                 r"NODE_FAIL|(?i:node (?:failure|lost|was lost|is down))|"
+                                # Kubernetes' DisruptionTarget reasons: the pod was ended from
+                                # outside (its node gone, drained, preempted, shut down)
+                                r"\b(?:DeletionByPodGC|DeletionByTaintManager|"
+                                r"EvictionByEvictionAPI|PreemptionByScheduler|"
+                                r"TerminationByKubelet)\b|"
                                 # YARN: `Container released on a *lost* node`
                                 r"(?i:\blost\*? node\b)|"
                                 r"/dev/shm|(?i:insufficient shared memory)|"
@@ -449,6 +454,8 @@ _FAILED = re.compile(
     + _RECLAIM_NOTICE + "|"
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit|"
     r"\bSXid \(PCI:[0-9a-fA-F:.]+\): \d+, Fatal\b|"  # an NVSwitch's fatal error (its driver)
+    # Kubernetes' DisruptionTarget reasons (a pod ended from outside)
+    r"\b(?:DeletionByPodGC|DeletionByTaintManager|EvictionByEvictionAPI|TerminationByKubelet)\b|"
     # UCX's words for an endpoint its transport gave up on (logged at DIAG or as `Fatal:`)
     r"\berror 'Endpoint timeout'|\bunhandled timeout error\b|"
     # a job that stops itself over a loss gone non-finite (the DeiT/MAE/DINO loops' `Loss is
@@ -612,7 +619,8 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "annot", "nable to", "No space", "quota", "Input/output", "Read-only",
                     "victed", "preempted", "out of memory", "imed out", "signal", "SIG",
                     "topping", "xiting", "borting",  # (a loss gone non-finite, above)
-                    ", Fatal", "Endpoint timeout", "timeout error",
+                    ", Fatal", "Endpoint timeout", "timeout error", "DeletionBy",
+                    "EvictionByEvictionAPI", "TerminationByKubelet",
                     "usage", "amdgpu", "[drm]", "ower", "ssh: ", "xceed", "aborted",
                     "for bind", "memory pressure", "imminent", "Assertion fail",
                     "terminated with", "abort", "MPI_ABORT", "was invoked", "_ASSERT: ",
