@@ -336,7 +336,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"\bMPI processes are unable to reach each other\b|"
                          # UCX's UD transport's endpoint that timed out (`Fatal: UD endpoint
                          # 0x1d7c4e0 to <no debug data>: unhandled timeout error`)
-                         r"\bUD endpoint \S+ to .{0,40}: unhandled timeout error\b|"
+                         r"\bUD endpoint \S+(?: to .{0,40})?: unhandled timeout error\b|"
                          # a Ray driver or node that could not reach the head's GCS at the
                          # address it was given (not a raylet's check that its GCS went)
                          r"Failed to connect to GCS at address \S+ within|"

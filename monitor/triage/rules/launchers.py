@@ -87,8 +87,8 @@ def _failed_before(ctx: Context, item: Located) -> bool:
     interrupted = _ctrl_c_by_srun(ctx)
     return any(e.event.level >= Level.ERROR and e.kind not in _SCHEDULER_NOISE
                and e.kind is not EventKind.SLURM_CANCEL
-               and not (interrupted and str(e.event.fields.get("exc_type", "")).endswith(
-                   "KeyboardInterrupt"))
+               and not (interrupted and (str(e.event.fields.get("exc_type", "")).endswith(
+                   "KeyboardInterrupt") or _interrupted_exit(e)))
                and ((e.kind is EventKind.SLURM_TASK_EXIT and not _stopped_by_srun(e))
                     or (e.file_index == item.file_index and e.event.line < item.event.line))
                for e in ctx.located)
@@ -98,6 +98,12 @@ def _failed_before(ctx: Context, item: Located) -> bool:
 # abort)`, `srun: sending Ctrl-C to StepId=8.0`): the ranks' KeyboardInterrupt is a stop
 # someone asked for
 _SRUN_CTRL_C = re.compile(r"\bsrun: (?:sending Ctrl-C to |interrupt \(one more within 1 sec)")
+
+
+def _interrupted_exit(item: Located) -> bool:
+    """srun's report of a task that exited on the interrupt: code 130 (128 + SIGINT)."""
+    return (item.kind is EventKind.SLURM_TASK_EXIT
+            and "exit code 130" in str(item.event.fields.get("status_text", "")))
 
 
 def _ctrl_c_by_srun(ctx: Context) -> bool:
@@ -149,7 +155,8 @@ _FINISHED_TRAINING = re.compile(r"(?i)\btraining (?:is )?(?:finished|completed?|
                                 r"\bTrainer\.fit`? stopped: `?max_(?:epochs|steps)=\d+`? reached\b")
 # the scheduler's word that the stopped job goes back to the queue (`… CANCELLED AT … DUE TO
 # JOB REQUEUE ***`, Lightning's `Requeued SLURM job: 44560`)
-_REQUEUED = re.compile(r"(?i)\bDUE TO JOB REQUEUE\b|\bRequeued SLURM job\b|\bjob requeued\b")
+_REQUEUED = re.compile(r"(?i)\bDUE TO JOB REQUEUE\b|\bRequeued SLURM job\b|\bjob requeued\b|"
+                       r"\brequeuing job\b")
 
 
 def trained_past_every_failure(ctx: Context) -> Finding | None:
@@ -187,6 +194,9 @@ def trained_past_every_failure(ctx: Context) -> Finding | None:
 # a new attempt's own word that it started again (`resuming from checkpoint …`, `attempt 2`,
 # `SLURM_RESTART_COUNT=1`, a restarted worker group, a requeued job)
 _STARTED_AGAIN = re.compile(r"(?i)\bresum(?:e|ed|ing)\b.{0,40}\b(?:from|checkpoint|training|step)\b|"
+                            # Lightning's `Restoring states from the checkpoint path at …`,
+                            # `Restored all states from the checkpoint at …`
+                            r"\brestor(?:e|ed|ing) (?:all )?states from the checkpoint\b|"
                             r"\brestart(?:ed|ing)\b|\brequeued?\b|\battempt[ #]\d+\b|"
                             r"\bRESTART_COUNT=[1-9]|\bretrying\b|\bwill retry\b")
 # a step whose loss is no number: the failure itself, not training on
@@ -209,8 +219,15 @@ def _requeued_then_finished(ctx: Context, file_index: int, line: int) -> bool:
         return False
     after = [t for t in ctx.scans[file_index].tail
              if t.line > line and _NO_NUMBER_LOSS.search(t.text) is None]
-    return (sum(1 for t in after if training_line(t)) >= _TRAINED_ON_LINES
-            and any(_FINISHED_TRAINING.search(t.text) for t in after))
+    return _trained_to_the_end(after)
+
+
+def _trained_to_the_end(after: list[TailLine]) -> bool:
+    """Step lines (a progress bar, a step's loss; the tail keeps the last bar only) and the
+    loop's own word that it finished."""
+    finished = [t for t in after if _FINISHED_TRAINING.search(t.text)]
+    steps = sum(1 for t in after if training_line(t)) + len(finished)
+    return bool(finished) and steps >= _TRAINED_ON_LINES
 
 
 def _finished_anew(ctx: Context, file_index: int, again_word: bool) -> bool:
@@ -223,8 +240,7 @@ def _finished_anew(ctx: Context, file_index: int, again_word: bool) -> bool:
     if again_word and start is None:
         return False
     after = [t for t in tail if t.line > (start or 0) and _NO_NUMBER_LOSS.search(t.text) is None]
-    return (sum(1 for t in after if training_line(t)) >= _TRAINED_ON_LINES
-            and any(_FINISHED_TRAINING.search(t.text) for t in after))
+    return _trained_to_the_end(after)
 
 
 def _steps_after(ctx: Context, file_index: int, line: int) -> int:
@@ -279,7 +295,11 @@ def scheduler(ctx: Context) -> Finding | None:
     forwarded = [e for e in ctx.of(EventKind.AGENT_SIGTERM)
                  if e.event.fields.get("signal") in ("SIGHUP", "SIGINT", "SIGQUIT")
                  and not _failed_before(ctx, e)]
-    items = [*cancels, *nodes, *forwarded,
+    # srun passed a Ctrl-C on to the step: its tasks' KeyboardInterrupt and exit code 130
+    interrupted = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK, EventKind.SLURM_TASK_EXIT)
+                   if str(e.event.fields.get("exc_type", "")).endswith("KeyboardInterrupt")
+                   or _interrupted_exit(e)] if _ctrl_c_by_srun(ctx) else []
+    items = [*cancels, *nodes, *forwarded, *interrupted,
              *ctx.of(EventKind.AGENT_DEATH_SIGNAL, EventKind.POD_EVICTED)]
     if not items:
         return None
@@ -328,7 +348,9 @@ def scheduler(ctx: Context) -> Finding | None:
              "preemption): `kubectl describe pod` and the node's conditions say which.",),
         )
     else:
-        text = f"srun: {fields.get('status_text')} ({first.where})"
+        text = (f"srun passed an interrupt (Ctrl-C) on to the step's tasks, which stopped "
+                f"({first.where}): a stop someone asked for" if first in interrupted else
+                f"srun: {fields.get('status_text')} ({first.where})")
     named = tuple(dict.fromkeys(str(e.event.fields["node"]) for e in nodes
                                 if e.event.fields.get("node"))) if first in nodes else ()
     culprit: tuple[str, ...]
@@ -1012,6 +1034,10 @@ def _one_node_rank(ctx: Context, local: int, pid: FieldValue
              f"rank {local}",))
 
 
+_LAUNCHER_REPORTS = (EventKind.AGENT_WORKER_FAILED, EventKind.AGENT_SIGTERM,
+                     EventKind.CHILD_FAILED_SUMMARY)
+
+
 def _own_error_above(ctx: Context, item: Located,
                      rank: int | None) -> tuple[TailLine, Reading] | None:
     """A worker's own error right above the launcher's report of its exit, in the same file,
@@ -1022,10 +1048,12 @@ def _own_error_above(ctx: Context, item: Located,
     families, or none, leave the exit unexplained."""
     went_on = [p.event.line for p in ctx.of(EventKind.PROGRESS)
                if p.file_index == item.file_index and p.event.line < item.event.line]
+    # (the launcher's own lines about the exit are its report, not the worker's words)
+    reports = {e.event.line for e in ctx.of(*_LAUNCHER_REPORTS) if e.file_index == item.file_index}
     readings = []
     for t in ctx.scans[item.file_index].loose:
         if not item.event.line - _NEAR <= t.line < item.event.line or any(
-                t.line < line for line in went_on) or _HANDLED.search(t.text):
+                t.line < line for line in went_on) or _HANDLED.search(t.text) or t.line in reports:
             continue
         reading = read_line(t.text)
         if reading is None:

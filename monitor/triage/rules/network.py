@@ -102,8 +102,7 @@ def network(ctx: Context) -> Finding | None:
     first = min(items, key=Located.order)
     if _rank_died_of_its_own_before(ctx, first):
         return None  # a peer's process died first: its links broke with it
-    if any(_SSH_NETWORK.search(t.text) for t in ctx.scans[first.file_index].loose
-           if t.line < first.event.line):
+    if _ssh_failed_before(ctx, first):
         # the launcher could not ssh into a host first: the ranks there never started, and
         # the others' store and rendezvous errors wait for them
         return ssh_unreachable(ctx)
@@ -234,12 +233,33 @@ def _ib_fault(message: str) -> bool:
     return m is not None and _IB_EVENT_NOTICE.match(m[2]) is None
 
 
+# exceptions a rank raises when a peer or the network failed it: never its own fault
+_RAISED_BY_A_PEER = re.compile(r"DistBackendError|DistNetworkError|DistStoreError|NCCL|[Gg]loo|"
+                               r"[Cc]onnection|[Tt]imeout|[Tt]imed out|KeyboardInterrupt|"
+                               r"SignalException|ChildFailedError|[Bb]roken pipe|peer")
+
+
+def _own_fault_raised(item: Located) -> bool:
+    f = item.event.fields
+    return bool(f.get("exc_type")) and _RAISED_BY_A_PEER.search(
+        f"{f.get('exc_type')} {f.get('exc_message', '')}") is None
+
+
+def _ssh_failed_before(ctx: Context, item: Located) -> bool:
+    """ssh's own word that it could not reach a host, earlier in `item`'s file."""
+    return any(_SSH_NETWORK.search(t.text) for t in ctx.scans[item.file_index].loose
+               if t.line < item.event.line)
+
+
 def _rank_died_of_its_own_before(ctx: Context, item: Located) -> bool:
     """A rank with its own GPU error or out-of-memory in these logs, whose exit its launcher
     reported before `item` by both clocks (torchrun's failure table or its `failed (exitcode
     …)` line): the network errors after it are its peers' links breaking as it died."""
     own = {e.rank for e in ctx.of(EventKind.CUDA_ERROR, EventKind.CUDA_OOM)
            if e.rank is not None and e.event.level >= Level.ERROR}
+    # ... or its own exception (a disk that failed under it), not one a lost peer raised
+    own |= {e.rank for e in ctx.of(EventKind.PYTHON_TRACEBACK)
+            if e.rank is not None and e.event.level >= Level.ERROR and _own_fault_raised(e)}
     if not own or item.time is None:
         return False
     exits = [e for e in ctx.of(EventKind.CHILD_FAILED_SUMMARY, EventKind.AGENT_WORKER_FAILED)
@@ -255,9 +275,9 @@ def _port_came_back(ctx: Context, item: Located) -> bool:
     m = _IB_ASYNC.search(str(item.event.fields.get("message", "")))
     if m is None or not m[1] or "port error" not in m[2].lower():
         return False
-    back = next((t.line for t in ctx.scans[item.file_index].tail if t.line > item.event.line
-                 and f"{m[1]} Got async event: port active" in t.text.replace("error event",
-                                                                                "event")), None)
+    active = re.compile(rf"{re.escape(m[1])} Got async (?:error )?event ?: ?port active\b")
+    back = next((t.line for t in ctx.scans[item.file_index].tail
+                 if t.line > item.event.line and active.search(t.text)), None)
     return back is not None and trained_after(ctx, item.file_index, back)
 
 
@@ -483,6 +503,8 @@ def init_timeout(ctx: Context) -> Finding | None:
     if not waits:
         return None
     first = waits[0]
+    if _ssh_failed_before(ctx, first):
+        return ssh_unreachable(ctx)  # the ranks of a host the launcher never reached
     fields = first.event.fields
     detail = ""
     if fields.get("joined") is not None:
@@ -787,6 +809,10 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
     # explains the error, whichever code NCCL returned for it (a system error, or with its
     # cuMem host memory an unhandled cuda error); the rank that met it is no culprit
     last = _last_error(ctx, first) or _own_warning(first)
+    if not cuda and first.time is not None and not _NCCL_SHM.search(last) and any(
+            e.time is not None and e.time < first.time
+            for e in ctx.of(EventKind.CHILD_FAILED_SUMMARY, EventKind.AGENT_WORKER_FAILED)):
+        return None  # a launcher reported a worker's exit before it: the peer that went away
     # (a segment it could not open for want of file descriptors is the process's limit, no
     # shortage of /dev/shm)
     if _NCCL_SHM.search(last) and "Too many open files" not in last:
