@@ -44,7 +44,6 @@ from monitor.triage.rules import (
     Finding,
     nfs_answered_again,
     still_failing,
-    thread_stepped_past,
 )
 from monitor.triage.topology import ONE_NODE, SRUN_RANK, promoted, read_topology
 
@@ -197,7 +196,7 @@ def diagnose(
         # a failing line no pattern made an error of (an exception line whose only event is
         # the lost connection in it) still says the job failed
         sign = next((e for e in located if _failure_sign(e)
-                     and not thread_stepped_past(ctx, e)), None)
+                     and not ctx.passed_over(e.file_index, e.event.line)), None)
         failed = errors or sign is not None or any(
             still_failing(ctx, index) for index in range(len(scans)))
         # say what shows the failure (a traceback cut before its exception line: a shell's

@@ -53,7 +53,8 @@ class Context:
         """(file index, first line, last line) of each thread's traceback the job went on
         after (`thread_stepped_past`): nothing in those records is the job's failure."""
         return tuple((e.file_index, e.event.line, e.event.end_line)
-                     for e in self.of(EventKind.PYTHON_TRACEBACK) if thread_stepped_past(self, e))
+                     for e in self.of(EventKind.PYTHON_TRACEBACK)
+                     if thread_stepped_past(self, e) or swallowed(self, e))
 
     def passed_over(self, file_index: int, line: int) -> bool:
         """Whether a line of a file lies in a thread's traceback the job went on after."""
@@ -282,12 +283,43 @@ def _spawn_reports(ctx: Context, file_index: int) -> list[tuple[int, str]]:
 _LEGACY_LOCAL = re.compile(r"--local[_-]rank[= ]'?(\d+)")
 
 
+# a new attempt's word (a restart, a resume, a requeue): steps after it are another process's
+_NEW_ATTEMPT = re.compile(r"(?i)\brestart|\bresum(?:e|ed|ing)\b|\bStarting worker group\b|"
+                          r"\battempt[ #]\d|\brequeue")
+
+
+def rank_stepped_on(ctx: Context, file_index: int, line: int, rank: int) -> bool:
+    """`rank` logged two steps of its own after `line` in that file, with no new attempt's
+    word between: the process that wrote `line` went on."""
+    after = [t for t in ctx.scans[file_index].tail if t.line > line]
+    if any(_NEW_ATTEMPT.search(t.text) for t in after):
+        return False
+    return sum(1 for t in after if t.rank == rank and training_line(t)) >= 2
+
+
+_IGNORED = re.compile(r"^\s*Exception ignored (?:in|on)\b")
+
+
+def swallowed(ctx: Context, item: Located) -> bool:
+    """A traceback CPython printed under `Exception ignored in: <function … __del__ …>`: it
+    swallowed the exception (a destructor's, one at shutdown), which ends nothing."""
+    return any(_IGNORED.match(t.text) for t in ctx.scans[item.file_index].tail
+               if item.event.line - 1 <= t.line <= item.event.line)
+
+
 def thread_stepped_past(ctx: Context, item: Located) -> bool:
     """An exception raised in a thread other than the main one (`Exception in thread NAME:`)
     after which the same file shows the job's progress: the process went on without it."""
-    return (item.kind is EventKind.PYTHON_TRACEBACK and bool(item.event.fields.get("in_thread"))
-            and any(p.file_index == item.file_index and p.event.line > item.event.end_line
-                    for p in ctx.of(EventKind.PROGRESS)))
+    if item.kind is not EventKind.PYTHON_TRACEBACK:
+        return False
+    if (item.rank is not None and item.rank_origin in GLOBAL_ORIGINS
+            and rank_stepped_on(ctx, item.file_index, item.event.end_line, item.rank)):
+        return True  # the same rank logged its steps after it: it caught and logged the error
+    return (bool(item.event.fields.get("in_thread"))
+            and (any(p.file_index == item.file_index and p.event.line > item.event.end_line
+                     for p in ctx.of(EventKind.PROGRESS))
+                 # (or its step lines, as far as the file's tail holds them)
+                 or trained_after(ctx, item.file_index, item.event.end_line)))
 
 
 # a training loop's own report of a step (`step 5 | loss 2.8998`, Keras' `300/300 - 208s -

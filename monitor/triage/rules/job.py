@@ -38,6 +38,7 @@ from monitor.triage.rules.base import (
     _ray_task_name,
     _spawn_reports,
     nfs_answered_again,
+    swallowed,
     thread_stepped_past,
 )
 
@@ -486,7 +487,8 @@ def own_exception(ctx: Context) -> Finding | None:
            # reason`): the cause is that earlier failure, not this raise
            and _SEE_ABOVE.search(said) is None
            and not _aftermath(ctx, item)
-           and not thread_stepped_past(ctx, item)]
+           and not thread_stepped_past(ctx, item)
+           and not swallowed(ctx, item)]
     died = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
             if _WORKER_DIED.search(str(item.event.fields.get("exc_message", ""))) is not None]
     if not own or (died and died[0].order() < own[0].order()):

@@ -592,7 +592,9 @@ def retries_exhausted(ctx: Context) -> Finding | None:
                  # uploader) that ran out, no failure of the job
                  and not any(p.file_index == e.file_index and p.event.line > e.event.line
                              and (e.rank is None or p.rank is None or p.rank == e.rank)
-                             for p in progress)]
+                             for p in progress)
+                 # (nor inside a side thread's traceback the job went on after)
+                 and not ctx.passed_over(e.file_index, e.event.line)]
     if not exhausted:
         return None
     first = exhausted[0]

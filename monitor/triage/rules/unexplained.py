@@ -28,6 +28,7 @@ from monitor.triage.rules.base import (
     _killed_in_tail,
     _some,
     _writer,
+    rank_stepped_on,
 )
 
 # A network plugin's set-up complaint, what NCCL falls back from (never a failure in the job's
@@ -108,7 +109,11 @@ _WARNED = re.compile(r"\bWARN(?:ING)?\b|^\W*W\d{4} \d\d:|\d\d:\d\d:\d\d[.,]\d+\]
 
 
 def _warned_then_went_on(ctx: Context, index: int, line: TailLine) -> bool:
-    """A warning its writer went on after: the same file shows the job stepping below it."""
+    """A warning its writer went on after: the same file shows the job stepping below it; or
+    any failing line of a rank that logged two steps of its own below it (it caught, logged
+    and skipped what failed: an evaluation hook's error)."""
+    if line.rank is not None and rank_stepped_on(ctx, index, line.line, line.rank):
+        return True
     return _WARNED.search(line.text) is not None and any(
         p.file_index == index and p.event.line > line.line for p in ctx.of(EventKind.PROGRESS))
 
