@@ -58,8 +58,10 @@ def network(ctx: Context) -> Finding | None:
                  e.event.fields.get("peer")
                  # an IB completion error: before NCCL 2.10 its line names no peer
                  or isinstance(e.event.fields.get("status"), int)
-                 # ... and the libfabric plugin's (EFA's, Slingshot's) completion error
-                 or "NET/OFI Request" in e.event.text
+                 # ... and the libfabric plugin's (EFA's, Slingshot's) completion error, but
+                 # its remote side's I/O error: the peer that went away, no more
+                 or ("NET/OFI Request" in e.event.text
+                     and _OFI_REMOTE_WENT.search(e.event.text) is None)
                  or any(w in str(e.event.fields.get("error", "")) for w in _UNREACHABLE)
                  # the host's own socket or verbs call failed: its network setup
                  or str(e.event.fields.get("op", "")).startswith(("Socket", "ibv_"))
@@ -243,6 +245,9 @@ def _own_fault_raised(item: Located) -> bool:
     f = item.event.fields
     return bool(f.get("exc_type")) and _RAISED_BY_A_PEER.search(
         f"{f.get('exc_type')} {f.get('exc_message', '')}") is None
+
+
+_OFI_REMOTE_WENT = re.compile(r"\bREMOTE_IO\b|Remote I/O error")
 
 
 def _ssh_failed_before(ctx: Context, item: Located) -> bool:
