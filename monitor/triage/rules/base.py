@@ -54,7 +54,9 @@ class Context:
         after (`thread_stepped_past`): nothing in those records is the job's failure."""
         return tuple((e.file_index, e.event.line, e.event.end_line)
                      for e in self.of(EventKind.PYTHON_TRACEBACK)
-                     if thread_stepped_past(self, e) or swallowed(self, e))
+                     if thread_stepped_past(self, e)) + tuple(
+            (e.file_index, e.event.line, _exception_line(self, e))
+            for e in self.of(EventKind.PYTHON_TRACEBACK) if swallowed(self, e))
 
     def passed_over(self, file_index: int, line: int) -> bool:
         """Whether a line of a file lies in a thread's traceback the job went on after."""
@@ -290,21 +292,72 @@ _NEW_ATTEMPT = re.compile(r"(?i)\brestart|\bresum(?:e|ed|ing)\b|\bStarting worke
 
 def rank_stepped_on(ctx: Context, file_index: int, line: int, rank: int) -> bool:
     """`rank` logged two steps of its own after `line` in that file, with no new attempt's
-    word between: the process that wrote `line` went on."""
-    after = [t for t in ctx.scans[file_index].tail if t.line > line]
-    if any(_NEW_ATTEMPT.search(t.text) for t in after):
+    word between and no collective's wait that ran out after: the process that wrote `line`
+    went on (a few steps then silence and the others' timeouts are batches it had fetched
+    before its feeder died)."""
+    tail = ctx.scans[file_index].tail
+    after = [t for t in tail if t.line > line]
+    if any(_NEW_ATTEMPT.search(t.text) for t in after) or waits_ran_out_after(
+            ctx, file_index, line) or _exit_reported(ctx, rank):
         return False
-    return sum(1 for t in after if t.rank == rank and training_line(t)) >= 2
+    steps = [t for t in after if t.rank == rank and training_line(t)]
+    before = [int(m[1]) for t in tail if t.line < line and t.rank == rank
+              and (m := _STEP_NUMBER.search(t.text)) is not None]
+    later = [int(m[1]) for t in steps if (m := _STEP_NUMBER.search(t.text)) is not None]
+    if before and later and max(later) <= max(before):
+        return False  # its stdout, flushed late: steps from before the failure
+    return len(steps) >= 2
+
+
+_STEP_NUMBER = re.compile(r"(?i)\b(?:step|iter(?:ation)?)\b\W{0,3}(\d+)")
+
+
+def _exit_reported(ctx: Context, rank: int) -> bool:
+    """The rank's launcher reported its exit (torchrun's line or its failure table)."""
+    return any(e.rank == rank for e in ctx.of(EventKind.AGENT_WORKER_FAILED)) or any(
+        e.event.fields.get("root_rank") == rank for e in ctx.of(EventKind.CHILD_FAILED_SUMMARY))
+
+
+def went_on_past(ctx: Context, item: Located) -> bool:
+    """The process that wrote `item` went on after it: a thread's traceback the job went on
+    after, or a failure its own rank logged steps past."""
+    return ctx.passed_over(item.file_index, item.event.line) or (
+        item.rank is not None and item.rank_origin in GLOBAL_ORIGINS
+        and rank_stepped_on(ctx, item.file_index, item.event.end_line, item.rank))
+
+
+_WAITS = (EventKind.WATCHDOG_TIMEOUT, EventKind.STORE_TIMEOUT, EventKind.HEARTBEAT_HANG)
+
+
+def waits_ran_out_after(ctx: Context, file_index: int, line: int,
+                        time: float | None = None) -> bool:
+    """A collective's or the store's wait ran out after `line` of that file (or, given its
+    time, after it in any file): the job stalled after all."""
+    return any((e.file_index == file_index and e.event.line > line)
+               or (time is not None and e.time is not None and e.time > time)
+               for e in ctx.of(*_WAITS))
 
 
 _IGNORED = re.compile(r"^\s*Exception ignored (?:in|on)\b")
 
 
+def _exception_line(ctx: Context, item: Located) -> int:
+    """The line of a traceback's exception (`AssertionError: …`): its record ends there."""
+    name = str(item.event.fields.get("exc_type", "")).rsplit(".", 1)[-1]
+    return next((t.line for t in ctx.scans[item.file_index].tail
+                 if item.event.line <= t.line <= item.event.end_line and name
+                 and t.text.lstrip().startswith(name)), item.event.end_line)
+
+
 def swallowed(ctx: Context, item: Located) -> bool:
     """A traceback CPython printed under `Exception ignored in: <function … __del__ …>`: it
     swallowed the exception (a destructor's, one at shutdown), which ends nothing."""
-    return any(_IGNORED.match(t.text) for t in ctx.scans[item.file_index].tail
-               if item.event.line - 1 <= t.line <= item.event.line)
+    tail = ctx.scans[item.file_index].tail
+    return any(_IGNORED.match(t.text) for t in tail
+               if item.event.line - 1 <= t.line <= item.event.line) and not any(
+        # (one record only: a second traceback after it is a real exception's)
+        t.text.lstrip().startswith("Traceback (most recent call last)") for t in tail
+        if item.event.line < t.line <= item.event.end_line)
 
 
 def thread_stepped_past(ctx: Context, item: Located) -> bool:
@@ -315,11 +368,16 @@ def thread_stepped_past(ctx: Context, item: Located) -> bool:
     if (item.rank is not None and item.rank_origin in GLOBAL_ORIGINS
             and rank_stepped_on(ctx, item.file_index, item.event.end_line, item.rank)):
         return True  # the same rank logged its steps after it: it caught and logged the error
-    return (bool(item.event.fields.get("in_thread"))
-            and (any(p.file_index == item.file_index and p.event.line > item.event.end_line
-                     for p in ctx.of(EventKind.PROGRESS))
-                 # (or its step lines, as far as the file's tail holds them)
-                 or trained_after(ctx, item.file_index, item.event.end_line)))
+    if not item.event.fields.get("in_thread") or waits_ran_out_after(
+            ctx, item.file_index, item.event.end_line, item.time):
+        return False
+    if item.rank is not None:
+        # the thread's own rank must go on: other ranks' steps say nothing of it
+        return rank_stepped_on(ctx, item.file_index, item.event.end_line, item.rank)
+    return (any(p.file_index == item.file_index and p.event.line > item.event.end_line
+                for p in ctx.of(EventKind.PROGRESS))
+            # (or its step lines, as far as the file's tail holds them)
+            or trained_after(ctx, item.file_index, item.event.end_line))
 
 
 # a training loop's own report of a step (`step 5 | loss 2.8998`, Keras' `300/300 - 208s -

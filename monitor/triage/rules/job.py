@@ -40,6 +40,7 @@ from monitor.triage.rules.base import (
     nfs_answered_again,
     swallowed,
     thread_stepped_past,
+    went_on_past,
 )
 
 # Exceptions that are a file system's refusal whatever their message. A missing file
@@ -208,6 +209,19 @@ def _storage_refused(exc: str, message: str) -> bool:
         _STORE_WRITE_REFUSED.search(message) is not None)
 
 
+# exceptions a worker raises when the other end of its connection or pipe went away
+_RELAYED_BY_WORKER = re.compile(r"^(?:ConnectionResetError|ConnectionAbortedError|BrokenPipeError|"
+                                r"EOFError)$")
+
+
+def _pipe_closed(item: Located) -> bool:
+    """A bare EOFError from multiprocessing's connection or manager: the process at the other
+    end of the pipe went away (a queue's feeder, a manager), not this one's bug."""
+    return (str(item.event.fields.get("exc_type", "")).rsplit(".", 1)[-1] == "EOFError"
+            and not str(item.event.fields.get("exc_message", "")).strip()
+            and "multiprocessing/" in str(item.event.fields.get("frames", "")))
+
+
 def _worker(item: Located) -> str:
     """The dead DataLoader worker, by its rank and pid as far as the line shows them."""
     pid = item.event.fields.get("pid") or item.event.fields.get("pids")
@@ -246,6 +260,17 @@ def dataloader(ctx: Context) -> Finding | None:
                 return _unreached_finding(
                     first, unreached, f"{who(first)}: {exc} in a DataLoader worker "
                     f"({first.where}): the endpoint it read from could not be reached")
+            if _RELAYED_BY_WORKER.search(exc.rsplit(".", 1)[-1]) and not corrupt:
+                # its other end went away (a connection reset, a pipe or a manager's EOF):
+                # that end's story, which the worker's lines do not tell
+                return Finding(
+                    Category.UNDETERMINED, (), (),
+                    (f"{who(first)}: {exc} in a DataLoader worker ({first.where}): the other "
+                     "end of its connection or pipe went away, and what ended it is not "
+                     "shown",), first,
+                    ("Find what the worker was reading from (a server, a manager process, a "
+                     "socket) and why it closed.",),
+                )
             category = (Category.DATA if corrupt else
                         Category.STORAGE_IO if _storage_refused(exc, f"{first.event.text}\n"
                                                                      f"{original}")
@@ -488,7 +513,8 @@ def own_exception(ctx: Context) -> Finding | None:
            and _SEE_ABOVE.search(said) is None
            and not _aftermath(ctx, item)
            and not thread_stepped_past(ctx, item)
-           and not swallowed(ctx, item)]
+           and not swallowed(ctx, item)
+           and not _pipe_closed(item)]
     died = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
             if _WORKER_DIED.search(str(item.event.fields.get("exc_message", ""))) is not None]
     if not own or (died and died[0].order() < own[0].order()):
@@ -676,6 +702,8 @@ def storage_write(ctx: Context) -> Finding | None:
     items += [t for t in ctx.of(EventKind.CPP_EXCEPTION)
               if any(w in str(t.event.fields.get("what", "")) for w in _STORAGE_WORDS)
               or SHORT_WRITE.search(str(t.event.fields.get("what", ""))) is not None]
+    # (a write its rank caught and went on after: a profiler's trace, a side file)
+    items = [i for i in items if not went_on_past(ctx, i)]
     if not items:
         return None
     items.sort(key=Located.order)

@@ -100,6 +100,16 @@ def _failed_before(ctx: Context, item: Located) -> bool:
 _SRUN_CTRL_C = re.compile(r"\bsrun: (?:sending Ctrl-C to |interrupt \(one more within 1 sec)")
 
 
+def _started_again_after(ctx: Context, item: Located) -> bool:
+    """The file shows a new attempt after `item`: its word that it started again, or NCCL
+    setting up its communicators anew (`… Init COMPLETE`), which only a new process does."""
+    return any(t.line > item.event.line and _STARTED_AGAIN.search(t.text)
+               and "CANCELLED AT" not in t.text  # (Slurm's next line about the same stop)
+               for t in ctx.scans[item.file_index].tail) or any(
+        e.file_index == item.file_index and e.event.line > item.event.line
+        for e in ctx.of(EventKind.NCCL_INIT))
+
+
 def _interrupted_exit(item: Located) -> bool:
     """srun's report of a task that exited on the interrupt: code 130 (128 + SIGINT)."""
     return (item.kind is EventKind.SLURM_TASK_EXIT
@@ -175,6 +185,7 @@ def trained_past_every_failure(ctx: Context) -> Finding | None:
     stopped = {e.file_index for e in ctx.of(EventKind.SLURM_CANCEL)}
     requeue_said = any(_requeued(ctx, index, line) for index, line in last_in.items())
     finished_elsewhere = any(_finished_anew(ctx, index, again_word=not requeue_said)
+                             and all(_same_job(ctx, index, other) for other in stopped & set(last_in))
                              for index in range(len(ctx.scans)) if index not in last_in)
     if not all(_steps_after(ctx, index, line) >= _TRAINED_ON_LINES
                or (index in stopped and (_requeued_then_finished(ctx, index, line)
@@ -228,6 +239,27 @@ def _trained_to_the_end(after: list[TailLine]) -> bool:
     finished = [t for t in after if _FINISHED_TRAINING.search(t.text)]
     steps = sum(1 for t in after if training_line(t)) + len(finished)
     return bool(finished) and steps >= _TRAINED_ON_LINES
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _same_job(ctx: Context, index: int, stopped: int) -> bool:
+    """Whether the file at `index` is another attempt of the job Slurm stopped in `stopped`:
+    its name or its lines carry that job's id (a requeued job keeps it: `slurm-71200.out`), or
+    the two names differ only in a small attempt counter (`attempt1.out`, `attempt2.out`)."""
+    jobs = {str(e.event.fields.get("job") or "").split(".")[0] for e in ctx.of(EventKind.SLURM_CANCEL)
+            if e.file_index == stopped} - {""}
+    name, other = (ctx.scans[i].path.rsplit("/", 1)[-1] for i in (index, stopped))
+    if any(re.search(rf"(?<!\d){job}(?!\d)", name) or any(
+            re.search(rf"(?<!\d){job}(?!\d)", t.text) for t in ctx.scans[index].tail)
+           for job in jobs):
+        return True
+    if _DIGITS.sub("#", name) != _DIGITS.sub("#", other):
+        return False
+    counters = [(a, b) for a, b in zip(_DIGITS.findall(name), _DIGITS.findall(other),
+                                       strict=True) if a != b]
+    return len(counters) == 1 and all(int(x) < 100 for x in counters[0])
 
 
 def _finished_anew(ctx: Context, file_index: int, again_word: bool) -> bool:
@@ -295,6 +327,9 @@ def scheduler(ctx: Context) -> Finding | None:
     forwarded = [e for e in ctx.of(EventKind.AGENT_SIGTERM)
                  if e.event.fields.get("signal") in ("SIGHUP", "SIGINT", "SIGQUIT")
                  and not _failed_before(ctx, e)]
+    # a stop the job started again after (`Resuming from checkpoint …` below it in its file):
+    # not what ended it; what failed in the new attempt is read as usual
+    cancels = [e for e in cancels if not _started_again_after(ctx, e)]
     # srun passed a Ctrl-C on to the step: its tasks' KeyboardInterrupt and exit code 130
     interrupted = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK, EventKind.SLURM_TASK_EXIT)
                    if str(e.event.fields.get("exc_type", "")).endswith("KeyboardInterrupt")
@@ -1053,7 +1088,8 @@ def _own_error_above(ctx: Context, item: Located,
     readings = []
     for t in ctx.scans[item.file_index].loose:
         if not item.event.line - _NEAR <= t.line < item.event.line or any(
-                t.line < line for line in went_on) or _HANDLED.search(t.text) or t.line in reports:
+                t.line < line for line in went_on) or _HANDLED.search(t.text) or t.line in reports \
+                or ctx.passed_over(item.file_index, t.line):
             continue
         reading = read_line(t.text)
         if reading is None:
