@@ -16,7 +16,7 @@ from monitor.triage.rules.base import (
     Finding,
     Rule,
     nfs_answered_again,
-    thread_stepped_past,
+    stepped_past,
 )
 from monitor.triage.rules.collectives import (
     absent_rank,
@@ -67,8 +67,15 @@ from monitor.triage.rules.network import (
 )
 from monitor.triage.rules.unexplained import still_failing, unrecognised_failure
 
-__all__ = ["RULES", "Context", "Finding", "Rule", "nfs_answered_again", "still_failing",
-           "thread_stepped_past"]
+__all__ = [
+    "RULES",
+    "Context",
+    "Finding",
+    "Rule",
+    "nfs_answered_again",
+    "stepped_past",
+    "still_failing",
+]
 
 RULES: tuple[Rule, ...] = (
     restarted_then_finished,

@@ -50,16 +50,17 @@ class Context:
 
     @cached_property
     def passed_threads(self) -> tuple[tuple[int, int, int], ...]:
-        """(file index, first line, last line) of each thread's traceback the job went on
-        after (`thread_stepped_past`): nothing in those records is the job's failure."""
+        """(file index, first line, last line) of each traceback its process went on after
+        (`stepped_past`) or CPython swallowed (`swallowed`, up to its exception line): nothing
+        in those records is the job's failure."""
         return tuple((e.file_index, e.event.line, e.event.end_line)
                      for e in self.of(EventKind.PYTHON_TRACEBACK)
-                     if thread_stepped_past(self, e)) + tuple(
+                     if stepped_past(self, e)) + tuple(
             (e.file_index, e.event.line, _exception_line(self, e))
             for e in self.of(EventKind.PYTHON_TRACEBACK) if swallowed(self, e))
 
     def passed_over(self, file_index: int, line: int) -> bool:
-        """Whether a line of a file lies in a thread's traceback the job went on after."""
+        """Whether a line of a file lies in a record the job went on after (`passed_threads`)."""
         return any(i == file_index and a <= line <= b for i, a, b in self.passed_threads)
 
     @property
@@ -360,14 +361,14 @@ def swallowed(ctx: Context, item: Located) -> bool:
         if item.event.line < t.line <= item.event.end_line)
 
 
-def thread_stepped_past(ctx: Context, item: Located) -> bool:
-    """An exception raised in a thread other than the main one (`Exception in thread NAME:`)
-    after which the same file shows the job's progress: the process went on without it."""
+def stepped_past(ctx: Context, item: Located) -> bool:
+    """A traceback its process went on after: its own rank logged later steps (it caught and
+    logged the error), or, raised in a thread other than the main one (`Exception in thread
+    NAME:`), the same file shows the job's progress after it and no wait ran out since."""
     if item.kind is not EventKind.PYTHON_TRACEBACK:
         return False
-    if (item.rank is not None and item.rank_origin in GLOBAL_ORIGINS
-            and rank_stepped_on(ctx, item.file_index, item.event.end_line, item.rank)):
-        return True  # the same rank logged its steps after it: it caught and logged the error
+    if item.rank is not None and item.rank_origin in GLOBAL_ORIGINS:
+        return rank_stepped_on(ctx, item.file_index, item.event.end_line, item.rank)
     if not item.event.fields.get("in_thread") or waits_ran_out_after(
             ctx, item.file_index, item.event.end_line, item.time):
         return False

@@ -38,8 +38,8 @@ from monitor.triage.rules.base import (
     _ray_task_name,
     _spawn_reports,
     nfs_answered_again,
+    stepped_past,
     swallowed,
-    thread_stepped_past,
     went_on_past,
 )
 
@@ -512,7 +512,7 @@ def own_exception(ctx: Context) -> Finding | None:
            # reason`): the cause is that earlier failure, not this raise
            and _SEE_ABOVE.search(said) is None
            and not _aftermath(ctx, item)
-           and not thread_stepped_past(ctx, item)
+           and not stepped_past(ctx, item)
            and not swallowed(ctx, item)
            and not _pipe_closed(item)]
     died = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
