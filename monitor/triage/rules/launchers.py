@@ -117,6 +117,7 @@ def _interrupted_exit(item: Located) -> bool:
 
 
 def _ctrl_c_by_srun(ctx: Context) -> bool:
+    """srun's word, in any file's last lines, that it passed a Ctrl-C on to the step."""
     return any(_SRUN_CTRL_C.search(t.text) for scan in ctx.scans for t in scan.tail)
 
 
