@@ -245,7 +245,9 @@ CAUSES: dict[str, tuple[Category, str]] = {
     "io_s06_erofs": (Category.STORAGE_IO, "rank 0"),
     "io_s07_estale": (Category.STORAGE_IO, "rank 1"),
     "io_s08_eio_write": (Category.STORAGE_IO, "rank 3"),
-    "io_s09_dcp_checkpointexception_real": (Category.STORAGE_IO, ""),
+    "io_s09_dcp_checkpointexception_real": (Category.STORAGE_IO, "rank 0"),
+    # every rank raises the distributed checkpoint's gathered exception; it lists rank 2's
+    "sa_dcp_missing_key_rank2_relayed": (Category.SOFTWARE, "rank 2"),
     "io_s10_dcp_enospc_rank3": (Category.STORAGE_IO, "rank 3"),
     "io_s11_safetensors_enospc": (Category.STORAGE_IO, "rank 0"),
     "io_s12_s3_slowdown": (Category.STORAGE_IO, "rank 0"),

@@ -620,12 +620,29 @@ def own_exception(ctx: Context) -> Finding | None:
         ranks, culprits = (), ()
         evidence.append(f"ranks {compress_ranks(alike)}, every rank these logs show, raised "
                         "it alike: no single rank is to blame")
+    listed = _checkpoint_ranks(ctx, first)
+    if listed and not (alike and set(alike) <= set(listed)):
+        # torch.distributed.checkpoint gathers the failing ranks' exceptions and every rank
+        # raises them (`CheckpointException ranks:dict_keys([2])`): those ranks are its own
+        ranks, culprits = listed, tuple(f"rank {r}" for r in listed)
+        evidence.append(f"the distributed checkpoint names the ranks whose step failed: "
+                        f"{compress_ranks(listed)}")
     return Finding(
         category, ranks, culprits,
         tuple(evidence), first,
         (_OWN_ADVICE.get(category, "Fix the exception on the first failing rank; the errors "
                          "on the other ranks are its consequences."),),
     )
+
+
+def _checkpoint_ranks(ctx: Context, first: Located) -> tuple[int, ...]:
+    """The ranks a distributed checkpoint's exception inside `first`'s record lists."""
+    for e in ctx.of(EventKind.CHECKPOINT_FAILED):
+        if e.file_index == first.file_index and first.event.line <= e.event.line <= (
+                first.event.end_line):
+            return tuple(sorted({int(r) for r in str(e.event.fields.get("ranks", ""))
+                                 .replace(" ", "").split(",") if r.isdigit()}))
+    return ()
 
 
 def _alike(item: Located) -> tuple[str, str]:
