@@ -313,10 +313,19 @@ def rank_stepped_on(ctx: Context, file_index: int, line: int, rank: int) -> bool
 _STEP_NUMBER = re.compile(r"(?i)\b(?:step|iter(?:ation)?)\b\W{0,3}(\d+)")
 
 
+_EXIT_REPORTS = (EventKind.CHILD_FAILED_SUMMARY, EventKind.AGENT_WORKER_FAILED)
+
+
+def exit_reports(ctx: Context) -> list[tuple[Located, object]]:
+    """torchrun's reports of a worker's exit (its failure table, its `failed (exitcode …)`
+    line), each with the rank it names: the table's root cause, the line's own rank."""
+    return [(e, e.event.fields.get("root_rank") if e.kind is EventKind.CHILD_FAILED_SUMMARY
+             else e.rank) for e in ctx.of(*_EXIT_REPORTS)]
+
+
 def _exit_reported(ctx: Context, rank: int) -> bool:
-    """The rank's launcher reported its exit (torchrun's line or its failure table)."""
-    return any(e.rank == rank for e in ctx.of(EventKind.AGENT_WORKER_FAILED)) or any(
-        e.event.fields.get("root_rank") == rank for e in ctx.of(EventKind.CHILD_FAILED_SUMMARY))
+    """The rank's launcher reported its exit."""
+    return any(named == rank for _, named in exit_reports(ctx))
 
 
 def went_on_past(ctx: Context, item: Located) -> bool:

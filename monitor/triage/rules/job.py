@@ -640,9 +640,14 @@ def _checkpoint_ranks(ctx: Context, first: Located) -> tuple[int, ...]:
     for e in ctx.of(EventKind.CHECKPOINT_FAILED):
         if e.file_index == first.file_index and first.event.line <= e.event.line <= (
                 first.event.end_line):
-            return tuple(sorted({int(r) for r in str(e.event.fields.get("ranks", ""))
-                                 .replace(" ", "").split(",") if r.isdigit()}))
+            return _listed_ranks(e)
     return ()
+
+
+def _listed_ranks(failed: Located) -> tuple[int, ...]:
+    """The ranks `CheckpointException ranks:dict_keys([0, 2])` lists."""
+    return tuple(sorted({int(r) for r in str(failed.event.fields.get("ranks", ""))
+                         .replace(" ", "").split(",") if r.isdigit()}))
 
 
 def _alike(item: Located) -> tuple[str, str]:
@@ -729,9 +734,7 @@ def storage_write(ctx: Context) -> Finding | None:
     dcp = ctx.of(EventKind.CHECKPOINT_FAILED)
     if dcp:
         # torch.distributed.checkpoint names the ranks whose write failed
-        named = tuple(sorted({int(r) for r in str(dcp[0].event.fields.get("ranks", ""))
-                              .replace(" ", "").split(",") if r.isdigit()}))
-        ranks = named or ranks
+        ranks = _listed_ranks(dcp[0]) or ranks
     # a full /dev/shm often takes two lines (NCCL's proxy: `Accept failed No space left on
     # device`, then `failed to extend /dev/shm/nccl-…`): the neighbour names the segment
     shm = next((i for i in items if i.file_index == first.file_index

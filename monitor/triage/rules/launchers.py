@@ -229,14 +229,13 @@ def _requeued_then_finished(ctx: Context, file_index: int, line: int) -> bool:
     requeued batch job's output to the same file."""
     if not _requeued(ctx, file_index, line):
         return False
-    after = [t for t in ctx.scans[file_index].tail
-             if t.line > line and _NO_NUMBER_LOSS.search(t.text) is None]
-    return _trained_to_the_end(after)
+    return _trained_to_the_end([t for t in ctx.scans[file_index].tail if t.line > line])
 
 
 def _trained_to_the_end(after: list[TailLine]) -> bool:
-    """Step lines (a progress bar, a step's loss; the tail keeps the last bar only) and the
-    loop's own word that it finished."""
+    """Step lines (a progress bar, a step's loss, never a `nan` one; the tail keeps the last
+    bar only) and the loop's own word that it finished."""
+    after = [t for t in after if _NO_NUMBER_LOSS.search(t.text) is None]
     finished = [t for t in after if _FINISHED_TRAINING.search(t.text)]
     steps = sum(1 for t in after if training_line(t)) + len(finished)
     return bool(finished) and steps >= _TRAINED_ON_LINES
@@ -272,8 +271,7 @@ def _finished_anew(ctx: Context, file_index: int, again_word: bool) -> bool:
     start = next((t.line for t in tail if _STARTED_AGAIN.search(t.text)), None)
     if again_word and start is None:
         return False
-    after = [t for t in tail if t.line > (start or 0) and _NO_NUMBER_LOSS.search(t.text) is None]
-    return _trained_to_the_end(after)
+    return _trained_to_the_end([t for t in tail if t.line > (start or 0)])
 
 
 def _steps_after(ctx: Context, file_index: int, line: int) -> int:
@@ -1002,18 +1000,6 @@ def _below(ctx: Context, item: Located) -> str:
     return " ".join(said)
 
 
-def _fields_under(ctx: Context, item: Located) -> str:
-    """The indented fields of a Ray exception's report (`\tpid: 8812`, `\tip: 10.0.3.21`)."""
-    said = []
-    for t in ctx.scans[item.file_index].tail:
-        if t.line <= item.event.line:
-            continue
-        if not t.text[:1].isspace():
-            break
-        said.append(t.text)
-    return "\n".join(said)
-
-
 def actor_died(ctx: Context) -> Finding | None:
     """Ray: an actor or worker process died; Ray states the pid and, sometimes, the cause."""
     items = ctx.of(EventKind.ACTOR_DIED)
@@ -1031,8 +1017,8 @@ def actor_died(ctx: Context) -> Finding | None:
         if not ips and first.event.fields.get("ip"):
             ips = [str(first.event.fields["ip"])]  # the actor's own `ip:` field: its node
         if not ips:
-            ips = sorted(set(re.findall(r"^\s+ip: ([\d.]+)$", _fields_under(ctx, first),
-                                        re.MULTILINE)))
+            # (or among the indented fields under its exception line: `\tip: 10.0.3.21`)
+            ips = sorted(set(re.findall(r"(?<!\S)ip: ([\d.]+)", _below(ctx, first))))
         return Finding(
             Category.INFRASTRUCTURE, (), tuple(f"node {ip}" for ip in ips),
             (f"Ray reports that a node died or was lost: "

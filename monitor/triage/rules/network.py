@@ -29,6 +29,7 @@ from monitor.triage.rules.base import (
     _ray_task_name,
     _some,
     _writer,
+    exit_reports,
     trained_after,
 )
 
@@ -265,13 +266,14 @@ def _rank_died_of_its_own_before(ctx: Context, item: Located) -> bool:
     # ... or its own exception (a disk that failed under it), not one a lost peer raised
     own |= {e.rank for e in ctx.of(EventKind.PYTHON_TRACEBACK)
             if e.rank is not None and e.event.level >= Level.ERROR and _own_fault_raised(e)}
-    if not own or item.time is None:
-        return False
-    exits = [e for e in ctx.of(EventKind.CHILD_FAILED_SUMMARY, EventKind.AGENT_WORKER_FAILED)
-             if e.time is not None and e.time < item.time
-             and (e.event.fields.get("root_rank") if e.kind is EventKind.CHILD_FAILED_SUMMARY
-                  else e.rank) in own]
-    return bool(exits)
+    return any(named in own for named in _exits_before(ctx, item))
+
+
+def _exits_before(ctx: Context, item: Located) -> list[object]:
+    """The ranks of the worker exits torchrun reported before `item` by both clocks."""
+    if item.time is None:
+        return []
+    return [named for e, named in exit_reports(ctx) if e.time is not None and e.time < item.time]
 
 
 def _port_came_back(ctx: Context, item: Located) -> bool:
@@ -816,9 +818,7 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
     # explains the error, whichever code NCCL returned for it (a system error, or with its
     # cuMem host memory an unhandled cuda error); the rank that met it is no culprit
     last = _last_error(ctx, first) or _own_warning(first)
-    if not cuda and first.time is not None and not _NCCL_SHM.search(last) and any(
-            e.time is not None and e.time < first.time
-            for e in ctx.of(EventKind.CHILD_FAILED_SUMMARY, EventKind.AGENT_WORKER_FAILED)):
+    if not cuda and not _NCCL_SHM.search(last) and _exits_before(ctx, first):
         return None  # a launcher reported a worker's exit before it: the peer that went away
     # (a segment it could not open for want of file descriptors is the process's limit, no
     # shortage of /dev/shm)
