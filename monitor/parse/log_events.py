@@ -627,6 +627,13 @@ class EventExtractor:
             return _Verdict.TAKE
         if stripped.startswith("=") and block.section == "root" and "root" in block.summary:
             return _Verdict.TAKE_END
+        failures = block.summary.get("failures")
+        if stripped.startswith("=") and block.headless and not block.section \
+                and isinstance(failures, list) and failures and failures[-1] is block.entry:
+            # a table cut above its headers: torchrun closes only the root cause's section
+            # with `=` (the other failures' with `-`), so the entry above is the root cause
+            block.summary["root"] = failures.pop()
+            return _Verdict.TAKE_END
         if stripped.endswith("FAILED") and "entrypoint" not in block.summary:
             block.summary["entrypoint"] = stripped[: -len("FAILED")].strip()
         if _ANCHOR.match(payload):

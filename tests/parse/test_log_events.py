@@ -427,6 +427,21 @@ def test_torchrun_failure_summary_names_the_root_cause() -> None:
     assert kill[0].rank == 0
 
 
+
+@pytest.mark.parametrize(("rule", "root"), [("=" * 60, 3), ("-" * 60, None)])
+def test_a_table_cut_above_its_headers_reads_its_root_cause_from_the_closing_rule(
+        rule: str, root: int | None) -> None:
+    """torchrun closes the root cause's section with `=` and the other failures' with `-`:
+    a pasted table that starts at an entry's fields names its root cause only by that rule."""
+    extractor = EventExtractor(bare_exceptions=True)
+    lines = ["  rank      : 3 (local_rank: 3)", "  exitcode  : 1 (pid: 8181)",
+             "  error_file: <N/A>", rule, "next line of the paste"]
+    events = [e for i, line in enumerate(lines, 1) for e in extractor.feed(line, i)]
+    events.extend(extractor.flush())
+    summary = next(e for e in events if e.kind is K.CHILD_FAILED_SUMMARY)
+    assert summary.rank == root
+    assert (summary.fields.get("root_pid") == 8181) is (root is not None)
+
 def test_nccl_warn_and_its_return_code_chain() -> None:
     """The INFO `file:line -> N` lines after a WARN from the same thread are its error chain."""
     lines = [

@@ -1461,6 +1461,12 @@ CAUSES.update({
     "ia_accelerate_launch_sigterm": (Category.INFRASTRUCTURE, ""),
     "ia_torchrun_multinode_crash_then_sigterm": (Category.SOFTWARE, "rank 5"),
     "ia_torchrun_cuda_oom_then_sigterm": (Category.OOM, "rank 3"),
+    # srun's lines a moment apart for one node's tasks that died of one signal are one
+    # failure; another node's later abort is not part of it
+    "s1_srun_aborted_two_lines_one_node": (Category.UNDETERMINED, "task 8-11 on n07"),
+    "s1_srun_aborted_other_node_later": (Category.UNDETERMINED, "task 8-9 on n07"),
+    # mp.spawn's own raise before torch 1.5 (a plain Exception), the worker's traceback cut
+    "s1_spawn_join_old_torch_cut": (Category.SOFTWARE, "process 2"),
 })
 HEALTHY += ("ncclw_11_healthy_ibv_modify_qp_retry", "ncclw_14_healthy_no_ib_device_socket_fallback",
             "ncclw_17_healthy_connect_timedout_retry_nccl212",

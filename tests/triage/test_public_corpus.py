@@ -23,9 +23,9 @@ from tests.triage.public_corpus import (
 )
 
 # Measured floors (right / total). Raise them when the rules improve; never lower them to pass.
-HELDOUT_FLOOR = 750
-TUNING_FLOOR = 931
-MAJORITY_FLOOR = 757  # the held-out halves under the majority of three blind labels
+HELDOUT_FLOOR = 751
+TUNING_FLOOR = 934
+MAJORITY_FLOOR = 759  # the held-out halves under the majority of three blind labels
 
 
 def test_index_lists_every_file_once_and_splits_half_and_half() -> None:

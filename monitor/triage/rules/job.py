@@ -414,9 +414,18 @@ def _spawned_worker(ctx: Context, item: Located) -> str | None:
     node): named, never taken for a rank."""
     reports = _spawn_reports(ctx, item.file_index)
     above = [index for line, index in reports if line < item.event.line]
+    if _spawn_join(item):  # mp.spawn's own raise (a plain Exception before torch 1.5): the
+        # report under it names the worker, whose traceback follows
+        above = [index for line, index in reports if 0 < line - item.event.end_line <= 3]
     if not above or len({index for _, index in reports}) != 1:
         return None
     return _called(None, f"process {above[-1]}")
+
+
+def _spawn_join(item: Located) -> bool:
+    frames = item.event.fields.get("frames")
+    return isinstance(frames, tuple) and bool(frames) and re.search(
+        r"multiprocessing[/\\]spawn\.py:\d+ join$", str(frames[-1])) is not None
 
 
 _PARENT_GONE = ("UnpicklingError", "EOFError", "ConnectionResetError", "BrokenPipeError",
@@ -613,6 +622,9 @@ def own_exception(ctx: Context) -> Finding | None:
         ranks = _ray_rank(task)
         culprits = (f"rank {ranks[0]}", raiser)
     evidence = [f"{raiser} raised {exc}: {message[:160]} ({first.where})"]
+    if spawned and _spawn_join(first):
+        evidence = [f"mp.spawn raised {exc} for {spawned}, whose traceback follows it "
+                    f"({first.where})"]
     alike = _every_rank_alike(ctx, own, first)
     if ranks and alike:
         # the same error on every rank the logs show: the job's code or its inputs, which no

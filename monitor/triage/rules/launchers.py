@@ -856,7 +856,9 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
     if tasks:
         first = tasks[0]
         f = first.event.fields
-        ids = [i for i in f.get("tasks") or () if isinstance(i, int)]  # type: ignore[union-attr]
+        ids = sorted({i for t in _alike_at_once(first, tasks)
+                      for i in t.event.fields.get("tasks") or ()  # type: ignore[union-attr]
+                      if isinstance(i, int)})
         ranks = task_ranks(ctx.topology, ids)
         name = f"task {compress_ranks(ids)} on {f.get('node')}"
         if ranks:
@@ -885,6 +887,17 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
             ("Read that task's own output (srun --label prefixes it) for its error.",),
         )
     return None
+
+
+def _alike_at_once(first: Located, tasks: list[Located]) -> list[Located]:
+    """srun reports the tasks of one node that died of one signal in lines a moment apart
+    (`tasks 1408-1418,1420: Aborted`, then `tasks 1419,1421: Aborted`): one failure, all
+    of them its tasks. A later line, another node or another reason is not."""
+    f = first.event.fields
+    return [t for t in tasks if t is first or (
+        t.file_index == first.file_index and 0 < t.event.line - first.event.line <= 4
+        and t.event.fields.get("node") == f.get("node")
+        and t.event.fields.get("status_text") == f.get("status_text"))]
 
 
 # The node's own word that it could not start the step's task (its container runtime, a
