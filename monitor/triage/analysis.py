@@ -353,7 +353,7 @@ def _last_progress(scans: Sequence[FileScan], located: Sequence[Located]) -> lis
             if tail.progress is None:
                 continue
             rank, origin = tail.rank, ("global" if tail.rank is not None else None)
-            if rank is None and len(scan.ranks) == 1:
+            if rank is None and len(scan.ranks) == 1 and not scan.sections:
                 rank, origin = next(iter(scan.ranks)), "file"
             fields = {k: v for k, v in tail.progress.items() if isinstance(v, (str, int))}
             before = [e for e in scan.events if e.line <= tail.line and e.stamp is not None]

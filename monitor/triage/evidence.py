@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -46,6 +47,7 @@ class Located:
     domain: str | None = None  # the clock that stamped `time`: a host, or the file
     correction: float = 0.0  # seconds added to the stamp for its clock's skew
     window: tuple[float, float] = (0.0, 0.0)  # the true time may lie this much before/after
+    section: str | None = None  # whose output it is, in a paste of several (`pod w-2`)
 
     @property
     def kind(self) -> EventKind:
@@ -80,7 +82,10 @@ def locate(scans: Sequence[FileScan], own_clock: Iterable[str] = ()) -> list[Loc
     year = default_year(scans)
     out: list[Located] = []
     for index, scan in enumerate(scans):
-        file_rank = next(iter(scan.ranks)) if len(scan.ranks) == 1 else None
+        # (a paste of several processes' outputs has no one rank, whichever one it shows)
+        file_rank = next(iter(scan.ranks)) if len(scan.ranks) == 1 and not scan.sections \
+            else None
+        starts = [line for line, _ in scan.sections]
         hosts = file_hosts(scan)
         forced_here = scan.path in forced
         file_domain: str | None
@@ -107,7 +112,10 @@ def locate(scans: Sequence[FileScan], own_clock: Iterable[str] = ()) -> list[Loc
                 last_domain = domain
             else:
                 time, inferred, domain = last_time, last_time is not None, last_domain
-            out.append(Located(event, scan.path, index, rank, origin, time, inferred, domain))
+            at = bisect.bisect_right(starts, event.line)
+            section = scan.sections[at - 1][1] if at else None
+            out.append(Located(event, scan.path, index, rank, origin, time, inferred, domain,
+                               section=section))
     out.sort(key=Located.order)
     return out
 
@@ -195,6 +203,8 @@ def whereabouts(item: Located) -> str:
     pid = fields.get("pid") or fields.get("actor_pid")
     if host and pid:
         return f"{host}:{pid}"
+    if item.section:  # the command that printed its output names it (`$ kubectl logs w-2`)
+        return item.section + (f" (pid {pid})" if pid else "")
     if pid:
         return f"pid {pid}"
     return str(host) if host else ""

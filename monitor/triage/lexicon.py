@@ -104,7 +104,11 @@ UNREACHED_ENDPOINT = re.compile(
     r"\bsocket: Address family not supported by protocol|"
     # paramiko's ssh client (a multi-node launcher reaching its hosts: `Unable to connect to
     # port 22 on 10.0.5.12`)
-    r"\bUnable to connect to port \d+ on \S+")
+    r"\bUnable to connect to port \d+ on \S+|"
+    # the JVM's (Spark's and netty's clients: `Failed to connect to /10.0.10.5:7337`, the
+    # address as Java prints it, and the `java.net.ConnectException` under it)
+    r"\bFailed to connect to [\w.-]*/[\d.]+:\d+|\bjava\.net\.(?:ConnectException|"
+    r"NoRouteToHostException|UnknownHostException)\b")
 # ... unless the endpoint answered (an HTTP status: access refused, a rate limit) or no
 # connection was tried at all (the hub's offline mode): the job's setup, not the network
 ANSWERED_OR_OFFLINE = re.compile(
@@ -272,6 +276,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 r"TerminationByKubelet)\b|"
                                 # YARN: `Container released on a *lost* node`
                                 r"(?i:\blost\*? node\b)|"
+                                # PBS: the mother superior lost a sister node's MOM (`job
+                                # killed: node 18 (n314) requested job terminate, 'EOF'`)
+                                r"\bjob killed: node \d+ \([\w.-]+\) requested job terminate\b|"
                                 r"/dev/shm|(?i:insufficient shared memory)|"
                                 # LSF's end-of-job reasons (its memory limit is memory's), and
                                 # Slurm's clients whose controller or partition was not there
@@ -579,6 +586,17 @@ _SPAWNED = re.compile(r"\b([Pp]rocess \d{1,2}) terminated with\b|"
                       r"\b(Container rank \d+) status failed\b")
 # Open MPI prefixes its own messages with the process they are about: `[h16n18:57926] …`
 _OMPI_PROCESS = re.compile(r"^\[[A-Za-z][\w.-]*:(\d{2,8})\] ")
+# Workers a platform names by its own index: Spark's executors (`Lost executor 7 on HOST:`,
+# `ExecutorLostFailure (executor 12 exited …`), a TPU VM's worker in gcloud's report
+# (`Command execution on worker 3 failed`), PBS's sister node (`node 18 (n314) requested job
+# terminate`)
+_PLATFORM_WORKER = re.compile(r"\bLost (executor \d+)(?: on ([\w.-]*\w))?|"
+                              r"\bExecutorLostFailure \((executor \d+)\b|"
+                              r"\bCommand execution on (worker \d+) failed\b|"
+                              r"\bnode \d+ \(([\w.-]+)\) requested job terminate\b|"
+                              # MPICH's Hydra proxy (`unable to connect from "node01" to
+                              # "node04"`): the far end
+                              r"\bunable to connect from \"[^\"]+\" to \"([^\"]+)\"")
 _DIALED = re.compile(r"\bdial (?:tcp|udp)[46]? ([^\s:]+:\d{1,5})\b")  # Go: the endpoint
 # syslog's and journald's short form name the machine after the time: `Jan 30 10:33:08 node17
 # kernel: …`, `… systemd-logind[812]: …`
@@ -743,6 +761,8 @@ def places(text: str) -> tuple[str, ...]:
                      if pattern is not _TASK or not any(a <= m.start() < b for a, b in targets))
     found.extend((m.start(), next(g for g in m.groups() if g))
                  for m in _PEER_NAME.finditer(text))
+    found.extend((m.start(), " on ".join(g for g in m.groups() if g))
+                 for m in _PLATFORM_WORKER.finditer(text))
     return tuple(dict.fromkeys(w for _, w in sorted(found)))
 
 

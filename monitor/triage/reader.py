@@ -116,6 +116,9 @@ class FileScan:
     clock_records: list[tuple[int, dict[str, object]]] = field(default_factory=list)
     alert_log: bool = False  # a rankwatch alert log: clock records read, no training events
     fr_dump: RankDump | None = None  # a flight-recorder dump: read as such, no lines
+    # a paste of several processes' outputs under the commands that printed them (`$ kubectl
+    # logs w-2`, tail's `==> rank3.log <==`): (first line, whose output) of each section
+    sections: list[tuple[int, str]] = field(default_factory=list)
 
 
 ProgressCallback = Callable[[int], None]
@@ -209,6 +212,7 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
                 raw.seek(0)
                 if width is not None:
                     source = io.BytesIO(unwrapped)
+                scan.sections = paste_sections(unwrapped)
             reader = _Reader(scan, source, on_bytes, gzipped=gzipped)
             reader.rewritten = width is not None or records > 0
             problem = reader.run()
@@ -228,6 +232,28 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
 
 
 UNWRAP_MAX_BYTES = 1 << 20  # a terminal copy is a paste: small
+
+# The command that printed one process's output into a paste: `$ kubectl logs
+# bert-ft-worker-2`, `kubectl logs -f pod/w-1 -c trainer`, `docker logs trainer-3`, and tail's
+# header of each file it prints (`==> logs/rank3.log <==`)
+_SECTION = re.compile(
+    rb"^(?:[^\s$#]*[$#] +)?(?P<tool>kubectl|docker) +logs\b(?: +-{1,2}[\w-]+(?:[ =](?!pod/)"
+    rb"[^\s-]\S*)?)* +(?:pod/)?(?P<name>[A-Za-z0-9][\w.-]*)|^==> (?P<file>[^\n]+?) <==$",
+    re.MULTILINE)
+
+
+def paste_sections(data: bytes) -> list[tuple[int, str]]:
+    """(line, whose output) of each section of a paste of several processes' outputs; empty
+    when the paste shows fewer than two different ones (one process's output is no section)."""
+    out: list[tuple[int, str]] = []
+    for m in _SECTION.finditer(data):
+        line = data.count(b"\n", 0, m.start()) + 1
+        if m["file"]:
+            out.append((line, "file " + m["file"].decode("utf-8", "replace").strip()))
+        else:
+            kind = "pod" if m["tool"] == b"kubectl" else "container"
+            out.append((line, f"{kind} {m['name'].decode('utf-8', 'replace')}"))
+    return out if len({name for _, name in out}) >= 2 else []
 _UNWRAP_MIN_WIDTH = 80
 JSON_LINES_MAX_BYTES = 32 << 20  # a collected log is read whole to unwrap it
 

@@ -233,7 +233,9 @@ _COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "Keybo
                "CancelledError",
                # TensorFlow's status of a remote call (gRPC's UNAVAILABLE, DEADLINE_EXCEEDED):
                # the other end went or did not answer; what it says is read by the lexicon
-               "UnavailableError", "DeadlineExceededError")
+               "UnavailableError", "DeadlineExceededError",
+               # Dask's comm and tornado's stream: the other end closed it
+               "CommClosedError", "StreamClosedError")
 
 
 # A process that crashed or was killed (a native crash handler, Python's faulthandler, a

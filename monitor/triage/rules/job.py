@@ -170,6 +170,19 @@ def _unreached(text: str, record: str = "") -> str | None:
     return f"the link to {where}" if where else ""
 
 
+def _chained_endpoint(ctx: Context, first: Located) -> str:
+    """The endpoint the exceptions chained after `first` name, where its own words name none
+    (`ConnectionRefusedError: [Errno 111] …`, then urllib3's and requests'
+    `HTTPConnectionPool(host='10.0.12.9', port=8000)`): the link to it, or ""."""
+    for item in ctx.of(EventKind.PYTHON_TRACEBACK):
+        if item.file_index == first.file_index and 0 < item.event.line - first.event.end_line \
+                <= 40:
+            endpoint = _HTTP_ENDPOINT.search(_said(ctx, item)[0])
+            if endpoint is not None:
+                return f"the link to {endpoint['host']}:{endpoint['port']}"
+    return ""
+
+
 def _unreached_finding(first: Located, unreached: str, evidence: str) -> Finding:
     """The network, for an endpoint a client could not reach: no rank is blamed (the raiser is
     one end of the link), the link or proxy is named where the lines say which."""
@@ -530,6 +543,8 @@ def own_exception(ctx: Context) -> Finding | None:
         return None  # (a worker's death before them: what follows may be its consequence)
     first = own[0]
     unreached = _unreached(*_said(ctx, first))
+    if unreached == "":
+        unreached = _chained_endpoint(ctx, first)
     if unreached is not None:
         # a client that could not reach a service is that service's story where the logs show
         # it failing (another process's own error or crash, in a file of its own: files

@@ -89,9 +89,17 @@ def _failed_before(ctx: Context, item: Located) -> bool:
                and e.kind is not EventKind.SLURM_CANCEL
                and not (interrupted and (str(e.event.fields.get("exc_type", "")).endswith(
                    "KeyboardInterrupt") or _interrupted_exit(e)))
-               and ((e.kind is EventKind.SLURM_TASK_EXIT and not _stopped_by_srun(e))
+               and ((e.kind is EventKind.SLURM_TASK_EXIT and not _stopped_by_srun(e)
+                     and not _killed_after(e, item))
                     or (e.file_index == item.file_index and e.event.line < item.event.line))
                for e in ctx.located)
+
+
+def _killed_after(exit_: Located, stop: Located) -> bool:
+    """`task 13: Killed` below the stop in its file: the SIGKILL that ends the grace period of
+    the cancel (srun prints a task's own death, which starts the cancel, above it)."""
+    return (exit_.file_index == stop.file_index and exit_.event.line > stop.event.line
+            and exit_.event.fields.get("signal") == "SIGKILL")
 
 
 # srun passing a Ctrl-C on to the step's tasks (`srun: interrupt (one more within 1 sec to
@@ -892,8 +900,11 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
 def _alike_at_once(first: Located, tasks: list[Located]) -> list[Located]:
     """srun reports the tasks of one node that died of one signal in lines a moment apart
     (`tasks 1408-1418,1420: Aborted`, then `tasks 1419,1421: Aborted`): one failure, all
-    of them its tasks. A later line, another node or another reason is not."""
+    of them its tasks. A later line, another node or another reason is not, nor a SIGKILL,
+    which srun itself sends the tasks that outlive the step's grace period."""
     f = first.event.fields
+    if f.get("signal") == "SIGKILL":
+        return [first]
     return [t for t in tasks if t is first or (
         t.file_index == first.file_index and 0 < t.event.line - first.event.line <= 4
         and t.event.fields.get("node") == f.get("node")
