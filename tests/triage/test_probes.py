@@ -1572,6 +1572,7 @@ CAUSES.update({
     "uk_ompi_signal9": (Category.UNDETERMINED, "rank 5"),
     "uk_ompi_exit3_first_process": (Category.UNDETERMINED, "rank 3"),
     "uk_ompi_exit1_cuda_illegal": (Category.GPU_CUDA, "rank 2"),
+    "uk_ompi_signal9_oomkiller": (Category.OOM, "rank 5"),
     "uk_ompi_segv_rank14": (Category.UNDETERMINED, "rank 14"),
     "uk_srun_task_killed": (Category.UNDETERMINED, "rank 13"),
     "uk_srun_task_oom": (Category.OOM, "task 13 on gpu-node03"),

@@ -246,8 +246,13 @@ def out_of_memory(ctx: Context) -> Finding | None:
 
 
 def _launcher_pids(ctx: Context) -> dict[int, int]:
-    """pid → global rank, from the launcher's failure summaries."""
+    """pid → global rank, from the launcher's failure summaries and mpirun's report of the
+    process that died (`process rank 5 with PID 48213 on node …`: an MPI rank is the job's)."""
     out: dict[int, int] = {}
+    for item in ctx.of(EventKind.MPI_EXIT):
+        pid, rank = item.event.fields.get("pid"), item.event.fields.get("mpi_rank")
+        if isinstance(pid, int) and isinstance(rank, int):
+            out[pid] = rank
     for item in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
         fields = item.event.fields
         pid, rank = fields.get("root_pid"), fields.get("root_rank")
