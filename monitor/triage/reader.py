@@ -246,8 +246,10 @@ def paste_sections(data: bytes) -> list[tuple[int, str]]:
     """(line, whose output) of each section of a paste of several processes' outputs; empty
     when the paste shows fewer than two different ones (one process's output is no section)."""
     out: list[tuple[int, str]] = []
+    line, counted = 1, 0
     for m in _SECTION.finditer(data):
-        line = data.count(b"\n", 0, m.start()) + 1
+        line += data.count(b"\n", counted, m.start())  # (counted once: the file is read once)
+        counted = m.start()
         if m["file"]:
             out.append((line, "file " + m["file"].decode("utf-8", "replace").strip()))
         else:

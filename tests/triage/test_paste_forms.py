@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from monitor.triage.reader import file_margin, unwrap_terminal
+from monitor.triage.reader import file_margin, paste_sections, unwrap_terminal
 from tests.triage.public_corpus import CORPUS, Entry, entries, judge, judge_files
 
 
@@ -181,3 +181,16 @@ def test_records_of_two_processes_of_one_host_are_not_a_terminals_wrap() -> None
              "client reregistration" for pid in (1334, 1329, 1330, 1331)]
     text = ("\n".join(lines) + "\n").encode()
     assert unwrap_terminal(text) == (text, None)
+
+
+@pytest.mark.parametrize(("text", "sections"), [
+    (b"$ kubectl logs -n ml --tail=50 pod/w-1 -c trainer\nx\nroot@h:~# kubectl logs w-2\ny\n",
+     [(1, "pod w-1"), (3, "pod w-2")]),
+    (b"==> logs/rank0.log <==\na\nb\n==> logs/rank1.log <==\nc\n",
+     [(1, "file logs/rank0.log"), (4, "file logs/rank1.log")]),
+    (b"$ docker logs trainer-3\nx\n$ docker logs trainer-3 --tail 5\ny\n", []),  # one process
+    (b"step 10 loss 2.1\nthe kubectl logs of w-1 showed nothing\n", []),  # a sentence
+])
+def test_a_paste_of_several_processes_outputs_is_cut_at_the_commands_that_printed_them(
+        text: bytes, sections: list[tuple[int, str]]) -> None:
+    assert paste_sections(text) == sections
