@@ -34,6 +34,7 @@ from monitor.triage.evidence import (
     locate,
     retime,
     shift,
+    sole_rank,
     whereabouts,
     who,
 )
@@ -353,8 +354,8 @@ def _last_progress(scans: Sequence[FileScan], located: Sequence[Located]) -> lis
             if tail.progress is None:
                 continue
             rank, origin = tail.rank, ("global" if tail.rank is not None else None)
-            if rank is None and len(scan.ranks) == 1 and not scan.sections:
-                rank, origin = next(iter(scan.ranks)), "file"
+            if rank is None and (rank := sole_rank(scan)) is not None:
+                origin = "file"
             fields = {k: v for k, v in tail.progress.items() if isinstance(v, (str, int))}
             before = [e for e in scan.events if e.line <= tail.line and e.stamp is not None]
             source = placed.get(id(before[-1])) if before else None

@@ -68,6 +68,13 @@ def file_hosts(scan: FileScan) -> set[str]:
     return hosts
 
 
+def sole_rank(scan: FileScan) -> int | None:
+    """The one global rank a file's prefixed lines name, whose file it is; None when they name
+    several or none, or when the file is a paste of several processes' outputs (it has no one
+    rank, whichever one it shows)."""
+    return next(iter(scan.ranks)) if len(scan.ranks) == 1 and not scan.sections else None
+
+
 def locate(scans: Sequence[FileScan], own_clock: Iterable[str] = ()) -> list[Located]:
     """Every event with rank, clock domain and raw time (no correction), in time order.
     Files in `own_clock` are their own clock domain whatever hosts they name (a
@@ -82,9 +89,7 @@ def locate(scans: Sequence[FileScan], own_clock: Iterable[str] = ()) -> list[Loc
     year = default_year(scans)
     out: list[Located] = []
     for index, scan in enumerate(scans):
-        # (a paste of several processes' outputs has no one rank, whichever one it shows)
-        file_rank = next(iter(scan.ranks)) if len(scan.ranks) == 1 and not scan.sections \
-            else None
+        file_rank = sole_rank(scan)
         starts = [line for line, _ in scan.sections]
         hosts = file_hosts(scan)
         forced_here = scan.path in forced

@@ -232,6 +232,8 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
 
 
 UNWRAP_MAX_BYTES = 1 << 20  # a terminal copy is a paste: small
+_UNWRAP_MIN_WIDTH = 80
+JSON_LINES_MAX_BYTES = 32 << 20  # a collected log is read whole to unwrap it
 
 # The command that printed one process's output into a paste: `$ kubectl logs
 # bert-ft-worker-2`, `kubectl logs -f pod/w-1 -c trainer`, `docker logs trainer-3`, and tail's
@@ -256,8 +258,7 @@ def paste_sections(data: bytes) -> list[tuple[int, str]]:
             kind = "pod" if m["tool"] == b"kubectl" else "container"
             out.append((line, f"{kind} {m['name'].decode('utf-8', 'replace')}"))
     return out if len({name for _, name in out}) >= 2 else []
-_UNWRAP_MIN_WIDTH = 80
-JSON_LINES_MAX_BYTES = 32 << 20  # a collected log is read whole to unwrap it
+
 
 # Where a log shipper or a runner puts a line's text in its JSON record: Docker's json-file
 # (`log`), most shippers and journald's JSON (`message`, `msg`, `MESSAGE`), GCP's

@@ -162,9 +162,7 @@ def _unreached(text: str, record: str = "") -> str | None:
     if (UNREACHED_ENDPOINT.search(text) is None
             or ANSWERED_OR_OFFLINE.search(f"{text}\n{record}") is not None):
         return None
-    endpoint = _HTTP_ENDPOINT.search(text)
-    where = (f"{endpoint['host']}:{endpoint['port']}" if endpoint is not None
-             else ", ".join(places(text)))
+    where = _http_endpoint(text) or ", ".join(places(text))
     if "Cannot connect to proxy" in text or "ProxyError" in text:
         return f"the proxy on the way to {where}" if where else "the proxy"
     return f"the link to {where}" if where else ""
@@ -174,13 +172,17 @@ def _chained_endpoint(ctx: Context, first: Located) -> str:
     """The endpoint the exceptions chained after `first` name, where its own words name none
     (`ConnectionRefusedError: [Errno 111] …`, then urllib3's and requests'
     `HTTPConnectionPool(host='10.0.12.9', port=8000)`): the link to it, or ""."""
-    for item in ctx.of(EventKind.PYTHON_TRACEBACK):
-        if item.file_index == first.file_index and 0 < item.event.line - first.event.end_line \
-                <= 40:
-            endpoint = _HTTP_ENDPOINT.search(_said(ctx, item)[0])
-            if endpoint is not None:
-                return f"the link to {endpoint['host']}:{endpoint['port']}"
-    return ""
+    below = (i for i in ctx.of(EventKind.PYTHON_TRACEBACK) if i.file_index == first.file_index
+             and 0 < i.event.line - first.event.end_line <= 40)
+    return next((f"the link to {endpoint}" for item in below
+                 if (endpoint := _http_endpoint(_said(ctx, item)[0]))), "")
+
+
+def _http_endpoint(text: str) -> str:
+    """`host:port` of an HTTP client's pool (`HTTPConnectionPool(host='10.0.12.9',
+    port=8000)`), or ""."""
+    m = _HTTP_ENDPOINT.search(text)
+    return f"{m['host']}:{m['port']}" if m is not None else ""
 
 
 def _unreached_finding(first: Located, unreached: str, evidence: str) -> Finding:
