@@ -108,7 +108,9 @@ def job_frame(stacks: tuple[ThreadStack, ...]) -> Frame | None:
     for frame in stack.frames:
         if not _library(frame.file):
             return frame
-    return stack.frames[0]
+    # All library (a stack cut at faulthandler's depth while importing): the innermost frame
+    # that names a file says more than the import machinery's frozen modules.
+    return next((f for f in stack.frames if not f.file.startswith("<frozen")), stack.frames[0])
 
 
 @dataclass(frozen=True)

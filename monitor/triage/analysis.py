@@ -206,7 +206,7 @@ def diagnose(
         finding = _unexplained(errors[0]) if errors else Finding(
             Category.UNDETERMINED, evidence=shown) if failed else Finding(Category.NONE)
     fr = read_dumps([s.fr_dump for s in scans if s.fr_dump is not None])
-    finding, fr_notes = combine(finding, fr, picture.stuck)
+    finding, fr_notes = combine(finding, fr, picture.stuck, _stopped_by_launcher(ctx))
     finding = replace(finding, culprits=_placed(finding.culprits, located))
 
     stuck = tuple(_stuck_summary(ctx, s) for s in picture.stuck)
@@ -259,6 +259,21 @@ def diagnose(
 
 
 _BARE_RANK = re.compile(r"rank (\d+)")
+
+
+def _stopped_by_launcher(ctx: Context) -> set[int]:
+    """Ranks torchrun's failure table shows ended by SIGTERM: its teardown of the others
+    once one worker failed (or a stop of the whole job)."""
+    stopped: set[int] = set()
+    for table in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
+        f = table.event.fields
+        others = f.get("other_failures")
+        entries = [dict(o) for o in others if isinstance(o, tuple)] \
+            if isinstance(others, tuple) else []
+        entries.append({"rank": f.get("root_rank"), "signal": f.get("root_signal")})
+        stopped.update(e["rank"] for e in entries
+                       if e.get("signal") == "SIGTERM" and isinstance(e.get("rank"), int))
+    return stopped
 
 
 def _unexplained(first: Located) -> Finding:

@@ -8,7 +8,7 @@ otherwise stand beside the log's cause as agreeing or differing evidence.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from monitor.model import Category
 from monitor.parse.collectives import StuckCollective
@@ -61,9 +61,10 @@ def dump_finding(fr: FrAnalysis) -> Finding | None:
     return None
 
 
-def combine(log: Finding, fr: FrAnalysis | None,
-            stuck: Sequence[StuckCollective]) -> tuple[Finding, list[str]]:
-    """The final finding and the sentences that say where logs and dumps agree or differ."""
+def combine(log: Finding, fr: FrAnalysis | None, stuck: Sequence[StuckCollective],
+            stopped: Collection[int] = ()) -> tuple[Finding, list[str]]:
+    """The final finding and the sentences that say where logs and dumps agree or differ.
+    `stopped`: ranks the launcher's report shows it stopped (SIGTERM) after a failure."""
     if fr is None:
         return log, []
     notes = [f"flight-recorder dumps read from {fr.dumps} rank(s)"
@@ -76,6 +77,10 @@ def combine(log: Finding, fr: FrAnalysis | None,
         notes.extend(s for g in fr.groups for s in g.sentences[:1])
     if from_dumps is None:
         return log, notes
+    if v is not None and v.verdict == "absent" and log.culprit_ranks:
+        # The logs name who failed first: the missing dumps are that failure's and the
+        # launcher's teardown, not other suspects.
+        return log, [*notes, _absent_explained(v, log.culprit_ranks, stopped)]
     past_init = v is not None and v.seq is not None and v.seq > 1
     if log.category is Category.INIT_TIMEOUT and past_init:
         # A timeout read as initialisation, but every rank got past the first collective.
@@ -87,6 +92,23 @@ def combine(log: Finding, fr: FrAnalysis | None,
                        from_dumps.evidence + log.evidence, log.cause,
                        from_dumps.recommendations + log.recommendations), notes
     return log, notes + list(from_dumps.evidence)
+
+
+def _absent_explained(v: GroupVerdict, culprits: Collection[int], stopped: Collection[int]) -> str:
+    parts = [f"flight recorder: every rank that wrote a dump ({compress_ranks(v.waiting)}) is "
+             f"in collective #{v.seq} ({v.op}) and none completed it"]
+    failed = [r for r in v.no_dump if r in culprits]
+    halted = [r for r in v.no_dump if r in stopped and r not in culprits]
+    unknown = [r for r in v.no_dump if r not in failed and r not in halted]
+    if failed:
+        parts.append(f"no dump from rank(s) {compress_ranks(failed)}, which the logs name as "
+                     "the culprit")
+    if halted:
+        parts.append(f"none from rank(s) {compress_ranks(halted)}: the launcher stopped them "
+                     "(SIGTERM) after that failure, before they wrote one")
+    if unknown:
+        parts.append(f"none from rank(s) {compress_ranks(unknown)}: their side is unknown")
+    return "; ".join(parts)
 
 
 def _agreement(v: GroupVerdict, stuck: Sequence[StuckCollective], log: Finding) -> list[str]:

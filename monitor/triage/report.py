@@ -275,7 +275,8 @@ def render_text(d: Diagnosis, timeline_lines: int = TEXT_TIMELINE_LINES) -> str:
         lines.extend(f"  - {line}" for line in _clock_lines(d.clock))
     if d.flight_recorder is not None:
         add("")
-        add(f"FLIGHT RECORDER ({d.flight_recorder.dumps} dump(s))")
+        add(f"FLIGHT RECORDER ({d.flight_recorder.dumps} dump(s), read alone: FINDINGS joins them "
+            "with the logs)")
         lines.extend(f"  {line}" for line in _fr_lines(d.flight_recorder))
     if d.stuck:
         add("")

@@ -58,14 +58,21 @@ def test_logs_and_dumps_agree_and_say_so(run: str, seq: int) -> None:
 
 def test_the_killed_rank_wrote_no_dump_and_is_a_suspect_not_a_culprit() -> None:
     """rank 2 was SIGKILLed and its launcher did not tear the job down: the other three time out
-    in #188 and dump; rank 2's side is unknown, so it is a suspect, said as such."""
+    in #188 and dump; rank 2's side is unknown, so the dumps alone make it a suspect, said as
+    such. Its log said nothing either (its communicator's INFO return-code traces are no
+    report): the logs name it as the rank that did not report, and the missing dump is that."""
     dumps = [load_dump(p.read_bytes(), source=p.name) for p in _dumps("kill_no_teardown")]
     verdict = analyse(dumps).primary
     assert verdict is not None and verdict.verdict == "absent" and verdict.seq == 188
     assert verdict.no_dump == (2,) and verdict.blamed == ()
+    alone = _triage(*_dumps("kill_no_teardown"))
+    assert (alone["category"], alone["culprit_ranks"]) == ("undetermined", [])
+    assert "rank 2 (suspect: no dump)" in alone["summary"]
     report = _triage(DATA / "kill_no_teardown" / "job.out", *_dumps("kill_no_teardown"))
-    assert report["category"] == "undetermined"
-    assert "rank 2 (suspect: no dump)" in report["summary"]
+    assert (report["category"], report["culprit_ranks"]) == ("undetermined", [2])
+    assert report["culprits"] == ["rank 2 (did not report)"]
+    assert any("no dump from rank(s) 2, which the logs name as the culprit" in f
+               for f in report["findings"])
 
 
 def test_a_dump_with_stacks_loads_and_the_stuck_collective_has_none(tmp_path: Path) -> None:

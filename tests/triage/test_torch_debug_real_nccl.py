@@ -130,10 +130,11 @@ def test_before_the_fault_every_rank_is_stepping_in_the_same_place() -> None:
 
 
 def test_nccls_buffer_is_asked_too_and_names_the_rank_that_never_entered() -> None:
-    """The capture did not ask `dump_nccl_trace_json` (the handler it lists). Its answer is
-    stood in for here by the flight-recorder dumps NCCL's watchdog wrote in the same harness's
-    `hang` run (tests/data/nccl_gpu/hang), decoded and written as JSON, the form that handler
-    serves: the source must read it beside the empty CPU buffer and name rank 2."""
+    """This capture did not ask `dump_nccl_trace_json` (the handler it lists; the third
+    round's did, below). For a rank that never entered, its answer is stood in for here by the
+    flight-recorder dumps NCCL's watchdog wrote in the same harness's `hang` run
+    (tests/data/nccl_gpu/hang), decoded and written as JSON, the form that handler serves: the
+    source must read it beside the empty CPU buffer and name rank 2."""
     served = _as_captured("after15")
     for rank in RANKS:
         dump = decode_dump((DATA / "hang" / f"fr_{rank}").read_bytes())
@@ -171,3 +172,51 @@ def test_a_server_error_on_one_buffer_keeps_the_other_and_says_so() -> None:
     assert fr.primary.never_entered == (2,) and fr.primary.waiting == (1, 3)
     assert any("rank(s) 0: the flight recorder holds no collectives" in s
                for s in snapshot.picture.sentences), snapshot.picture.sentences
+
+
+def _desync_replies(moment: str) -> dict[int, dict[str, tuple[int, bytes]]]:
+    """The third round's `size_desync` run (tests/data/nccl_gpu/README.md), whose capture also
+    asked `dump_nccl_trace_json`: NCCL's own buffer, as the servers really answered it."""
+    out: dict[int, dict[str, tuple[int, bytes]]] = {}
+    for rank in RANKS:
+        out[rank] = {}
+        for handler in ("ping", "dump_traceback", "fr_trace_json", "dump_nccl_trace_json"):
+            path = DATA / "size_desync" / "debug" / f"{moment}-rank{rank}-handler_{handler}.txt"
+            header, _, body = path.read_bytes().partition(b"\n")
+            out[rank][handler] = (int(header.split()[4]), body)
+    return out
+
+
+@pytest.mark.parametrize("moment", ["after10", "after25"])
+def test_nccls_real_buffer_names_the_rank_that_ran_another_size(moment: str) -> None:
+    """Asked while the ranks hung (before the watchdog's 40 s): NCCL's buffer holds the
+    entries, the CPU one is empty; at the collective where they part, rank 3 ran a 4096-element
+    AllReduce and ranks 0-2 DDP's bucket. Every rank's main thread waits at one line of the
+    job's loop (`loss.item()` in the script as it ran)."""
+    served = _desync_replies(moment)
+    assert all("entries" not in json.loads(served[r]["fr_trace_json"][1]) for r in RANKS)
+    with _servers(served) as endpoints:
+        out = TorchDebugSource(endpoints, timeout_seconds=5).query()
+    (snapshot,) = [o for o in out if isinstance(o, DebugSnapshot)]
+    picture = snapshot.picture
+    fr = picture.fr
+    assert fr is not None and fr.primary is not None
+    assert (fr.primary.verdict, fr.primary.blamed) == ("size_mismatch", (3,))
+    sizes = {rank: size for rank, _, size in fr.primary.sides}
+    assert sizes[3] != sizes[0] == sizes[1] == sizes[2]
+    where = {a.rank: a.where for a in picture.answers if a.where is not None}
+    assert sorted(where) == list(RANKS)
+    assert {(w.file.rsplit("/", 1)[-1], w.function) for w in where.values()} == {
+        ("fault_job.py", "main")}
+    assert len({w.line for w in where.values()}) == 1  # the one line all four wait at
+
+
+def test_a_stack_cut_while_importing_names_a_file_not_the_import_machinery() -> None:
+    """Before the fault, rank 0's stack was cut at faulthandler's depth inside torch's
+    imports (all of it library frames): the frame shown is a real file, not `<frozen …>`."""
+    with _servers(_desync_replies("before")) as endpoints:
+        out = TorchDebugSource(endpoints, timeout_seconds=5).query()
+    (snapshot,) = [o for o in out if isinstance(o, DebugSnapshot)]
+    where = {a.rank: a.where for a in snapshot.picture.answers}
+    assert where[0] is not None and not where[0].file.startswith("<frozen")
+    assert where[0].file.endswith(".py")

@@ -207,8 +207,12 @@ def absent_rank(ctx: Context) -> Finding | None:
     for stuck in ctx.picture.stuck:
         if stuck.stragglers or not stuck.waiting:
             continue
+        # (NCCL's INFO return-code traces are no report: a rank's own comm abort as its
+        # process exits prints them)
         reported = {i.rank for i in ctx.located if i.rank is not None
-                    and i.kind not in (EventKind.PROGRESS, EventKind.NCCL_INIT)}
+                    and i.kind not in (EventKind.PROGRESS, EventKind.NCCL_INIT)
+                    and not (i.kind is EventKind.NCCL_NET_CALL_FAILED
+                             and i.event.level < Level.WARNING)}
         silent = tuple(r for r in range(world) if r not in stuck.waiting and r not in reported)
         if len(silent) != 1:
             continue  # several silent ranks stay suspects (see the report's findings)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from monitor.model import Category
 from monitor.parse.log_events import EventKind
@@ -32,6 +33,7 @@ from monitor.triage.rules.base import (
     exit_reports,
     trained_after,
 )
+from monitor.triage.rules.collectives import absent_rank
 
 
 def _connect_failed(ctx: Context, item: Located) -> bool:
@@ -859,6 +861,14 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
              "NCCL_IB_HCA), that its peers are reachable on them, and rerun with "
              "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET for the failing call's reason.",),
         )
+    if not cuda and first.event.fields.get("nccl_code") == "remote":
+        # NCCL's remote error says a peer process exited (or the network failed): where one
+        # rank of a known world said nothing while the others wait, that rank is the one
+        silent = absent_rank(ctx)
+        if silent is not None:
+            return replace(silent, evidence=(
+                *silent.evidence, f"{who(first)}: NCCL's remote error ({first.where}): a peer "
+                "process exited or the network between them failed"))
     return Finding(
         Category.GPU_CUDA if cuda else Category.UNDETERMINED, reporters if cuda else (),
         tuple(f"rank {r}" for r in reporters) if cuda else (),

@@ -26,9 +26,12 @@ REWRITES = (
     (re.compile(r"/[\w.+-]+(?:/[\w.+-]+)*/(?=(?:train_nccl|launch_noteardown|run_scenario|debug_job)\.py)"),
      "gpu-lab/"),
     (re.compile(r"/[\w.+-]+(?:/[\w.+-]+)*?/bin/(?=python3?\b|torchrun\b|py-spy\b)"), ""),
+    (re.compile(r"/[\w.+-]+(?:/[\w.+-]+)*/(?=fault_(?:job|capture)\.py)"), "harness/"),
     (re.compile(r"/[\w.+-]+(?:/[\w.+-]+)*?/(?:hang|gpuhang|killnt|healthy|dlstall|stop|dbg)/"), ""),
+    (re.compile(r"/[\w.+-]+(?:/[\w.+-]+)*?/fault_runs/[\w-]+/"), ""),
 )
-TEXT = ("job.out", "alerts.jsonl", "summary.json", "mark.jsonl", "metrics.txt")
+TEXT = ("job.out", "node0.out", "node1.out", "alerts.jsonl", "summary.json", "mark.jsonl", "metrics.txt",
+        "exit.txt")
 
 
 def scrub(text: str) -> str:
@@ -52,14 +55,16 @@ def scrub_value(value: Any) -> Any:
 def main(run: Path, name: str, pyspy: list[str]) -> None:
     out = HERE / name
     shutil.rmtree(out, ignore_errors=True)
-    (out / "ras").mkdir(parents=True)
+    out.mkdir(parents=True)
     for f in TEXT:
         if (run / f).exists():
             (out / f).write_text(scrub((run / f).read_text(errors="replace")))
     for f in sorted(run.glob("fr_*")):
         data = decode_dump(f.read_bytes())
         (out / f.name).write_bytes(pickle.dumps(scrub_value(data), protocol=2))
-    for f in sorted((run / "ras").iterdir()):
+    if (run / "ras").is_dir():
+        (out / "ras").mkdir()
+    for f in sorted((run / "ras").glob("*")):
         (out / "ras" / f.name).write_text(scrub(f.read_text(errors="replace")))
     if (run / "debug").is_dir():  # torch's debug servers' replies, verbatim but for paths
         (out / "debug").mkdir()

@@ -1,0 +1,122 @@
+"""The job of the third round: a small DDP job like gpu-lab's train_nccl.py (every rank claims
+its own NCCL host id, so four ranks share one GPU and talk over sockets on loopback), with the
+faults whose logs triage reads after the fact.
+
+env: RW_FAULT = none | op_desync | raise | oom | kill | exit_early | hang ; RW_FAULT_RANK (2) ;
+     RW_FAULT_RANKS (the ranks that take the other path in op_desync: RW_FAULT_RANK alone) ;
+     RW_FAULT_AFTER_S (20) ; RW_FAULT_STEP (the fault at this step on every rank, in place of
+     the time each rank's own clock reads) ; RW_NCCL_TIMEOUT_S (40) ; RW_MARK (fault's start) ;
+     RW_DEBUG_BASE_PORT (opt in to torch's debug servers on BASE + LOCAL_RANK) ;
+     RW_BACKEND (nccl; gloo runs the same job on the CPU, to try this script without a GPU)
+"""
+
+import datetime
+import json
+import os
+import signal
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+RANK = int(os.environ["RANK"])
+LOCAL_RANK = int(os.environ["LOCAL_RANK"])
+BACKEND = os.environ.get("RW_BACKEND", "nccl")
+if BACKEND == "nccl":
+    os.environ["NCCL_HOSTID"] = f"rwhost{RANK}"  # one "host" per rank: NCCL's duplicate-GPU check passes
+FAULT = os.environ.get("RW_FAULT", "none")
+FAULT_RANK = int(os.environ.get("RW_FAULT_RANK", "2"))
+FAULT_RANKS = {int(r) for r in os.environ.get("RW_FAULT_RANKS", str(FAULT_RANK)).split(",")}
+AFTER = float(os.environ.get("RW_FAULT_AFTER_S", "20"))
+FAULT_STEP = int(os.environ.get("RW_FAULT_STEP", "0"))
+MARK = os.environ.get("RW_MARK")
+T0 = time.time()
+
+
+def mark(event: str) -> None:
+    if MARK:
+        with open(MARK, "a") as f:
+            f.write(json.dumps({"event": event, "t": time.time(), "pid": os.getpid(), "rank": RANK}) + "\n")
+
+
+_servers = []
+
+
+def start_debug_server(base: int) -> None:
+    port = base + LOCAL_RANK
+    try:
+        from torch.distributed.debug import start_debug_server as start
+
+        start(worker_port=port)
+        how = "start_debug_server"
+    except (ImportError, RuntimeError, OSError) as exc:  # rank 0's frontend needs tabulate and jinja2
+        from torch._C._distributed_c10d import _WorkerServer
+
+        _servers.append(_WorkerServer("::", port))
+        how = f"_WorkerServer ({type(exc).__name__}: {exc})"
+    print(f"rank {RANK} debug server on {port} via {how}", flush=True)
+
+
+def main() -> None:
+    device = torch.device("cuda", 0) if BACKEND == "nccl" else torch.device("cpu")
+    if BACKEND == "nccl":
+        torch.cuda.set_device(0)
+    timeout = datetime.timedelta(seconds=float(os.environ.get("RW_NCCL_TIMEOUT_S", "40")))
+    dist.init_process_group(BACKEND, timeout=timeout)
+    if os.environ.get("RW_DEBUG_BASE_PORT"):
+        start_debug_server(int(os.environ["RW_DEBUG_BASE_PORT"]))
+    world = dist.get_world_size()
+    net = torch.nn.Sequential(torch.nn.Linear(256, 1024), torch.nn.ReLU(), torch.nn.Linear(1024, 1)).to(device)
+    model = torch.nn.parallel.DistributedDataParallel(net, device_ids=[0] if BACKEND == "nccl" else None)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    if RANK == 0:
+        nccl = torch.cuda.nccl.version() if BACKEND == "nccl" else None
+        print(f"nccl version {nccl} torch {torch.__version__} world {world}", flush=True)
+    desynced = False
+    step = 0
+    started = time.time()
+    while True:
+        step += 1
+        late = step >= FAULT_STEP if FAULT_STEP else time.time() - T0 > AFTER
+        if late and RANK == FAULT_RANK and FAULT == "raise":
+            mark("raise_begins")
+            raise ValueError(f"label 1043 out of range [0, 1000) in batch of step {step}")
+        if late and RANK == FAULT_RANK and FAULT == "oom":
+            mark("oom_begins")
+            torch.empty(1 << 40, dtype=torch.uint8, device=device)  # 1 TiB: more than any one GPU holds
+        if late and RANK == FAULT_RANK and FAULT == "kill":
+            mark("kill_begins")
+            os.kill(os.getpid(), signal.SIGKILL)
+        if late and RANK == FAULT_RANK and FAULT == "hang":
+            mark("hang_begins")
+            while True:  # stuck in user code, outside any collective
+                time.sleep(1)
+        if late and RANK == FAULT_RANK and FAULT == "exit_early":
+            mark("exit_early_begins")
+            print(f"rank {RANK}: data exhausted after {step} steps, leaving", flush=True)
+            sys.exit(0)  # the others go on into the next AllReduce, which never completes
+        if late and FAULT == "op_desync" and not desynced:
+            desynced = True
+            mark("op_desync_begins")
+            t = torch.ones(4096, device=device)
+            if RANK in FAULT_RANKS:  # these ranks gather where the others reduce: same sequence number, other op
+                dist.all_gather_into_tensor(torch.empty(4096 * world, device=device), t)
+            else:
+                dist.all_reduce(t)
+        x = torch.randn(64, 256, device=device)
+        loss = model(x).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        lv = loss.item()  # the host waits for the GPU here
+        time.sleep(0.05)
+        if step % 10 == 0 and RANK == 0:
+            now = time.time()
+            print(f" iteration {step:8d}/ 1000000 | elapsed time per iteration (ms): {(now - started) * 100:.1f}"
+                  f" | lm loss: {lv:.6E} |", flush=True)
+            started = now
+
+
+if __name__ == "__main__":
+    main()

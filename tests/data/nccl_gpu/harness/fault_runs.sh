@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Runs of fault_job.py at once on one GPU, each a 4-rank torchrun job; every run's folder
+# (job.out, flight-recorder dumps, marks, debug-server replies) is packed into
+# $OUT/fault_runs.tar.gz. RW_BACKEND=gloo tries the same runs on the CPU.
+# usage: fault_runs.sh [round2|round3]   (no argument: the third round's first five runs)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-$PWD/fault-runs-out}; work=${TMPDIR:-/tmp}/fault_runs; rm -rf "$work"; mkdir -p "$work" "$out"
+nvidia-smi -L 2>&1 | head -2; python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'
+export NCCL_SOCKET_IFNAME=lo NCCL_IB_DISABLE=1 TORCH_NCCL_DUMP_ON_TIMEOUT=1 TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_FR_BUFFER_SIZE=2000
+export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1
+launch() {  # name master_port env...
+  local name=$1 port=$2; shift 2; local d=$work/$name; mkdir -p "$d"
+  ( cd "$d" && env "$@" RW_MARK="$d/mark.jsonl" TORCH_NCCL_DEBUG_INFO_TEMP_FILE="$d/fr_" \
+      timeout 200 python3 -m torch.distributed.run --nproc-per-node 4 --master-port "$port" \
+      "$here/fault_job.py" > "$d/job.out" 2>&1; echo "torchrun exit $?" > "$d/exit.txt" ) &
+}
+launch2() {  # name master_port env...: two torchrun agents ("nodes" node0 and node1, each in
+  # its own UTS namespace with that host name), two ranks each, static rendezvous
+  local name=$1 port=$2; shift 2; local d=$work/$name; mkdir -p "$d"
+  for k in 0 1; do
+    ( cd "$d" && env "$@" RW_MARK="$d/mark.jsonl" TORCH_NCCL_DEBUG_INFO_TEMP_FILE="$d/fr_" \
+        timeout 200 unshare --uts bash -c "hostname node$k; exec python3 -m torch.distributed.run \
+        --nnodes 2 --node-rank $k --nproc-per-node 2 --master-addr 127.0.0.1 --master-port $port \
+        $here/fault_job.py" > "$d/node$k.out" 2>&1; echo "node$k torchrun exit $?" >> "$d/exit.txt" ) &
+  done
+}
+start=$(date +%s.%N)
+if [[ ${1:-} == round3 ]]; then
+  launch2 mn_kill 29531 RW_FAULT=kill RW_FAULT_RANK=3 RW_FAULT_STEP=60 NCCL_DEBUG=WARN
+  launch2 mn_raise 29532 RW_FAULT=raise RW_FAULT_RANK=2 RW_FAULT_STEP=60
+  launch2 mn_hang 29533 RW_FAULT=hang RW_FAULT_RANK=1 RW_FAULT_STEP=60 NCCL_DEBUG=WARN
+elif [[ ${1:-} == round2 ]]; then
+  launch op_desync 29521 RW_FAULT=op_desync RW_FAULT_STEP=60 RW_FAULT_RANKS=2 NCCL_DEBUG=WARN
+  launch op_split 29522 RW_FAULT=op_desync RW_FAULT_STEP=60 RW_FAULT_RANKS=2,3
+  launch op_detail 29523 RW_FAULT=op_desync RW_FAULT_STEP=60 RW_FAULT_RANKS=2 TORCH_DISTRIBUTED_DEBUG=DETAIL
+  launch exit_early_info 29524 RW_FAULT=exit_early NCCL_DEBUG=INFO
+else
+  launch desync 29511 RW_FAULT=op_desync RW_DEBUG_BASE_PORT=29700 TORCH_NCCL_ENABLE_TIMING=1 NCCL_DEBUG=INFO
+  python3 "$here/fault_capture.py" "$work/desync/mark.jsonl" "$work/desync/debug" 4 29700 "$start" 14 10 25 \
+    > "$work/desync/capture.txt" 2>&1 &
+  launch raise 29512 RW_FAULT=raise RW_FAULT_RANK=3
+  launch oom 29513 RW_FAULT=oom RW_FAULT_RANK=1
+  launch kill 29514 RW_FAULT=kill NCCL_DEBUG=INFO
+  launch exit_early 29515 RW_FAULT=exit_early NCCL_DEBUG=WARN
+fi
+wait
+for d in "$work"/*/; do echo "== $d $(cat "$d/exit.txt" | tr '\n' ' ') $(cat "$d"/*.out | wc -l) lines; $(ls "$d" | tr '\n' ' ')"; done
+tar -C "$work" -czf "$out/fault_runs.tar.gz" . && ls -l "$out"
