@@ -198,3 +198,34 @@ def test_two_nodes_logs_each_with_its_own_launchers_table(folder: str, category:
     for paths in (tuple(nodes), (DATA / folder,)):
         report = _triage(*paths)
         assert (report["category"], report["culprit_ranks"]) == (category, [rank]), paths
+
+
+@pytest.mark.parametrize("folder,category", [
+    ("device_assert", "gpu_cuda"),  # an index past the end, asserted on the GPU
+    ("cpu_tensor", "software"),  # a CPU tensor handed to NCCL's process group
+])
+def test_a_ranks_own_cuda_or_api_error_under_nccl_names_it(folder: str, category: str) -> None:
+    rank = _marked_rank(folder)
+    assert _table(folder)[rank] == 1
+    report = _triage(DATA / folder)
+    assert (report["category"], report["culprit_ranks"]) == (category, [rank])
+
+
+def test_ranks_sharing_one_gpu_are_the_setup_not_one_rank() -> None:
+    """Without a host id of its own each rank, NCCL refuses four ranks on one device at init:
+    every rank says `Duplicate GPU detected`, then `invalid usage`. The job's set-up is wrong,
+    no rank more than another."""
+    text = (DATA / "dup_gpu" / "job.out").read_text()
+    assert text.count("Duplicate GPU detected") >= 2
+    report = _triage(DATA / "dup_gpu")
+    assert (report["category"], report["culprit_ranks"]) == ("software", [])
+    assert any("one GPU" in c for c in report["culprits"])
+
+
+def test_a_socket_interface_that_does_not_exist_is_the_hosts_network_setup() -> None:
+    """NCCL_SOCKET_IFNAME named an interface the host lacks: NCCL's bootstrap finds no socket
+    interface and init fails with `invalid usage`."""
+    assert "no socket interface found" in (DATA / "no_ifname" / "job.out").read_text()
+    report = _triage(DATA / "no_ifname")
+    assert (report["category"], report["culprit_ranks"]) == ("network", [])
+    assert any("network setup" in c for c in report["culprits"])

@@ -2,12 +2,14 @@
 its own NCCL host id, so four ranks share one GPU and talk over sockets on loopback), with the
 faults whose logs triage reads after the fact.
 
-env: RW_FAULT = none | op_desync | raise | oom | kill | exit_early | hang ; RW_FAULT_RANK (2) ;
+env: RW_FAULT = none | op_desync | raise | oom | kill | exit_early | hang | device_assert |
+     cpu_tensor ; RW_FAULT_RANK (2) ;
      RW_FAULT_RANKS (the ranks that take the other path in op_desync: RW_FAULT_RANK alone) ;
      RW_FAULT_AFTER_S (20) ; RW_FAULT_STEP (the fault at this step on every rank, in place of
      the time each rank's own clock reads) ; RW_NCCL_TIMEOUT_S (40) ; RW_MARK (fault's start) ;
      RW_DEBUG_BASE_PORT (opt in to torch's debug servers on BASE + LOCAL_RANK) ;
-     RW_BACKEND (nccl; gloo runs the same job on the CPU, to try this script without a GPU)
+     RW_BACKEND (nccl; gloo runs the same job on the CPU, to try this script without a GPU) ;
+     RW_SHARED_HOSTID=1 (every rank keeps the machine's host id: NCCL sees four ranks on one GPU)
 """
 
 import datetime
@@ -23,7 +25,7 @@ import torch.distributed as dist
 RANK = int(os.environ["RANK"])
 LOCAL_RANK = int(os.environ["LOCAL_RANK"])
 BACKEND = os.environ.get("RW_BACKEND", "nccl")
-if BACKEND == "nccl":
+if BACKEND == "nccl" and os.environ.get("RW_SHARED_HOSTID") != "1":
     os.environ["NCCL_HOSTID"] = f"rwhost{RANK}"  # one "host" per rank: NCCL's duplicate-GPU check passes
 FAULT = os.environ.get("RW_FAULT", "none")
 FAULT_RANK = int(os.environ.get("RW_FAULT_RANK", "2"))
@@ -92,6 +94,13 @@ def main() -> None:
             mark("hang_begins")
             while True:  # stuck in user code, outside any collective
                 time.sleep(1)
+        if late and RANK == FAULT_RANK and FAULT == "device_assert":
+            mark("device_assert_begins")
+            labels = torch.tensor([7], device=device)
+            torch.zeros(5, device=device)[labels].sum().item()  # an index past the end, on the GPU
+        if late and RANK == FAULT_RANK and FAULT == "cpu_tensor":
+            mark("cpu_tensor_begins")
+            dist.all_reduce(torch.ones(16))  # a CPU tensor handed to the GPU's process group
         if late and RANK == FAULT_RANK and FAULT == "exit_early":
             mark("exit_early_begins")
             print(f"rank {RANK}: data exhausted after {step} steps, leaving", flush=True)

@@ -2,7 +2,7 @@
 # Runs of fault_job.py at once on one GPU, each a 4-rank torchrun job; every run's folder
 # (job.out, flight-recorder dumps, marks, debug-server replies) is packed into
 # $OUT/fault_runs.tar.gz. RW_BACKEND=gloo tries the same runs on the CPU.
-# usage: fault_runs.sh [round2|round3]   (no argument: the third round's first five runs)
+# usage: fault_runs.sh [round2|round3|round4]   (no argument: the third round's first five runs)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/fault-runs-out}; work=${TMPDIR:-/tmp}/fault_runs; rm -rf "$work"; mkdir -p "$work" "$out"
@@ -12,7 +12,7 @@ export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1
 launch() {  # name master_port env...
   local name=$1 port=$2; shift 2; local d=$work/$name; mkdir -p "$d"
   ( cd "$d" && env "$@" RW_MARK="$d/mark.jsonl" TORCH_NCCL_DEBUG_INFO_TEMP_FILE="$d/fr_" \
-      timeout 200 python3 -m torch.distributed.run --nproc-per-node 4 --master-port "$port" \
+      timeout "${LIMIT:-200}" python3 -m torch.distributed.run --nproc-per-node 4 --master-port "$port" \
       "$here/fault_job.py" > "$d/job.out" 2>&1; echo "torchrun exit $?" > "$d/exit.txt" ) &
 }
 launch2() {  # name master_port env...: two torchrun agents ("nodes" node0 and node1, each in
@@ -26,7 +26,13 @@ launch2() {  # name master_port env...: two torchrun agents ("nodes" node0 and n
   done
 }
 start=$(date +%s.%N)
-if [[ ${1:-} == round3 ]]; then
+if [[ ${1:-} == round4 ]]; then  # (a run that does not fail is stopped at 90 s)
+  LIMIT=90
+  launch device_assert 29541 RW_FAULT=device_assert RW_FAULT_RANK=1 RW_FAULT_STEP=40
+  launch cpu_tensor 29542 RW_FAULT=cpu_tensor RW_FAULT_RANK=2 RW_FAULT_STEP=40
+  launch dup_gpu 29543 RW_SHARED_HOSTID=1 NCCL_DEBUG=WARN
+  launch no_ifname 29544 NCCL_SOCKET_IFNAME=ib9 NCCL_DEBUG=WARN
+elif [[ ${1:-} == round3 ]]; then
   launch2 mn_kill 29531 RW_FAULT=kill RW_FAULT_RANK=3 RW_FAULT_STEP=60 NCCL_DEBUG=WARN
   launch2 mn_raise 29532 RW_FAULT=raise RW_FAULT_RANK=2 RW_FAULT_STEP=60
   launch2 mn_hang 29533 RW_FAULT=hang RW_FAULT_RANK=1 RW_FAULT_STEP=60 NCCL_DEBUG=WARN
