@@ -601,6 +601,7 @@ class EventExtractor:
         if block.state == "nested":
             if not payload[:1].isspace():
                 block.state = "message"  # the worker's own exception line ends its traceback
+                block.summary["worker_exception"] = payload.strip()[:_MAX_TEXT]
             return _Verdict.TAKE
         return _Verdict.REJECT
 
@@ -766,6 +767,9 @@ class EventExtractor:
             }
             if "last_error" in block.summary:
                 fields["last_error"] = str(block.summary["last_error"])
+            if "worker_exception" in block.summary:
+                # the exception a DataLoader worker raised, under `Original Traceback`
+                fields["worker_exception"] = str(block.summary["worker_exception"])
             if block.actor_pid is not None:
                 fields["actor_pid"] = block.actor_pid
             level = Level.ERROR if block.exc_type else Level.WARNING

@@ -858,8 +858,9 @@ PATTERNS: tuple[LinePattern, ...] = (
             # with rank=[3] was aborted.` (several failed ranks are not one first failure)
             r"the trainer process with rank=\[(?P<mpi_rank>\d+)\] was aborted",
             # MPICH's Hydra: `=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES` and
-            # `=   PID 9665 RUNNING AT node1` (its exit code on the next line)
-            r"^=\s+PID (?P<pid>\d+) RUNNING AT (?P<node>[\w.\-]+)",
+            # `=   PID 9665 RUNNING AT node1` (its exit code on the next line); MPICH 4
+            # names the rank too (`=   RANK 3 PID 220871 RUNNING AT cn-0412`)
+            r"^=\s+(?:RANK (?P<mpi_rank>\d+) )?PID (?P<pid>\d+) RUNNING AT (?P<node>[\w.\-]+)",
             # and its static run: `Process 0 exit with status code 137.`
             r"^Process (?:(?P<mpi_rank>\d+)|(?P<process_name>[\w.\-]+\[\d+\])) exit with "
             r"status code (?P<exitcode>\d+)\."),

@@ -218,7 +218,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      # XLA's allocator on a TPU's or GPU's memory (`RESOURCE_EXHAUSTED:
                      # Attempting to reserve 10.51G at the bottom of memory`)
                      r"RESOURCE_EXHAUSTED: .{0,60}(?:[Aa]llocat|[Aa]ttempting to reserve|"
-                     r"[Rr]an out of memory)|"
+                     r"[Rr]an out of memory)|\bOOM when allocating tensor\b|"
                      + _MEMORY_MONITOR_KILL),
         (Family.GPU, r"CUDA error|cudaError|CUDA_ERROR|CUBLAS_STATUS_(?!SUCCESS)|"
                      r"CUDNN_STATUS_(?!SUCCESS)|illegal memory access|unspecified launch failure|"
@@ -265,6 +265,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"\bis over \d+% full\b"),
         (Family.DATA, CORRUPT_DATA.pattern),
         (Family.INFRASTRUCTURE, r"\bEvicted\b|\bevicted\b|(?i:preempt)|TIME LIMIT|NodeNotReady|"
+                                # Open MPI's own stop at the --timeout (MPIEXEC_TIMEOUT) given
+                                r"\buser-provided time limit for job execution has been reached\b|"
                                 # the node's own memory failed under a process (the kernel's
                                 # memory-failure handler; EDAC's uncorrected error count)
                                 r"\bdue to hardware memory corruption\b|\bEDAC MC\d+: \d+ UE\b|"
@@ -460,6 +462,7 @@ _FAILED = re.compile(
     r"socketPollConnect: exceeded retries|" + _MEMORY_MONITOR_KILL + "|"
     + _RECLAIM_NOTICE + "|"
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit|"
+    r"\btime limit for job execution has been reached\b|"  # Open MPI's --timeout stop
     r"\bSXid \(PCI:[0-9a-fA-F:.]+\): \d+, Fatal\b|"  # an NVSwitch's fatal error (its driver)
     # Kubernetes' DisruptionTarget reasons (a pod ended from outside)
     r"\b(?:DeletionByPodGC|DeletionByTaintManager|EvictionByEvictionAPI|TerminationByKubelet)\b|"
@@ -567,6 +570,7 @@ _AT_SHUTDOWN = re.compile(r"\bShutdown barrier\b|\bId: Shutdown::\d")
 # TensorFlow's and JAX's distributed runtime name a process `/job:worker/replica:0/task:37`
 _TASK = re.compile(r"/job:\w+/replica:\d+/(task:\d+)\b")
 # gRPC's report of the far end of a failed call: `… from remote target /job:ps/replica:0/task:0`
+_FIRST_AT_BARRIER = re.compile(r"The first task at the barrier: /job:\w+/replica:\d+/task:\d+")
 _REMOTE_TARGET = re.compile(r"\bremote target (/job:\w+(?:/replica:\d+)?/task:\d+)")
 # The other end named by its host name: Open MPI's `peer: NAME`, ssh's `Could not resolve
 # hostname NAME`, an RPC agent's `request #0 to NAME: ECONNREFUSED`, libfabric EFA's `Peer
@@ -648,7 +652,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "failure of node", "launch failed", "exited with code", "SecondaryStatus",
                     "gone over", "TERM_", "wallclock", "hard limit", "maximum execution",
                     "user delete", "shepherd died", "Host EC2", "duration exceeded",
-                    "maximum runtime", "VM updates", "open file")
+                    "maximum runtime", "VM updates", "open file", "time limit for job")
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)
@@ -752,13 +756,15 @@ def places(text: str) -> tuple[str, ...]:
     for m in _IPV4.finditer(text):
         port = m.group(2) or m.group(3)
         found.append((m.start(), f"{m.group(1)}:{port}" if port else m.group(1)))
-    targets = [m.span() for m in _REMOTE_TARGET.finditer(text)]
+    # a task named in full by gRPC's remote target is not named again by its tail
+    # (`/job:ps/replica:0/task:0` holds `task:0`); nor is the task XLA's coordination
+    # service names as the first to reach a barrier that timed out (it came in time)
+    skipped = [m.span() for m in _REMOTE_TARGET.finditer(text)] + [
+        m.span() for m in _FIRST_AT_BARRIER.finditer(text)]
     for pattern in (_DEVICE, _PCI, _GPU_MINOR, _SPAWNED, _DIALED, _NODE, _REMOTE_TARGET, _TASK,
                     _SYSLOG_HOST, _OMPI_PROCESS):
         found.extend((m.start(), next(g for g in m.groups() if g)) for m in pattern.finditer(text)
-                     # a task named in full by gRPC's remote target is not named again by its
-                     # tail (`/job:ps/replica:0/task:0` holds `task:0`)
-                     if pattern is not _TASK or not any(a <= m.start() < b for a, b in targets))
+                     if pattern is not _TASK or not any(a <= m.start() < b for a, b in skipped))
     found.extend((m.start(), next(g for g in m.groups() if g))
                  for m in _PEER_NAME.finditer(text))
     found.extend((m.start(), " on ".join(g for g in m.groups() if g))

@@ -117,18 +117,32 @@ _HEADING_ONLY = re.compile(r"^.{0,60}:\s*$")
 _NATIVE_FRAME = re.compile(r"^\s+(?:File \"|\[bt\]|\d+: |at )")
 
 
+# `OOM when allocating tensor … on /job:worker/replica:0/task:1/device:GPU:0`
+_TF_DEVICE = re.compile(r"\bon (/job:\w+/replica:\d+/task:\d+)/device:(\w+:\d+)")
+_TF_OP_DEFINED = re.compile(r"\s*Detected at node .{1,200} defined at \(most recent call last\):")
+
+
 def _message_under_heading(ctx: Context, item: Located) -> str:
     """What an exception whose message is only a heading says under it: its next few lines
     that are no frame (up to another record: a stamped line, a warning, another rank's), and,
     for a native traceback's heading, the error line that ends it."""
     end = item.event.end_line
     said: list[str] = []
+    op_stack = False
     for t in ctx.scans[item.file_index].tail:
         if not end < t.line <= end + 40 or not t.text.strip() or _NATIVE_FRAME.match(t.text):
             continue
         if ((t.rank is not None and item.rank is not None and t.rank != item.rank)
                 or logged_below_error(t.text) or _STAMPED.search(t.text)):
             break
+        # TensorFlow's graph error: `Detected at node 'X' defined at …`, the op's Python
+        # stack, then `Node: 'X'` and the message itself
+        if _TF_OP_DEFINED.match(t.text):
+            op_stack = True
+            continue
+        if op_stack:
+            op_stack = not t.text.lstrip().startswith("Node: ")
+            continue
         said.append(t.text.strip())
         if _ANOTHER_EXCEPTION.match(t.text) or len(said) >= 3:
             break
@@ -197,16 +211,27 @@ def _unreached_finding(first: Located, unreached: str, evidence: str) -> Finding
 
 # An object store that refused a write, in its client's words: botocore's write operations
 # (`… when calling the PutObject operation …`), s3fs's throttling, Azure Blob's missing container
-_STORE_WRITE_REFUSED = re.compile(r"\bwhen calling the (?:PutObject|UploadPart|"
-                                  r"CompleteMultipartUpload|CreateMultipartUpload|CopyObject) "
-                                  r"operation\b|\bPlease reduce your request rate\b|"
-                                  r"\bErrorCode:ContainerNotFound\b")
+# An object store's refusal or failure of a call, a read as much as a write: botocore's
+# ClientError on an S3 operation, the stores' own error codes, a store URL with its failure
+_STORE_REFUSED = re.compile(r"\bwhen calling the (?:(?:Get|Head|Put|Copy|Delete)Object\w*|"
+                            r"ListObjects\w*|HeadBucket|UploadPart\w*|"
+                            r"(?:Create|Complete|Abort)MultipartUpload) operation\b|"
+                            r"\bPlease reduce your request rate\b|"
+                            r"\b(?:ErrorCode:)?(?:ContainerNotFound|BlobNotFound|NoSuchKey|"
+                            r"NoSuchBucket)\b|\bThe specified (?:blob|container) does not exist\b|"
+                            r"\bgcsfs\.retry\.HttpError\b|"
+                            r"\b[Ff]ailed to (?:download|upload) (?:s3|gs|az|abfss?)://|"
+                            r"\b(?:s3|gs|az|abfss?)://\S+.{0,80}?(?:\bnot found\b|[Pp]ermission|"
+                            r"[Aa]ccess ?[Dd]enied|HTTP (?:response )?(?:code )?(?:429|5\d\d)\b)")
 # An input file that is not what its reader expects, raised by its reader (safetensors' header,
 # HDF5's addresses, Arrow's and Parquet's footers, a tar member's header)
 _CORRUPT_RAISED = re.compile(r"\bError while deserializing header\b|"
                              r"\bUnable to (?:synchronously )?open file \((?:bad|file signature)\b|"
                              r"\bExpected to read \d+ metadata bytes, but only read \d+\b|"
                              r"\bParquet magic bytes not found in footer\b|"
+                             # Arrow's IPC reader and tarfile on a file cut short
+                             r"\bExpected to be able to read \d+ bytes for message body, got \d+|"
+                             r"\bReadError: \(?['\"]?unexpected end of data\b|"
                              r"\bReadError: \(?'?invalid header\b")
 
 
@@ -215,13 +240,24 @@ _WAITED_OUT = re.compile(r"\btook too long\b|\bbailing out\b|\b[Tt]imed out\b|"
                          r"\b[Tt]imeout (?:after|while|waiting)\b")
 
 
+# Hugging Face datasets wraps the reader's error (`raise DatasetGenerationError(…) from e`);
+# a parser's error under it is the input files'
+_PARSER_ERRORS = frozenset({"ArrowInvalid", "JSONDecodeError", "UnicodeDecodeError", "ParserError"})
+
+
+def _unparsable_input(exc: str, item: Located) -> bool:
+    chain = item.event.fields.get("chain")
+    return exc.rsplit(".", 1)[-1] == "DatasetGenerationError" and isinstance(chain, tuple) and any(
+        str(c).rsplit(".", 1)[-1] in _PARSER_ERRORS for c in chain)
+
+
 def _storage_refused(exc: str, message: str) -> bool:
     """Whether an exception is the file system's refusal (a disk, a quota, a mount) or an
-    object store's refusal of a write."""
+    object store's refusal or failure of a call."""
     name = exc.rsplit(".", 1)[-1]
     return name in _STORAGE_EXCEPTIONS or (
         name in _GENERIC_OS_ERRORS and _DISK_ERRNO.search(message) is not None) or (
-        _STORE_WRITE_REFUSED.search(message) is not None)
+        _STORE_REFUSED.search(message) is not None)
 
 
 # exceptions a worker raises when the other end of its connection or pipe went away
@@ -392,6 +428,8 @@ def _collective_timed_out(item: Located) -> bool:
 
 # torch could not write a tensor's shared-memory file (an mmap that failed is memory, not
 # /dev/shm filling)
+_CAUGHT_IN_WORKER = re.compile(r"Caught \w+ in DataLoader worker process \d+\b")
+_WORKER_RAISED = re.compile(r"((?:\w+\.)*\w*(?:Error|Exception|Exit|Invalid|Interrupt)\w*):\s?(.*)")
 _TORCH_SHM_FILE = re.compile(r"unable to write to file </torch_\d+_")
 
 
@@ -399,7 +437,9 @@ _TORCH_SHM_FILE = re.compile(r"unable to write to file </torch_\d+_")
 # `RESOURCE_EXHAUSTED: Error allocating device buffer` on a TPU's HBM too)
 _ACCELERATOR_OOM = re.compile(r"PT_DEVMEM Allocation failed|\b(?:ZE|UR)_RESULT_ERROR_OUT_OF_\w*MEMORY|"
                               r"RESOURCE_EXHAUSTED: .{0,60}(?:[Aa]llocat|[Oo]ut of memory|"
-                              r"[Aa]ttempting to reserve|[Rr]an out of memory)")
+                              r"[Aa]ttempting to reserve|[Rr]an out of memory)|"
+                              # TensorFlow's allocator, in the message of its ResourceExhaustedError
+                              r"\bOOM when allocating tensor\b")
 
 
 _ACCELERATOR_ERROR = re.compile(r"\b(?:ZE|UR)_RESULT_ERROR_\w+|"
@@ -564,12 +604,17 @@ def own_exception(ctx: Context) -> Finding | None:
             return None
     exc = str(first.event.fields.get("exc_type"))
     message = _full_message(ctx, first)
+    inner = _WORKER_RAISED.match(str(first.event.fields.get("worker_exception", "")))
+    if inner is not None and _CAUGHT_IN_WORKER.match(message):
+        # torch re-raises a DataLoader worker's exception in the main process (`Caught
+        # ArrowInvalid in DataLoader worker process 1.`): the worker's own is the one to read
+        exc, message = inner[1], inner[2]
     if _TORCH_SHM_FILE.search(message):
         # torch's shared-memory segment (`unable to write to file </torch_4740_…>: No space
         # left on device`): the node's /dev/shm filled, not a disk
         category = Category.INFRASTRUCTURE
-    elif (CORRUPT_DATA.search(message) or _CORRUPT_RAISED.search(message)) and (
-            "_tensor_to_object" not in str(first.event.fields.get("frames", ""))):
+    elif (CORRUPT_DATA.search(message) or _CORRUPT_RAISED.search(message) or _unparsable_input(
+            exc, first)) and "_tensor_to_object" not in str(first.event.fields.get("frames", "")):
         # the file it read is corrupt, not the disk
         category = Category.DATA
     elif _storage_refused(exc, message) or (
@@ -638,6 +683,10 @@ def own_exception(ctx: Context) -> Finding | None:
     if task is not None and _ray_rank(task):
         ranks = _ray_rank(task)
         culprits = (f"rank {ranks[0]}", raiser)
+    on_device = _TF_DEVICE.search(message) if category is Category.OOM and not ranks else None
+    if on_device is not None and not culprits:
+        # TensorFlow's allocator names the task and device it could not allocate on
+        culprits = (f"{on_device[1]} ({on_device[2]})",)
     evidence = [f"{raiser} raised {exc}: {message[:160]} ({first.where})"]
     if spawned and _spawn_join(first):
         evidence = [f"mp.spawn raised {exc} for {spawned}, whose traceback follows it "
@@ -720,6 +769,8 @@ _WAITED_FOR_A_PEER = ("Timed out waiting", "aught collective operation timeout",
                       "Barrier timed out",
                       # gRPC's status for a call the other end did not answer in time
                       "DEADLINE_EXCEEDED",
+                      # torch_xla's mesh service: the other devices never met it there
+                      "Failed to meet rendezvous",
                       # Ascend: HCCL's collectives run as device tasks, so a peer that never
                       # came shows as a device wait that timed out (EI0002's Notify wait)
                       "SynchronizeDeviceWithTimeout", "Notify register times out",

@@ -812,6 +812,20 @@ def _mpi_rank_of(ctx: Context, item: Located) -> int | None:
     return near[0].event.int_field("mpi_rank") if near else None
 
 
+_HYDRA_STATUS = re.compile(r"^=\s+((?:KILLED BY SIGNAL|EXIT CODE|EXIT STATUS): .*?)\s*$")
+
+
+def _hydra_status(ctx: Context, item: Located) -> str:
+    """The status line under a Hydra block's `RUNNING AT` line (`=   KILLED BY SIGNAL: 9
+    (Killed)`, `=   EXIT CODE: 139`), "" when it is not shown."""
+    for t in ctx.scans[item.file_index].tail:
+        if item.event.line < t.line <= item.event.line + 2:
+            m = _HYDRA_STATUS.match(t.text)
+            if m is not None:
+                return m[1]
+    return ""
+
+
 def launcher_task_exit(ctx: Context) -> Finding | None:
     """mpirun and srun name the first process that died or exited by itself. An mpirun rank
     is the job's rank; an srun task is one only when srun started the ranks itself (not a
@@ -836,6 +850,21 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
              "be its cause",), first,
             ("Read the first lines above the aborts, and each rank's own output, for the "
              "error that made them abort.",),
+        )
+    blocks = [e for e in mpi if "RUNNING AT" in e.event.text]
+    if len(blocks) >= 2 and len({_hydra_status(ctx, e) for e in blocks[:2]}) == 1:
+        # MPICH Hydra's blocks for several processes, the first two ended alike: its first
+        # block is only the first it reported
+        reported = sorted({r for e in blocks if (r := e.event.int_field("mpi_rank")) is not None})
+        first = blocks[0]
+        return Finding(
+            Category.UNDETERMINED, (), (),
+            (f"MPICH's launcher reports {len(blocks)} processes "
+             + (f"(ranks {compress_ranks(reported)}) " if reported else "")
+             + f"ended alike ({_hydra_status(ctx, first) or 'status not shown'}, first at "
+             f"{first.where}): the first it reported is not shown to be the cause",), first,
+            ("Read each rank's own output and the node's kernel log (OOM killer) for the "
+             "process that failed first.",),
         )
     if mpi:
         first = mpi[0]
