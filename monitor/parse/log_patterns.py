@@ -1364,8 +1364,10 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"Kill process (?P<pid>\d+) \((?P<process>[^)]*)\)",
             # Ray's memory monitor (host memory, not the GPU's)
             r"(?P<process>[Ww]orkers?) .*?killed due to memory pressure.*?(?:IP: (?P<ip>[\d.]+))?",
-            r"(?:Worker PID: (?P<pid>\d+).*?)?(?P<process>[Tt]ask) was killed due to the node "
-            r"running low on memory.*?(?:IP: (?P<ip>[\d.]+))?",
+            # (its worker's record names the node first: `Worker IP address: 10.0.0.7 Worker
+            # port: … Worker PID: 9021 … Task was killed due to the node running low on memory`)
+            r"(?:Worker IP address: (?P<ip>[\d.]+).*?)?(?:Worker PID: (?P<pid>\d+).*?)?"
+            r"(?P<process>[Tt]ask) was killed due to the node running low on memory",
             r"(?P<process>worker\(s\)) were killed due to the node running low on memory",
             # its next line: `Memory on the node (IP: 10.0.0.7, ID: …) where the task (actor
             # ID: …, name=…, pid=4242, memory used=56.57GB) was running was …`
