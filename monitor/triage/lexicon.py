@@ -390,6 +390,11 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
         # Open MPI's help text for a call the job made out of order: its own misuse of MPI
         (Family.SOFTWARE, r"\bfunction was called (?:before MPI_INIT|after MPI_FINALIZE) was "
                           r"invoked\b"),
+        # srun could not create the job's step for what it asked of the cluster (a node
+        # configuration, a resource specification, a processor count no node has)
+        (Family.SOFTWARE, r"\bUnable to create step for job \d+: (?:Requested node configuration "
+                          r"is not available|Invalid [\w ()]{1,40} specification|More processors "
+                          r"requested than permitted)"),
         (Family.SOFTWARE, r"\b(?:KeyError|IndexError|TypeError|ValueError|AttributeError|"
                           r"NameError|AssertionError|ImportError|ModuleNotFoundError|"
                           r"NotImplementedError|ZeroDivisionError|UnboundLocalError|"
@@ -728,9 +733,14 @@ def words_family(text: str) -> Family:
     return _read_words(text).family
 
 
+# a traceback frame's file and function (`File "…/scheduler.py", line 1204, in
+# _preempt_by_swap`): code's names, not what happened
+_FRAME = re.compile(r'\bFile "[^"]{0,300}", line \d+, in [\w<>.]+')
+
+
 def _read_words(text: str) -> Reading:
     """The family a line's words name (FAILED when none), whether or not the line failed."""
-    told = _POSSIBLE_CAUSES.sub(" ", _MAYBE_PREEMPTED.sub(" ", text))
+    told = _POSSIBLE_CAUSES.sub(" ", _MAYBE_PREEMPTED.sub(" ", _FRAME.sub(" ", text)))
     for family, pattern in _WORDS:
         if family is Family.INIT_TIMEOUT and _AT_SHUTDOWN.search(told) is not None:
             continue  # a barrier at the job's end is no start-up wait

@@ -1780,6 +1780,60 @@ CAUSES.update({
 HEALTHY += ("sx_boto_retry_upload_ok", "sx_tokenizers_fork_warning", "sx_dataloader_worker_count_warning", "sx_nfs_not_responding_then_ok", "sx_wds_warn_and_continue", "sx_pil_decompression_bomb_warning", "fh_ds_zero3_cache_flush_warning_healthy", "fh_ds_checkpoint_pause_resumed", "fh_megatron_ckpt_slow_iteration_healthy", "fh_horovod_gloo_stall_warning_recovered", "fh_lightning_slow_sanity_and_first_step_healthy", "fh_accelerate_kernel_warning_healthy", "fh_jax_very_slow_compile_healthy", "fh_xla_constant_folding_alarm_healthy", "fh_tf_mwms_seems_down_retry_recovered", "mo_healthy_tf_bfc_not_a_failure", "mo_healthy_deepspeed_cache_flush_warnings", "mo_healthy_vllm_kv_preemption", "mo_healthy_caught_oom_retry_smaller_batch", "mo_healthy_expandable_segments_warning", "mo_healthy_torchrun_restart_after_oom", "mo_healthy_xla_remat_warning",)
 
 
+# Two more audits' cases triage reads as labelled (start-up and configuration failures; jobs
+# that recovered or never failed though their logs print failure words, and their look-alikes)
+CAUSES.update({
+    "su_env_rank_missing_shell_prompt": (Category.SOFTWARE, ""),
+    "su_env_master_addr_missing_srun_both_tasks": (Category.SOFTWARE, ""),
+    "su_tcpstore_server_waiting_for_clients": (Category.INIT_TIMEOUT, ""),
+    "su_torchrun_c10d_rendezvous_timeout": (Category.INIT_TIMEOUT, ""),
+    "su_torchrun_static_store_clients_timeout": (Category.INIT_TIMEOUT, ""),
+    "su_store_client_connect_timeout_ip": (Category.NETWORK, "10.0.3.17"),
+    "su_store_client_name_resolution": (Category.NETWORK, "node-17.cluster.invalid"),
+    "su_store_refused_old_torch_warning_then_timeout": (Category.NETWORK, "master-0.train.svc"),
+    "su_c10d_connection_reset_at_init": (Category.UNDETERMINED, ""),
+    "su_init_process_group_twice_rank0": (Category.SOFTWARE, "rank 0"),
+    "su_nccl_backend_cpu_tensor_rank0": (Category.SOFTWARE, "rank 0"),
+    "su_dist_not_initialized_plain_python": (Category.SOFTWARE, ""),
+    "su_nccl_bootstrap_rank_count_mismatch": (Category.SOFTWARE, ""),
+    "su_module_not_found_rank1_torchrun": (Category.SOFTWARE, "rank 1"),
+    "su_deepspeed_hostfile_bad_entry": (Category.SOFTWARE, ""),
+    "su_deepspeed_batch_size_assert_all_ranks": (Category.SOFTWARE, ""),
+    "su_deepspeed_num_nodes_no_hostfile": (Category.SOFTWARE, ""),
+    "su_pdsh_ssh_connect_timed_out_worker2": (Category.NETWORK, "worker-2"),
+    "su_horovod_ssh_not_successful_node5": (Category.NETWORK, "node-5"),
+    "su_srun_requested_node_config_unavailable": (Category.SOFTWARE, ""),
+    "su_srun_invalid_gres_spec": (Category.SOFTWARE, ""),
+    "su_srun_step_after_time_limit": (Category.INFRASTRUCTURE, ""),
+    "su_accelerate_multi_gpu_one_process": (Category.SOFTWARE, ""),
+    "su_accelerate_deepspeed_config_file_conflict": (Category.SOFTWARE, "rank 0"),
+    "hy_nccl_teardown_warnings_exit0": (Category.UNDETERMINED, ""),
+    "hy_watchdog_timeout_no_async_handling_final_save_finished": (Category.UNDETERMINED, ""),
+    "hy_ray_train_failure_config_restored_completed": (Category.UNDETERMINED, ""),
+    "hy_wandb_network_retry_training_continues": (Category.UNDETERMINED, ""),
+    "hy_real_torchrun_restarts_exhausted_sigkill": (Category.UNDETERMINED, "rank 1"),
+    "hy_real_torchrun_restart_eio_exhausted": (Category.STORAGE_IO, "rank 2"),
+    "hy_slurm_requeued_then_time_limit": (Category.INFRASTRUCTURE, ""),
+    "hy_slurm_preempted_not_requeued": (Category.INFRASTRUCTURE, ""),
+    "hy_hf_hub_upload_retries_exhausted": (Category.NETWORK, ""),
+    "hy_s3_checkpoint_retries_exhausted": (Category.STORAGE_IO, "rank 0"),
+    "hy_nccl_shutdown_barrier_hang_watchdog_abort": (Category.UNDETERMINED, ""),
+    "hy_heartbeat_monitor_kill_at_exit": (Category.UNDETERMINED, "rank 3"),
+    "hy_dataloader_worker_respawn_exhausted": (Category.UNDETERMINED, "rank 3"),
+    "hy_dataloader_worker_killed_slurm_oom_event": (Category.OOM, "rank 2"),
+    "hy_sglang_retract_then_kv_leak_crash": (Category.SOFTWARE, ""),
+    "hy_ray_task_retries_exhausted_worker_crashed": (Category.UNDETERMINED, "10.0.7.33"),
+    "hy_ray_train_max_failures_exhausted_cuda_oom": (Category.OOM, "10.0.3.14"),
+    "hy_spark_fetchfailed_stage_aborted": (Category.NETWORK, "10.0.1.9"),
+    "hy_tf_oom_resource_exhausted_after_bfc_warnings": (Category.OOM, ""),
+    "hy_deepspeed_loss_scale_at_minimum_exit": (Category.SOFTWARE, ""),
+    "hy_wandb_unreachable_init_crashed": (Category.NETWORK, "wandb.internal.corp"),
+    "hy_async_checkpoint_thread_enospc_reraised": (Category.STORAGE_IO, "rank 0"),
+    "hy_eval_oom_ended_job": (Category.OOM, "rank 0"),
+})
+HEALTHY += ("su_ok_c10d_errno99_warning_then_training", "su_ok_srun_step_retry_then_created", "su_ok_deepspeed_no_hostfile_async_io_warnings", "su_ok_launch_deprecated_futurewarning", "su_ok_barrier_device_unknown_and_nccl_plugin_info", "su_ok_accelerate_defaults_warning", "su_ok_pg_not_destroyed_after_finish", "su_ok_elastic_restart_after_store_refused", "hy_real_torchrun_restart_then_finished", "hy_torchelastic_two_nodes_restart_then_finished", "hy_torchelastic_new_node_membership_restart", "hy_slurm_preempted_requeued_completed", "hy_lightning_slurm_auto_requeue_completed", "hy_hf_hub_upload_retry_succeeded", "hy_s3_checkpoint_own_retry_succeeded", "hy_vllm_kv_preemption_serving_continues", "hy_sglang_retract_serving_continues", "hy_ray_task_oom_killed_retried_job_succeeded", "hy_spark_fetchfailed_resubmitted_job_finished", "hy_yarn_container_preempted_task_rerun_succeeded", "hy_tf_bfc_allocator_not_a_failure_training_continues", "hy_deepspeed_fp16_overflow_skipped_steps", "hy_megatron_skipped_nan_iteration_continues", "hy_fairseq_gradient_overflow_loss_scale", "hy_tensorboard_upload_thread_exception_training_continues", "hy_eval_callback_error_job_completed", "hy_dataloader_del_assertion_at_exit0",)
+
+
 def _triage(name: str) -> Diagnosis:
     job = PROBES / name
     # (a folder holds each process's file as its launcher named it: `rank1.log`, Paddle's

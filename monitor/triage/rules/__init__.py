@@ -43,6 +43,7 @@ from monitor.triage.rules.job import data_phase, dataloader, own_exception, stor
 from monitor.triage.rules.launchers import (
     actor_died,
     exit_barrier,
+    job_succeeded,
     launcher_exit,
     launcher_task_exit,
     mpi_daemon_lost,
@@ -80,6 +81,7 @@ __all__ = [
 RULES: tuple[Rule, ...] = (
     restarted_then_finished,
     trained_past_every_failure,
+    job_succeeded,
     desync_report,
     horovod_stalled,
     gpu_hardware,

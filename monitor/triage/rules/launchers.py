@@ -11,7 +11,7 @@ from monitor.parse.envelope import split_envelope
 from monitor.parse.log_events import EventKind, Level
 from monitor.parse.log_patterns import FieldValue
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks, who
-from monitor.triage.lexicon import CATEGORY, OWN_FAULT, Family, Reading, read_line
+from monitor.triage.lexicon import CATEGORY, OWN_FAULT, Family, Reading, looks_failed, read_line
 from monitor.triage.reader import TailLine
 from monitor.triage.rules.base import (
     _LEGACY_LOCAL,
@@ -153,8 +153,18 @@ def restarted_then_finished(ctx: Context) -> Finding | None:
     last = restarts[-1]
     finished = [d for d in ctx.of(EventKind.AGENT_SUCCEEDED) if _before(last, d)]
     failures = [e for e in ctx.located if e.event.level >= Level.ERROR]
-    if not finished or not failures or not all(_before(e, last) for e in failures):
+    if not failures:
         return None
+    if not finished or not all(_before(e, last) for e in failures):
+        # each node's own agent: in every file that holds a failure, its agent restarted
+        # after it and its group then finished (lines with no time of their own, a rank's
+        # traceback, are placed by their file)
+        finished = [d for d in ctx.of(EventKind.AGENT_SUCCEEDED)
+                    if any(_before(r, d) for r in restarts if r.file_index == d.file_index)]
+        if not all(any(r.file_index == e.file_index and _before(e, r)
+                       and any(_before(r, d) for d in finished if d.file_index == r.file_index)
+                       for r in restarts) for e in failures):
+            return None
     first = min(failures, key=Located.order)
     return Finding(
         Category.NONE, (), (),
@@ -197,6 +207,7 @@ def trained_past_every_failure(ctx: Context) -> Finding | None:
                              and all(_same_job(ctx, index, other) for other in stopped & set(last_in))
                              for index in range(len(ctx.scans)) if index not in last_in)
     if not all(_steps_after(ctx, index, line) >= _TRAINED_ON_LINES
+               or _succeeded_after(ctx, index, line)
                or (index in stopped and (_requeued_then_finished(ctx, index, line)
                                          or finished_elsewhere))
                for index, line in last_in.items()):
@@ -218,6 +229,8 @@ _STARTED_AGAIN = re.compile(r"(?i)\bresum(?:e|ed|ing)\b.{0,40}\b(?:from|checkpoi
                             # `Restored all states from the checkpoint at …`
                             r"\brestor(?:e|ed|ing) (?:all )?states from the checkpoint\b|"
                             r"\brestart(?:ed|ing)\b|\brequeued?\b|\battempt[ #]\d+\b|"
+                            # torchrun's agent: `… attempts left; will restart worker group`
+                            r"\bwill restart worker group\b|"
                             r"\bRESTART_COUNT=[1-9]|\bretrying\b|\bwill retry\b")
 # a step whose loss is no number: the failure itself, not training on
 _NO_NUMBER_LOSS = re.compile(r"(?i)\bloss\b\W{0,3}(?:nan|[+-]?inf)")
@@ -238,6 +251,45 @@ def _requeued_then_finished(ctx: Context, file_index: int, line: int) -> bool:
     if not _requeued(ctx, file_index, line):
         return False
     return _trained_to_the_end([t for t in ctx.scans[file_index].tail if t.line > line])
+
+
+# a whole job's own word that it succeeded, as its platform prints it last: Spark's
+# ApplicationMaster (`Final app status: SUCCEEDED, exitCode: 0`), `ray job submit`'s
+# (`Job 'raysubmit_…' succeeded`)
+_JOB_SUCCEEDED = re.compile(r"\bFinal app status: SUCCEEDED, exitCode: 0\b|"
+                            r"^\s*Job '[\w.\-]+' succeeded\s*$")
+
+
+def _succeeded_after(ctx: Context, file_index: int, line: int) -> bool:
+    return any(t.line > line and _JOB_SUCCEEDED.search(t.text)
+               for t in ctx.scans[file_index].tail)
+
+
+def job_succeeded(ctx: Context) -> Finding | None:
+    """A platform's own last word that the whole job succeeded (Spark's final app status,
+    `ray job submit`'s), with every failing line of that file before it and none in another
+    file: lost tasks and executors the platform retried, not the job's failure."""
+    said: dict[int, int] = {}
+    for index, scan in enumerate(ctx.scans):
+        lines = [t.line for t in scan.tail if _JOB_SUCCEEDED.search(t.text)]
+        if lines:
+            said[index] = lines[-1]
+    if not said:
+        return None
+    failures = [e for e in ctx.located if e.event.level >= Level.ERROR]
+    if any(e.file_index not in said or e.event.end_line > said[e.file_index] for e in failures):
+        return None
+    if any(t.line > line and looks_failed(t.text)
+           for index, line in said.items() for t in ctx.scans[index].tail):
+        return None
+    index, line = next(iter(said.items()))
+    return Finding(
+        Category.NONE, (), (),
+        (f"the job says it succeeded ({ctx.scans[index].path}:{line}); what failed before it "
+         "was retried",), None,
+        ("Nothing to do: the platform retried what failed; read its first error if it "
+         "recurs.",),
+    )
 
 
 def _trained_to_the_end(after: list[TailLine]) -> bool:
