@@ -769,8 +769,11 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("Unable to determine the device handle", "AER:", "fallen off the bus", "The NVIDIA GPU"),
         _rx(
             r"The NVIDIA GPU (?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F:.]+)\s*$",
-            r"Unable to determine the device handle for GPU ?(?P<pci>[0-9a-fA-F:.]+): "
+            r"Unable to determine the device handle for (?i:gpu) ?(?P<pci>[0-9a-fA-F:.]+): "
             r"(?P<message>.*)",
+            # the root port reports the device it received the error from
+            r"pcieport [0-9a-fA-F:.]+: AER: (?P<message>(?:Uncorrected|Corrected) \(\w+\) "
+            r"error received: (?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F:.]+).*)",
             r"pcieport (?P<pci>[0-9a-fA-F:.]+): AER: (?P<message>.*)",
             r"(?P<message>fallen off the bus.*)",
         ),

@@ -221,6 +221,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"[Rr]an out of memory)|\bOOM when allocating tensor\b|"
                      + _MEMORY_MONITOR_KILL),
         (Family.GPU, r"CUDA error|cudaError|CUDA_ERROR|CUBLAS_STATUS_(?!SUCCESS)|"
+                     # Habana's device fatal error; Ascend's AI core faulted under a task
+                     r"\bdevice critical error that requires a restart\b|\[aicore exception\]|"
                      r"CUDNN_STATUS_(?!SUCCESS)|illegal memory access|unspecified launch failure|"
                      r"device-side assert|\bXid\b|NVRM:|(?i:uncorrectable)|ECC error|GPU is lost|"
                      r"fallen off the bus|NVML(?!Error_NotSupported)|"
@@ -517,6 +519,9 @@ _BENIGN = re.compile(
     # of memory happened. #retracted_reqs: 3`)
     r"\bDecode out of memory happened\b|"
     r"\b(?:INFO|DEBUG|TRACE)\b[ :\]]|"
+    # glog's and absl's stamp at WARNING (`W0522 07:00:02.100102 1 pinned_memory_manager.cc:273]
+    # …`: Triton's, TensorFlow's, XLA's own warnings)
+    r"^W\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./-]+:\d+\] |"
     # the kernel's note of corrected machine checks and memory errors (EDAC's `1 CE memory read
     # error`): corrected, the node goes on
     r"\bMachine check events logged\b|\bEDAC MC\d+: \d+ CE\b|\bHANDLING MCE MEMORY ERROR\b|"

@@ -1834,6 +1834,69 @@ CAUSES.update({
 HEALTHY += ("su_ok_c10d_errno99_warning_then_training", "su_ok_srun_step_retry_then_created", "su_ok_deepspeed_no_hostfile_async_io_warnings", "su_ok_launch_deprecated_futurewarning", "su_ok_barrier_device_unknown_and_nccl_plugin_info", "su_ok_accelerate_defaults_warning", "su_ok_pg_not_destroyed_after_finish", "su_ok_elastic_restart_after_store_refused", "hy_real_torchrun_restart_then_finished", "hy_torchelastic_two_nodes_restart_then_finished", "hy_torchelastic_new_node_membership_restart", "hy_slurm_preempted_requeued_completed", "hy_lightning_slurm_auto_requeue_completed", "hy_hf_hub_upload_retry_succeeded", "hy_s3_checkpoint_own_retry_succeeded", "hy_vllm_kv_preemption_serving_continues", "hy_sglang_retract_serving_continues", "hy_ray_task_oom_killed_retried_job_succeeded", "hy_spark_fetchfailed_resubmitted_job_finished", "hy_yarn_container_preempted_task_rerun_succeeded", "hy_tf_bfc_allocator_not_a_failure_training_continues", "hy_deepspeed_fp16_overflow_skipped_steps", "hy_megatron_skipped_nan_iteration_continues", "hy_fairseq_gradient_overflow_loss_scale", "hy_tensorboard_upload_thread_exception_training_continues", "hy_eval_callback_error_job_completed", "hy_dataloader_del_assertion_at_exit0",)
 
 
+# Two more audits' cases triage reads as labelled (GPU, CUDA and node hardware; inference
+# servers and the RL trainers built on them)
+CAUSES.update({
+    "gx_illegal_mem_torch22_rank5": (Category.GPU_CUDA, "rank 5"),
+    "gx_unspecified_launch_failure_torch113_srun": (Category.GPU_CUDA, "rank 3"),
+    "gx_device_side_assert_nll_rank2": (Category.GPU_CUDA, "rank 2"),
+    "gx_device_side_assert_indexing_torch1x_single": (Category.GPU_CUDA, ""),
+    "gx_misaligned_address_per_rank_files": (Category.GPU_CUDA, "rank 1"),
+    "gx_ecc_uncorrectable_rank12_two_nodes": (Category.GPU_CUDA, "rank 12"),
+    "gx_launch_timeout_pasted_workstation": (Category.GPU_CUDA, ""),
+    "gx_illegal_instruction_accelerator_error_rank0": (Category.GPU_CUDA, "rank 0"),
+    "gx_jax_illegal_address_xla_runtime": (Category.GPU_CUDA, ""),
+    "gx_tf_event_poll_illegal_address_abort": (Category.GPU_CUDA, ""),
+    "gx_cublas_execution_failed_rank6": (Category.GPU_CUDA, "rank 6"),
+    "gx_cudnn_execution_failed_rank1": (Category.GPU_CUDA, "rank 1"),
+    "gx_nccl_unhandled_cuda_with_reason_rank4": (Category.GPU_CUDA, "rank 4"),
+    "gx_nccl_warn_cuda_failure_rank11_info_map": (Category.GPU_CUDA, "rank 11"),
+    "gx_nccl_watchdog_thread_cuda_error_rank3_torch21": (Category.GPU_CUDA, "rank 3"),
+    "gx_deepspeed_pdsh_illegal_mem_rank18": (Category.GPU_CUDA, "rank 18"),
+    "gx_megatron_index_assert_rank13_srun": (Category.GPU_CUDA, "rank 13"),
+    "gx_xid13_warp_exception_rank3": (Category.GPU_CUDA, "rank 3"),
+    "gx_xid31_mmu_fault_pid_rank5": (Category.GPU_CUDA, "rank 5"),
+    "gx_xid43_after_device_assert_rank1": (Category.GPU_CUDA, "rank 1"),
+    "gx_xid94_contained_ecc_rank7": (Category.GPU_CUDA, "rank 7"),
+    "gx_xid95_uncontained_pci_only": (Category.GPU_CUDA, "0000:cb:00"),
+    "gx_xid74_nvlink_rank2_mapped": (Category.GPU_CUDA, "rank 2"),
+    "gx_xid119_gsp_timeout_all_ranks_hang": (Category.GPU_CUDA, "0000:19:00"),
+    "gx_gpu_hang_all_watchdog_no_cause": (Category.UNDETERMINED, ""),
+    "gx_aer_uncorrected_fatal_gpu_pci": (Category.GPU_CUDA, "0000:4e:00"),
+    "gx_dcgm_health_dbe_gpu3_after_crash": (Category.GPU_CUDA, "rank 3"),
+    "gx_nvidia_smi_gpu_is_lost_pasted": (Category.GPU_CUDA, "0000:3B:00.0"),
+    "gx_amdgpu_ring_timeout_reset_rank4": (Category.GPU_CUDA, "rank 4"),
+    "gx_gaudi_device_critical_error_rank5": (Category.GPU_CUDA, "rank 5"),
+    "gx_gaudi_graph_compile_failed_software": (Category.SOFTWARE, "rank 6"),
+    "gx_tpu_core_halted_torch_xla": (Category.GPU_CUDA, ""),
+    "gx_ascend_aicore_exception_rank9": (Category.GPU_CUDA, "rank 9"),
+    "gx_healthy_nvidia_smi_on_login_node": (Category.UNDETERMINED, ""),
+    "is_vllm_worker_sigkill_dmesg_oom": (Category.OOM, "88121"),
+    "is_vllm_ray_worker_oom_remote_node": (Category.OOM, "7731"),
+    "is_vllm_ray_tp16_ib_completion_peer": (Category.NETWORK, "10.0.1.12"),
+    "is_vllm_ray_pp_socket_reset_only": (Category.UNDETERMINED, ""),
+    "is_vllm_tp_heads_not_divisible": (Category.SOFTWARE, ""),
+    "is_sglang_two_node_srun_ib_error": (Category.NETWORK, "10.1.0.11"),
+    "is_tgi_warmup_prefill_oom": (Category.OOM, ""),
+    "is_trtllm_mpirun_rank3_oom_tagged": (Category.OOM, "rank 3"),
+    "is_trtllm_mpirun_rank6_signal9": (Category.UNDETERMINED, "rank 6"),
+    "is_triton_python_stub_unhealthy": (Category.UNDETERMINED, ""),
+    "is_mii_server_crashed_gpu_oom": (Category.OOM, ""),
+    "is_ray_serve_deploy_failed_cuda_oom": (Category.OOM, "2729922"),
+    "is_ok_ray_serve_replica_restarted_served": (Category.UNDETERMINED, ""),
+    "is_verl_workerdict_actor_died_no_cause": (Category.UNDETERMINED, "23186"),
+    "is_verl_rollout_raytaskerror_oom": (Category.OOM, "41822"),
+    "is_verl_creation_task_import_error": (Category.SOFTWARE, "9120"),
+    "is_verl_total_gpus_less_than_desired": (Category.SOFTWARE, ""),
+    "is_verl_workerdict_dmesg_oom": (Category.OOM, "87687"),
+    "is_verl_xid79_folder": (Category.GPU_CUDA, "0000:9b:00"),
+    "is_openrlhf_critic_actor_died_no_cause": (Category.UNDETERMINED, "375881"),
+    "is_openrlhf_weight_sync_store_timeout": (Category.INIT_TIMEOUT, ""),
+    "is_openrlhf_deepspeed_watchdog_all_ranks": (Category.UNDETERMINED, ""),
+})
+HEALTHY += ("gx_healthy_corrected_ecc_counts", "gx_healthy_aer_corrected_rxerr", "gx_healthy_cuda_warning_at_exit", "gx_healthy_elastic_restart_after_cuda_error", "gx_healthy_dcgm_pass_then_train", "gx_healthy_row_remap_pending_warning", "is_ok_vllm_preemption_recompute_serving", "is_ok_vllm_client_abort", "is_ok_vllm_shm_broadcast_slow_first_request", "is_ok_sglang_retract_then_serving", "is_ok_tgi_slow_shard_start_then_serving", "is_ok_triton_pinned_memory_warning_serving", "is_ok_ray_serve_pending_then_autoscaled", "is_ok_trl_server_retry_then_up", "is_ok_ray_many_workers_warning_training",)
+
+
 def _triage(name: str) -> Diagnosis:
     job = PROBES / name
     # (a folder holds each process's file as its launcher named it: `rank1.log`, Paddle's

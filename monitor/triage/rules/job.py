@@ -450,7 +450,11 @@ _ACCELERATOR_ERROR = re.compile(r"\b(?:ZE|UR)_RESULT_ERROR_\w+|"
                                 # (`synStatus=26 [Generic failure] Device acquire failed.`)
                                 r"\bsynStatus=(?!0\b)\d+ \[[^\]]*\] Device acquire failed\b|"
                                 # cuDNN's failure inside a call (not a bad argument of the job's)
-                                r"\bCUDNN_STATUS_INTERNAL_ERROR\b")
+                                r"\bCUDNN_STATUS_INTERNAL_ERROR\b|"
+                                # Habana's runtime ended by its device's fatal error
+                                r"\bSynapse is being terminated due to fatality\b|"
+                                # Ascend's runtime: a device task failed under the stream
+                                r"\bACL stream synchronize failed\b")
 
 
 _OWN_ADVICE = {

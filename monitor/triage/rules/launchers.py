@@ -606,14 +606,17 @@ def _said_before_crash(ctx: Context, crash: Located,
     """A failing line of the crashed process itself (its pid in the line: UCX's and Open MPI's
     `[host:pid…]` stamps) a few lines above its crash report, that the lexicon reads as a
     cause outside the job's code: a library that aborts the process on a transport error."""
-    if pid is None:
+    scan = ctx.scans[crash.file_index]
+    if pid is None and (scan.ranks or scan.sections or crash.rank is not None):
         return None
-    mine = re.compile(rf"[:\[ ]{pid}\b")
-    near = {t.line for t in ctx.scans[crash.file_index].tail
+    # (a file no rank's prefix marks, its crash with no pid: one process's own output, as a
+    # single job's log is, whose lines above the crash are its own)
+    mine = re.compile(rf"[:\[ ]{pid}\b") if pid is not None else None
+    near = {t.line for t in scan.tail
             if crash.event.line - _NEAR <= t.line < crash.event.line}
     return _likeliest([(t, r) for t, r in failing_readings(ctx, crash.file_index, judged_too=True)
                        if t.line in near and r.family in _OUTSIDE_CAUSES
-                       and mine.search(t.text) is not None])
+                       and (mine is None or mine.search(t.text) is not None)])
 
 
 def _failed_alike(item: Located, key: str = "signal") -> list[int]:
