@@ -207,7 +207,6 @@ def trained_past_every_failure(ctx: Context) -> Finding | None:
                              and all(_same_job(ctx, index, other) for other in stopped & set(last_in))
                              for index in range(len(ctx.scans)) if index not in last_in)
     if not all(_steps_after(ctx, index, line) >= _TRAINED_ON_LINES
-               or _succeeded_after(ctx, index, line)
                or (index in stopped and (_requeued_then_finished(ctx, index, line)
                                          or finished_elsewhere))
                for index, line in last_in.items()):
@@ -260,11 +259,6 @@ _JOB_SUCCEEDED = re.compile(r"\bFinal app status: SUCCEEDED, exitCode: 0\b|"
                             r"^\s*Job '[\w.\-]+' succeeded\s*$")
 
 
-def _succeeded_after(ctx: Context, file_index: int, line: int) -> bool:
-    return any(t.line > line and _JOB_SUCCEEDED.search(t.text)
-               for t in ctx.scans[file_index].tail)
-
-
 def job_succeeded(ctx: Context) -> Finding | None:
     """A platform's own last word that the whole job succeeded (Spark's final app status,
     `ray job submit`'s), with every failing line of that file before it and none in another
@@ -279,8 +273,8 @@ def job_succeeded(ctx: Context) -> Finding | None:
     failures = [e for e in ctx.located if e.event.level >= Level.ERROR]
     if any(e.file_index not in said or e.event.end_line > said[e.file_index] for e in failures):
         return None
-    if any(t.line > line and looks_failed(t.text)
-           for index, line in said.items() for t in ctx.scans[index].tail):
+    if any(t.line > last and looks_failed(t.text)
+           for i, last in said.items() for t in ctx.scans[i].tail):
         return None
     index, line = next(iter(said.items()))
     return Finding(
