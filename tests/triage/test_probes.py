@@ -1896,6 +1896,11 @@ CAUSES.update({
 })
 HEALTHY += ("gx_healthy_corrected_ecc_counts", "gx_healthy_aer_corrected_rxerr", "gx_healthy_cuda_warning_at_exit", "gx_healthy_elastic_restart_after_cuda_error", "gx_healthy_dcgm_pass_then_train", "gx_healthy_row_remap_pending_warning", "is_ok_vllm_preemption_recompute_serving", "is_ok_vllm_client_abort", "is_ok_vllm_shm_broadcast_slow_first_request", "is_ok_sglang_retract_then_serving", "is_ok_tgi_slow_shard_start_then_serving", "is_ok_triton_pinned_memory_warning_serving", "is_ok_ray_serve_pending_then_autoscaled", "is_ok_trl_server_retry_then_up", "is_ok_ray_many_workers_warning_training",)
 
+CAUSES.update({
+    "is_vllm_mp_worker3_ecc_pid": (Category.GPU_CUDA, "51234"),
+    "is_trl_vllm_server_unreachable": (Category.NETWORK, "10.0.0.2:8000"),
+})
+
 
 def _triage(name: str) -> Diagnosis:
     job = PROBES / name

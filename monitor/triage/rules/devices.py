@@ -100,6 +100,10 @@ def gpu_hardware(ctx: Context) -> Finding | None:
                         f"({first.where})")
         if first.event.fields.get("gpu") is not None:
             culprits.append(f"GPU {first.event.fields.get('gpu')}")
+        elif process := _named(None, first):
+            # no rank: the process its line names (a worker's `(VllmWorker rank=3 pid=51234)`
+            # prefix, a host:pid stamp), on whose GPU the error came
+            culprits.append(process)
     devices: dict[str, set[int]] = defaultdict(set)
     for x in hw_xids:
         xid = x.event.int_field("caused_by") or x.event.int_field("xid") or 0

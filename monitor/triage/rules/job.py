@@ -186,10 +186,13 @@ def _chained_endpoint(ctx: Context, first: Located) -> str:
     """The endpoint the exceptions chained after `first` name, where its own words name none
     (`ConnectionRefusedError: [Errno 111] …`, then urllib3's and requests'
     `HTTPConnectionPool(host='10.0.12.9', port=8000)`): the link to it, or ""."""
-    below = (i for i in ctx.of(EventKind.PYTHON_TRACEBACK) if i.file_index == first.file_index
-             and 0 < i.event.line - first.event.end_line <= 40)
+    # (a chained exception's line may be read as its own connection error event)
+    below = (i for i in ctx.of(EventKind.PYTHON_TRACEBACK, EventKind.CONNECTION_ERROR)
+             if i.file_index == first.file_index and 0 < i.event.line - first.event.end_line <= 40)
     return next((f"the link to {endpoint}" for item in below
-                 if (endpoint := _http_endpoint(_said(ctx, item)[0]))), "")
+                 if (endpoint := _http_endpoint(
+                     _said(ctx, item)[0] if item.kind is EventKind.PYTHON_TRACEBACK
+                     else item.event.text))), "")
 
 
 def _http_endpoint(text: str) -> str:
