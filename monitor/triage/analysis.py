@@ -45,6 +45,7 @@ from monitor.triage.rules import (
     Finding,
     nfs_answered_again,
     still_failing,
+    table_entries,
 )
 from monitor.triage.topology import ONE_NODE, SRUN_RANK, promoted, read_topology
 
@@ -264,16 +265,9 @@ _BARE_RANK = re.compile(r"rank (\d+)")
 def _stopped_by_launcher(ctx: Context) -> set[int]:
     """Ranks torchrun's failure table shows ended by SIGTERM: its teardown of the others
     once one worker failed (or a stop of the whole job)."""
-    stopped: set[int] = set()
-    for table in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
-        f = table.event.fields
-        others = f.get("other_failures")
-        entries = [dict(o) for o in others if isinstance(o, tuple)] \
-            if isinstance(others, tuple) else []
-        entries.append({"rank": f.get("root_rank"), "signal": f.get("root_signal")})
-        stopped.update(e["rank"] for e in entries
-                       if e.get("signal") == "SIGTERM" and isinstance(e.get("rank"), int))
-    return stopped
+    return {rank for table in ctx.of(EventKind.CHILD_FAILED_SUMMARY)
+            for entry in table_entries(table)
+            if entry.get("signal") == "SIGTERM" and isinstance(rank := entry.get("rank"), int)}
 
 
 def _unexplained(first: Located) -> Finding:

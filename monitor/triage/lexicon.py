@@ -580,8 +580,9 @@ _AT_SHUTDOWN = re.compile(r"\bShutdown barrier\b|\bId: Shutdown::\d")
 # TensorFlow's and JAX's distributed runtime name a process `/job:worker/replica:0/task:37`
 _TASK = re.compile(r"/job:\w+/replica:\d+/(task:\d+)\b")
 # gRPC's report of the far end of a failed call: `… from remote target /job:ps/replica:0/task:0`
-_FIRST_AT_BARRIER = re.compile(r"The first task at the barrier: /job:\w+/replica:\d+/task:\d+")
 _REMOTE_TARGET = re.compile(r"\bremote target (/job:\w+(?:/replica:\d+)?/task:\d+)")
+# XLA's coordination service on a barrier that timed out: the task that reached it first
+_FIRST_AT_BARRIER = re.compile(r"The first task at the barrier: /job:\w+/replica:\d+/task:\d+")
 # The other end named by its host name: Open MPI's `peer: NAME`, ssh's `Could not resolve
 # hostname NAME`, an RPC agent's `request #0 to NAME: ECONNREFUSED`, libfabric EFA's `Peer
 # host id: i-0ce6…`

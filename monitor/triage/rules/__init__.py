@@ -17,6 +17,7 @@ from monitor.triage.rules.base import (
     Rule,
     nfs_answered_again,
     stepped_past,
+    table_entries,
 )
 from monitor.triage.rules.collectives import (
     absent_rank,
@@ -76,6 +77,7 @@ __all__ = [
     "nfs_answered_again",
     "stepped_past",
     "still_failing",
+    "table_entries",
 ]
 
 RULES: tuple[Rule, ...] = (

@@ -12,6 +12,7 @@ from functools import cached_property
 from monitor.model import Category
 from monitor.parse.collectives import CollectivePicture
 from monitor.parse.log_events import EventKind
+from monitor.parse.log_patterns import FieldValue
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, whereabouts, who
 from monitor.triage.lexicon import is_pci_address
 from monitor.triage.reader import FileScan, TailLine
@@ -323,6 +324,17 @@ def exit_reports(ctx: Context) -> list[tuple[Located, object]]:
     line), each with the rank it names: the table's root cause, the line's own rank."""
     return [(e, e.event.fields.get("root_rank") if e.kind is EventKind.CHILD_FAILED_SUMMARY
              else e.rank) for e in ctx.of(*_EXIT_REPORTS)]
+
+
+def table_entries(item: Located) -> list[dict[str, FieldValue]]:
+    """torchrun's failure table, entry by entry: its root cause first (when shown), then the
+    other failures, each with the fields read from it (rank, local_rank, pid, exitcode,
+    signal, time, host)."""
+    f = item.event.fields
+    root = {k.removeprefix("root_"): v for k, v in f.items() if k.startswith("root_")}
+    others = f.get("other_failures")
+    rest = [dict(o) for o in others if isinstance(o, tuple)] if isinstance(others, tuple) else []
+    return [root, *rest] if root else rest
 
 
 def _exit_reported(ctx: Context, rank: int) -> bool:

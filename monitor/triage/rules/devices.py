@@ -25,6 +25,7 @@ from monitor.triage.rules.base import (
     _ray_task,
     _ray_task_name,
     _spawn_reports,
+    table_entries,
     trained_after,
 )
 from monitor.triage.topology import task_ranks
@@ -258,15 +259,10 @@ def _launcher_pids(ctx: Context) -> dict[int, int]:
         if isinstance(pid, int) and isinstance(rank, int):
             out[pid] = rank
     for item in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
-        fields = item.event.fields
-        pid, rank = fields.get("root_pid"), fields.get("root_rank")
-        if isinstance(pid, int) and isinstance(rank, int):
-            out[pid] = rank
-        others = fields.get("other_failures")
-        for entry in others if isinstance(others, tuple) else ():
-            values = dict(entry)
-            if isinstance(values.get("pid"), int) and isinstance(values.get("rank"), int):
-                out[values["pid"]] = values["rank"]
+        for entry in table_entries(item):
+            pid, rank = entry.get("pid"), entry.get("rank")
+            if isinstance(pid, int) and isinstance(rank, int):
+                out[pid] = rank
     return out
 
 

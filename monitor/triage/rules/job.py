@@ -212,8 +212,6 @@ def _unreached_finding(first: Located, unreached: str, evidence: str) -> Finding
     )
 
 
-# An object store that refused a write, in its client's words: botocore's write operations
-# (`… when calling the PutObject operation …`), s3fs's throttling, Azure Blob's missing container
 # An object store's refusal or failure of a call, a read as much as a write: botocore's
 # ClientError on an S3 operation, the stores' own error codes, a store URL with its failure
 _STORE_REFUSED = re.compile(r"\bwhen calling the (?:(?:Get|Head|Put|Copy|Delete)Object\w*|"
@@ -429,10 +427,12 @@ def _collective_timed_out(item: Located) -> bool:
             and "onnect" not in message)
 
 
-# torch could not write a tensor's shared-memory file (an mmap that failed is memory, not
-# /dev/shm filling)
+# torch's re-raise of a DataLoader worker's exception in the main process, and the worker's
+# own exception line (its type, then its message) under `Original Traceback`
 _CAUGHT_IN_WORKER = re.compile(r"Caught \w+ in DataLoader worker process \d+\b")
 _WORKER_RAISED = re.compile(r"((?:\w+\.)*\w*(?:Error|Exception|Exit|Invalid|Interrupt)\w*):\s?(.*)")
+# torch could not write a tensor's shared-memory file (an mmap that failed is memory, not
+# /dev/shm filling)
 _TORCH_SHM_FILE = re.compile(r"unable to write to file </torch_\d+_")
 
 

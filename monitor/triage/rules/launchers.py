@@ -901,7 +901,8 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
              "error that made them abort.",),
         )
     blocks = [e for e in mpi if "RUNNING AT" in e.event.text]
-    if len(blocks) >= 2 and len({_hydra_status(ctx, e) for e in blocks[:2]}) == 1:
+    statuses = [_hydra_status(ctx, e) for e in blocks[:2]]
+    if len(statuses) == 2 and statuses[0] == statuses[1]:
         # MPICH Hydra's blocks for several processes, the first two ended alike: its first
         # block is only the first it reported
         reported = sorted({r for e in blocks if (r := e.event.int_field("mpi_rank")) is not None})
@@ -910,7 +911,7 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
             Category.UNDETERMINED, (), (),
             (f"MPICH's launcher reports {len(blocks)} processes "
              + (f"(ranks {compress_ranks(reported)}) " if reported else "")
-             + f"ended alike ({_hydra_status(ctx, first) or 'status not shown'}, first at "
+             + f"ended alike ({statuses[0] or 'status not shown'}, first at "
              f"{first.where}): the first it reported is not shown to be the cause",), first,
             ("Read each rank's own output and the node's kernel log (OOM killer) for the "
              "process that failed first.",),
