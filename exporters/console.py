@@ -7,7 +7,8 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from monitor.model import AlertRecord, MetricFamilyData, counter
+from exporters.sink import local_write_metrics
+from monitor.model import AlertRecord, MetricFamilyData
 
 
 def format_alert_line(record: AlertRecord) -> str:
@@ -40,17 +41,4 @@ class ConsoleSink:
         return None
 
     def metric_families(self) -> Sequence[MetricFamilyData]:
-        return [
-            counter(
-                "alerts_delivered",
-                "Alert records delivered, by sink.",
-                ("sink",),
-                [((self.name,), self._sent)],
-            ),
-            counter(
-                "alerts_delivery_failed",
-                "Alert records that could not be delivered, by sink and reason.",
-                ("sink", "reason"),
-                [((self.name, "write_error"), self._failed)],
-            ),
-        ]
+        return local_write_metrics(self.name, self._sent, self._failed)

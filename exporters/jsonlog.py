@@ -6,7 +6,8 @@ import json
 import os
 from collections.abc import Sequence
 
-from monitor.model import AlertRecord, MetricFamilyData, counter
+from exporters.sink import local_write_metrics
+from monitor.model import AlertRecord, MetricFamilyData
 
 
 class JsonLogSink:
@@ -37,17 +38,4 @@ class JsonLogSink:
         os.close(self._fd)
 
     def metric_families(self) -> Sequence[MetricFamilyData]:
-        return [
-            counter(
-                "alerts_delivered",
-                "Alert records delivered, by sink.",
-                ("sink",),
-                [((self.name,), self._sent)],
-            ),
-            counter(
-                "alerts_delivery_failed",
-                "Alert records that could not be delivered, by sink and reason.",
-                ("sink", "reason"),
-                [((self.name, "write_error"), self._failed)],
-            ),
-        ]
+        return local_write_metrics(self.name, self._sent, self._failed)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from monitor.model import AlertRecord, MetricFamilyData
+from monitor.model import AlertRecord, MetricFamilyData, counter
 
 
 class AlertSink(Protocol):
@@ -40,3 +40,22 @@ class CallbackSink:
 
     def metric_families(self) -> Sequence[MetricFamilyData]:
         return []
+
+
+def local_write_metrics(sink: str, written: int, failed: int) -> list[MetricFamilyData]:
+    """The self-metrics of a sink that writes each record locally (a terminal, a file): what
+    it wrote, and what a write error lost. The same names the network sinks export."""
+    return [
+        counter(
+            "alerts_delivered",
+            "Alert records delivered, by sink.",
+            ("sink",),
+            [((sink,), written)],
+        ),
+        counter(
+            "alerts_delivery_failed",
+            "Alert records that could not be delivered, by sink and reason.",
+            ("sink", "reason"),
+            [((sink, "write_error"), failed)],
+        ),
+    ]
