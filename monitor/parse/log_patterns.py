@@ -144,6 +144,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "] Failing at address",  # OpenMPI's crash handler, where a paste kept only that line
     # TensorFlow's collective ops on members that disagree (shapes, the group's size)
     "mismatch in the collective", "Inconsistent output shapes", "has group_size",
+    "doesn't match expected size", "but another rank",
     "is joining a group with size",
     # MPI's truncated message and MPICH's collective whose members' sizes differ
     "buffer size is", "message sizes do not match",
@@ -162,6 +163,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     # torchrun's failure table, also pasted without its header (keys padded to ten columns)
     "time      : ", "host      : ", "rank      : ", "exitcode  : ", "Root Cause (first",
     "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "MASTER_ADDR",
+    "NCCL_COMM_ID",
     "Running collective: CollectiveFingerPrint", "RayTaskError", "marked dead", "ray::",
     "Memory on the node (IP:", "no socket interface found", "NET/Socket : no interface found",
     "nvmlDevice", "has already checked in",
@@ -716,8 +718,17 @@ PATTERNS: tuple[LinePattern, ...] = (
          "message truncated : receiving", "Shape mismatch in the collective instance",
          "bytes received but buffer size is", "message sizes do not match across processes",
          "collective mismatch error",
-         "Inconsistent output shapes", "has group_size", "is joining a group with size"),
+         "Inconsistent output shapes", "has group_size", "is joining a group with size",
+         "doesn't match expected size", "but another rank"),
         _rx(
+            # gloo's TCP pair got another size than its op expects (`… pair.cc:456]
+            # op.preamble.length <= op.nbytes. 1536 vs 1024. Received data size doesn't match
+            # expected size. Is there a distributed collective mismatch in your code?`)
+            r"(?P<message>Received data size doesn't match expected size\b.*)",
+            # Horovod's coordinator on ranks that asked for one tensor differently (`Mismatched
+            # ALLREDUCE tensor shapes: One rank sent a tensor of shape [4], but another rank
+            # sent …`, root ranks, data types, operations, reduction ops)
+            r"(?P<message>Mismatched [\w /-]{3,60}: One rank .{0,200}?, but another rank .*)",
             r"(?P<message>Detected mismatch between collectives on ranks.*)",
             # TensorFlow's collective ops: the members of one collective brought different
             # shapes, or disagree on the group's size
@@ -942,6 +953,16 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?i:master[_-]addr)['\"]?(?:\s*[=:]\s*|\s+)['\"]?"
             r"(?P<host>[\w\-]*[\d.][\w.\-]*|localhost)",
         ),
+    ),
+    LinePattern(
+        # NCCL bootstrapping through the root the environment gave it (`NCCL INFO NCCL_COMM_ID
+        # set by environment to trainer-0.svc:29700`): the endpoint every rank was told, in
+        # fields of its own, apart from the host NCCL's prefix names (read in triage only)
+        EventKind.LAUNCH_ENDPOINT, Level.INFO,
+        ("NCCL_COMM_ID",),
+        # (and where the job's script set it: `export NCCL_COMM_ID=gpu-head-0:29700`)
+        _rx(r"NCCL_COMM_ID(?: set by environment to |=)['\"]?(?P<root>[\w.\-]*[\w]|"
+            r"\[[0-9a-fA-F:]+\])(?::(?P<root_port>\d+))?"),
     ),
     LinePattern(
         # how many nodes the job ran (read in triage only): on one node a local rank is the
@@ -1475,7 +1496,9 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"network addresses of \((?P<host>[\w.\-]+), (?P<port>\d+)\) cannot be retrieved "
             r"\(gai error: -?\d+ - (?P<error>[^)]+)\)",
             # ssh: `Could not resolve hostname NAME: Name or service not known`
-            r"(?:getaddrinfo|resolve(?: hostname)?|host|address)\W+(?P<host>[A-Za-z][\w.\-]*[\w])"
+            # (NCCL's `error encountered when getting address info : …` names no host)
+            r"(?:getaddrinfo|resolve(?: hostname)?|host|address(?! info\b))\W+"
+            r"(?P<host>[A-Za-z][\w.\-]*[\w])"
             r"\W.*?"
             r"(?P<error>Name or service not known|Temporary failure in name resolution|"
             r"nodename nor servname provided)",

@@ -169,6 +169,29 @@ _STOPPED_BY_PLATFORM = (r"Pod was terminated in response to imminent node shutdo
                         # task that a node could not launch
                         r"\brequeue job \S+ due to failure of node\b|"
                         r"\bsrun: error: task \d+ launch failed\b|"
+                        # squeue's reason for a job whose launch failed on a node (a prolog that
+                        # failed, a node that did not answer): Slurm requeued it and held it
+                        r"\(launch failed requeued held\)|"
+                        # HTCondor's user log: the execute host lost for longer than the job's
+                        # lease, and a hold at the execute-duration limit
+                        r"\bJob reconnection failed\b|"
+                        r"\bThe job exceeded allowed execute duration of\b|"
+                        # the kubelet's critical-pod admission, the cluster autoscaler's scale
+                        # down, Karpenter's spot interruption, a pod the device plugin could
+                        # not give its GPUs, kubectl's own word for a pod an operator deleted
+                        r"\bPreempted in order to admit critical pod\b|"
+                        r"\bdeleting pod for node scale down\b|"
+                        r"\bInterruption triggered termination for the [Nn]ode\b|"
+                        r"\bUnexpectedAdmissionError\b|^pod \"[\w.-]+\" deleted\s*$|"
+                        # Spark's word for a YARN application stopped from outside (`yarn
+                        # application -kill`, the ResourceManager's own kill)
+                        r"\bYARN application has exited unexpectedly with state KILLED\b|"
+                        r"\bApplication \S+ was killed by user \S+\b|"
+                        # Google Compute Engine's operations on a VM it stopped: a host's
+                        # maintenance or its failure (a filter on them is no such operation)
+                        r"(?<![=~])\bcompute\.instances\.(?:terminateOnHostMaintenance|hostError)\b|"
+                        # SkyPilot's managed-job controller on the cluster under the job
+                        r"\bCluster is\s+(?:preempted or\s+)?failed \(status: \w+\)|"
                         # SageMaker's status of a job stopped at its runtime limit or a reclaim
                         r"\"SecondaryStatus\":\s*\"(?:MaxRuntimeExceeded|Interrupted)\"")
 # ... and words that name such a stop but are also set up, filtered on and watched for by
@@ -340,7 +363,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          # aws-ofi-nccl), MPICH's PMI and RCCL's socket giving up
                          r"Destination is unreachable|Unreachable remote - never received a "
                          r"response|Unable to get host entry for \S+|"
-                         r"socketPollConnect: exceeded retries|"
+                         r"socket(?:Poll|Start)Connect: exceeded (?:retries|timeouts)|"
                          # Open MPI's openib help text: a link that gave up retrying
                          r"InfiniBand retry count between two MPI processes has been\b|"
                          # ... and its BML's: no transport joins two of the job's processes
@@ -416,6 +439,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                           # a C/C++ library's own assert macro (`GGML_ASSERT: llama.cpp:9881:
                           # false && "not implemented"`)
                           r"\b[A-Z][A-Z0-9]*_ASSERT: \S+:\d+|"
+                          # LLVM's fatal error handler (Triton's and XLA's compilers: `LLVM
+                          # ERROR: Failed to compute parent layout for slice layout.`)
+                          r"^\W*LLVM ERROR: |"
                           # argparse refusing the job's command line, and the interpreter that
                           # could not open the job's script (`python3: can't open file …`)
                           r"\berror: (?:unrecognized arguments|the following arguments are "
@@ -466,7 +492,7 @@ _FAILED = re.compile(
     + _BIND_GAVE_UP + r"|[Rr]etry count exceeded|"
     # ... in Open MPI's openib, oneCCL's and RCCL's words
     r"retry count between two MPI processes has been\b|\|CCL_ERROR\||"
-    r"socketPollConnect: exceeded retries|" + _MEMORY_MONITOR_KILL + "|"
+    r"socket(?:Poll|Start)Connect: exceeded (?:retries|timeouts)|" + _MEMORY_MONITOR_KILL + "|"
     + _RECLAIM_NOTICE + "|"
     r"\bSIG(?:KILL|SEGV|ABRT|BUS)\b|memory(?:\+swap)?: usage \d+kB, limit|"
     r"\btime limit for job execution has been reached\b|"  # Open MPI's --timeout stop
@@ -483,6 +509,8 @@ _FAILED = re.compile(
     r"\bWTERMSIG \d+|"
     # ssh's report that it could not get to a host (`ssh: connect to host H port 22: …`)
     r"\bssh: (?:connect to host|Could not resolve)|"
+    # curl's own error line (`curl: (6) Could not resolve host: files.example`)
+    r"\bcurl: \(\d+\) |"
     # Open MPI's word that it ends the job (`*** Your MPI job will now abort.`, `MPI_ABORT was
     # invoked on rank 0 …`, `Local abort before MPI_INIT completed`)
     r"\*\*\* Your MPI job will now abort|processes in this communicator will now abort|"
@@ -589,7 +617,9 @@ _FIRST_AT_BARRIER = re.compile(r"The first task at the barrier: /job:\w+/replica
 _PEER_NAME = re.compile(r"\bpeer: ([A-Za-z][\w.-]*\w)|\bRemote host: +([A-Za-z][\w.-]*\w)|"
                         r"[Cc]ould not resolve (?:hostname |host: ?)"
                         r"([A-Za-z][\w.-]*\w)|\brequest #\d+ to ([A-Za-z][\w.-]*\w):|"
-                        r"\bPeer host id: ([\w.-]*\w)")
+                        r"\bPeer host id: ([\w.-]*\w)|"
+                        # gRPC's resolver (`DNS resolution failed for ray-head.svc:6379`)
+                        r"\bDNS resolution failed for ([A-Za-z][\w.-]*\w)")
 # oneCCL stamps its lines `2024:05:29-19:16:18:(202165) |CCL_ERROR|`
 _PID = re.compile(r"(?i:\bpid[ =:]*)(\d{2,8})\b|\bKilled process (\d+)|\b[Pp]rocess (\d{3,8})\b|"
                   r":\((\d{2,8})\) \|CCL_")
@@ -626,7 +656,10 @@ _NODE = re.compile(r"(?<!Local )\b(?:node|host|hostname|Node|Host)[ =:]+(?!EC2\b
                    r"\(instance (i-[0-9a-f]{8,17})\)|\bzones/[\w-]+/instances/([\w-]+)|"
                    r"\b[Tt]he replica (workerpool\d+-\d+)\b|"
                    # Ray names a node by its id: `Node 3ddf…5ee4 failed`, `node id = 3ddf…`
-                   r"\b[Nn]ode(?: id)?[ =:]+([0-9a-f]{40}(?:[0-9a-f]{16})?)\b")
+                   r"\b[Nn]ode(?: id)?[ =:]+([0-9a-f]{40}(?:[0-9a-f]{16})?)\b|"
+                   # kubectl's names of an event's object (`node/ip-10-0-1-7.ec2.internal`,
+                   # `pod/w-3`) and of a pod it deleted (`pod "w-3" deleted`)
+                   r"(?<![\w/])(?:node|pod)/([a-z0-9][\w.-]*\w)|^pod \"([\w.-]+)\" deleted\b")
 # "… on rank 3", or a line that opens with "Rank 3," (after a logger's "ERROR:name:" too)
 # PSM's and Intel MPI's `host:rank1: …`, `host:rank1.prog: …` too
 _SELF_RANK = re.compile(r"\b(?:on|for|of) [Rr]ank (\d+)\b|(?:^|:)\W*Rank (\d+)[,:]|"
@@ -663,7 +696,9 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "failure of node", "launch failed", "exited with code", "SecondaryStatus",
                     "gone over", "TERM_", "wallclock", "hard limit", "maximum execution",
                     "user delete", "shepherd died", "Host EC2", "duration exceeded",
-                    "maximum runtime", "VM updates", "open file", "time limit for job")
+                    "maximum runtime", "VM updates", "open file", "time limit for job",
+                    "Preempted in", "scale down", "Interruption triggered", '" deleted',
+                    "state KILLED", "killed by user", "compute.instances.", "curl: (")
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)

@@ -254,9 +254,11 @@ def _requeued_then_finished(ctx: Context, file_index: int, line: int) -> bool:
 
 # a whole job's own word that it succeeded, as its platform prints it last: Spark's
 # ApplicationMaster (`Final app status: SUCCEEDED, exitCode: 0`), `ray job submit`'s
-# (`Job 'raysubmit_…' succeeded`)
+# (`Job 'raysubmit_…' succeeded`), SkyPilot's managed job (`✓ Managed job finished: 41
+# (status: SUCCEEDED).`, after any recovery of its cluster)
 _JOB_SUCCEEDED = re.compile(r"\bFinal app status: SUCCEEDED, exitCode: 0\b|"
-                            r"^\s*Job '[\w.\-]+' succeeded\s*$")
+                            r"^\s*Job '[\w.\-]+' succeeded\s*$|"
+                            r"\bManaged job finished: \d+ \(status: SUCCEEDED\)")
 
 
 def job_succeeded(ctx: Context) -> Finding | None:
@@ -465,8 +467,9 @@ _LIBC_INTERNAL = re.compile(r"(?:\bnptl/|\bpthread_\w+\.c|\btpp\.c|\bdl-\w+\.c|"
 
 
 def _assertion_before(ctx: Context, crash: Located) -> TailLine | None:
-    """A failed assertion of the program's (glibc's `Assertion `x' failed.`, a library's own
-    `GGML_ASSERT: file:line`) in the few lines before an abort in the same file, of the same
+    """A failed assertion or check of the program's (glibc's `Assertion `x' failed.`, a
+    library's own `GGML_ASSERT: file:line`, glog's `Check failed:`, LightGBM's `[Fatal] Check
+    failed:`) in the few lines before an abort in the same file, of the same
     process (its rank, or the pid of Open MPI's prefix, where the lines show them): the abort
     it calls is the crash. A crash by another signal is not that abort."""
     signal = str(crash.event.fields.get("signal") or "")
@@ -480,11 +483,17 @@ def _assertion_before(ctx: Context, crash: Located) -> TailLine | None:
         if reading is not None and pid is not None and any(
                 w.isdigit() and int(w) != pid for w in reading.where):
             continue
-        if (crash.event.line - 6 <= tail.line < crash.event.line and reading is not None
-                and reading.family is Family.SOFTWARE and "assert" in reading.word.lower()
+        if (crash.event.line - _NEAR <= tail.line < crash.event.line and reading is not None
+                and reading.family is Family.SOFTWARE and _OWN_CHECK.search(reading.word)
                 and not _LIBC_INTERNAL.search(tail.text)):
             return tail
     return None
+
+
+# The program's own check that failed, in the words the lexicon read: an assertion, glog's and
+# absl's `Check failed:` (a stack trace under it before the abort), a compiler's fatal error
+# (Triton's MLIR passes: `LLVM ERROR: Failed to compute parent layout …`)
+_OWN_CHECK = re.compile(r"(?i:assert)|^\W*(?:Check failed|LLVM ERROR)")
 
 
 def native_crash(ctx: Context) -> Finding | None:
@@ -502,7 +511,7 @@ def native_crash(ctx: Context) -> Finding | None:
                  (f"pid {pid}" + (f" on {host}" if host else ""),) if pid is not None else ())
         return Finding(
             Category.SOFTWARE, ranks, named,
-            (f"an assertion of the program failed ({asserted.text.strip()[:160]}, "
+            (f"a check of the program failed ({asserted.text.strip()[:160]}, "
              f"{ctx.scans[first.file_index].path}:{asserted.line}), then {who(first)} crashed "
              f"({first.where})",), first,
             ("Fix the failing assertion (its file and line are in the message); the crash is "
@@ -650,6 +659,18 @@ def signal_kill(ctx: Context) -> Finding | None:
             return _memory_hardware((rank,), f"rank {rank} (pid {pid})"
                                     + (f" on {host}" if host else ""), said, item)
         alike = _failed_alike(item)
+        checked = _own_check_above(ctx, item) if signal == "SIGABRT" else None
+        if alike and checked is not None:
+            # each aborted itself on a check of its own that failed alike: the code or input
+            # they all ran, no one rank's
+            return Finding(
+                Category.SOFTWARE, (), (),
+                (f"ranks {compress_ranks(sorted({rank, *alike}))} all aborted in the same second "
+                 f"({item.where}) after a check of the program failed "
+                 f"({checked.text.strip()[:160]}, {ctx.scans[item.file_index].path}:"
+                 f"{checked.line}): the code or input they all ran",), item,
+                ("Fix the failing check (its message names it); every rank ran into it.",),
+            )
         if alike:
             ranks = compress_ranks(sorted({rank, *alike}))
             return Finding(
@@ -671,6 +692,15 @@ def signal_kill(ctx: Context) -> Finding | None:
              "-i 'killed process'` on that host and `sacct -j JOB -o MaxRSS,State`.",),
         )
     return None
+
+
+def _own_check_above(ctx: Context, table: Located) -> TailLine | None:
+    """A failed check of the program's own (an assertion, glog's `Check failed:`, `LLVM
+    ERROR:`) above a launcher's failure table in its file: what an abort (SIGABRT) there was
+    called by."""
+    return next((t for t, r in failing_readings(ctx, table.file_index, judged_too=True)
+                 if t.line < table.event.line and r.family is Family.SOFTWARE
+                 and _OWN_CHECK.search(r.word)), None)
 
 
 # What a process's own lines may say it met before its launcher reported its exit: a cause

@@ -13,7 +13,7 @@ from monitor.model import Category
 from monitor.parse.log_events import EventKind
 from monitor.parse.log_patterns import FieldValue, Level
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
-from monitor.triage.lexicon import Family, logged_below_error, read_line
+from monitor.triage.lexicon import OWN_FAULT, Family, logged_below_error, read_line, words_family
 from monitor.triage.rules.base import (
     _COLLATERAL,
     _CRASHED,
@@ -112,6 +112,10 @@ def network(ctx: Context) -> Finding | None:
         # the others' store and rendezvous errors wait for them
         return ssh_unreachable(ctx)
     fields = first.event.fields
+    if fields.get("unresolved") and fields.get("cuda_dev") is not None:
+        # NCCL's own line (`host:pid:tid [dev] … error encountered when getting address info`):
+        # its prefix names the host that wrote it, not the name that did not resolve
+        fields = {k: v for k, v in fields.items() if k not in ("host", "port")}
     evidence: list[str] = []
     nccl_line = first.kind in (EventKind.NCCL_WARN_NET, EventKind.NCCL_WARN, EventKind.NCCL_ERROR)
     if nccl_line:
@@ -176,6 +180,16 @@ def network(ctx: Context) -> Finding | None:
                    f"({'they do' if len(names) > 1 else 'it does'} not resolve)")
         evidence.append(f"{who(first)} could not resolve the host name {fields.get('host')}: "
                         f"{fields.get('error')} ({first.where})")
+    elif fields.get("unresolved") and not fields.get("host") and (later := [
+            i for i in items if i.file_index == first.file_index
+            and 0 < i.event.line - first.event.line <= 40
+            and i.event.fields.get("unresolved") and i.event.fields.get("host")]):
+        # a resolver's error that names no host, under a client whose own error names it
+        # (urllib3's `socket.gaierror`, then `HTTPConnectionPool(host='mlflow', …)`)
+        host = later[0].event.fields["host"]
+        culprit = f"the host name {host} (it does not resolve)"
+        evidence.append(f"{who(first)} could not resolve the host name {host}: "
+                        f"{fields.get('error')} ({first.where}, {later[0].where})")
     else:
         endpoint = _endpoint(ctx, fields)
         culprit = f"the rendezvous endpoint {endpoint}"
@@ -338,6 +352,8 @@ def rendezvous_lost(ctx: Context) -> Finding | None:
              if e.event.fields.get("phase") == "nccl_id"]
     if not lost:
         return None
+    if _store_host_raised(ctx):
+        return None  # rank 0 (whose node keeps the store) failed of its own: the rules after say
     lost.sort(key=Located.order)
     first = lost[0]
     how = ("its keep-alive heartbeats fail with" if _keep_alive(first) else
@@ -353,6 +369,36 @@ def rendezvous_lost(ctx: Context) -> Finding | None:
     )
 
 
+# An exception about the job's own distributed plumbing: a store, a rendezvous, a connection,
+# a wait that timed out, a launcher's report of its workers
+_PLUMBING = re.compile(r"Dist\w*Error|Rendezvous\w*Error|ChildFailedError|Connection|Timeout|"
+                       r"timed out|\bstore\b|\bstore->|\bNCCL\b|\bbarrier\b|Interrupt|"
+                       r"SystemExit|\bsignal\b", re.I)
+
+
+def _own_exception(item: Located) -> bool:
+    """An exception a process raised of its own (its code, its input, its device, its memory,
+    as the lexicon reads its words), not about the job's plumbing (a store, a rendezvous, a
+    connection, a wait) nor a wrapper that points elsewhere (`… initialization failed. Please
+    check log messages above`, a spawned process's exception re-raised)."""
+    said = f"{item.event.fields.get('exc_type')}: {item.event.fields.get('exc_message')}"
+    return (item.event.level >= Level.ERROR and _PLUMBING.search(said) is None
+            and _POINTS_ELSEWHERE.search(said) is None and words_family(said) in OWN_FAULT)
+
+
+# An exception whose own words send the reader elsewhere
+_POINTS_ELSEWHERE = re.compile(r"(?i)Process(?:Raised|Exited)Exception|messages? above|"
+                               r"initiali[sz]ation failed|see (?:the )?(?:above|logs?)")
+
+
+def _store_host_raised(ctx: Context) -> bool:
+    """Rank 0, whose node keeps the store that torchrun and init_process_group start there,
+    raised an exception of its own (not about the store or its connections): its exit is
+    why the store went, and the other ranks' lost connections only follow it."""
+    return any(0 in ctx.global_ranks([e]) and _own_exception(e)
+               for e in ctx.of(EventKind.PYTHON_TRACEBACK))
+
+
 def _host_port(fields: Mapping[str, FieldValue]) -> str | None:
     host, port = fields.get("host"), fields.get("port")
     if host is None:
@@ -361,10 +407,16 @@ def _host_port(fields: Mapping[str, FieldValue]) -> str | None:
 
 
 def _launch_endpoint(ctx: Context) -> str | None:
-    """The endpoint the launcher was given (`--rdzv_endpoint`, `MASTER_ADDR=`), if shown."""
-    given = [_host_port(e.event.fields) for e in ctx.of(EventKind.LAUNCH_ENDPOINT)]
-    first = next((g for g in given if g is not None), None)
-    return None if first is None else f"{first} (as the launcher was given)"
+    """The endpoint the launcher was given (`--rdzv_endpoint`, `MASTER_ADDR=`), or NCCL its
+    root (`NCCL_COMM_ID`), if shown."""
+    for item in ctx.of(EventKind.LAUNCH_ENDPOINT):
+        fields = item.event.fields
+        if "root" in fields:  # (in fields of its own: `host` there is NCCL's prefix's)
+            root = _host_port({"host": fields["root"], "port": fields.get("root_port")})
+            return f"{root} (as NCCL_COMM_ID gave it)"
+        if (given := _host_port(fields)) is not None:
+            return f"{given} (as the launcher was given)"
+    return None
 
 
 def _endpoint(ctx: Context, fields: Mapping[str, FieldValue]) -> str:
@@ -373,8 +425,10 @@ def _endpoint(ctx: Context, fields: Mapping[str, FieldValue]) -> str:
 
 
 _PEER_HOST_ID = re.compile(r"Peer host id: ([\w.\-]+)")  # EFA's peer instance, in its error
+# (NCCL's socket connect gives up after its refused retries or its timed-out ones)
 _GAVE_UP_ON_PEER = ("Unreachable remote", "socketPollConnect: exceeded retries",
-                    "socketStartConnect: exceeded retries")
+                    "socketStartConnect: exceeded retries", "socketPollConnect: exceeded timeouts",
+                    "socketStartConnect: exceeded timeouts")
 _UNREACHABLE = ("Connection timed out", "Connection refused", "No route to host",
                 "Network is unreachable", *_GAVE_UP_ON_PEER,
                 # libfabric's provider could not deliver to the far endpoint
@@ -511,6 +565,8 @@ def init_timeout(ctx: Context) -> Finding | None:
                              for s in steps)]
     if not waits:
         return None
+    if any(_own_exception(e) for e in ctx.of(EventKind.PYTHON_TRACEBACK)):
+        return None  # a process raised its own error instead of arriving: the rules after say
     first = waits[0]
     if _ssh_failed_before(ctx, first):
         return ssh_unreachable(ctx)  # the ranks of a host the launcher never reached
