@@ -12,9 +12,9 @@ from functools import cached_property
 from monitor.model import Category
 from monitor.parse.collectives import CollectivePicture
 from monitor.parse.log_events import EventKind
-from monitor.parse.log_patterns import FieldValue
+from monitor.parse.log_patterns import FieldValue, Level
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, whereabouts, who
-from monitor.triage.lexicon import is_pci_address
+from monitor.triage.lexicon import OWN_FAULT, is_pci_address, words_family
 from monitor.triage.reader import FileScan, TailLine
 from monitor.triage.topology import Topology
 
@@ -430,3 +430,25 @@ def nfs_answered_again(ctx: Context, item: Located) -> bool:
         return False
     return any(t.line > item.event.line and f"nfs: server {server} OK" in t.text
                for t in ctx.scans[item.file_index].tail)
+
+
+# An exception about the job's own distributed plumbing: a store, a rendezvous, a connection,
+# a wait that timed out, a launcher's report of its workers
+_PLUMBING = re.compile(r"Dist\w*Error|Rendezvous\w*Error|ChildFailedError|Connection|Timeout|"
+                       r"timed out|\bstore\b|\bstore->|\bNCCL\b|\bbarrier\b|Interrupt|"
+                       r"SystemExit|\bsignal\b", re.I)
+
+
+def raised_of_its_own(item: Located) -> bool:
+    """An exception a process raised of its own (its code, its input, its device, its memory,
+    as the lexicon reads its words), not about the job's plumbing (a store, a rendezvous, a
+    connection, a wait) nor a wrapper that points elsewhere (`… initialization failed. Please
+    check log messages above`, a spawned process's exception re-raised)."""
+    said = f"{item.event.fields.get('exc_type')}: {item.event.fields.get('exc_message')}"
+    return (item.event.level >= Level.ERROR and _PLUMBING.search(said) is None
+            and _POINTS_ELSEWHERE.search(said) is None and words_family(said) in OWN_FAULT)
+
+
+# An exception whose own words send the reader elsewhere
+_POINTS_ELSEWHERE = re.compile(r"(?i)Process(?:Raised|Exited)Exception|messages? above|"
+                               r"initiali[sz]ation failed|see (?:the )?(?:above|logs?)")

@@ -14,7 +14,14 @@ from monitor.parse.log_events import EventKind, Level
 from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS
 from monitor.triage.evidence import Located, compress_ranks
 from monitor.triage.reader import FileScan, TailLine
-from monitor.triage.rules.base import _CRASHED, Context, Finding, _ranks_text, trained_after
+from monitor.triage.rules.base import (
+    _CRASHED,
+    Context,
+    Finding,
+    _ranks_text,
+    raised_of_its_own,
+    trained_after,
+)
 
 
 def desync_report(ctx: Context) -> Finding | None:
@@ -391,6 +398,10 @@ def monitored_barrier(ctx: Context) -> Finding | None:
         " ", "").split(",") if r.isdigit()}))
     if not ranks:
         return None
+    raised = {r for e in ctx.of(EventKind.PYTHON_TRACEBACK) if raised_of_its_own(e)
+              for r in ctx.global_ranks([e])}
+    if raised and raised <= set(ranks):
+        return None  # the missing ranks raised their own errors instead: the rules after say
     return Finding(
         Category.COLLECTIVE_DESYNC, ranks, tuple(f"rank {r}" for r in ranks),
         (f"the monitored barrier reports that rank(s) {compress_ranks(ranks)} did not reach it "

@@ -496,12 +496,32 @@ def _assertion_before(ctx: Context, crash: Located) -> TailLine | None:
 _OWN_CHECK = re.compile(r"(?i:assert)|^\W*(?:Check failed|LLVM ERROR)")
 
 
+def _table_rank_of_crash(ctx: Context, crash: Located) -> tuple[int, ...]:
+    """The rank of an unlabelled crash report (faulthandler's `Fatal Python error:
+    Segmentation fault`) that torchrun's failure table below it in the same file names as
+    its root cause, died of the same signal, the only one of its entries that did."""
+    signal = crash.event.fields.get("signal")
+    if crash.rank is not None or not signal:
+        return ()
+    for table in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
+        f = table.event.fields
+        rank = f.get("root_rank")
+        if (table.file_index != crash.file_index or table.event.line < crash.event.line
+                or f.get("root_signal") != signal or not isinstance(rank, int)):
+            continue
+        others = f.get("other_failures")
+        if isinstance(others, tuple) and any(dict(o).get("signal") == signal for o in others):
+            continue
+        return (rank,)
+    return ()
+
+
 def native_crash(ctx: Context) -> Finding | None:
     crashes = ctx.of(EventKind.FAULTHANDLER, EventKind.NATIVE_CRASH)
     if not crashes:
         return None
     first = crashes[0]
-    ranks = ctx.global_ranks([first])
+    ranks = ctx.global_ranks([first]) or _table_rank_of_crash(ctx, first)
     asserted = _assertion_before(ctx, first)
     if asserted is not None:
         # the program's own assertion failed and it aborted: its bug, not an unknown crash
@@ -558,7 +578,8 @@ def native_crash(ctx: Context) -> Finding | None:
         return _memory_hardware(ranks[:1], (f"rank {ranks[0]} (pid {pid})" if ranks else
                                             f"pid {pid}") + (f" on {host}" if host else ""),
                                 said, first)
-    culprits: tuple[str, ...] = (who(first),) if ranks else ()
+    culprits: tuple[str, ...] = (
+        (who(first) if first.rank is not None else f"rank {ranks[0]}",) if ranks else ())
     if not ranks and pid is not None:
         # mpirun names the rank of the pid whose handler printed the crash
         mpi = [e.event.int_field("mpi_rank") for e in ctx.of(EventKind.MPI_EXIT)

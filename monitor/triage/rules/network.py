@@ -13,7 +13,7 @@ from monitor.model import Category
 from monitor.parse.log_events import EventKind
 from monitor.parse.log_patterns import FieldValue, Level
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
-from monitor.triage.lexicon import OWN_FAULT, Family, logged_below_error, read_line, words_family
+from monitor.triage.lexicon import Family, logged_below_error, read_line
 from monitor.triage.rules.base import (
     _COLLATERAL,
     _CRASHED,
@@ -31,6 +31,7 @@ from monitor.triage.rules.base import (
     _some,
     _writer,
     exit_reports,
+    raised_of_its_own,
     trained_after,
 )
 from monitor.triage.rules.collectives import absent_rank
@@ -369,33 +370,11 @@ def rendezvous_lost(ctx: Context) -> Finding | None:
     )
 
 
-# An exception about the job's own distributed plumbing: a store, a rendezvous, a connection,
-# a wait that timed out, a launcher's report of its workers
-_PLUMBING = re.compile(r"Dist\w*Error|Rendezvous\w*Error|ChildFailedError|Connection|Timeout|"
-                       r"timed out|\bstore\b|\bstore->|\bNCCL\b|\bbarrier\b|Interrupt|"
-                       r"SystemExit|\bsignal\b", re.I)
-
-
-def _own_exception(item: Located) -> bool:
-    """An exception a process raised of its own (its code, its input, its device, its memory,
-    as the lexicon reads its words), not about the job's plumbing (a store, a rendezvous, a
-    connection, a wait) nor a wrapper that points elsewhere (`… initialization failed. Please
-    check log messages above`, a spawned process's exception re-raised)."""
-    said = f"{item.event.fields.get('exc_type')}: {item.event.fields.get('exc_message')}"
-    return (item.event.level >= Level.ERROR and _PLUMBING.search(said) is None
-            and _POINTS_ELSEWHERE.search(said) is None and words_family(said) in OWN_FAULT)
-
-
-# An exception whose own words send the reader elsewhere
-_POINTS_ELSEWHERE = re.compile(r"(?i)Process(?:Raised|Exited)Exception|messages? above|"
-                               r"initiali[sz]ation failed|see (?:the )?(?:above|logs?)")
-
-
 def _store_host_raised(ctx: Context) -> bool:
     """Rank 0, whose node keeps the store that torchrun and init_process_group start there,
     raised an exception of its own (not about the store or its connections): its exit is
     why the store went, and the other ranks' lost connections only follow it."""
-    return any(0 in ctx.global_ranks([e]) and _own_exception(e)
+    return any(0 in ctx.global_ranks([e]) and raised_of_its_own(e)
                for e in ctx.of(EventKind.PYTHON_TRACEBACK))
 
 
@@ -565,7 +544,7 @@ def init_timeout(ctx: Context) -> Finding | None:
                              for s in steps)]
     if not waits:
         return None
-    if any(_own_exception(e) for e in ctx.of(EventKind.PYTHON_TRACEBACK)):
+    if any(raised_of_its_own(e) for e in ctx.of(EventKind.PYTHON_TRACEBACK)):
         return None  # a process raised its own error instead of arriving: the rules after say
     first = waits[0]
     if _ssh_failed_before(ctx, first):
