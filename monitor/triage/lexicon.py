@@ -658,8 +658,9 @@ _NODE = re.compile(r"(?<!Local )\b(?:node|host|hostname|Node|Host)[ =:]+(?!EC2\b
                    # Ray names a node by its id: `Node 3ddf…5ee4 failed`, `node id = 3ddf…`
                    r"\b[Nn]ode(?: id)?[ =:]+([0-9a-f]{40}(?:[0-9a-f]{16})?)\b|"
                    # kubectl's names of an event's object (`node/ip-10-0-1-7.ec2.internal`,
-                   # `pod/w-3`) and of a pod it deleted (`pod "w-3" deleted`)
-                   r"(?<![\w/])(?:node|pod)/([a-z0-9][\w.-]*\w)|^pod \"([\w.-]+)\" deleted\b")
+                   # `pod/w-3`; not `kubectl logs --prefix`'s `[pod/w-3/pytorch]` on every
+                   # line) and of a pod it deleted (`pod "w-3" deleted`)
+                   r"(?<![\w/\[])(?:node|pod)/([a-z0-9][\w.-]*\w)(?![\w./-])|^pod \"([\w.-]+)\" deleted\b")
 # "… on rank 3", or a line that opens with "Rank 3," (after a logger's "ERROR:name:" too)
 # PSM's and Intel MPI's `host:rank1: …`, `host:rank1.prog: …` too
 _SELF_RANK = re.compile(r"\b(?:on|for|of) [Rr]ank (\d+)\b|(?:^|:)\W*Rank (\d+)[,:]|"

@@ -330,6 +330,11 @@ def _may_continue(line: bytes, after: bytes) -> bool:
         _DIGIT.sub(b"9", after[:12]) != _DIGIT.sub(b"9", line[:12]))
 
 
+def _first_word(line: bytes) -> bytes:
+    m = _FIRST_WORD.match(line)
+    return m.group() if m is not None else b""
+
+
 def unwrap_terminal(data: bytes) -> tuple[bytes, int | None]:
     """Join lines a terminal cut at its width when the text was copied from it.
 
@@ -346,10 +351,13 @@ def unwrap_terminal(data: bytes) -> tuple[bytes, int | None]:
         return data, None
     full = [i for i, n in enumerate(lengths[:-1]) if n == width]
     # A continuation rarely starts as its own line did (a log's lines share their prefix, and
-    # identical records from two pids of one host are as long as each other: `gpu1:1334:…`)
+    # identical records from two pids of one host are as long as each other: `gpu1:1334:…`),
+    # nor as several other lines of the text start (a launcher's own records, `pdsh@n0: …`)
+    starts = Counter(m.group() for line in lines if (m := _FIRST_WORD.match(line)) and m.group())
     inside_word = sum(1 for i in full
                       if lines[i].rstrip(b"\r")[-1:].isalnum() and lines[i + 1][:1].isalnum()
-                      and _may_continue(lines[i], lines[i + 1]))
+                      and _may_continue(lines[i], lines[i + 1])
+                      and starts[_first_word(lines[i + 1])] < 3)
     at_space = {i for i, n in enumerate(lengths[:-1])
                 if n == width - 1 and lines[i + 1][:1].strip()
                 and _may_continue(lines[i], lines[i + 1])}

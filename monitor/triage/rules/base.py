@@ -236,7 +236,10 @@ _COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "Keybo
                # the other end went or did not answer; what it says is read by the lexicon
                "UnavailableError", "DeadlineExceededError",
                # Dask's comm and tornado's stream: the other end closed it
-               "CommClosedError", "StreamClosedError")
+               "CommClosedError", "StreamClosedError",
+               # submitit's job that ended without a result: its error stream below and the
+               # scheduler's state (`state: NODE_FAIL`) say why
+               "UncompletedJobError")
 
 
 # A process that crashed or was killed (a native crash handler, Python's faulthandler, a

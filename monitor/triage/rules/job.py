@@ -415,7 +415,10 @@ def elapsed_seconds(text: str) -> float | None:
 
 
 # An exception whose message starts with the rank that raised it (Megatron's NaN checks).
-_SELF_NAMED = re.compile(r"\[?Rank (\d+)\]?: ")
+_SELF_NAMED = re.compile(r"\[?Rank (\d+)\]?: |"
+                         # Lightning's report of the rank whose own exception it caught
+                         # (`DeadlockDetectedException: DeadLock detected from rank: 1`)
+                         r"DeadLock detected from rank: (\d+)")
 
 
 def _collective_timed_out(item: Located) -> bool:
@@ -547,6 +550,50 @@ _HTTP_ENDPOINT = re.compile(r"ConnectionPool\(host='(?P<host>[^']+)', port=(?P<p
 _TORCH_DIST_FRAME = re.compile(r"torch/(?:distributed/(?!elastic/)|nn/parallel/distributed\.py)")
 
 
+# Open MPI's block for the process that called MPI_Abort, right under its exception
+_MPI_ABORT_RANK = re.compile(r"\bMPI_ABORT was invoked on rank (\d+) in communicator")
+
+
+def _aborted_below(ctx: Context, item: Located) -> tuple[int, ...]:
+    """The rank of an unlabelled traceback whose process then called MPI_Abort: Open MPI's
+    block names it within a few lines below (mpi4py's `python -m mpi4py` aborts on an
+    uncaught exception), and no other process's exception or abort is in that file."""
+    if item.rank is not None:
+        return ()
+    scan = ctx.scans[item.file_index]
+    below = [m for t in scan.tail if item.event.end_line < t.line <= item.event.end_line + 4
+             and (m := _MPI_ABORT_RANK.search(t.text)) is not None]
+    others = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
+              if e.file_index == item.file_index and e is not item and e.event.fields.get("exc_type")]
+    return (int(below[0][1]),) if below and not others else ()
+
+
+# submitit's report of a task's exception, its trace below it (`FailedJobError: Job (task=3)
+# failed during processing with trace:`): the task is the job's global rank (SLURM_PROCID)
+_SUBMITIT_TASK = re.compile(r"\bFailedJobError: Job \((?:\S+, )?task=(\d+)\) failed during processing")
+
+
+def _submitit_task(ctx: Context, item: Located) -> tuple[int, ...]:
+    """The task of submitit's report that holds an unlabelled traceback (a few lines above)."""
+    if item.rank is not None:
+        return ()
+    above = [m for t in ctx.scans[item.file_index].tail
+             if item.event.line - 15 <= t.line <= item.event.end_line
+             and (m := _SUBMITIT_TASK.search(t.text)) is not None]
+    return (int(above[-1][1]),) if above else ()
+
+
+# a message that only says a wait ran out
+_WAIT_RAN_OUT = re.compile(r"(?i)\s*(?:socket )?(?:timeout|timed out)\W*$")
+
+
+def _at_exit_barrier(item: Located) -> bool:
+    """An exception raised in torchrun's agent while it waited for the other nodes at its
+    exit barrier (its own workers had finished): the exit_barrier rule reads it."""
+    frames = item.event.fields.get("frames")
+    return isinstance(frames, tuple) and any(str(f).endswith(" _exit_barrier") for f in frames)
+
+
 def own_exception(ctx: Context) -> Finding | None:
     # (each message read once: a heading's lines are looked up in the file's tail)
     own = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
@@ -571,6 +618,10 @@ def own_exception(ctx: Context) -> Finding | None:
            # a wait that ran out (`TimeoutError: RPC call to execute_model timed out`): the
            # symptom of whoever did not answer, not the job's bug nor its disk
            and _exc_name(item) not in ("TimeoutError", "timeout")  # socket.timeout too
+           # (and the store's own word for one: torchrun's agent at its exit barrier,
+           # `RuntimeError: Socket Timeout`, after its workers finished)
+           and _WAIT_RAN_OUT.match(said.split(": ", 1)[-1]) is None
+           and not _at_exit_barrier(item)
            # nor a worker process that died under it (datasets' `One of the subprocesses has
            # abruptly died during map operation`, concurrent.futures' `A process in the process
            # pool was terminated abruptly`): a death whose cause is not in the message
@@ -669,7 +720,9 @@ def own_exception(ctx: Context) -> Finding | None:
     ranks = ctx.global_ranks([first])
     self_named = _SELF_NAMED.match(message)
     if not ranks and self_named is not None:  # `AssertionError: Rank 13: found NaN …`
-        ranks = (int(self_named[1]),)
+        ranks = (int(next(g for g in self_named.groups() if g)),)
+    if not ranks:
+        ranks = _aborted_below(ctx, first) or _submitit_task(ctx, first)
     task = None if ranks else _ray_task(ctx, first)
     raiser = _ray_task_name(task) if task is not None else who(first)
     worker = _failed_worker(ctx) if not ranks and task is None else None

@@ -346,7 +346,8 @@ def _steps_after(ctx: Context, file_index: int, line: int) -> int:
 
 # exceptions a stop from outside raises in the job, and the collective errors that follow
 _STOPPED = re.compile(r"KeyboardInterrupt|SystemExit|SignalException|Terminated|DistBackendError|"
-                      r"DistNetworkError|DistStoreError|NCCL|[Tt]imeout|[Tt]imed out")
+                      r"DistNetworkError|DistStoreError|NCCL|[Tt]imeout|[Tt]imed out|"
+                      r"UncompletedJobError")
 
 
 def _went_on_after(ctx: Context, item: Located) -> bool:
@@ -931,10 +932,15 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
     is the job's rank; an srun task is one only when srun started the ranks itself (not a
     per-node launcher), so it is named as a task. Why it died is not in these lines, unless
     that process's own line above them says it."""
+    # (a process that died of SIGABRT where NCCL's watchdog or heartbeat monitor fired: the
+    # watchdog aborted it, a consequence of the hang, as signal_kill reads torchrun's table)
+    watchdog_aborted = bool(ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN,
+                                   EventKind.HEARTBEAT_HANG))
     mpi = [e for e in ctx.of(EventKind.MPI_EXIT)
            if (e.event.level >= Level.ERROR or (e.event.level is Level.WARNING
                                                  and _ABORT.search(e.event.text)))
-           and not _aborted_on_purpose(ctx, e)]
+           and not _aborted_on_purpose(ctx, e)
+           and not (watchdog_aborted and e.event.int_field("signo") == 6)]
     tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
              if not _stopped_by_srun(e) and not e.event.fields.get("oom")
              and (e.event.fields.get("exitcode") or e.event.fields.get("signal"))]

@@ -339,7 +339,11 @@ def _store_went(ctx: Context, item: Located) -> bool:
 
 
 def _rendezvous_went(ctx: Context, item: Located) -> bool:
-    return _keep_alive(item) or _store_went(ctx, item)
+    # (the agent's final exception after its keep-alive heartbeats failed in the same file
+    # is the same loss)
+    return _keep_alive(item) or _store_went(ctx, item) or any(
+        _keep_alive(e) and e.file_index == item.file_index and e.event.line <= item.event.line
+        for e in ctx.of(EventKind.RENDEZVOUS_ERROR))
 
 
 def rendezvous_lost(ctx: Context) -> Finding | None:
