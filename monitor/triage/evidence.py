@@ -69,10 +69,17 @@ def file_hosts(scan: FileScan) -> set[str]:
 
 
 def sole_rank(scan: FileScan) -> int | None:
-    """The one global rank a file's prefixed lines name, whose file it is; None when they name
-    several or none, or when the file is a paste of several processes' outputs (it has no one
-    rank, whichever one it shows)."""
-    return next(iter(scan.ranks)) if len(scan.ranks) == 1 and not scan.sections else None
+    """The one global rank a file's prefixed lines name, whose file it is, or, where no line
+    is prefixed, the one its first lines declare (`RANK=9 … WORLD_SIZE=16`); None when they
+    name several or none, or when the file is a paste of several processes' outputs (it has
+    no one rank, whichever one it shows)."""
+    if scan.sections:
+        return None
+    if len(scan.ranks) == 1:
+        return next(iter(scan.ranks))
+    if not scan.ranks and len(scan.declared_ranks) == 1:
+        return next(iter(scan.declared_ranks))
+    return None
 
 
 def locate(scans: Sequence[FileScan], own_clock: Iterable[str] = ()) -> list[Located]:

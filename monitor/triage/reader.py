@@ -119,6 +119,9 @@ class FileScan:
     # a paste of several processes' outputs under the commands that printed them (`$ kubectl
     # logs w-2`, tail's `==> rank3.log <==`): (first line, whose output) of each section
     sections: list[tuple[int, str]] = field(default_factory=list)
+    # the global ranks the file's first lines declare for the process that writes it
+    # (`RANK=9 LOCAL_RANK=1 WORLD_SIZE=16`, Lightning's `GLOBAL_RANK: 6, MEMBER: 7/8`)
+    declared_ranks: set[int] = field(default_factory=set)
 
 
 ProgressCallback = Callable[[int], None]
@@ -330,9 +333,22 @@ def _may_continue(line: bytes, after: bytes) -> bool:
         _DIGIT.sub(b"9", after[:12]) != _DIGIT.sub(b"9", line[:12]))
 
 
-def _first_word(line: bytes) -> bytes:
-    m = _FIRST_WORD.match(line)
-    return m.group() if m is not None else b""
+# A process's own statement of its global rank, as launchers and jobs print it once at the
+# start: Lightning's `Initializing distributed: GLOBAL_RANK: 6, MEMBER: 7/8`, submitit's
+# `JobEnvironment(… global_rank=3(16))`, Accelerate's state (`Process index: 11`), and a line
+# that gives the rank with the world's size (`RANK=9 LOCAL_RANK=1 WORLD_SIZE=16`, `init:
+# world_size=8 rank=5`); never a local, node or group rank (`local_rank=`, `node_rank=`)
+_DECLARED_RANK = re.compile(
+    rb"\bGLOBAL_RANK: (\d+), MEMBER: \d+/\d+|\bglobal_rank[=:] ?(\d+)\b|"
+    rb"^\W*Process index: (\d+)\s*$|"
+    rb"^(?=.*\b(?:world_size|WORLD_SIZE)\b).*?(?<![\w.])(?:RANK|rank)[=:] ?(\d+)\b", re.M)
+DECLARED_RANK_LINES = 40  # the start of a file, where a process states who it is
+
+
+def declared_ranks(head: bytes) -> set[int]:
+    """The global ranks the first lines of a file declare (see _DECLARED_RANK)."""
+    text = b"\n".join(head.split(b"\n")[:DECLARED_RANK_LINES])
+    return {int(next(g for g in m.groups() if g)) for m in _DECLARED_RANK.finditer(text)}
 
 
 def unwrap_terminal(data: bytes) -> tuple[bytes, int | None]:
@@ -351,13 +367,10 @@ def unwrap_terminal(data: bytes) -> tuple[bytes, int | None]:
         return data, None
     full = [i for i, n in enumerate(lengths[:-1]) if n == width]
     # A continuation rarely starts as its own line did (a log's lines share their prefix, and
-    # identical records from two pids of one host are as long as each other: `gpu1:1334:…`),
-    # nor as several other lines of the text start (a launcher's own records, `pdsh@n0: …`)
-    starts = Counter(m.group() for line in lines if (m := _FIRST_WORD.match(line)) and m.group())
+    # identical records from two pids of one host are as long as each other: `gpu1:1334:…`)
     inside_word = sum(1 for i in full
                       if lines[i].rstrip(b"\r")[-1:].isalnum() and lines[i + 1][:1].isalnum()
-                      and _may_continue(lines[i], lines[i + 1])
-                      and starts[_first_word(lines[i + 1])] < 3)
+                      and _may_continue(lines[i], lines[i + 1]))
     at_space = {i for i, n in enumerate(lengths[:-1])
                 if n == width - 1 and lines[i + 1][:1].strip()
                 and _may_continue(lines[i], lines[i + 1])}
@@ -795,7 +808,9 @@ class _Reader:
         return line
 
     def read_head(self, head: bytes) -> None:
-        """What the file's head says about every line: a margin to strip, a tag to strip."""
+        """What the file's head says about every line: a margin to strip, a tag to strip, the
+        rank its writer declares."""
+        self.scan.declared_ranks = declared_ranks(head)
         self.margin = file_margin(head)
         if self.margin is not None:
             head = b"\n".join(self._unmargined(line) for line in head.split(b"\n"))

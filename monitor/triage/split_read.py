@@ -209,6 +209,7 @@ def _join(path: str, size: int, pieces: list[Piece]) -> FileScan:
         for kind, n in piece.scan.counts.items():
             scan.counts[kind] = scan.counts.get(kind, 0) + n
         scan.ranks |= piece.scan.ranks
+        scan.declared_ranks |= piece.scan.declared_ranks
         scan.prefixes |= piece.scan.prefixes
         for context, attempts in piece.scan.retry_attempts.items():
             merged = scan.retry_attempts.setdefault(context, [])
