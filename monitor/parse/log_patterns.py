@@ -164,6 +164,9 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "time      : ", "host      : ", "rank      : ", "exitcode  : ", "Root Cause (first",
     "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "MASTER_ADDR",
     "NCCL_COMM_ID",
+    # the kernel's OOM killer before 5.1 (`Memory cgroup out of memory: Kill process 48213 …`),
+    # the kubelet's, systemd-oomd's and earlyoom's own kills
+    "Kill process", "System OOM encountered", "due to memory pressure for", "sending SIG",
     "Running collective: CollectiveFingerPrint", "RayTaskError", "marked dead", "ray::",
     "Memory on the node (IP:", "no socket interface found", "NET/Socket : no interface found",
     "nvmlDevice", "has already checked in",
@@ -1381,8 +1384,17 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("Out of memory: Killed process", "oom-kill:", "Memory cgroup out of memory",
          "invoked oom-killer", "Out of memory: Kill process", "running low on memory",
          "killed due to memory pressure", "Memory on the node (IP:", "OOMKilled",
-         "kB, limit "),
+         "kB, limit ", "System OOM encountered", "due to memory pressure for", "sending SIG"),
         _rx(
+            # the kubelet's node event (`SystemOOM  node/gpu-17  System OOM encountered, victim
+            # process: python, pid: 88231`)
+            r"System OOM encountered, victim process: (?P<process>[^,]+), pid: (?P<pid>\d+)",
+            # systemd-oomd (`Killed /system.slice/train.service due to memory pressure for …`)
+            r"Killed (?P<process>/\S+) due to memory pressure for\b",
+            # earlyoom, once memory is at its limits (`sending SIGTERM to process 31337 uid
+            # 1000 "python": badness 870, VmRSS 61234 MiB`, later versions `oom_score 712`)
+            r"\bsending SIG(?:TERM|KILL) to process (?P<pid>\d+) uid \d+ \"(?P<process>[^\"]*)\": "
+            r"(?:badness|oom_score)",
             r"Killed process (?P<pid>\d+) \((?P<process>[^)]*)\)",
             # kernels before 5.1: "Out of memory: Kill process 123 (python) score 9 or ..."
             r"Kill process (?P<pid>\d+) \((?P<process>[^)]*)\)",

@@ -242,6 +242,23 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      # Attempting to reserve 10.51G at the bottom of memory`)
                      r"RESOURCE_EXHAUSTED: .{0,60}(?:[Aa]llocat|[Aa]ttempting to reserve|"
                      r"[Rr]an out of memory)|\bOOM when allocating tensor\b|"
+                     # numpy's allocation (`_ArrayMemoryError: Unable to allocate 37.3 GiB for
+                     # an array with shape …`)
+                     r"\bUnable to allocate [\d.]+ [KMGTP]i?B for an array\b|ArrayMemoryError|"
+                     # an inference engine's memory too small for its KV cache at start-up
+                     # (vLLM's `No available memory for the cache blocks`, `… KV cache is
+                     # needed, which is larger than the available KV cache memory`, its free
+                     # memory under the share asked for; SGLang's `Not enough memory. Please
+                     # try to increase --mem-fraction-static`)
+                     r"\bNo available memory for the cache blocks\b|"
+                     r"\blarger than the available KV cache memory\b|"
+                     r"\bon startup is less than desired GPU memory utilization\b|"
+                     r"\bNot enough memory\. Please try to increase --mem-fraction-static\b|"
+                     # Slurm's job state (seff's `State: OUT_OF_MEMORY`, sacct's `OUT_OF_ME+`),
+                     # cgroup v2's count of its OOM kills (`memory.events`: `oom_kill 1`), the
+                     # kubelet's, earlyoom's words
+                     r"\bOUT_OF_ME(?:MORY\b|\+)|^\s*oom_kill [1-9]\d*\s*$|"
+                     r"\bSystem OOM encountered\b|\blow memory! at or below SIG(?:TERM|KILL) limits\b|"
                      + _MEMORY_MONITOR_KILL),
         (Family.GPU, r"CUDA error|cudaError|CUDA_ERROR|CUBLAS_STATUS_(?!SUCCESS)|"
                      # Habana's device fatal error; Ascend's AI core faulted under a task
@@ -522,6 +539,9 @@ _FAILED = re.compile(
     r"=>> PBS: job killed:|\bjob\.exception (?:\S+ )?type=|\bvia condor_rm\b|"
     r"\bgone over (?:the )?(?:cgroup )?memory limit\b|"
     r"\"SecondaryStatus\":\s*\"(?:MaxRuntimeExceeded|Interrupted|Failed)\"|"
+    # Slurm's job state, cgroup v2's OOM kill count, earlyoom's alarm (their words read above)
+    r"\bOUT_OF_ME(?:MORY\b|\+)|^\s*oom_kill [1-9]\d*\s*$|\blow memory! at or below SIG|"
+    r"\bSystem OOM encountered\b|"
     r"\"OOMKilled\":\s*true\b|\"reason\":\s*\"OOMKilled\"|\bexited with code (?!1[34]0\b|143\b)[1-9]\d*\b|"
     r"\bis unresponsive\b|\bnode has died\b|\bdue to failure of node\b|"
     + _SCRIPT_NOT_OPENED + "|"
@@ -699,7 +719,8 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "user delete", "shepherd died", "Host EC2", "duration exceeded",
                     "maximum runtime", "VM updates", "open file", "time limit for job",
                     "Preempted in", "scale down", "Interruption triggered", '" deleted',
-                    "state KILLED", "killed by user", "compute.instances.", "curl: (")
+                    "state KILLED", "killed by user", "compute.instances.", "curl: (",
+                    "OUT_OF_ME", "oom_kill", "low memory!", "System OOM")
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)

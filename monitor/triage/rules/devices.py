@@ -139,6 +139,11 @@ def _slurm_oom_node(ctx: Context, item: Located) -> str | None:
                  and str(c.event.fields.get("job")).split(".")[0] == job), None)
 
 
+# earlyoom's own kill line (`sending SIGTERM to process 31337 uid 1000 "python3": oom_score
+# 712, …`), where its `earlyoom[911]:` tag was cut
+_EARLYOOM_KILL = re.compile(r"\bsending SIG\w+ to process \d+ uid \d+ \"")
+
+
 def out_of_memory(ctx: Context) -> Finding | None:
     gpu = [e for e in ctx.of(EventKind.CUDA_OOM) if not e.event.fields.get("bad_size")
            # (an allocation the job logged as a warning and trained on after: a batch-size
@@ -208,12 +213,18 @@ def out_of_memory(ctx: Context) -> Finding | None:
                             "killed by Ray's memory monitor)")
         elif pid is not None and item.kind is EventKind.HOST_OOM:
             rank = pid_rank.get(pid) if isinstance(pid, int) else None
+            killer = ("earlyoom" if "earlyoom" in item.event.text
+                      or _EARLYOOM_KILL.search(item.event.text) else "the kernel OOM killer")
             if rank is not None:
                 killed_ranks.append(rank)
                 evidence.append(f"pid {pid} is rank {rank} in the launcher's summary: the "
-                                "launcher's exit -9 for it was the OOM killer")
-            culprits.append(f"pid {pid} ({item.event.fields.get('process')}) killed by the "
-                            "kernel OOM killer" + (f" = rank {rank}" if rank is not None else ""))
+                                f"launcher's report of its exit was {killer}'s kill")
+            culprits.append(f"pid {pid} ({item.event.fields.get('process')}) killed by "
+                            f"{killer}" + (f" = rank {rank}" if rank is not None else ""))
+        elif str(item.event.fields.get("process", "")).startswith("/"):
+            # systemd-oomd names the cgroup it killed (`/system.slice/train.service`)
+            unit = str(item.event.fields["process"]).rstrip("/").rsplit("/", 1)[-1]
+            culprits.append(f"{unit} (killed by systemd-oomd under memory pressure)")
         elif item.event.fields.get("ip"):
             culprits.append(f"node {item.event.fields.get('ip')} (host memory)")
         elif item.event.fields.get("pod"):

@@ -326,6 +326,9 @@ def dataloader(ctx: Context) -> Finding | None:
             category = (Category.DATA if corrupt else
                         Category.STORAGE_IO if _storage_refused(exc, f"{first.event.text}\n"
                                                                      f"{original}")
+                        # the host's memory ran out under the worker (`MemoryError`, numpy's
+                        # `Unable to allocate 37.3 GiB for an array`)
+                        else Category.OOM if words_family(f"{exc}: {original}") is Family.OOM
                         else Category.SOFTWARE)
             return Finding(
                 category, ranks, culprits,
@@ -415,7 +418,7 @@ def elapsed_seconds(text: str) -> float | None:
 
 
 # An exception whose message starts with the rank that raised it (Megatron's NaN checks).
-_SELF_NAMED = re.compile(r"\[?Rank (\d+)\]?: |"
+_SELF_NAMED = re.compile(r"\[?Rank (\d+)\]?: |\[Rank:(\d+)\] |"
                          # Lightning's report of the rank whose own exception it caught
                          # (`DeadlockDetectedException: DeadLock detected from rank: 1`)
                          r"DeadLock detected from rank: (\d+)")
