@@ -208,6 +208,7 @@ def diagnose(
             Category.UNDETERMINED, evidence=shown) if failed else Finding(Category.NONE)
     fr = read_dumps([s.fr_dump for s in scans if s.fr_dump is not None])
     finding, fr_notes = combine(finding, fr, picture.stuck, _stopped_by_launcher(ctx))
+    finding = _in_a_world_of_one(ctx, finding)
     finding = replace(finding, culprits=_placed(finding.culprits, located))
 
     stuck = tuple(_stuck_summary(ctx, s) for s in picture.stuck)
@@ -260,6 +261,29 @@ def diagnose(
 
 
 _BARE_RANK = re.compile(r"rank (\d+)")
+
+
+# the categories whose culprit is the process that failed (not one end of a link, nor a stop
+# from outside)
+_PROCESS_FAULTS = frozenset({Category.SOFTWARE, Category.OOM, Category.GPU_CUDA,
+                             Category.STORAGE_IO, Category.DATA})
+
+
+def _in_a_world_of_one(ctx: Context, finding: Finding) -> Finding:
+    """A job of one process (its world's size stated as 1, by NCCL's communicator or the job's
+    first lines, and no other rank seen): the process that failed is rank 0, whatever its
+    lines are prefixed with. Only for a failure of the process itself, or a crash the finding
+    pins on a process."""
+    if finding.culprit_ranks or not (finding.category in _PROCESS_FAULTS or (
+            finding.category is Category.UNDETERMINED and finding.culprits)):
+        return finding
+    worlds = {s for scan in ctx.scans for s in scan.declared_worlds}
+    if ctx.world_size is not None:
+        worlds.add(ctx.world_size)
+    if worlds != {1} or any(i.rank not in (None, 0) for i in ctx.located):
+        return finding
+    return replace(finding, culprit_ranks=(0,), culprits=(
+        "rank 0 (the job's only process)", *finding.culprits))
 
 
 def _stopped_by_launcher(ctx: Context) -> set[int]:

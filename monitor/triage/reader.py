@@ -122,6 +122,8 @@ class FileScan:
     # the global ranks the file's first lines declare for the process that writes it
     # (`RANK=9 LOCAL_RANK=1 WORLD_SIZE=16`, Lightning's `GLOBAL_RANK: 6, MEMBER: 7/8`)
     declared_ranks: set[int] = field(default_factory=set)
+    # the sizes of the job's world its first lines state (`world_size=1`, `MPI size: 1`)
+    declared_worlds: set[int] = field(default_factory=set)
 
 
 ProgressCallback = Callable[[int], None]
@@ -349,6 +351,19 @@ def declared_ranks(head: bytes) -> set[int]:
     """The global ranks the first lines of a file declare (see _DECLARED_RANK)."""
     text = b"\n".join(head.split(b"\n")[:DECLARED_RANK_LINES])
     return {int(next(g for g in m.groups() if g)) for m in _DECLARED_RANK.finditer(text)}
+
+
+# A statement of the world's size: a job's or launcher's own (`world_size=8`, `WORLD_SIZE=1`,
+# TensorRT-LLM's `MPI size: 1, rank: 0`, Accelerate's `Num processes: 1`), NCCL's
+# communicator (`nranks 1`, `nRanks 1`)
+_DECLARED_WORLD = re.compile(rb"\b(?:world_size|WORLD_SIZE|[Ww]orld size|MPI size|nranks|nRanks|"
+                             rb"[Nn]um processes)\s*[=:]?\s*(\d+)\b")
+
+
+def declared_worlds(head: bytes) -> set[int]:
+    """The world sizes the first lines of a file state (see _DECLARED_WORLD)."""
+    text = b"\n".join(head.split(b"\n")[:DECLARED_RANK_LINES])
+    return {int(m[1]) for m in _DECLARED_WORLD.finditer(text)}
 
 
 def unwrap_terminal(data: bytes) -> tuple[bytes, int | None]:
@@ -811,6 +826,7 @@ class _Reader:
         """What the file's head says about every line: a margin to strip, a tag to strip, the
         rank its writer declares."""
         self.scan.declared_ranks = declared_ranks(head)
+        self.scan.declared_worlds = declared_worlds(head)
         self.margin = file_margin(head)
         if self.margin is not None:
             head = b"\n".join(self._unmargined(line) for line in head.split(b"\n"))
