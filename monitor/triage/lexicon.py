@@ -81,8 +81,8 @@ SHORT_WRITE = re.compile(r"inline_container\.cc:\d+\]\W*unexpected pos \d+ vs \d
 # out.`), httpx, a proxy, botocore, aiohttp, the socket module, transformers' and datasets' hub
 # downloads. An exception of these types is the network's, whatever code raised it.
 UNREACHED_ENDPOINT = re.compile(
-    r"\b(?:ConnectTimeout|ReadTimeout)(?:Error)?\b|\bConnectionRefusedError\b|\bgaierror\b|"
-    r"\bHTTPS?ConnectionPool\(host=[^)]*\): (?:Max retries exceeded|Read timed out)|"
+    r"\bConnectTimeout(?:Error)?\b|\bConnectionRefusedError\b|\bgaierror\b|"
+    r"\bHTTPS?ConnectionPool\(host=[^)]*\): Max retries exceeded(?!.*\bRead timed out\b)|"
     r"Cannot connect to proxy|Could not connect to the endpoint URL|"
     r"\bClientConnectorError\b|\bCannot connect to host \S+ ssl:|"
     r"(?i:\bcouldn't (?:connect to|reach) '?https?://)|\bCouldn't reach '[^']+' on the Hub\b|"

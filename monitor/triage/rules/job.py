@@ -621,6 +621,10 @@ def own_exception(ctx: Context) -> Finding | None:
            # a wait that ran out (`TimeoutError: RPC call to execute_model timed out`): the
            # symptom of whoever did not answer, not the job's bug nor its disk
            and _exc_name(item) not in ("TimeoutError", "timeout")  # socket.timeout too
+           # (an HTTP client's read that ran out: the endpoint was reached and did not answer
+           # in time, `ReadTimeout: HTTPSConnectionPool(…): Read timed out.`)
+           and _exc_name(item) not in ("ReadTimeout", "ReadTimeoutError")
+           and "Read timed out" not in said
            # (and the store's own word for one: torchrun's agent at its exit barrier,
            # `RuntimeError: Socket Timeout`, after its workers finished)
            and _WAIT_RAN_OUT.match(said.split(": ", 1)[-1]) is None
