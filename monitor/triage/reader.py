@@ -335,6 +335,16 @@ def _may_continue(line: bytes, after: bytes) -> bool:
         _DIGIT.sub(b"9", after[:12]) != _DIGIT.sub(b"9", line[:12]))
 
 
+def _root_among_alike(event: LogEvent) -> bool:
+    """torchrun's failure table whose root cause exited as others did in the same second (the
+    same exit code): its root cause is only the first it noticed, not the file's writer."""
+    f = event.fields
+    others = f.get("other_failures")
+    return (event.kind is EventKind.CHILD_FAILED_SUMMARY and isinstance(others, tuple)
+            and any(dict(o).get("exitcode") == f.get("root_exitcode")
+                    and dict(o).get("time") == f.get("root_time") for o in others))
+
+
 # A process's own statement of its global rank, as launchers and jobs print it once at the
 # start: Lightning's `Initializing distributed: GLOBAL_RANK: 6, MEMBER: 7/8`, submitit's
 # `JobEnvironment(… global_rank=3(16))`, Accelerate's state (`Process index: 11`), and a line
@@ -859,7 +869,7 @@ class _Reader:
         scan = self.scan
         kind = event.kind
         scan.counts[kind.value] = scan.counts.get(kind.value, 0) + 1
-        if event.rank is not None and event.rank_origin == "global":
+        if event.rank is not None and event.rank_origin == "global" and not _root_among_alike(event):
             scan.ranks.add(event.rank)
         if kind is EventKind.RETRY:
             context = str(event.fields.get("context", "unknown"))

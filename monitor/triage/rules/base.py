@@ -167,6 +167,11 @@ def _failed_worker_rank(ctx: Context) -> int | None:
         f = table.event.fields
         rank = f.get("root_rank")
         if isinstance(rank, int) and f.get("root_pid") == pid and f.get("root_local_rank") == local:
+            others = f.get("other_failures")
+            if isinstance(others, tuple) and any(
+                    dict(o).get("exitcode") == f.get("root_exitcode")
+                    and dict(o).get("time") == f.get("root_time") for o in others):
+                return None  # others exited alike in the same second: "root cause" is only first
             return rank
     return None
 
