@@ -70,15 +70,20 @@ def file_hosts(scan: FileScan) -> set[str]:
 
 def sole_rank(scan: FileScan) -> int | None:
     """The one global rank a file's prefixed lines name, whose file it is, or, where no line
-    is prefixed, the one its first lines declare (`RANK=9 … WORLD_SIZE=16`); None when they
-    name several or none, or when the file is a paste of several processes' outputs (it has
-    no one rank, whichever one it shows)."""
+    is prefixed, the one its first lines declare (`RANK=9 … WORLD_SIZE=16`), or else the root
+    cause its torchrun failure table names; None when they name several or none, or when the
+    file is a paste of several processes' outputs (it has no one rank, whichever one it
+    shows)."""
     if scan.sections:
         return None
     if len(scan.ranks) == 1:
         return next(iter(scan.ranks))
-    if not scan.ranks and len(scan.declared_ranks) == 1:
+    if scan.ranks:
+        return None
+    if len(scan.declared_ranks) == 1:
         return next(iter(scan.declared_ranks))
+    if len(scan.table_ranks) == 1:  # torchrun's root cause, where nothing else names one
+        return next(iter(scan.table_ranks))
     return None
 
 
@@ -109,7 +114,10 @@ def locate(scans: Sequence[FileScan], own_clock: Iterable[str] = ()) -> list[Loc
         last_domain: str | None = file_domain
         for event in scan.events:
             rank, origin = event.rank, event.rank_origin
-            if file_rank is not None and (rank is None or origin in ("pg", "nccl")):
+            # (a rank its lines' prefixes give the file overrides a group's or NCCL's own rank
+            # in a message; one only stated or a launcher's root cause fills in unranked lines)
+            if file_rank is not None and (rank is None or (origin in ("pg", "nccl")
+                                                           and scan.ranks)):
                 rank, origin = file_rank, "file"
             elif rank is None and event.host is not None:
                 pid = event.fields.get("pid")
@@ -213,6 +221,8 @@ def whereabouts(item: Located) -> str:
     fields = item.event.fields
     host = fields.get("host") or item.event.host
     pid = fields.get("pid") or fields.get("actor_pid")
+    if not str(pid).isdigit():  # (an Xid's `pid='<unknown>'`: no process named)
+        pid = None
     if host and pid:
         return f"{host}:{pid}"
     if item.section:  # the command that printed its output names it (`$ kubectl logs w-2`)

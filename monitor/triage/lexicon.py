@@ -437,6 +437,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
         (Family.SOFTWARE, r"\bUnable to create step for job \d+: (?:Requested node configuration "
                           r"is not available|Invalid [\w ()]{1,40} specification|More processors "
                           r"requested than permitted)"),
+        # Hydra's report of a job that failed in its own code or configuration, its only
+        # failure word (`Key 'warmup_ratio' is not in struct`, then `Set the environment
+        # variable HYDRA_FULL_ERROR=1 for a complete stack trace.`)
+        (Family.SOFTWARE, r"\bHYDRA_FULL_ERROR=1 for a complete stack trace\b"),
         (Family.SOFTWARE, r"\b(?:KeyError|IndexError|TypeError|ValueError|AttributeError|"
                           r"NameError|AssertionError|ImportError|ModuleNotFoundError|"
                           r"NotImplementedError|ZeroDivisionError|UnboundLocalError|"
@@ -526,6 +530,9 @@ _FAILED = re.compile(
     r"\bWTERMSIG \d+|"
     # ssh's report that it could not get to a host (`ssh: connect to host H port 22: …`)
     r"\bssh: (?:connect to host|Could not resolve)|"
+    # Hydra's hint, printed only when the job it ran failed (its `ERROR=1` is taken out as a
+    # counter's before this reads it)
+    r"\bHYDRA_FULL_.{0,10}for a complete stack trace\b|"
     # curl's own error line (`curl: (6) Could not resolve host: files.example`)
     r"\bcurl: \(\d+\) |"
     # Open MPI's word that it ends the job (`*** Your MPI job will now abort.`, `MPI_ABORT was
@@ -720,7 +727,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "maximum runtime", "VM updates", "open file", "time limit for job",
                     "Preempted in", "scale down", "Interruption triggered", '" deleted',
                     "state KILLED", "killed by user", "compute.instances.", "curl: (",
-                    "OUT_OF_ME", "oom_kill", "low memory!", "System OOM")
+                    "OUT_OF_ME", "oom_kill", "low memory!", "System OOM", "HYDRA_FULL_ERROR")
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)

@@ -119,6 +119,9 @@ class FileScan:
     # a paste of several processes' outputs under the commands that printed them (`$ kubectl
     # logs w-2`, tail's `==> rank3.log <==`): (first line, whose output) of each section
     sections: list[tuple[int, str]] = field(default_factory=list)
+    # the root cause torchrun's failure table in the file names (the writer of its unprefixed
+    # lines, where no line is prefixed with a rank)
+    table_ranks: set[int] = field(default_factory=set)
     # the global ranks the file's first lines declare for the process that writes it
     # (`RANK=9 LOCAL_RANK=1 WORLD_SIZE=16`, Lightning's `GLOBAL_RANK: 6, MEMBER: 7/8`)
     declared_ranks: set[int] = field(default_factory=set)
@@ -869,8 +872,14 @@ class _Reader:
         scan = self.scan
         kind = event.kind
         scan.counts[kind.value] = scan.counts.get(kind.value, 0) + 1
-        if event.rank is not None and event.rank_origin == "global" and not _root_among_alike(event):
-            scan.ranks.add(event.rank)
+        if event.rank is not None and event.rank_origin == "global":
+            if kind is EventKind.CHILD_FAILED_SUMMARY:
+                if not _root_among_alike(event):
+                    scan.table_ranks.add(event.rank)
+            elif not (kind is EventKind.SIGNAL_KILL and "received by PID" in event.text):
+                # (a failure table's entry for another worker, `Signal 15 (SIGTERM) received
+                # by PID 18258`, is no line of that worker's)
+                scan.ranks.add(event.rank)
         if kind is EventKind.RETRY:
             context = str(event.fields.get("context", "unknown"))
             attempt = event.int_field("attempt")

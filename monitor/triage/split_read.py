@@ -210,6 +210,7 @@ def _join(path: str, size: int, pieces: list[Piece]) -> FileScan:
             scan.counts[kind] = scan.counts.get(kind, 0) + n
         scan.ranks |= piece.scan.ranks
         scan.declared_ranks |= piece.scan.declared_ranks
+        scan.table_ranks |= piece.scan.table_ranks
         scan.declared_worlds |= piece.scan.declared_worlds
         scan.prefixes |= piece.scan.prefixes
         for context, attempts in piece.scan.retry_attempts.items():

@@ -248,8 +248,14 @@ _PARSER_ERRORS = frozenset({"ArrowInvalid", "JSONDecodeError", "UnicodeDecodeErr
 
 def _unparsable_input(exc: str, item: Located) -> bool:
     chain = item.event.fields.get("chain")
-    return exc.rsplit(".", 1)[-1] == "DatasetGenerationError" and isinstance(chain, tuple) and any(
-        str(c).rsplit(".", 1)[-1] in _PARSER_ERRORS for c in chain)
+    names = [str(c).rsplit(".", 1)[-1] for c in chain] if isinstance(chain, tuple) else []
+    # (HF datasets' own word that a data file's columns differ from the others':
+    # `datasets.table.CastError: Couldn't cast …`, then `DatasetGenerationCastError: … All the
+    # data files must have the same columns`)
+    return exc == "datasets.table.CastError" or "DatasetGenerationCastError" in (
+        exc.rsplit(".", 1)[-1], *names) or (
+        exc.rsplit(".", 1)[-1] == "DatasetGenerationError"
+        and any(n in _PARSER_ERRORS for n in names))
 
 
 def _storage_refused(exc: str, message: str) -> bool:

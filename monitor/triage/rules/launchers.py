@@ -502,7 +502,7 @@ def _table_rank_of_crash(ctx: Context, crash: Located) -> tuple[int, ...]:
     Segmentation fault`) that torchrun's failure table below it in the same file names as
     its root cause, died of the same signal, the only one of its entries that did."""
     signal = crash.event.fields.get("signal")
-    if crash.rank is not None or not signal:
+    if crash.event.rank is not None or not signal:
         return ()
     for table in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
         f = table.event.fields
@@ -522,7 +522,9 @@ def native_crash(ctx: Context) -> Finding | None:
     if not crashes:
         return None
     first = crashes[0]
-    ranks = ctx.global_ranks([first]) or _table_rank_of_crash(ctx, first)
+    # (the table's word on who died of that signal before a rank only the file's other
+    # lines give the unlabelled report)
+    ranks = _table_rank_of_crash(ctx, first) or ctx.global_ranks([first])
     asserted = _assertion_before(ctx, first)
     if asserted is not None:
         # the program's own assertion failed and it aborted: its bug, not an unknown crash
@@ -580,7 +582,7 @@ def native_crash(ctx: Context) -> Finding | None:
                                             f"pid {pid}") + (f" on {host}" if host else ""),
                                 said, first)
     culprits: tuple[str, ...] = (
-        (who(first) if first.rank is not None else f"rank {ranks[0]}",) if ranks else ())
+        (who(first) if first.rank == ranks[0] else f"rank {ranks[0]}",) if ranks else ())
     if not ranks and pid is not None:
         # mpirun names the rank of the pid whose handler printed the crash
         mpi = [e.event.int_field("mpi_rank") for e in ctx.of(EventKind.MPI_EXIT)
