@@ -881,9 +881,6 @@ _TRACEBACK = ('Traceback (most recent call last):\n  File "/home/user/job/train.
 
 
 @pytest.mark.parametrize(("exception", "endpoint"), [
-    # urllib3's `%s: Read timed out. (read timeout=%s)` under requests, and its pool's name
-    ("requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='huggingface.co', port=443): "
-     "Read timed out. (read timeout=10)", "huggingface.co:443"),
     ("requests.exceptions.ProxyError: HTTPSConnectionPool(host='hub.internal', port=443): Max "
      "retries exceeded with url: /api/models (Caused by ProxyError('Cannot connect to proxy.', "
      "OSError('Tunnel connection failed: 407 Proxy Authentication Required')))",
@@ -907,6 +904,19 @@ def test_an_endpoint_the_jobs_client_could_not_reach_is_the_network(
     assert diagnosis.culprit_ranks == ()
     if endpoint:  # the link to it, or the proxy on the way
         assert len(diagnosis.culprits) == 1 and endpoint in diagnosis.culprits[0]
+
+
+def test_a_read_that_timed_out_is_a_wait_not_an_unreachable_endpoint(tmp_path: Path) -> None:
+    """urllib3's `%s: Read timed out. (read timeout=%s)` under requests: the endpoint took the
+    connection and did not answer in time. Why it was slow is not in the lines (the policy's
+    unreachable endpoints are refusals, missing routes and names, and connects that timed
+    out), so neither the network nor the job's code is named."""
+    diagnosis = triage_texts(
+        tmp_path, f"[rank3]: {_TRACEBACK.replace(chr(10), chr(10) + '[rank3]: ')}"
+        "requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='huggingface.co', port=443): "
+        "Read timed out. (read timeout=10)\n")
+    assert diagnosis.category is Category.UNDETERMINED
+    assert diagnosis.culprit_ranks == ()
 
 
 @pytest.mark.parametrize(("exception", "category"), [
