@@ -580,6 +580,12 @@ class EventExtractor:
             block.state = "chain"
             return _Verdict.TAKE
         if payload.startswith(_TRACEBACK) and block.kind == "traceback":
+            if payload.strip() == _TRACEBACK:
+                # right under the exception line with no chain's words between: another
+                # traceback (another process's, or this one's next), an event of its own
+                return _Verdict.REJECT
+            # a traceback the exception carries in its message (torch.distributed.checkpoint's
+            # `CheckpointException ranks:…`, then `Traceback (most recent call last): (RANK 0)`)
             block.state = "frames"
             return _Verdict.TAKE
         if block.after_last_error:
