@@ -116,7 +116,8 @@ def collective_picture(items: Iterable[tuple[int, LogEvent]]) -> CollectivePictu
             ranks = fields.get("ranks")
             names_culprits = any(
                 w in event.text for w in ("lagging", "didn't join", "missing ranks",
-                                          "not reaching the collective", "[ready ranks: ")
+                                          "not reaching the collective", "[ready ranks: ",
+                                          "Culprit rank")
             )
             if isinstance(ranks, tuple) and not names_culprits and _STUCK_IN_IT.match(event.text):
                 # its third form, `- [6] joined but didn't finish collective #1042`, as the

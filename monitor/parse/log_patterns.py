@@ -651,6 +651,10 @@ def _post_dataloader(fields: Fields, payload: str) -> tuple[EventKind, Level, Fi
 
 
 def _post_desync(fields: Fields, _payload: str) -> tuple[EventKind, Level, Fields]:
+    culprits = fields.pop("culprit_list", None)
+    if isinstance(culprits, str):
+        named = sorted({int(r) for r in re.findall(r"Culprit rank (\d+);", culprits)})
+        fields["ranks"] = tuple(named) if len(named) == 1 else ()
     ranks = fields.pop("rank_list", None)
     if isinstance(ranks, str):
         fields["ranks"] = tuple(int(r) for r in re.findall(r"\d+", ranks))
@@ -1073,8 +1077,13 @@ PATTERNS: tuple[LinePattern, ...] = (
         EventKind.DESYNC_REPORT, Level.ERROR,
         ("lagging ranks", "joined but didn't finish", "didn't join collective",
          "Timeout at collective:", "missing ranks: ", "not reaching the collective",
-         "[ready ranks: "),
+         "[ready ranks: ", "error msg: Culprit rank"),
         _rx(
+            # torch's flight-recorder analyser (`torchfrtrace`) on a collective whose ranks
+            # disagree: `error msg: Culprit rank 2; Error type: COLLECTIVE_TYPE_MISMATCH, …`
+            # (it compares each rank with the first: several culprits mean the first rank is
+            # the odd one, or no one is; one culprit is named)
+            r"error msg: (?P<culprit_list>Culprit rank \d+;.*)",
             r"ranks \[(?P<rank_list>[\d, ]*)\] are the lagging ranks",
             r"\[(?P<rank_list>[\d, ]*)\] joined but didn't finish collective #(?P<seq>\d+)",
             r"\[(?P<rank_list>[\d, ]*)\] finished collective #\d+, but didn't join collective "
