@@ -163,7 +163,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     # torchrun's failure table, also pasted without its header (keys padded to ten columns)
     "time      : ", "host      : ", "rank      : ", "exitcode  : ", "Root Cause (first",
     "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "MASTER_ADDR",
-    "NCCL_COMM_ID",
+    "NCCL_COMM_ID", " nNodes ",
     # the kernel's OOM killer before 5.1 (`Memory cgroup out of memory: Kill process 48213 …`),
     # the kubelet's, systemd-oomd's and earlyoom's own kills
     "Kill process", "System OOM encountered", "due to memory pressure for", "sending SIG",
@@ -1102,11 +1102,15 @@ PATTERNS: tuple[LinePattern, ...] = (
     ),
     LinePattern(
         EventKind.NCCL_INIT, Level.INFO,
-        ("- Init START", "- Init COMPLETE"),
+        ("- Init START", "- Init COMPLETE", " nNodes "),
         _rx(
             r"comm (?P<comm>0x[0-9a-fA-F]+) rank (?P<nccl_rank>\d+) nranks (?P<nranks>\d+)"
             r" cudaDev (?P<cuda_dev>\d+)(?: nvmlDev \d+)?(?: busId (?P<bus_id>[0-9a-fA-F]+))?"
-            r"(?: commId (?P<comm_id>0x[0-9a-fA-F]+))?.*- Init (?P<phase>START|COMPLETE)"
+            r"(?: commId (?P<comm_id>0x[0-9a-fA-F]+))?.*- Init (?P<phase>START|COMPLETE)",
+            # the same communicator's ranks and nodes, printed between the two (NCCL 2.19 and
+            # later: `comm 0x55d1… rank 9 nRanks 16 nNodes 2 localRanks 8 localRank 1 MNNVL 0`)
+            r"comm (?P<comm>0x[0-9a-fA-F]+) rank (?P<nccl_rank>\d+) nRanks (?P<nranks>\d+) "
+            r"nNodes \d+ localRanks \d+ localRank \d+",
         ),
     ),
     LinePattern(

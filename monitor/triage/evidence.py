@@ -68,6 +68,13 @@ def file_hosts(scan: FileScan) -> set[str]:
     return hosts
 
 
+# Line prefixes that name each line's writer (a Ray worker's pid, a host, a launcher's task or
+# local rank): a file with them holds several processes' lines, and a rank one of them states
+# is only that one's
+_WRITER_PREFIXES = frozenset({"ray", "ray_repeat", "srun", "pdsh", "mpirun", "torchrun",
+                              "accelerate", "rank", "determined"})
+
+
 def sole_rank(scan: FileScan) -> int | None:
     """The one global rank a file's prefixed lines name, whose file it is, or, where no line
     is prefixed, the one its first lines declare (`RANK=9 … WORLD_SIZE=16`), or else the root
@@ -80,7 +87,7 @@ def sole_rank(scan: FileScan) -> int | None:
         return next(iter(scan.ranks))
     if scan.ranks:
         return None
-    if len(scan.declared_ranks) == 1:
+    if len(scan.declared_ranks) == 1 and not scan.prefixes & _WRITER_PREFIXES:
         return next(iter(scan.declared_ranks))
     if len(scan.table_ranks) == 1:  # torchrun's root cause, where nothing else names one
         return next(iter(scan.table_ranks))

@@ -560,7 +560,10 @@ _TORCH_DIST_FRAME = re.compile(r"torch/(?:distributed/(?!elastic/)|nn/parallel/d
 
 
 # Open MPI's block for the process that called MPI_Abort, right under its exception
-_MPI_ABORT_RANK = re.compile(r"\bMPI_ABORT was invoked on rank (\d+) in communicator")
+# (and MPICH's and Intel MPI's: `Abort(1) on node 6 (rank 6 in comm 0): application called
+# MPI_Abort(MPI_COMM_WORLD, 1) - process 6`)
+_MPI_ABORT_RANK = re.compile(r"\bMPI_ABORT was invoked on rank (\d+) in communicator|"
+                             r"\bAbort\(\d+\) on node \d+ \(rank (\d+) in comm 0\)")
 
 
 def _aborted_below(ctx: Context, item: Located) -> tuple[int, ...]:
@@ -574,7 +577,7 @@ def _aborted_below(ctx: Context, item: Located) -> tuple[int, ...]:
              and (m := _MPI_ABORT_RANK.search(t.text)) is not None]
     others = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
               if e.file_index == item.file_index and e is not item and e.event.fields.get("exc_type")]
-    return (int(below[0][1]),) if below and not others else ()
+    return (int(next(g for g in below[0].groups() if g)),) if below and not others else ()
 
 
 # submitit's report of a task's exception, its trace below it (`FailedJobError: Job (task=3)
