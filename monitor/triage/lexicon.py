@@ -25,24 +25,28 @@ class Family(enum.IntEnum):
 
     OOM = 0
     GPU = 1
-    STORAGE = 2
-    INFRASTRUCTURE = 3
-    NETWORK = 4
-    INIT_TIMEOUT = 5
-    ENVIRONMENT = 6  # a library or binary that cannot be loaded: the job's own setup
-    SOFTWARE = 7
-    DATA = 8  # an input file the job read is corrupt or cut short
+    # a node's clock out of step with the services that check it (a credential or a signed
+    # request refused as expired or not yet valid): explains the storage and auth errors after
+    CLOCK = 2
+    STORAGE = 3
+    INFRASTRUCTURE = 4
+    NETWORK = 5
+    INIT_TIMEOUT = 6
+    ENVIRONMENT = 7  # a library or binary that cannot be loaded: the job's own setup
+    SOFTWARE = 8
+    DATA = 9  # an input file the job read is corrupt or cut short
     # a launcher that could not start the job's processes on its nodes, listing the causes it
     # may have (any other family's line explains it first)
-    LAUNCH = 9
-    PEER_LOST = 10  # a connection the other side dropped: whoever dropped it is the story
-    KILLED = 11  # a process killed or crashed, with no cause given
-    FAILED = 12  # an error, nothing more said
+    LAUNCH = 10
+    PEER_LOST = 11  # a connection the other side dropped: whoever dropped it is the story
+    KILLED = 12  # a process killed or crashed, with no cause given
+    FAILED = 13  # an error, nothing more said
 
 
 CATEGORY: dict[Family, Category] = {
     Family.OOM: Category.OOM,
     Family.GPU: Category.GPU_CUDA,
+    Family.CLOCK: Category.CLOCK,
     Family.STORAGE: Category.STORAGE_IO,
     Family.DATA: Category.DATA,
     Family.LAUNCH: Category.INFRASTRUCTURE,
@@ -69,6 +73,8 @@ CORRUPT_DATA = re.compile(r"image file is truncated|cannot identify image file|"
                           r"Error -3 while decompressing|CRC check failed|"
                           r"Compressed file ended before the end-of-stream|\bDataLossError\b|"
                           r"corrupted record at|"
+                          # dmlc's RecordIO reader (MXNet): a record that is not one
+                          r"\bInvalid RecordIO Format\b|RecordIOWriter::kMagic\b|"
                           # HDF5's file shorter than its superblock says (`truncated file: eof =
                           # 1073741824, sblock->base_addr = 0, stored_eof = 4294967296`)
                           r"\btruncated file: eof = \d+")
@@ -99,6 +105,8 @@ UNREACHED_ENDPOINT = re.compile(
     # c-ares resolver's `DNS resolution failed for trainer-chief-0:2222`)
     r"failed to connect to all addresses|Failed to connect to remote host: (?!.*\bno error\b)|"
     r"DNS resolution failed for \S+|"
+    # the TPU runtime's channel to another host of its slice
+    r"\bFailed to establish \w+ grpc channel to \S+|"
     # gloo's socket of an address family the host does not have (`socket: Address family not
     # supported by protocol`)
     r"\bsocket: Address family not supported by protocol|"
@@ -190,6 +198,19 @@ _STOPPED_BY_PLATFORM = (r"Pod was terminated in response to imminent node shutdo
                         # Google Compute Engine's operations on a VM it stopped: a host's
                         # maintenance or its failure (a filter on them is no such operation)
                         r"(?<![=~])\bcompute\.instances\.(?:terminateOnHostMaintenance|hostError)\b|"
+                        # the node itself went down under the job: a kernel panic, a BMC's
+                        # power loss, a thermal shutdown, slurmctld killing the job on a node
+                        # it found failed, an operator's reboot, a container runtime that
+                        # could not start the job's container on the node
+                        r"\bKernel panic - not syncing\b|"
+                        r"\bPower Supply AC lost\b.{0,30}\bAsserted\b|"
+                        r"\bPower off/down\s*\|\s*Asserted\b|"
+                        r"\bcritical temperature reached\b.{0,30}\bshutting down\b|"
+                        r"\bHARDWARE PROTECTION shutdown\b|"
+                        r"\bKilling JobId=\d+ on failed node\b|"
+                        r"\bThe system (?:will reboot|is going down for reboot) now\b|"
+                        r"\bcontainer creation failed\b.{0,120}\bno loop devices available\b|"
+                        r"\bcould not select device driver \"\S*\" with capabilities\b|"
                         # SkyPilot's managed-job controller on the cluster under the job
                         r"\bCluster is\s+(?:preempted or\s+)?failed \(status: \w+\)|"
                         # SageMaker's status of a job stopped at its runtime limit or a reclaim
@@ -221,7 +242,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"\ballocation::BadAlloc\b|"
                      # MindSpore's device memory pool (`Memory not enough: current free
                      # memory size[…] is smaller than required size[…]`), MXNet's allocator
-                     r"\bMemory not enough\b|\bmemory isn't enough and alloc failed\b|"
+                     r"\bMemory not enough\b|(?i:\bmemory isn't enough and alloc failed\b)|"
                      r"\bcudaMalloc retry failed\b|\bAllocate memory failed\b|"
                      r"Cannot allocate memory|\bMemoryError\b|bad_alloc|ENOMEM|"
                      r"Killed process \d+|memory (?:limit|cgroup).{0,40}(?:exceeded|reached)|"
@@ -260,6 +281,17 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"\bOUT_OF_ME(?:MORY\b|\+)|^\s*oom_kill [1-9]\d*\s*$|"
                      r"\bSystem OOM encountered\b|\blow memory! at or below SIG(?:TERM|KILL) limits\b|"
                      + _MEMORY_MONITOR_KILL),
+        # a node's clock the services it talks to refuse: S3's `RequestTimeTooSkewed`, MUNGE's
+        # credential expired or from the future (Slurm's authentication), a certificate or
+        # token not yet valid or out of its time frame
+        (Family.CLOCK, r"\bRequestTimeTooSkewed\b|\bMunge decode failed: (?:Expired|Rewound) "
+                       r"credential\b|\bcertificate is not yet valid\b|"
+                       r"\bToken used too early\b|\bCheck your iat and exp values\b"),
+        # a BMC's event log on the node's own memory (`| Memory #0x22 | Uncorrectable ECC |
+        # Asserted`): the node's, not a GPU's
+        (Family.INFRASTRUCTURE, r"\|\s*Memory\b[^|]*\|\s*(?:Uncorrectable ECC|"
+                                r"Correctable ECC logging limit reached)\b|"
+                                r"\|\s*Critical Interrupt\b[^|]*\|\s*Bus Uncorrectable (?:error|Error)\b"),
         (Family.GPU, r"CUDA error|cudaError|CUDA_ERROR|CUBLAS_STATUS_(?!SUCCESS)|"
                      # Habana's device fatal error; Ascend's AI core faulted under a task
                      r"\bdevice critical error that requires a restart\b|\[aicore exception\]|"
@@ -530,6 +562,12 @@ _FAILED = re.compile(
     r"\bWTERMSIG \d+|"
     # ssh's report that it could not get to a host (`ssh: connect to host H port 22: …`)
     r"\bssh: (?:connect to host|Could not resolve)|"
+    # the node's own end (their words read above)
+    r"\bKernel panic - not syncing\b|\bPower Supply AC lost\b|\bPower off/down\s*\|\s*Asserted|"
+    r"\bcritical temperature reached\b|\bHARDWARE PROTECTION shutdown\b|"
+    r"\bThe system (?:will reboot|is going down for reboot) now\b|"
+    r"\|\s*Memory\b[^|]*\|\s*Uncorrectable ECC\b|\bcould not select device driver\b|"
+    r"\bRequestTimeTooSkewed\b|\bcertificate is not yet valid\b|"
     # Hydra's hint, printed only when the job it ran failed (its `ERROR=1` is taken out as a
     # counter's before this reads it)
     r"\bHYDRA_FULL_.{0,10}for a complete stack trace\b|"
@@ -627,7 +665,8 @@ _MAYBE_PREEMPTED = re.compile(r"(?i:(?:may|might|could)(?: have)?(?: been| got)?
 # Nor is any cause a message lists as one possibility ("Termination is unexpected. Possible
 # reasons include: (1) SIGKILL by the user or system OOM killer, (2) …"): the rest of the line
 # is its writer's guesses.
-_POSSIBLE_CAUSES = re.compile(r"(?i:\b(?:possible|potential|common|likely) (?:reasons?|causes?)"
+_POSSIBLE_CAUSES = re.compile(r"(?i:\bassuming that the error is not caused by\b).*|"
+                              r"(?i:\b(?:possible|potential|common|likely) (?:reasons?|causes?)"
                               r"(?: (?:include|includes|are|is|could be))?\s*:).*")
 # JAX's coordination service's barrier at the end of the job (`Shutdown barrier has failed`,
 # `Barrier timed out. Id: Shutdown::0`)
@@ -727,7 +766,11 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "maximum runtime", "VM updates", "open file", "time limit for job",
                     "Preempted in", "scale down", "Interruption triggered", '" deleted',
                     "state KILLED", "killed by user", "compute.instances.", "curl: (",
-                    "OUT_OF_ME", "oom_kill", "low memory!", "System OOM", "HYDRA_FULL_ERROR")
+                    "OUT_OF_ME", "oom_kill", "low memory!", "System OOM", "HYDRA_FULL_ERROR",
+                    "Kernel panic", "AC lost", "Power off", "critical temperature",
+                    "PROTECTION shutdown", "system will reboot", "going down for reboot",
+                    "Uncorrectable ECC", "device driver", "RequestTimeTooSkewed",
+                    "not yet valid", "Killing JobId")
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)

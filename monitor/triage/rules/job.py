@@ -46,7 +46,7 @@ from monitor.triage.rules.base import (
 # Exceptions that are a file system's refusal whatever their message. A missing file
 # (FileNotFoundError) is not among them: a path the job got wrong, or two ranks racing on one
 # file, is the job's bug; the storage did what it was asked.
-_STORAGE_EXCEPTIONS = frozenset({"FileExistsError", "PermissionError",
+_STORAGE_EXCEPTIONS = frozenset({"FileExistsError",
                                  # Ray's object store could not spill to its node's full disk
                                  "OutOfDiskError"})
 # OSError is raised for anything the OS refused (a lock held, a directory not empty, too many
@@ -65,7 +65,10 @@ _DISK_ERRNO = re.compile(r"\[Errno (?:5|14|17|27|28|30|116|121|122)\]|"
 
 
 _SEE_ABOVE = re.compile(r"\b[Ss]ee (?:the )?(?:root cause|errors?|logs?|traceback)s? above\b|"
-                        r"\bcrashed for some reason\b")
+                        r"\bcrashed for some reason\b|"
+                        # Ray Train's `TrainingFailedError: The Ray Train run failed. Please
+                        # inspect the previous error messages for a cause.`
+                        r"\binspect the previous error messages for a cause\b")
 _WORKER_DIED = re.compile(r"\b(?:abruptly died|terminated abruptly|died unexpectedly)\b")
 
 
@@ -262,7 +265,10 @@ def _storage_refused(exc: str, message: str) -> bool:
     """Whether an exception is the file system's refusal (a disk, a quota, a mount) or an
     object store's refusal or failure of a call."""
     name = exc.rsplit(".", 1)[-1]
+    # (a PermissionError on a file, `[Errno 13] Permission denied: '/ckpt/…'`; Paddle raises one
+    # for a tensor an in-place operation modified: `(PermissionDenied) Tensor '' used in …`)
     return name in _STORAGE_EXCEPTIONS or (
+        name == "PermissionError" and "[Errno 13]" in message) or (
         name in _GENERIC_OS_ERRORS and _DISK_ERRNO.search(message) is not None) or (
         _STORE_REFUSED.search(message) is not None)
 
@@ -559,25 +565,28 @@ _HTTP_ENDPOINT = re.compile(r"ConnectionPool\(host='(?P<host>[^']+)', port=(?P<p
 _TORCH_DIST_FRAME = re.compile(r"torch/(?:distributed/(?!elastic/)|nn/parallel/distributed\.py)")
 
 
-# Open MPI's block for the process that called MPI_Abort, right under its exception
-# (and MPICH's and Intel MPI's: `Abort(1) on node 6 (rank 6 in comm 0): application called
-# MPI_Abort(MPI_COMM_WORLD, 1) - process 6`)
+# A launcher's own word on the one process that failed, by its global rank: Open MPI's block for
+# the process that called MPI_Abort, MPICH's and Intel MPI's (`Abort(1) on node 6 (rank 6 in
+# comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1) - process 6`), Paddle's launcher
+# (`ABORT!!! Out of all 8 trainers, the trainer process with rank=[4] was aborted`)
 _MPI_ABORT_RANK = re.compile(r"\bMPI_ABORT was invoked on rank (\d+) in communicator|"
-                             r"\bAbort\(\d+\) on node \d+ \(rank (\d+) in comm 0\)")
+                             r"\bAbort\(\d+\) on node \d+ \(rank (\d+) in comm 0\)|"
+                             r"\bthe trainer process with rank=\[(\d+)\] was aborted\b")
 
 
 def _aborted_below(ctx: Context, item: Located) -> tuple[int, ...]:
-    """The rank of an unlabelled traceback whose process then called MPI_Abort: Open MPI's
-    block names it within a few lines below (mpi4py's `python -m mpi4py` aborts on an
-    uncaught exception), and no other process's exception or abort is in that file."""
+    """The rank of an unlabelled traceback whose process the launcher then named: the one
+    rank its abort lines name anywhere in the logs (mpi4py's `python -m mpi4py` aborts on an
+    uncaught exception; Paddle's launcher names the trainer that failed), where no other
+    process's exception is shown."""
     if item.rank is not None:
         return ()
-    scan = ctx.scans[item.file_index]
-    below = [m for t in scan.tail if item.event.end_line < t.line <= item.event.end_line + 4
-             and (m := _MPI_ABORT_RANK.search(t.text)) is not None]
+    named = {int(next(g for g in m.groups() if g)) for scan in ctx.scans for t in scan.tail
+             if (m := _MPI_ABORT_RANK.search(t.text)) is not None}
     others = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
-              if e.file_index == item.file_index and e is not item and e.event.fields.get("exc_type")]
-    return (int(next(g for g in below[0].groups() if g)),) if below and not others else ()
+              if e is not item and e.event.fields.get("exc_type")
+              and not any(w in str(e.event.fields["exc_type"]) for w in _COLLATERAL)]
+    return (named.pop(),) if len(named) == 1 and not others else ()
 
 
 # submitit's report of a task's exception, its trace below it (`FailedJobError: Job (task=3)
@@ -683,7 +692,11 @@ def own_exception(ctx: Context) -> Finding | None:
         # torch re-raises a DataLoader worker's exception in the main process (`Caught
         # ArrowInvalid in DataLoader worker process 1.`): the worker's own is the one to read
         exc, message = inner[1], inner[2]
-    if _TORCH_SHM_FILE.search(message):
+    if words_family(f"{exc}: {message}") is Family.CLOCK:
+        # the node's clock, refused by the service it signed a request or checked a
+        # certificate with (S3's `RequestTimeTooSkewed`, `certificate is not yet valid`)
+        category = Category.CLOCK
+    elif _TORCH_SHM_FILE.search(message):
         # torch's shared-memory segment (`unable to write to file </torch_4740_…>: No space
         # left on device`): the node's /dev/shm filled, not a disk
         category = Category.INFRASTRUCTURE
@@ -731,7 +744,9 @@ def own_exception(ctx: Context) -> Finding | None:
                     Category.GPU_CUDA if _ACCELERATOR_ERROR.search(message) or (
                         # a CUDA failure in words no pattern parsed (cudf's `Fatal CUDA error
                         # encountered at: …: 719 cudaErrorLaunchFailure`)
-                        "CUDA" in message and said is not None and said.family is Family.GPU)
+                        # (CuPy's `CUDARuntimeError: cudaErrorIllegalAddress: …`)
+                        ("CUDA" in message or "CUDA" in exc or "cudaError" in message)
+                        and said is not None and said.family is Family.GPU)
                     else Category.SOFTWARE)
     ranks = ctx.global_ranks([first])
     self_named = _SELF_NAMED.match(message)

@@ -729,7 +729,8 @@ def _own_check_above(ctx: Context, table: Located) -> TailLine | None:
 
 # What a process's own lines may say it met before its launcher reported its exit: a cause
 # outside the job's code (its own bugs are read by the rules before this one)
-_OUTSIDE_CAUSES = (Family.OOM, Family.GPU, Family.STORAGE, Family.INFRASTRUCTURE, Family.NETWORK,
+_OUTSIDE_CAUSES = (Family.OOM, Family.GPU, Family.CLOCK, Family.STORAGE, Family.INFRASTRUCTURE,
+                   Family.NETWORK,
                    # ... or that a peer dropped its connection: the peer's story, not its own
                    Family.PEER_LOST)
 

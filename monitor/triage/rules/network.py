@@ -357,9 +357,12 @@ def rendezvous_lost(ctx: Context) -> Finding | None:
              if e.event.fields.get("phase") == "nccl_id"]
     if not lost:
         return None
-    if _store_host_raised(ctx):
-        return None  # rank 0 (whose node keeps the store) failed of its own: the rules after say
     lost.sort(key=Located.order)
+    if _store_host_raised(ctx) or any(raised_of_its_own(e) and e.order() < lost[0].order()
+                                      for e in ctx.of(EventKind.PYTHON_TRACEBACK)):
+        # rank 0 (whose node keeps the store) failed of its own, or a rank did before the
+        # loss: the rules after say
+        return None
     first = lost[0]
     how = ("its keep-alive heartbeats fail with" if _keep_alive(first) else
            "its connection to the store broke:")

@@ -186,7 +186,7 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     where = ", ".join(spots)
     if family is Family.NETWORK:  # never a rank: the reporter is one end of the link
         name = f"the link to {where}" if where else ""
-    elif family is Family.INFRASTRUCTURE and not ranks and (nodes := tuple(dict.fromkeys(
+    elif family in (Family.INFRASTRUCTURE, Family.CLOCK) and not ranks and (nodes := tuple(dict.fromkeys(
             # nodes or their scheduler: every node the family's lines name, not the first
             n for _, t, r in readings if r.family is family for n in node_names(t.text)))
             or _file_host(ctx.scans[index])):
