@@ -163,7 +163,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     # torchrun's failure table, also pasted without its header (keys padded to ten columns)
     "time      : ", "host      : ", "rank      : ", "exitcode  : ", "Root Cause (first",
     "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "MASTER_ADDR",
-    "NCCL_COMM_ID", " nNodes ",
+    "NCCL_COMM_ID", "nNodes",
     # the kernel's OOM killer before 5.1 (`Memory cgroup out of memory: Kill process 48213 …`),
     # the kubelet's, systemd-oomd's and earlyoom's own kills
     "Kill process", "System OOM encountered", "due to memory pressure for", "sending SIG",
