@@ -749,7 +749,9 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?P<message>Mismatched collective detected.*?around rank (?P<peer_rank>\d+).*)",
             # NCCL's socket transport (net_socket.cc): the peer sent another size than this
             # rank expects, "a mismatch in collective sizes"
-            r"(?P<message>NET/Socket : peer (?P<peer>[\w.:%\-]+)(?:<\d+>)? message truncated : "
+            # (before NCCL 2.5 with no peer: `NET/Socket : message truncated : receiving 696320
+            # bytes instead of 32768`)
+            r"(?P<message>NET/Socket : (?:peer (?P<peer>[\w.:%\-]+)(?:<\d+>)? )?message truncated : "
             r"receiving \d+ bytes instead of \d+.*)",
             # its IB transport's own check (net_ib.cc): `NET/IB : req 0/1 tag 7 peer
             # 10.0.0.14<44512> collective mismatch error, local size 2097152 remote size 1048576`

@@ -453,6 +453,46 @@ _FAILED_BEFORE = frozenset({*_CRASHED, EventKind.CUDA_ERROR, EventKind.PYTHON_TR
                             EventKind.CPP_EXCEPTION, EventKind.CUDA_OOM})
 
 
+# The desync report's snapshot of what each rank last started (TraceUtils.h: `#880 started
+# ranks:`, then `[3] started BROADCAST`, `[0, 1, 2] started ALLREDUCE`, one line per group)
+_SNAPSHOT_HEAD = re.compile(r"#(\d+) started ranks:\s*$")
+_SNAPSHOT_GROUP = re.compile(r"^\W*\[(\d+(?:, \d+)*)\] started (\w+)\s*$")
+
+
+def desync_snapshot(ctx: Context) -> Finding | None:
+    """The desync report's snapshot of one collective that the ranks started as different
+    operations: a desync; the one rank whose operation no other rank started is the odd one
+    out, where the others agree."""
+    for scan in ctx.scans:
+        tail = scan.tail
+        for i, head in enumerate(tail):
+            m = _SNAPSHOT_HEAD.search(head.text)
+            if m is None:
+                continue
+            groups: dict[str, set[int]] = {}
+            for line in tail[i + 1:i + 1 + 64]:
+                g = _SNAPSHOT_GROUP.match(line.text)
+                if g is None:
+                    break
+                groups.setdefault(g[2], set()).update(int(r) for r in g[1].split(", "))
+            if len(groups) < 2:
+                continue
+            single = [ranks for ranks in groups.values() if len(ranks) == 1]
+            culprits = tuple(sorted(single[0])) if len(single) == 1 and len(groups) == 2 else ()
+            said = "; ".join(f"{op} on rank(s) {compress_ranks(sorted(ranks))}"
+                             for op, ranks in sorted(groups.items(), key=lambda kv: min(kv[1])))
+            return Finding(
+                Category.COLLECTIVE_DESYNC, culprits, tuple(f"rank {r}" for r in culprits),
+                (f"the desync report's snapshot of collective #{m[1]}: {said} "
+                 f"({scan.path}:{head.line})"
+                 + ("" if culprits else "; no single rank can be blamed"),),
+                None,
+                ("Make every rank issue the same collectives in the same order: the odd rank's "
+                 "code took another path at that point.",),
+            )
+    return None
+
+
 def collective_mismatch(ctx: Context) -> Finding | None:
     """Ranks reported in different collectives: a desync, and with a pairwise report no single
     rank can be blamed."""
