@@ -2184,6 +2184,17 @@ CAUSES.update({
 HEALTHY += ("f3_paddle_gpu_resources_note_healthy", "f3_ms_msrun_completed_healthy", "f3_mxnet_cudnn_autotune_healthy", "f3_byteps_benchmark_healthy", "f3_alpa_profile_workers_killed_recovered", "f3_mii_waiting_then_started_healthy", "f3_megads_overflow_skip_healthy", "f3_chainer_printreport_healthy", "f3_jax_tpu_pod_init_healthy", "n3_cpu_package_throttle_healthy", "n3_gpu_hw_thermal_slowdown_healthy", "n3_mce_corrected_events_logged_healthy", "n3_mlx5_link_flap_recovered_healthy", "n3_nvme_abort_recovered_healthy", "n3_chrony_step_before_job_healthy", "n3_clocksource_tsc_unstable_healthy", "n3_apptainer_localtime_warning_healthy", "n3_node_rebooted_requeued_completed", "t3_ok_deepspeed_overflow_then_success", "t3_ok_elastic_success_tail", "t3_ok_nccl_ib_missing_socket_fallback", "t3_ok_hf_missing_keys_then_train_done", "t3_ok_gloo_loopback_warning", "t3_ok_dataloader_worker_count_warning", "t3_ok_urllib3_reset_retry_then_training", "t3_ok_megatron_skipped_iteration", "t3_ok_lightning_fit_stopped_max_epochs",)
 
 
+# ... and the cases this round's later rules read as labelled
+CAUSES.update({
+    "r2_intel_mpi_abort_node_means_rank": (Category.SOFTWARE, "rank 6"),
+    "r2_ray_worker_pid_no_rank": (Category.OOM, "23112"),
+    "r2_nccl_init_line_maps_pid_rank": (Category.OOM, "rank 9"),
+    "d2_desync_report_rank3_broadcast_snapshot": (Category.COLLECTIVE_DESYNC, "rank 3"),
+    "d2_tf_nccl_socket_message_truncated": (Category.COLLECTIVE_DESYNC, ""),
+    "py_ray_train_keyerror_workers": (Category.SOFTWARE, ""),
+})
+
+
 def _triage(name: str) -> Diagnosis:
     job = PROBES / name
     # (a folder holds each process's file as its launcher named it: `rank1.log`, Paddle's
