@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -75,6 +76,12 @@ _WRITER_PREFIXES = frozenset({"ray", "ray_repeat", "srun", "pdsh", "mpirun", "to
                               "accelerate", "rank", "determined"})
 
 
+# A file named for its rank: `rank3.log`, `rank_3.txt`, Open MPI's `--output-filename` tree
+# (`out/1/rank.3/stderr`, by MPI_COMM_WORLD rank)
+_RANK_FILE = re.compile(r"(?:^|/)rank[._-]?(\d+)(?:\.(?:log|txt|out|err))?$|"
+                        r"(?:^|/)rank\.(\d+)/std(?:out|err)$")
+
+
 def sole_rank(scan: FileScan) -> int | None:
     """The one global rank a file's prefixed lines name, whose file it is, or, where no line
     is prefixed, the one its first lines declare (`RANK=9 … WORLD_SIZE=16`), or else the root
@@ -87,8 +94,12 @@ def sole_rank(scan: FileScan) -> int | None:
         return next(iter(scan.ranks))
     if scan.ranks:
         return None
-    if len(scan.declared_ranks) == 1 and not scan.prefixes & _WRITER_PREFIXES:
-        return next(iter(scan.declared_ranks))
+    if not scan.prefixes & _WRITER_PREFIXES:
+        if len(scan.declared_ranks) == 1:
+            return next(iter(scan.declared_ranks))
+        named = _RANK_FILE.search(scan.path)
+        if named is not None:  # the job's or launcher's name for the file says whose it is
+            return int(next(g for g in named.groups() if g))
     if len(scan.table_ranks) == 1:  # torchrun's root cause, where nothing else names one
         return next(iter(scan.table_ranks))
     return None
