@@ -83,6 +83,7 @@ class EventKind(str, enum.Enum):
     MPI_ERROR = "mpi_error"  # MPI's error handler: the call that failed and its error class
     POD_EVICTED = "pod_evicted"  # Kubernetes (or Volcano) evicted a pod of the job
     EXIT_BARRIER = "exit_barrier"  # torchrun's agent gave up waiting for the other nodes' agents
+    SRUN_TASKS = "srun_tasks"  # how many tasks srun starts on each node (`--ntasks-per-node=4`)
 
 
 class Level(enum.IntEnum):
@@ -163,7 +164,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     # torchrun's failure table, also pasted without its header (keys padded to ten columns)
     "time      : ", "host      : ", "rank      : ", "exitcode  : ", "Root Cause (first",
     "rdzv_endpoint", "rdzv-endpoint", "master_addr", "master-addr", "MASTER_ADDR",
-    "NCCL_COMM_ID", "nNodes",
+    "NCCL_COMM_ID", "nNodes", "ntasks-per-node",
     # the kernel's OOM killer before 5.1 (`Memory cgroup out of memory: Kill process 48213 …`),
     # the kubelet's, systemd-oomd's and earlyoom's own kills
     "Kill process", "System OOM encountered", "due to memory pressure for", "sending SIG",
@@ -204,7 +205,7 @@ _INT_FIELDS = frozenset(
     {
         "seq", "last_enqueued", "last_completed", "last_started", "numel_in", "numel_out",
         "timeout_ms", "ran_ms", "pg_rank", "pid", "tid", "cuda_dev", "nranks", "nccl_rank",
-        "retcode", "status", "vendor_err", "exitcode", "local_rank", "attempt", "max_attempts",
+        "per_node", "retcode", "status", "vendor_err", "exitcode", "local_rank", "attempt", "max_attempts",
         "coordinator",
         "xid", "caused_by", "count", "joined", "expected", "port", "peer_port", "source_rank",
         "stuck_seconds", "pending_works", "worker", "signo", "code", "timeout_seconds",
@@ -972,6 +973,14 @@ PATTERNS: tuple[LinePattern, ...] = (
         # (and where the job's script set it: `export NCCL_COMM_ID=gpu-head-0:29700`)
         _rx(r"NCCL_COMM_ID(?: set by environment to |=)['\"]?(?P<root>[\w.\-]*[\w]|"
             r"\[[0-9a-fA-F:]+\])(?::(?P<root_port>\d+))?"),
+    ),
+    LinePattern(
+        # how many tasks srun starts on each node, from the batch script or its own command
+        # line (`#SBATCH --ntasks-per-node=4`, `srun --ntasks-per-node 8 python train.py`):
+        # with two or more and no per-node launcher, srun started the ranks (read in triage only)
+        EventKind.SRUN_TASKS, Level.INFO,
+        ("ntasks-per-node",),
+        _rx(r"--ntasks-per-node[= ](?P<per_node>\d+)\b"),
     ),
     LinePattern(
         # how many nodes the job ran (read in triage only): on one node a local rank is the

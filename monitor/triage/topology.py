@@ -7,8 +7,9 @@ local rank stays local.
 
 An srun task id is SLURM_PROCID: the job's rank when srun started the ranks itself, the node's
 index when it started one launcher per node (torchrun under srun). The logs rule the second
-out when srun reports two tasks or more on one node and no per-node launcher speaks (torchrun's
-agent or failure table, a local rank, a launcher's node count); only then are tasks ranks.
+out when srun reports two tasks or more on one node, or was asked for them
+(`--ntasks-per-node=4`), and no per-node launcher speaks (torchrun's agent or failure table, a
+local rank, a launcher's node count); only then are tasks ranks.
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ def _srun_ranks(located: Sequence[Located]) -> str:
             tasks = item.event.fields.get("tasks")
             if isinstance(tasks, tuple) and len(set(tasks)) >= 2:
                 return item.where
+        # (or the job asked srun for two tasks or more on each node: `--ntasks-per-node=4`)
+        if item.kind is EventKind.SRUN_TASKS and (item.event.int_field("per_node") or 0) >= 2:
+            return item.where
     return ""
 
 
