@@ -2186,6 +2186,10 @@ HEALTHY += ("f3_paddle_gpu_resources_note_healthy", "f3_ms_msrun_completed_healt
 
 # ... and the cases this round's later rules read as labelled
 CAUSES.update({
+    "i2_slurm_task_failure_per_rank": (Category.SOFTWARE, "rank 1"),
+    "r2_ompi_output_filename_tree": (Category.GPU_CUDA, "rank 6"),
+    "r2_srun_l_single_node_oom": (Category.OOM, "rank 3"),
+    "f3_oneflow_cuda_oom_runtime_exception_rank1": (Category.OOM, "rank 1"),
     "r2_intel_mpi_abort_node_means_rank": (Category.SOFTWARE, "rank 6"),
     "r2_ray_worker_pid_no_rank": (Category.OOM, "23112"),
     "r2_nccl_init_line_maps_pid_rank": (Category.OOM, "rank 9"),
