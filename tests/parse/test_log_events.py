@@ -200,6 +200,36 @@ LINES: list[tuple[str, EventKind, dict[str, object]]] = [
      K.RETRY, {"exhausted": True, "context": "storage"}),
     ("ConnectionResetError: [Errno 104] Connection reset by peer",
      K.CONNECTION_ERROR, {"error": "ConnectionResetError"}),
+    # the kernel's OOM killer before 5.1, the kubelet's, systemd-oomd's and earlyoom's kills
+    ("[Tue Mar  5 02:14:07 2024] Memory cgroup out of memory: Kill process 48213 (python) "
+     "score 1043 or sacrifice child", K.HOST_OOM, {"pid": 48213, "process": "python"}),
+    ("default  41m  Warning  SystemOOM  node/gpu-node-17  System OOM encountered, victim "
+     "process: python, pid: 88231", K.HOST_OOM, {"pid": 88231, "process": "python"}),
+    ("Mar 03 10:11:12 ws-gpu-2 systemd-oomd[612]: Killed /system.slice/llm-finetune.service due "
+     "to memory pressure for /system.slice being 83.31% > 50.00% for > 20s with reclaim activity",
+     K.HOST_OOM, {"process": "/system.slice/llm-finetune.service"}),
+    ("Dec 01 07:56:39 lab-ws-03 earlyoom[911]: sending SIGTERM to process 31337 uid 1000 "
+     "\"python3\": oom_score 712, VmRSS 98214 MiB", K.HOST_OOM, {"pid": 31337}),
+    # NCCL's root from the environment (its prefix's host is the writer's, kept apart), and
+    # 2.19's ranks line (a pid -> rank map)
+    ("trainer-7:20113:20113 [0] NCCL INFO NCCL_COMM_ID set by environment to "
+     "trainer-0.ddp-svc:29700", K.LAUNCH_ENDPOINT, {"root": "trainer-0.ddp-svc",
+                                                   "root_port": "29700"}),
+    ("gpu-node-3:48211:48398 [1] NCCL INFO comm 0x55d1c9a0b2e0 rank 9 nRanks 16 nNodes 2 "
+     "localRanks 8 localRank 1 MNNVL 0", K.NCCL_INIT, {"nccl_rank": 9, "nranks": 16}),
+    # srun asked for several tasks on each node: its task ids are ranks
+    ("#SBATCH --nodes=1 --ntasks-per-node=4 --gpus-per-node=4", K.SRUN_TASKS, {"per_node": 4}),
+    # collectives of another size, in gloo's and Horovod's words, and the flight-recorder
+    # analyser's own report
+    ("  what():  [enforce fail at ../third_party/gloo/gloo/transport/tcp/pair.cc:456] "
+     "op.preamble.length <= op.nbytes. 1536 vs 1024. Received data size doesn't match expected "
+     "size. Is there a distributed collective mismatch in your code?", K.COLLECTIVE_MISMATCH, {}),
+    ("horovod.common.exceptions.HorovodInternalError: Mismatched ALLREDUCE tensor shapes: One "
+     "rank sent a tensor of shape [4, 1024], but another rank sent a tensor of shape [4, 512].",
+     K.COLLECTIVE_MISMATCH, {}),
+    ("error msg: Culprit rank 2; Error type: COLLECTIVE_TYPE_MISMATCH, Expected collective type: "
+     "'all_reduce' does not match found collective type: 'all_gather'",
+     K.DESYNC_REPORT, {"ranks": (2,)}),
 ]
 
 
