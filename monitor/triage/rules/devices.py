@@ -111,6 +111,13 @@ def gpu_hardware(ctx: Context) -> Finding | None:
         devices[str(x.event.fields.get("pci"))].add(xid)
     for pci, causes in sorted(devices.items()):
         culprits.append(f"GPU {pci} (Xid {', '.join(str(c) for c in sorted(causes))})")
+    if hw_xids and not ranks:
+        # the process an Xid names (`pid=88231`) is a rank where a launcher's summary or
+        # NCCL's init lines give that pid's rank
+        pid_rank = {**_nccl_pids(ctx), **_launcher_pids(ctx)}
+        ranks = tuple(sorted({r for x in hw_xids if (r := pid_rank.get(
+            x.event.int_field("pid") or -1)) is not None}))
+        culprits = [*(f"rank {r}" for r in ranks), *culprits]
     if hw_xids:
         pids = sorted({str(x.event.fields["pid"]) for x in hw_xids if x.event.fields.get("pid")})
         evidence.append(
@@ -259,6 +266,16 @@ def out_of_memory(ctx: Context) -> Finding | None:
     cause = min([*gpu, *host, *tasks, *workers], key=Located.order)
     return Finding(Category.OOM, ranks, tuple(dict.fromkeys(culprits)), tuple(evidence), cause,
                    tuple(recs))
+
+
+def _nccl_pids(ctx: Context) -> dict[int, int]:
+    """pid → global rank, from NCCL's init lines (`host:pid:tid … comm … rank R nranks N`),
+    where a pid is only one rank's on every host that shows it."""
+    seen: dict[int, set[int]] = defaultdict(set)
+    for scan in ctx.scans:
+        for (_host, pid), (_nranks, rank) in scan.pid_ranks.items():
+            seen[pid].add(rank)
+    return {pid: next(iter(ranks)) for pid, ranks in seen.items() if len(ranks) == 1}
 
 
 def _launcher_pids(ctx: Context) -> dict[int, int]:
