@@ -73,6 +73,10 @@ CORRUPT_DATA = re.compile(r"image file is truncated|cannot identify image file|"
                           r"Error -3 while decompressing|CRC check failed|"
                           r"Compressed file ended before the end-of-stream|\bDataLossError\b|"
                           r"corrupted record at|"
+                          # torch.load's zip reader on a file whose records are broken
+                          # (`PytorchStreamReader failed reading file data/3: invalid header or
+                          # archive is corrupted`)
+                          r"\binvalid header or archive is corrupted\b|"
                           # dmlc's RecordIO reader (MXNet): a record that is not one
                           r"\bInvalid RecordIO Format\b|RecordIOWriter::kMagic\b|"
                           # HDF5's file shorter than its superblock says (`truncated file: eof =

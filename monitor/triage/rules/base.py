@@ -261,6 +261,14 @@ _NCCL_UNEXPLAINED = ("unhandled system error", "ncclSystemError", "internal erro
                      "unhandled cuda error", "ncclUnhandledCudaError")
 
 
+def says_nccl_unexplained(text: str) -> bool:
+    """Whether a message is NCCL's error without a reason. A bare "internal error" is NCCL's
+    only where NCCL is named (an object store's `We encountered an internal error. Please try
+    again.` is the store's own)."""
+    return any(w in text for w in _NCCL_UNEXPLAINED if w != "internal error") or (
+        "internal error" in text and ("NCCL" in text or "nccl" in text))
+
+
 def _message(item: Located) -> str:
     return f"{item.event.fields.get('message', '')} {item.event.fields.get('exc_message', '')}"
 

@@ -24,7 +24,6 @@ from monitor.triage.rules.base import (
     _COLLATERAL,
     _CRASHED,
     _LEGACY_LOCAL,
-    _NCCL_UNEXPLAINED,
     _SPAWN_EXIT,
     Context,
     Finding,
@@ -38,6 +37,7 @@ from monitor.triage.rules.base import (
     _ray_task_name,
     _spawn_reports,
     nfs_answered_again,
+    says_nccl_unexplained,
     stepped_past,
     swallowed,
     went_on_past,
@@ -224,6 +224,10 @@ _STORE_REFUSED = re.compile(r"\bwhen calling the (?:(?:Get|Head|Put|Copy|Delete)
                             r"\b(?:ErrorCode:)?(?:ContainerNotFound|BlobNotFound|NoSuchKey|"
                             r"NoSuchBucket)\b|\bThe specified (?:blob|container) does not exist\b|"
                             r"\bgcsfs\.retry\.HttpError\b|"
+                            # google-cloud-storage's API errors on its endpoint (`TooManyRequests:
+                            # 429 POST https://storage.googleapis.com/upload/storage/v1/b/…`)
+                            r"(?:^|\s)[45]\d\d (?:GET|POST|PUT|PATCH|DELETE) "
+                            r"https://storage\.googleapis\.com/|"
                             r"\b[Ff]ailed to (?:download|upload) (?:s3|gs|az|abfss?)://|"
                             r"\b(?:s3|gs|az|abfss?)://\S+.{0,80}?(?:\bnot found\b|[Pp]ermission|"
                             r"[Aa]ccess ?[Dd]enied|HTTP (?:response )?(?:code )?(?:429|5\d\d)\b)")
@@ -627,9 +631,10 @@ def own_exception(ctx: Context) -> Finding | None:
            # mp.spawn's report of a worker's exit (a bare `Exception` before torch 1.6)
            and _SPAWN_EXIT.search(said) is None
            and not any(w in said
-                       for w in (*_PEER_LOST, *_WAITED_FOR_A_PEER, *_NCCL_UNEXPLAINED,
+                       for w in (*_PEER_LOST, *_WAITED_FOR_A_PEER,
                                  # gloo's transport could not connect the ranks at start-up
                                  "connectFullMesh failed"))
+           and not says_nccl_unexplained(said)
            # (a CUDA error is the GPU rule's, where the patterns made an event of it)
            and ("CUDA" not in said
                 or not ctx.of(EventKind.CUDA_ERROR, EventKind.CUDA_OOM))

@@ -946,7 +946,9 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
            and not (watchdog_aborted and e.event.int_field("signo") == 6)]
     tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
              if not _stopped_by_srun(e) and not e.event.fields.get("oom")
-             and (e.event.fields.get("exitcode") or e.event.fields.get("signal"))]
+             and (e.event.fields.get("exitcode") or e.event.fields.get("signal"))
+             and not (watchdog_aborted
+                      and str(e.event.fields.get("status_text", "")).startswith("Aborted"))]
     aborts = {e.event.int_field("mpi_rank") for e in mpi if _ABORT.search(e.event.text)}
     if len(aborts) >= 2:
         # several ranks called MPI_Abort: each found the failure, none is shown to be its cause

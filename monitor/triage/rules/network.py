@@ -32,6 +32,7 @@ from monitor.triage.rules.base import (
     _writer,
     exit_reports,
     raised_of_its_own,
+    says_nccl_unexplained,
     trained_after,
 )
 from monitor.triage.rules.collectives import absent_rank
@@ -843,7 +844,7 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
               # memory segment …`, then `transport/shm.cc:101 -> 2`)
               or _NCCL_SHM_REASON.search(_own_warning(e)) is not None]
     errors += [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
-               if any(w in str(e.event.fields.get("exc_message", "")) for w in _NCCL_UNEXPLAINED)]
+               if says_nccl_unexplained(str(e.event.fields.get("exc_message", "")))]
     # a C++ program's own report of NCCL's code (`what():  NCCL failure: unhandled cuda error`)
     errors += [e for e in ctx.of(EventKind.CPP_EXCEPTION)
                if "NCCL" in (what := str(e.event.fields.get("what", "")))
