@@ -2199,6 +2199,52 @@ CAUSES.update({
 })
 
 
+# Probes from the round's last audits (stalls by phase, storage and checkpoints, GPU faults)
+CAUSES.update({
+    "sp4_nfs_soft_timeout_worker_eio_rank3": (Category.STORAGE_IO, "rank 3"),
+    "sp4_megatron_ckpt_save_then_time_limit": (Category.INFRASTRUCTURE, ""),
+    "sp4_jax_cluster_registration_failed": (Category.INIT_TIMEOUT, ""),
+    "sp4_first_step_seq1_all_ranks_equal": (Category.UNDETERMINED, ""),
+    "sp4_fr_dumped_all_ranks_no_analysis": (Category.UNDETERMINED, ""),
+    "sp4_k8s_active_deadline_during_data_prep": (Category.INFRASTRUCTURE, ""),
+    "so4_real_dcp_load_truncated_shard_rank1": (Category.DATA, "rank 1"),
+    "so4_tf_saver_resource_exhausted_enospc": (Category.STORAGE_IO, ""),
+    "so4_h5py_truncated_srun_task6": (Category.DATA, "rank 6"),
+    "so4_safetensors_header_too_large_all_ranks": (Category.DATA, ""),
+    "so4_torch_load_invalid_load_key_rank0": (Category.DATA, "rank 0"),
+    "so4_ext4_htree_index_full_enospc_rank2": (Category.STORAGE_IO, "rank 2"),
+    "so4_inductor_tmp_enospc_rank1": (Category.STORAGE_IO, "rank 1"),
+    "so4_zero_optim_shard_invalid_header_rank2": (Category.DATA, "rank 2"),
+    "so4_fsx_lustre_ost_read_failed_rank12": (Category.STORAGE_IO, "rank 12"),
+    "so4_orbax_destination_exists_software": (Category.SOFTWARE, ""),
+    "so4_s3fs_internal_error_rank6": (Category.STORAGE_IO, "rank 6"),
+    "so4_lightning_fsspec_enospc_rank3_folder": (Category.STORAGE_IO, "rank 3"),
+    "so4_cephfs_dir_quota_datasets_rank0": (Category.STORAGE_IO, "rank 0"),
+    "so4_hf_hub_download_cache_enospc_rank0": (Category.STORAGE_IO, "rank 0"),
+    "so4_ckpt_save_then_watchdog_no_cause": (Category.UNDETERMINED, ""),
+    "g4_xid48_dbe_pid_maps_rank6_watchdog_exc": (Category.GPU_CUDA, "rank 6"),
+    "g4_xid48_unknown_pid_pci_only_all_timeouts": (Category.GPU_CUDA, "0000:07:00"),
+    "g4_xid45_cleanup_after_rank2_oom": (Category.OOM, "rank 2"),
+    "g4_xid43_after_slurm_preemption": (Category.INFRASTRUCTURE, ""),
+    "g4_xid61_62_microcontroller_halt_hang": (Category.GPU_CUDA, "0000:19:00"),
+    "g4_xid62_busid_maps_rank1_nccl_init": (Category.GPU_CUDA, "rank 1"),
+    "g4_xid64_row_remap_failure_rank3_single_node": (Category.GPU_CUDA, "rank 3"),
+    "g4_xid120_gsp_error_pid_maps_rank5": (Category.GPU_CUDA, "rank 5"),
+    "g4_xid31_mmu_fault_srun_task5": (Category.GPU_CUDA, "rank 5"),
+    "g4_nvswitch_sxid_fatal_all_ranks_nccl": (Category.GPU_CUDA, "0000:05:00"),
+    "g4_driver_too_old_for_wheel_single_node": (Category.SOFTWARE, ""),
+    "g4_cpu_only_wheel_on_gpu_job_real": (Category.SOFTWARE, ""),
+    "g4_devices_busy_exclusive_process_rank2": (Category.GPU_CUDA, "rank 2"),
+    "g4_nccl_duplicate_gpu_all_ranks_software": (Category.SOFTWARE, ""),
+    "g4_k8s_device_plugin_xid79_unhealthy_rank3": (Category.GPU_CUDA, "rank 3"),
+    "g4_no_gpus_in_container_forgot_gpus_flag": (Category.SOFTWARE, ""),
+    "g4_amdgpu_ras_umc_uncorrectable_pci": (Category.GPU_CUDA, "0000:c1:00"),
+    "g4_xpu_ur_device_lost_rank1_engine_reset": (Category.GPU_CUDA, "rank 1"),
+    "g4_ipex_native_api_device_lost_single": (Category.GPU_CUDA, ""),
+})
+HEALTHY += ("sp4_hf_streaming_disconnect_retry_recovered", "sp4_tf_shuffle_buffer_fill_slow_healthy", "sp4_megatron_slow_ckpt_load_timers_healthy", "sp4_hf_long_eval_all_ranks_healthy", "sp4_jax_log_compiles_slow_compile_healthy", "sp4_inductor_max_autotune_first_step_healthy", "sp4_nccl_init_timings_slow_bootstrap_healthy", "sp4_torch_guessing_device_id_warning_healthy", "sp4_fr_dump_pipe_on_demand_healthy", "sp4_faulthandler_sigusr1_dump_healthy", "so4_megatron_no_tracker_file_fresh_start", "so4_lightning_ckpt_dir_not_empty_warning", "so4_hf_trainer_save_total_limit_rotation", "so4_hf_hub_backoff_retry_ok", "so4_cephfs_caps_stale_renewed", "so4_torch_load_weights_only_futurewarning", "so4_lightning_resume_after_preemption_ok", "g4_xid92_high_sbe_rate_training_finished", "g4_nvswitch_sxid_nonfatal_healthy", "g4_mps_control_log_healthy", "g4_page_retirement_counts_healthy", "g4_rccl_iommu_warning_healthy", "g4_cublas_no_context_warning_healthy", "g4_nvlink_replay_counters_healthy",)
+
+
 def _triage(name: str) -> Diagnosis:
     job = PROBES / name
     # (a folder holds each process's file as its launcher named it: `rank1.log`, Paddle's
