@@ -448,6 +448,10 @@ def nfs_answered_again(ctx: Context, item: Located) -> bool:
                for t in ctx.scans[item.file_index].tail)
 
 
+# a process's own MPI_Abort (MPICH, Intel MPI, Cray MPICH, Open MPI)
+MPI_ABORT = re.compile(r"\bAbort\(-?\d+\)|MPI_Abort\(|MPI_ABORT was invoked")
+
+
 # An exception about the job's own distributed plumbing: a store, a rendezvous, a connection,
 # a wait that timed out, a launcher's report of its workers
 _PLUMBING = re.compile(r"Dist\w*Error|Rendezvous\w*Error|ChildFailedError|Connection|Timeout|"

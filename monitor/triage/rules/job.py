@@ -25,6 +25,7 @@ from monitor.triage.rules.base import (
     _CRASHED,
     _LEGACY_LOCAL,
     _SPAWN_EXIT,
+    MPI_ABORT,
     Context,
     Finding,
     _called,
@@ -569,24 +570,17 @@ _HTTP_ENDPOINT = re.compile(r"ConnectionPool\(host='(?P<host>[^']+)', port=(?P<p
 _TORCH_DIST_FRAME = re.compile(r"torch/(?:distributed/(?!elastic/)|nn/parallel/distributed\.py)")
 
 
-# A launcher's own word on the one process that failed, by its global rank: Open MPI's block for
-# the process that called MPI_Abort, MPICH's and Intel MPI's (`Abort(1) on node 6 (rank 6 in
-# comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1) - process 6`), Paddle's launcher
-# (`ABORT!!! Out of all 8 trainers, the trainer process with rank=[4] was aborted`)
-_MPI_ABORT_RANK = re.compile(r"\bMPI_ABORT was invoked on rank (\d+) in communicator|"
-                             r"\bAbort\(\d+\) on node \d+ \(rank (\d+) in comm 0\)|"
-                             r"\bthe trainer process with rank=\[(\d+)\] was aborted\b")
-
-
-def _aborted_below(ctx: Context, item: Located) -> tuple[int, ...]:
-    """The rank of an unlabelled traceback whose process the launcher then named: the one
-    rank its abort lines name anywhere in the logs (mpi4py's `python -m mpi4py` aborts on an
-    uncaught exception; Paddle's launcher names the trainer that failed), where no other
-    process's exception is shown."""
+def _launcher_named_rank(ctx: Context, item: Located) -> tuple[int, ...]:
+    """The rank of an unlabelled traceback whose process the launcher then named as the one
+    that aborted (mpirun's events: Open MPI's `MPI_ABORT was invoked on rank 4 in communicator
+    MPI_COMM_WORLD`, MPICH's and Intel MPI's `Abort(1) on node 6 (rank 6 in comm 0)`, Paddle's
+    `the trainer process with rank=[4] was aborted`; mpi4py's `python -m mpi4py` aborts on an
+    uncaught exception), where it names one rank and no other process's exception is shown."""
     if item.rank is not None:
         return ()
-    named = {int(next(g for g in m.groups() if g)) for scan in ctx.scans for t in scan.tail
-             if (m := _MPI_ABORT_RANK.search(t.text)) is not None}
+    named = {rank for e in ctx.of(EventKind.MPI_EXIT)
+             if (MPI_ABORT.search(e.event.text) or "was aborted" in e.event.text)
+             and (rank := e.event.int_field("mpi_rank")) is not None}
     others = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
               if e is not item and e.event.fields.get("exc_type")
               and not any(w in str(e.event.fields["exc_type"]) for w in _COLLATERAL)]
@@ -758,7 +752,7 @@ def own_exception(ctx: Context) -> Finding | None:
     if not ranks and self_named is not None:  # `AssertionError: Rank 13: found NaN …`
         ranks = (int(next(g for g in self_named.groups() if g)),)
     if not ranks:
-        ranks = _aborted_below(ctx, first) or _submitit_task(ctx, first)
+        ranks = _launcher_named_rank(ctx, first) or _submitit_task(ctx, first)
     task = None if ranks else _ray_task(ctx, first)
     raiser = _ray_task_name(task) if task is not None else who(first)
     worker = _failed_worker(ctx) if not ranks and task is None else None

@@ -16,6 +16,7 @@ from monitor.triage.reader import TailLine
 from monitor.triage.rules.base import (
     _LEGACY_LOCAL,
     _SPAWN_EXIT,
+    MPI_ABORT,
     Context,
     Finding,
     _message,
@@ -773,8 +774,6 @@ def _likeliest(causes: list[tuple[TailLine, Reading]]) -> tuple[TailLine, Readin
     return min(causes, key=lambda tr: (tr[1].family, tr[0].line)) if causes else None
 
 
-# a process's own MPI_Abort (MPICH, Intel MPI, Cray MPICH, Open MPI)
-_ABORT = re.compile(r"\bAbort\(-?\d+\)|MPI_Abort\(|MPI_ABORT was invoked")
 # Open MPI's abort block puts the errorcode below: `with errorcode 0.` (4.x), `  Errorcode: 0`
 # two lines down (5.x)
 _ERRORCODE = re.compile(r"^\s*(?:with errorcode|Errorcode:) (-?\d+)")
@@ -783,7 +782,7 @@ _ERRORCODE = re.compile(r"^\s*(?:with errorcode|Errorcode:) (-?\d+)")
 def _aborted_on_purpose(ctx: Context, exit_: Located) -> bool:
     """An MPI_Abort with errorcode 0 (the job ended itself after its work), where the code
     is on the line below the abort's."""
-    if not _ABORT.search(exit_.event.text) or exit_.event.fields.get("exitcode") is not None:
+    if not MPI_ABORT.search(exit_.event.text) or exit_.event.fields.get("exitcode") is not None:
         return False
     below = [t for t in ctx.scans[exit_.file_index].tail
              if exit_.event.line < t.line <= exit_.event.line + 2]
@@ -941,7 +940,7 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
                                    EventKind.HEARTBEAT_HANG))
     mpi = [e for e in ctx.of(EventKind.MPI_EXIT)
            if (e.event.level >= Level.ERROR or (e.event.level is Level.WARNING
-                                                 and _ABORT.search(e.event.text)))
+                                                 and MPI_ABORT.search(e.event.text)))
            and not _aborted_on_purpose(ctx, e)
            and not (watchdog_aborted and e.event.int_field("signo") == 6)]
     tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
@@ -949,7 +948,7 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
              and (e.event.fields.get("exitcode") or e.event.fields.get("signal"))
              and not (watchdog_aborted
                       and str(e.event.fields.get("status_text", "")).startswith("Aborted"))]
-    aborts = {e.event.int_field("mpi_rank") for e in mpi if _ABORT.search(e.event.text)}
+    aborts = {e.event.int_field("mpi_rank") for e in mpi if MPI_ABORT.search(e.event.text)}
     if len(aborts) >= 2:
         # several ranks called MPI_Abort: each found the failure, none is shown to be its cause
         first = mpi[0]
@@ -987,7 +986,7 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
         on = f" on node {f['node']}" if f.get("node") else ""
         process = f.get("process_name") or (f"pid {f['pid']}" if f.get("pid") else "a process")
         name = f"rank {rank}{on}" if rank is not None else str(process)
-        if _ABORT.search(first.event.text):
+        if MPI_ABORT.search(first.event.text):
             how = "called MPI_Abort" + (f" (errorcode {f['exitcode']})"
                                         if f.get("exitcode") is not None else "")
         cause = _cause_shown_above(ctx, first, {rank} if rank is not None else set(),
