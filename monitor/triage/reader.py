@@ -31,7 +31,7 @@ import stat
 import subprocess
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -338,14 +338,17 @@ def _may_continue(line: bytes, after: bytes) -> bool:
         _DIGIT.sub(b"9", after[:12]) != _DIGIT.sub(b"9", line[:12]))
 
 
-def _root_among_alike(event: LogEvent) -> bool:
-    """torchrun's failure table whose root cause exited as others did in the same second (the
-    same exit code): its root cause is only the first it noticed, not the file's writer."""
-    f = event.fields
-    others = f.get("other_failures")
-    return (event.kind is EventKind.CHILD_FAILED_SUMMARY and isinstance(others, tuple)
-            and any(dict(o).get("exitcode") == f.get("root_exitcode")
-                    and dict(o).get("time") == f.get("root_time") for o in others))
+def failed_alike(fields: Mapping[str, FieldValue], key: str = "signal") -> list[int]:
+    """The other ranks of torchrun's failure table (its event's fields) that ended as its root
+    cause did: by the same signal (or with the same exit code), in the same second. Where any
+    did, "root cause" is only the first the launcher noticed."""
+    others = fields.get("other_failures")
+    if (not isinstance(others, tuple) or not fields.get("root_time")
+            or fields.get("root_" + key) is None):
+        return []
+    return [int(o["rank"]) for other in others if (o := dict(other)).get(key) == fields.get(
+        "root_" + key) and o.get("time") == fields.get("root_time")
+            and isinstance(o.get("rank"), int)]
 
 
 # A process's own statement of its global rank, as launchers and jobs print it once at the
@@ -874,7 +877,7 @@ class _Reader:
         scan.counts[kind.value] = scan.counts.get(kind.value, 0) + 1
         if event.rank is not None and event.rank_origin == "global":
             if kind is EventKind.CHILD_FAILED_SUMMARY:
-                if not _root_among_alike(event):
+                if not failed_alike(event.fields, "exitcode"):
                     scan.table_ranks.add(event.rank)
             elif not (kind is EventKind.SIGNAL_KILL and "received by PID" in event.text):
                 # (a failure table's entry for another worker, `Signal 15 (SIGTERM) received

@@ -15,7 +15,7 @@ from monitor.parse.log_events import EventKind
 from monitor.parse.log_patterns import FieldValue, Level
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, whereabouts, who
 from monitor.triage.lexicon import OWN_FAULT, is_pci_address, words_family
-from monitor.triage.reader import FileScan, TailLine
+from monitor.triage.reader import FileScan, TailLine, failed_alike
 from monitor.triage.topology import Topology
 
 
@@ -167,12 +167,8 @@ def _failed_worker_rank(ctx: Context) -> int | None:
         f = table.event.fields
         rank = f.get("root_rank")
         if isinstance(rank, int) and f.get("root_pid") == pid and f.get("root_local_rank") == local:
-            others = f.get("other_failures")
-            if isinstance(others, tuple) and any(
-                    dict(o).get("exitcode") == f.get("root_exitcode")
-                    and dict(o).get("time") == f.get("root_time") for o in others):
-                return None  # others exited alike in the same second: "root cause" is only first
-            return rank
+            # (others exited alike in the same second: "root cause" is only the first noticed)
+            return None if failed_alike(f, "exitcode") else rank
     return None
 
 

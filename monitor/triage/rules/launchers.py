@@ -12,7 +12,7 @@ from monitor.parse.log_events import EventKind, Level
 from monitor.parse.log_patterns import FieldValue
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks, who
 from monitor.triage.lexicon import CATEGORY, OWN_FAULT, Family, Reading, looks_failed, read_line
-from monitor.triage.reader import TailLine
+from monitor.triage.reader import TailLine, failed_alike
 from monitor.triage.rules.base import (
     _LEGACY_LOCAL,
     _SPAWN_EXIT,
@@ -647,22 +647,6 @@ def _said_before_crash(ctx: Context, crash: Located,
                        and (mine is None or mine.search(t.text) is not None)])
 
 
-def _failed_alike(item: Located, key: str = "signal") -> list[int]:
-    """The other ranks of a failure table that died as its root cause did: by the same
-    signal (or with the same exit code), in the same second."""
-    f = item.event.fields
-    others = f.get("other_failures")
-    if not isinstance(others, tuple) or not f.get("root_time") or f.get("root_" + key) is None:
-        return []
-    alike = []
-    for other in others:
-        o = dict(other)
-        if (o.get(key) == f.get("root_" + key) and o.get("time") == f.get("root_time")
-                and isinstance(o.get("rank"), int)):
-            alike.append(int(o["rank"]))
-    return alike
-
-
 def signal_kill(ctx: Context) -> Finding | None:
     aborted_by_watchdog = bool(ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN))
     for item in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
@@ -683,7 +667,7 @@ def signal_kill(ctx: Context) -> Finding | None:
             host = item.event.fields.get("root_host")
             return _memory_hardware((rank,), f"rank {rank} (pid {pid})"
                                     + (f" on {host}" if host else ""), said, item)
-        alike = _failed_alike(item)
+        alike = failed_alike(item.event.fields)
         checked = _own_check_above(ctx, item) if signal == "SIGABRT" else None
         if alike and checked is not None:
             # each aborted itself on a check of its own that failed alike: the code or input
@@ -1329,7 +1313,7 @@ def launcher_exit(ctx: Context) -> Finding | None:
         if isinstance(rank, int) and (code is None or (isinstance(code, int) and code > 0)):
             pid = item.event.fields.get("root_pid")
             exit_text = f"exit code {code}" if code is not None else "its exit code cut off"
-            alike = _failed_alike(item, "exitcode")
+            alike = failed_alike(item.event.fields, "exitcode")
             if alike:
                 # several ranks ended with one code in one second: the launcher's "root
                 # cause" is only the first it noticed
