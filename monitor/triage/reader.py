@@ -363,10 +363,14 @@ _DECLARED_RANK = re.compile(
 DECLARED_RANK_LINES = 40  # the start of a file, where a process states who it is
 
 
-def declared_ranks(head: bytes) -> set[int]:
-    """The global ranks the first lines of a file declare (see _DECLARED_RANK)."""
-    text = b"\n".join(head.split(b"\n")[:DECLARED_RANK_LINES])
-    return {int(next(g for g in m.groups() if g)) for m in _DECLARED_RANK.finditer(text)}
+def file_start(head: bytes) -> bytes:
+    """The first lines of a file, where a process states who it is and in what world."""
+    return b"\n".join(head.split(b"\n")[:DECLARED_RANK_LINES])
+
+
+def declared_ranks(start: bytes) -> set[int]:
+    """The global ranks a file's first lines (`file_start`) declare (see _DECLARED_RANK)."""
+    return {int(next(g for g in m.groups() if g)) for m in _DECLARED_RANK.finditer(start)}
 
 
 # A statement of the world's size: a job's or launcher's own (`world_size=8`, `WORLD_SIZE=1`,
@@ -376,10 +380,9 @@ _DECLARED_WORLD = re.compile(rb"\b(?:world_size|WORLD_SIZE|[Ww]orld size|MPI siz
                              rb"[Nn]um processes)\s*[=:]?\s*(\d+)\b")
 
 
-def declared_worlds(head: bytes) -> set[int]:
-    """The world sizes the first lines of a file state (see _DECLARED_WORLD)."""
-    text = b"\n".join(head.split(b"\n")[:DECLARED_RANK_LINES])
-    return {int(m[1]) for m in _DECLARED_WORLD.finditer(text)}
+def declared_worlds(start: bytes) -> set[int]:
+    """The world sizes a file's first lines (`file_start`) state (see _DECLARED_WORLD)."""
+    return {int(m[1]) for m in _DECLARED_WORLD.finditer(start)}
 
 
 def unwrap_terminal(data: bytes) -> tuple[bytes, int | None]:
@@ -841,8 +844,9 @@ class _Reader:
     def read_head(self, head: bytes) -> None:
         """What the file's head says about every line: a margin to strip, a tag to strip, the
         rank its writer declares."""
-        self.scan.declared_ranks = declared_ranks(head)
-        self.scan.declared_worlds = declared_worlds(head)
+        start = file_start(head)
+        self.scan.declared_ranks = declared_ranks(start)
+        self.scan.declared_worlds = declared_worlds(start)
         self.margin = file_margin(head)
         if self.margin is not None:
             head = b"\n".join(self._unmargined(line) for line in head.split(b"\n"))
