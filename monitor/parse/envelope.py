@@ -36,6 +36,11 @@ _LINE_NUMBER = re.compile(r"\[\d{1,9}\] ")
 _BRACKET_DATE = re.compile(
     r"\[(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)\] "
 )
+# SGLang's logger: the date, then the engine process's parallel indices (`[2025-02-21 22:59:28
+# TP0] `, `[… DP1 TP3] `, `[… TP0 EP0] `): which of the server's processes wrote the line.
+_ENGINE_TAG = re.compile(
+    r"\[(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?) ((?:(?:DP|TP|PP|EP|CP)\d+ ?)+)\] "
+)
 # dmesg uptime stamp: `[  1843.308145] `.
 _DMESG = re.compile(r"\[\s*\d+\.\d+\] ")
 # Shipper date prefix: `2026-09-18 19:29:24 ` or ISO `2024-08-23T22:22:51.871Z `; mpirun
@@ -92,6 +97,7 @@ class Envelope:
     glued: str | None = None  # text cut from before a glued anchor (usually a tqdm bar)
     repeat: int = 1  # Ray's "[repeated Nx across cluster]"
     actor_pid: int | None = None  # the pid in a Ray actor's prefix (its host is `host`)
+    engine_process: str | None = None  # an inference engine's process tag (SGLang's `TP0`)
 
     @property
     def attributed(self) -> tuple[int | None, str | None]:
@@ -171,6 +177,7 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
     rank = local_rank = task = None
     host = timestamp = glued = None
     actor_pid: int | None = None
+    engine_process: str | None = None
     repeat = 1
     text = without_colour(text)
     if text.endswith("cluster]"):
@@ -196,6 +203,10 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
                 m = _BRACKET_DATE.match(text)
                 if m is not None:
                     timestamp, kind = m.group(1), "timestamp"
+            if m is None:
+                m = _ENGINE_TAG.match(text)
+                if m is not None:
+                    timestamp, engine_process, kind = m.group(1), m.group(2).strip(), "engine"
             if m is None:
                 m = _LINE_NUMBER.match(text)
                 if m is not None:
@@ -281,6 +292,7 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
         glued=glued,
         repeat=repeat,
         actor_pid=actor_pid,
+        engine_process=engine_process,
     )
 
 

@@ -228,6 +228,7 @@ class _Block:
     text: str
     fed_at: int  # extractor line counter when the block last took a line
     actor_pid: int | None = None  # a Ray actor's pid from its prefix
+    engine_process: str | None = None  # an inference engine's process tag from its prefix
     state: str = "frames"
     exc_type: str | None = None
     exc_message: str | None = None
@@ -401,6 +402,8 @@ class EventExtractor:
                 fields = {**fields, "repeat": env.repeat}
             if env.actor_pid is not None:
                 fields = {**fields, "actor_pid": env.actor_pid}
+            if env.engine_process is not None:
+                fields = {**fields, "engine_process": env.engine_process}
             who, origin = self._attribute(env, rank, {**line_pg, **fields}, nccl)
             events.append(
                 LogEvent(kind, level, who, origin, fields, payload[:_MAX_TEXT], index, index,
@@ -482,7 +485,7 @@ class EventExtractor:
         return _Block(
             kind=kind, key=key, line=index, end_line=index, rank=who, rank_origin=origin,
             host=env.host, stamp=_line_stamp(env, payload), text=payload[:_MAX_TEXT],
-            fed_at=self._fed, actor_pid=env.actor_pid,
+            fed_at=self._fed, actor_pid=env.actor_pid, engine_process=env.engine_process,
         )
 
     def _set_exception(self, block: _Block, m: re.Match[str]) -> None:
@@ -778,6 +781,8 @@ class EventExtractor:
                 fields["worker_exception"] = str(block.summary["worker_exception"])
             if block.actor_pid is not None:
                 fields["actor_pid"] = block.actor_pid
+            if block.engine_process is not None:
+                fields["engine_process"] = block.engine_process
             level = Level.ERROR if block.exc_type else Level.WARNING
             return LogEvent(EventKind.PYTHON_TRACEBACK, level, rank, origin, fields,
                             block.text, block.line, block.end_line, block.host, block.stamp)

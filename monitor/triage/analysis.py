@@ -209,6 +209,7 @@ def diagnose(
     fr = read_dumps([s.fr_dump for s in scans if s.fr_dump is not None])
     finding, fr_notes = combine(finding, fr, picture.stuck, _stopped_by_launcher(ctx))
     finding = _in_a_world_of_one(ctx, finding)
+    finding = _subject_named(ctx, finding)
     finding = replace(finding, culprits=_placed(finding.culprits, located))
 
     stuck = tuple(_stuck_summary(ctx, s) for s in picture.stuck)
@@ -284,6 +285,24 @@ def _in_a_world_of_one(ctx: Context, finding: Finding) -> Finding:
         return finding
     return replace(finding, culprit_ranks=(0,), culprits=(
         "rank 0 (the job's only process)", *finding.culprits))
+
+
+# the categories whose culprit a pod's or node's name can be: a process that failed, a node
+# stopped under the job, or a failure whose cause is not shown (never a link's two ends)
+_SUBJECT_FAULTS = _PROCESS_FAULTS | {Category.INFRASTRUCTURE, Category.CLOCK,
+                                     Category.UNDETERMINED}
+
+
+def _subject_named(ctx: Context, finding: Finding) -> Finding:
+    """A finding that names no culprit names the pod or node the scheduler's or
+    orchestrator's output in its file states (`kubectl describe pod w-2`, an LSF report's
+    execution host): the failing line (`Evicted`, `TERM_LOAD`) seldom names it. The file of
+    the line that decided, or where no event decided, the one subject all files state."""
+    if finding.culprit_ranks or finding.culprits or finding.category not in _SUBJECT_FAULTS:
+        return finding
+    scans = [ctx.scans[finding.cause.file_index]] if finding.cause is not None else ctx.scans
+    subjects = {s for scan in scans for s in scan.subjects}
+    return replace(finding, culprits=(subjects.pop(),)) if len(subjects) == 1 else finding
 
 
 def _stopped_by_launcher(ctx: Context) -> set[int]:

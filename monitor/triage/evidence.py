@@ -247,7 +247,10 @@ def whereabouts(item: Located) -> str:
         return item.section + (f" (pid {pid})" if pid else "")
     if pid:
         return f"pid {pid}"
-    return str(host) if host else ""
+    if host:
+        return str(host)
+    engine = fields.get("engine_process")  # SGLang's `[… TP0]`: the engine's own process
+    return f"engine process {engine}" if engine else ""
 
 
 def describe(item: Located) -> str:

@@ -54,6 +54,7 @@ from monitor.parse.log_events import (
 )
 from monitor.parse.log_patterns import FieldValue
 from monitor.triage.lexicon import logged_below_error, looks_failed
+from monitor.triage.subjects import stated_subjects
 
 CHUNK_BYTES = 4 << 20
 MAX_LINE_BYTES = 1 << 20  # longer lines are read around their events only
@@ -119,6 +120,9 @@ class FileScan:
     # a paste of several processes' outputs under the commands that printed them (`$ kubectl
     # logs w-2`, tail's `==> rank3.log <==`): (first line, whose output) of each section
     sections: list[tuple[int, str]] = field(default_factory=list)
+    # the one pod or node its scheduler's or orchestrator's output says the file is about
+    # (`kubectl describe pod w-2`, an LSF job report's execution host)
+    subjects: tuple[str, ...] = ()
     # the root cause torchrun's failure table in the file names (the writer of its unprefixed
     # lines, where no line is prefixed with a rank)
     table_ranks: set[int] = field(default_factory=set)
@@ -221,6 +225,7 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
                 if width is not None:
                     source = io.BytesIO(unwrapped)
                 scan.sections = paste_sections(unwrapped)
+                scan.subjects = stated_subjects(unwrapped)
             reader = _Reader(scan, source, on_bytes, gzipped=gzipped)
             reader.rewritten = width is not None or records > 0
             problem = reader.run()

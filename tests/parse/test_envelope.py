@@ -53,6 +53,23 @@ def test_prefixes_are_stripped_and_attributed(
         rank, local_rank, host, prefixes, payload)
 
 
+@pytest.mark.parametrize(("line", "engine", "stamp"), [
+    ("[2025-02-21 22:59:28 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+     "TP0", "2025-02-21 22:59:28"),
+    ("[2025-03-02 10:01:07 DP1 TP3] Load weight end.", "DP1 TP3", "2025-03-02 10:01:07"),
+    ("[2025-03-02 10:01:07 TP0 EP0] Decode batch. #running-req: 1", "TP0 EP0",
+     "2025-03-02 10:01:07"),
+    ("[2025-03-02 10:01:07] Decode batch. #running-req: 1", None, "2025-03-02 10:01:07"),
+    ("[2025-03-02 10:01:07 rank0] not an engine's tag", None, None),
+])
+def test_an_inference_engine_s_process_tag_names_the_process(
+        line: str, engine: str | None, stamp: str | None) -> None:
+    """SGLang writes which of its processes logged a line after the date: kept as the
+    engine's process (never a rank: a tensor-parallel index inside one server)."""
+    env = split_envelope(line)
+    assert (env.engine_process, env.timestamp, env.rank) == (engine, stamp, None)
+
+
 def test_tqdm_bar_glued_before_a_rank_line_is_cut_and_kept() -> None:
     """A progress bar written without newline glues onto the next line: the anchor is found
     anywhere and the bar is kept apart as `glued`."""

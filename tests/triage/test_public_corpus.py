@@ -24,7 +24,7 @@ from tests.triage.public_corpus import (
 
 # Measured floors (right / total). Raise them when the rules improve; never lower them to pass.
 HELDOUT_FLOOR = 755
-TUNING_FLOOR = 937
+TUNING_FLOOR = 939
 MAJORITY_FLOOR = 763  # the held-out halves under the majority of three blind labels
 
 

@@ -88,6 +88,18 @@ def _best_located(items: Sequence[Located]) -> Located:
     return max(items, key=lambda i: (bool(i.event.fields.get("pid")), bool(whereabouts(i))))
 
 
+def raised_where(ctx: Context, item: Located) -> str:
+    """Where the process that wrote an error ran: its own line's prefix, or that of the
+    traceback it closes (an inference engine's `[… TP0] Scheduler hit an exception:
+    Traceback`, whose exception line carries no prefix)."""
+    if where := whereabouts(item):
+        return where
+    raised = next((t for t in ctx.of(EventKind.PYTHON_TRACEBACK)
+                   if t.file_index == item.file_index
+                   and t.event.line < item.event.line <= t.event.end_line), None)
+    return whereabouts(raised) if raised is not None else ""
+
+
 def _named(rank: int | None, item: Located) -> str:
     """A culprit's name: its rank and where it ran (`rank 3 (node7:4242)`), or where the
     process ran when no rank is shown (an srun task or a local rank when only that is);
@@ -128,6 +140,8 @@ def _called(rank: int | None, where: str) -> str:
         return f"{where} (Paddle's launcher's worker)"
     if rank is None and is_pci_address(where):
         return f"the GPU at {where}"  # a kernel driver's line: the device, not a process
+    if rank is None and where.startswith("engine process "):
+        return f"the {where}"  # an inference engine's own tag (SGLang's TP0), not a place
     if rank is None:
         return f"the process at {where}" if where else ""
     return f"rank {rank} ({where})" if where else f"rank {rank}"

@@ -10,13 +10,14 @@ from collections.abc import Sequence
 
 from monitor.model import Category
 from monitor.parse.log_events import EventKind, Level
-from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
+from monitor.triage.evidence import Located, compress_ranks, who
 from monitor.triage.lexicon import Family, logged_below_error, places, words_family
 from monitor.triage.rules.base import (
     _SPAWN_EXIT,
     Context,
     Finding,
     _best_located,
+    _called,
     _failed_worker,
     _killed_in_tail,
     _message,
@@ -25,6 +26,7 @@ from monitor.triage.rules.base import (
     _ray_task,
     _ray_task_name,
     _spawn_reports,
+    raised_where,
     table_entries,
     trained_after,
 )
@@ -193,13 +195,12 @@ def out_of_memory(ctx: Context) -> Finding | None:
         elif item.rank is None:
             # torch's message lists the GPU's processes, often wrapped onto the next lines
             user = _gpu_user(ctx, item)
-            where = whereabouts(item) or (f"pid {user}" if user else "")
-            at = f" at {where}" if where else ""
+            where = raised_where(ctx, item) or (f"pid {user}" if user else "")
             worker = _failed_worker(ctx) if not where else None
             culprits.append(f"{worker}, the launcher's one failed worker, ran out of GPU "
                             f"memory{on_gpu}" if worker else
-                            f"the process{at} that ran out of GPU memory{on_gpu} (rank "
-                            "not shown)")
+                            f"{_called(None, where) if where else 'the process'} that ran out "
+                            f"of GPU memory{on_gpu} (rank not shown)")
     for item in tasks:
         task_ids = [t for t in item.event.fields.get("tasks") or () if isinstance(t, int)]  # type: ignore[union-attr]
         node = item.event.fields.get("node")
@@ -344,7 +345,8 @@ def cuda_software(ctx: Context) -> Finding | None:
     named = [_named(r, next(e for e in errors if e.rank == r)) for r in ranks] or [
         _ray_task_name(task) if task is not None else _named(None, _best_located(errors))]
     if not ranks and task is None and not any(named):
-        named = [_spawned_exit(ctx, first) or ""]
+        raised = raised_where(ctx, first)
+        named = [_called(None, raised) if raised else _spawned_exit(ctx, first) or ""]
     return Finding(
         Category.GPU_CUDA, ranks, tuple(n for n in named if n),
         (f"{who(first)}: CUDA error: {first.event.fields.get('message')} ({first.where})",),

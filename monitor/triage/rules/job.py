@@ -57,9 +57,10 @@ _GENERIC_OS_ERRORS = frozenset({"OSError", "IOError", "EnvironmentError"})
 _DISK_ERRNO = re.compile(r"\[Errno (?:5|14|17|27|28|30|116|121|122)\]|"
                          r"Input/output error|Stale file handle|No space left on device|"
                          r"Read-only file system|Disk quota exceeded|File too large|"
-                         # a FUSE or Lustre mount that went away under a path (ENOTCONN,
-                         # ESHUTDOWN on a file, not a socket)
-                         r"\[Errno 10[78]\] [^:]*: '|"
+                         # a FUSE, Lustre or GPFS mount that went away under a path, a
+                         # parallel file system's client that lost its servers (ENODEV,
+                         # ECOMM, ENOTCONN, ESHUTDOWN on a file, not a socket)
+                         r"\[Errno (?:19|70|10[78])\] [^:]*: '|"
                          # datasets' check before it writes, pandas' missing directory
                          r"\bNot enough disk space\b|"
                          r"\bCannot save file into a non-existent directory\b")
@@ -769,7 +770,7 @@ def own_exception(ctx: Context) -> Finding | None:
         (spawned,) if spawned else (actor,) if actor else
         # no rank shown: where the process ran, as its own lines' host tag or NCCL's prefix
         # name it (pdsh's and DeepSpeed's `c05r2n11: …`)
-        (f"the process at {whereabouts(first)}",) if whereabouts(first) else ())
+        (_called(None, whereabouts(first)),) if whereabouts(first) else ())
     if task is not None and _ray_rank(task):
         ranks = _ray_rank(task)
         culprits = (f"rank {ranks[0]}", raiser)

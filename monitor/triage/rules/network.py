@@ -22,6 +22,7 @@ from monitor.triage.rules.base import (
     Context,
     Finding,
     _best_located,
+    _called,
     _chose_another_network,
     _message,
     _named,
@@ -131,7 +132,7 @@ def network(ctx: Context) -> Finding | None:
         elif (task := _ray_task(ctx, first)) is not None:
             local = _ray_task_name(task)
         elif whereabouts(first):
-            local = f"the process at {whereabouts(first)}"
+            local = _called(None, whereabouts(first))
         else:
             local = f"the process writing {first.file.rsplit('/', 1)[-1]}"
         detail = fields.get("error") or next(

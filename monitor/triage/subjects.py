@@ -1,0 +1,63 @@
+"""Which pod or node a file is about, as the scheduler's or orchestrator's own output states it.
+
+A paste of `kubectl describe pod`, an LSF or PBS job report, `scontrol show job` names the one
+pod or machine its lines are about, while the failing line itself (`Evicted`, `TERM_LOAD: job
+killed`, `OOMKilled`) names none. A finding that names no culprit of its own names that
+subject, so that the page says which machine or pod to look at.
+
+Pure: `stated_subjects(text)` reads a small file's text once.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Each alternative states one subject; its group's name says which. A line may come with a
+# prefix a paste or a shipper put before it (a quote's `> `, a stamp, `[pod/w-2/c] `): the
+# fields are found after any such prefix, not only at the start of the line.
+_FIELD = rb"(?:^|(?<=[\s>|\]]))"
+_END = rb" *\r?$"
+_SUBJECT = re.compile(
+    # kubectl's command for one pod (`kubectl -n ml describe pod trainer-worker-2`,
+    # `kubectl get pod w-6 -o wide`; `kubectl get pods` lists many and names none)
+    rb"\bkubectl\b[^\n|]*?\b(?:describe|get) +pod(?:/| +)(?!-)(?P<cmd_pod>[a-z0-9][\w.-]*)|"
+    # `kubectl describe pod` itself: its Name line, then its Namespace line
+    + _FIELD + rb"Name: +(?P<described_pod>[a-z0-9][\w.-]*) *\r?\n[^\n]{0,80}?\bNamespace: |"
+    # its Node line (`Node: gke-pool-7c1e-m9tz/10.128.0.45`), a pod spec's `nodeName`
+    + _FIELD + rb"Node: +(?P<described_node>[A-Za-z0-9][\w.-]*)/[\d.]+" + _END + rb"|"
+    # a pod's manifest (`kubectl get pod -o yaml`): its metadata's name, and the spec's
+    # `nodeName` the scheduler bound it to
+    rb"^metadata: *\r?\n(?: +[\w.-]+:.*\n){0,12}?  name: +(?P<spec_pod>[a-z0-9][\w.-]*)"
+    + _END + rb"|"
+    + _FIELD + rb"\"?nodeName\"?: +\"?(?P<spec_node>[A-Za-z0-9][\w.-]*)\"?,?" + _END + rb"|"
+    # LSF's job report (`Job was executed on host(s) <8*gpu-h100-12>`, one host), PBS's
+    # (`Exec host: gpu-2-17/11`, qstat's `exec_host = gpu-2-17/0*8`), Slurm's batch host
+    rb"\bexecuted on host\(s\) <(?:\d+\*)?(?P<lsf_host>[\w.-]+)>(?:, in|" + _END + rb")|"
+    + _FIELD + rb"(?:Exec host:|exec_host =) +(?P<pbs_host>[A-Za-z0-9][\w.-]*)/\d+(?:\*\d+)?"
+    + _END + rb"|"
+    rb"\bBatchHost=(?P<batch_host>[A-Za-z0-9][\w.-]*)\b",
+    re.MULTILINE,
+)
+_NODES = ("described_node", "spec_node", "lsf_host", "pbs_host", "batch_host")
+
+
+def stated_subjects(text: bytes) -> tuple[str, ...]:
+    """The one pod and the one node a file's scheduler or orchestrator output is about, named
+    as a culprit names them (`pod w-2 on node gpu-7`, `node gpu-2-17`); () where the file
+    states none, or several pods or several nodes (then it is about no one of them)."""
+    found: dict[str, set[str]] = {}
+    for m in _SUBJECT.finditer(text):
+        group = m.lastgroup or ""
+        found.setdefault(group, set()).add(m[group].decode("utf-8", "replace"))
+    pods = found.get("cmd_pod", set())
+    if "described_node" in found:  # a Name line is a pod's where `describe` shows its Node
+        pods |= found.get("described_pod", set())
+    if "spec_node" in found:  # a manifest is a pod's where its spec names the node
+        pods |= found.get("spec_pod", set())
+    nodes = {n for group in _NODES for n in found.get(group, ())}
+    if len(pods) > 1 or len(nodes) > 1:
+        return ()
+    pod, node = next(iter(pods), ""), next(iter(nodes), "")
+    if pod:
+        return (f"pod {pod} on node {node}" if node else f"pod {pod}",)
+    return (f"node {node}",) if node else ()

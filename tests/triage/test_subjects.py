@@ -1,0 +1,118 @@
+"""The pod or node a file's scheduler or orchestrator output is about, and the culprit it
+gives a finding that names none of its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from monitor.model import Category
+from monitor.triage.analysis import Diagnosis, diagnose
+from monitor.triage.reader import read_inputs
+from monitor.triage.subjects import stated_subjects
+
+DESCRIBE = """\
+$ kubectl -n ml describe pod bert-worker-5
+Name:             bert-worker-5
+Namespace:        ml
+Priority:         0
+Node:             gke-train-a100-pool-7c1e-z7zz/10.128.0.42
+Start Time:       Sun, 12 May 2024 08:11:02 +0000
+Status:           Running
+"""
+PODGC = """Status:           Failed
+Conditions:
+  Type               Status
+  DisruptionTarget   True
+Condition DisruptionTarget: reason DeletionByPodGC, message "PodGC: node no longer exists"
+"""
+
+MANIFEST = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  creationTimestamp: "2024-03-12T08:00:00Z"
+  labels:
+    name: not-the-pod
+  name: trainer-worker-3
+  namespace: ml
+spec:
+  nodeName: gke-train-pool-1-a2c4
+"""
+
+LSF = """\
+Job <mt_big> was submitted from host <login01> by user <gina> in cluster <hpc1> at Mon Jul  8
+Job was executed on host(s) <8*gpu-h100-12>, in queue <gpu>, as user <gina> in cluster <hpc1>
+TERM_LOAD: job killed after load exceeds threshold.
+"""
+
+
+@pytest.mark.parametrize(("text", "subjects"), [
+    (DESCRIBE, ("pod bert-worker-5 on node gke-train-a100-pool-7c1e-z7zz",)),
+    (MANIFEST, ("pod trainer-worker-3 on node gke-train-pool-1-a2c4",)),
+    ("$ kubectl get pod llama-ft-worker-6 -o wide\n", ("pod llama-ft-worker-6",)),
+    (LSF, ("node gpu-h100-12",)),
+    ("Exec host:  gpu-2-17/11\n", ("node gpu-2-17",)),
+    ("    exec_host = gpu-2-17/0*8\n", ("node gpu-2-17",)),
+    ("   BatchHost=gpu-a-117\n", ("node gpu-a-117",)),
+    # the same fields under a paste's or a shipper's prefix, with CRLF line ends
+    ("> Exec host:  gpu-2-17/11\r\n", ("node gpu-2-17",)),
+    ("2024-05-12T09:52:03Z Name:   w-5\r\n2024-05-12T09:52:03Z Namespace:  ml\r\n"
+     "2024-05-12T09:52:03Z Node:   gpu-7/10.0.0.7\r\n", ("pod w-5 on node gpu-7",)),
+    # a described job (no Node line) is no pod; `get pods` lists many; two pods or two hosts
+    # are about no one of them
+    ("Name:         llama-ft\nNamespace:    ml\nKind:         PyTorchJob\n", ()),
+    ("$ kubectl get pods -o wide\nNAME  READY  STATUS\nw-0   0/1    Error\n", ()),
+    ("$ kubectl get pod w-1\n$ kubectl describe pod w-2\n", ()),
+    ("Job was executed on host(s) <4*gpu-1>, <4*gpu-2>, in queue <gpu>\n", ()),
+    ("   BatchHost=gpu-a-117\nExec host:  gpu-2-17/11\n", ()),
+    ("step 100 loss 2.31\n", ()),
+])
+def test_the_subject_a_file_states(text: str, subjects: tuple[str, ...]) -> None:
+    assert stated_subjects(text.encode()) == subjects
+
+
+def _diagnosis(tmp_path: Path, files: dict[str, str]) -> Diagnosis:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    scans, problems, _ = read_inputs([str(tmp_path / name) for name in files])
+    return diagnose(scans, problems)
+
+
+def test_a_stop_from_outside_names_the_described_pod_and_its_node(tmp_path: Path) -> None:
+    diagnosis = _diagnosis(tmp_path, {"describe.txt": DESCRIBE.replace(
+        "Status:           Running\n", PODGC)})
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert diagnosis.culprits == ("pod bert-worker-5 on node gke-train-a100-pool-7c1e-z7zz",)
+    assert diagnosis.culprit_ranks == ()
+
+
+def test_an_lsf_kill_names_the_execution_host(tmp_path: Path) -> None:
+    diagnosis = _diagnosis(tmp_path, {"lsf.out": LSF})
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert diagnosis.culprits == ("node gpu-h100-12",)
+
+
+def test_a_finding_that_names_its_own_culprit_keeps_it(tmp_path: Path) -> None:
+    """A rank's own error names that rank; the subject of another file adds nothing."""
+    diagnosis = _diagnosis(tmp_path, {
+        "rank3.log": "[rank3]: Traceback (most recent call last):\n"
+                     "[rank3]:   File \"train.py\", line 9, in <module>\n"
+                     "[rank3]: KeyError: 'schema'\n",
+        "describe.txt": DESCRIBE,
+    })
+    assert diagnosis.category is Category.SOFTWARE
+    assert diagnosis.culprit_ranks == (3,)
+    assert not any("bert-worker-5" in c for c in diagnosis.culprits)
+
+
+def test_files_about_two_different_pods_name_neither(tmp_path: Path) -> None:
+    gone = DESCRIBE.replace("Status:           Running\n", PODGC)
+    diagnosis = _diagnosis(tmp_path, {
+        "a.txt": gone,
+        "b.txt": gone.replace("bert-worker-5", "bert-worker-6").replace("7c1e-z7zz",
+                                                                        "7c1e-q2k8"),
+    })
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert not any("bert-worker" in c for c in diagnosis.culprits)
