@@ -241,7 +241,12 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"\bOFI poll failed|\bMPIDI_OFI_\w+|"
                          r"\b(?:CQ|QP)\b).{0,160}(?:Cannot allocate memory|ENOMEM|"
                          r"Input/output error|EIO\b)"),
-        (Family.OOM, r"(?i:out of memory)|OutOfMemory|\bOOM\b|(?i:oom[-_ ]?kill)|"
+        (Family.OOM, r"(?i:out[- ]of[- ]memory)|OutOfMemory|\bOOM\b|(?i:oom[-_ ]?kill)|"
+                     # YARN's node manager killing a container over its limit (Hadoop 2's
+                     # `running beyond physical memory limits`, 3's `beyond the 'PHYSICAL'
+                     # memory limit`)
+                     r"\bbeyond (?:the '(?:PHYSICAL|VIRTUAL)' memory limit|(?:physical|virtual) "
+                     r"memory limits)\b|"
                      # Paddle's allocator (`paddle::memory::allocation::BadAlloc`)
                      r"\ballocation::BadAlloc\b|"
                      # MindSpore's device memory pool (`Memory not enough: current free
@@ -343,12 +348,23 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"\bis over \d+% full\b"),
         (Family.DATA, CORRUPT_DATA.pattern),
         (Family.INFRASTRUCTURE, r"\bEvicted\b|\bevicted\b|(?i:preempt)|TIME LIMIT|NodeNotReady|"
+                                # a node's kubelet not ready (`describe node`'s Ready False,
+                                # KubeletNotReady, PLEG is not healthy), PBS's node down
+                                # (`pbsnodes`: `state-unknown,down node down: communication
+                                # closed`), a cloud's stop of a VM on failing hardware
+                                r"\bKubeletNotReady\b|\bPLEG is not healthy\b|"
+                                r"\bnode down: |\bis running on degraded hardware\b|"
                                 # Open MPI's own stop at the --timeout (MPIEXEC_TIMEOUT) given
                                 r"\buser-provided time limit for job execution has been reached\b|"
                                 # the node's own memory failed under a process (the kernel's
                                 # memory-failure handler; EDAC's uncorrected error count)
                                 r"\bdue to hardware memory corruption\b|\bEDAC MC\d+: \d+ UE\b|"
                                 r"NODE_FAIL|(?i:node (?:failure|lost|was lost|is down))|"
+                                # Slurm's state of a job ended from outside or on a node that
+                                # failed or never booted (scontrol's `JobState=BOOT_FAIL`,
+                                # sacct's `BOOT_FAIL`; scancel's CANCELLED, its limits')
+                                r"\bBOOT_FAIL\b|"
+                                r"\bJobState=(?:PREEMPTED|TIMEOUT|DEADLINE|CANCELLED)\b|"
                                 # Kubernetes' DisruptionTarget reasons: the pod was ended from
                                 # outside (its node gone, drained, preempted, shut down)
                                 r"\b(?:DeletionByPodGC|DeletionByTaintManager|"
@@ -362,8 +378,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 r"/dev/shm|(?i:insufficient shared memory)|"
                                 # LSF's end-of-job reasons (its memory limit is memory's), and
                                 # Slurm's clients whose controller or partition was not there
-                                r"^\s*TERM_(?:RUNLIMIT|OWNER|ADMIN|PREEMPT|LOAD|REQUEUE_\w+|HOST|"
-                                r"FORCE_\w+|WINDOW|CPULIMIT|DEADLINE|UNKNOWN|ZOMBIE)\b|"
+                                # (bhist's `Completed <exit>; TERM_RC_RECLAIM: …` too)
+                                r"(?:^\s*|; )TERM_(?:RUNLIMIT|OWNER|ADMIN|PREEMPT|LOAD|REQUEUE_\w+|"
+                                r"HOST|FORCE_\w+|WINDOW|CPULIMIT|DEADLINE|UNKNOWN|ZOMBIE|RC_RECLAIM|"
+                                r"BUCKET_KILL|RMS|ORPHAN_SYSTEM|REMOVE_HUNG_JOB|KUBE)\b|"
                                 r"\b(?:srun|sbatch|salloc): error: (?:.{0,60}: )?(?:Unable to contact "
                                 r"slurm controller|Required partition not available)\b|"
                                 # NCCL's shared-memory transport could not create its segment
@@ -595,7 +613,13 @@ _FAILED = re.compile(
     + _SCRIPT_NOT_OPENED + "|"
     # LSF's end-of-job reason, Grid Engine's memory limit (their words read in the families
     # above)
-    r"^\s*TERM_[A-Z_]+: job\b|\bexceeds job hard limit\b|"
+    r"(?:^\s*|; )TERM_[A-Z_]+: job\b|\bexceeds job hard limit\b|"
+    r"\bmemory limits?\b.{0,120}\bKilling container\b|"
+    r"\bKubeletNotReady\b|\bPLEG is not healthy\b|\bnode down: |"
+    r"\bis running on degraded hardware\b|"
+    # Slurm's state of a job that did not end well (scontrol's `JobState=…`, sacct's column)
+    r"\bJobState=(?:NODE_FAIL|BOOT_FAIL|PREEMPTED|TIMEOUT|DEADLINE|CANCELLED|FAILED)\b|"
+    r"\b(?:NODE|BOOT)_FAIL\b|"
     + _AMDGPU + "|" + _DRM_GPU_HANG + "|" + _POWER_OFF + "|" + _STOPPED_BY_PLATFORM)
 # Lines that are no failure whatever they mention: warnings, retries still under way, and
 # what the writer logged at INFO or DEBUG (NCCL's "Plugin load returned 2 : … cannot open
@@ -767,7 +791,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "user delete", "shepherd died", "Host EC2", "maximum runtime", "VM updates",
                     "open file", "time limit for job", "Preempted in", "scale down",
                     "Interruption triggered", '" deleted', "compute.instances.", "curl: (",
-                    "OUT_OF_ME", "oom_kill", "System OOM", "Kernel panic", "critical temperature",
+                    "OUT_OF_ME", "Killing container", "NotReady", "PLEG", "node down", "degraded hardware", "JobState=", "_FAIL", "oom_kill", "System OOM", "Kernel panic", "critical temperature",
                     "PROTECTION shutdown", "Uncorrectable ECC", "reboot")
 
 

@@ -61,6 +61,24 @@ from tests.triage.texts import triage_texts
      Family.FAILED),
     ("*** The MPI_Comm_rank() function was called before MPI_INIT was invoked.",
      Family.SOFTWARE),
+    # schedulers' and clouds' own accounts of a job ended from outside or over its memory
+    ("   JobState=BOOT_FAIL Reason=NodeDown Dependency=(null)", Family.INFRASTRUCTURE),
+    ("   JobState=TIMEOUT Reason=TimeLimit Dependency=(null)", Family.INFRASTRUCTURE),
+    ("77120        llama70b-+     gpu-f-[01-04]   14:02:51  NODE_FAIL      0:0",
+     Family.INFRASTRUCTURE),
+    ("Tue Nov  5 02:40:36: Completed <exit>; TERM_RC_RECLAIM: job killed and requeued when an "
+     "LSF resource connector execution host is reclaimed by EGO;", Family.INFRASTRUCTURE),
+    ("x3102c0s19b0n0       state-unknown,down node down: communication closed",
+     Family.INFRASTRUCTURE),
+    ("  Ready   False   Mon, 04 Nov 2024 11:02:41 +0000   KubeletNotReady   PLEG is not healthy: "
+     "pleg was last seen active 13m28.5s ago; threshold is 3m0s", Family.INFRASTRUCTURE),
+    ('    "Description": "The instance is running on degraded hardware",',
+     Family.INFRASTRUCTURE),
+    ("Container [pid=4733,containerID=container_1_0001_01_000002] is running beyond physical "
+     "memory limits. Current usage: 2.1 GB of 2 GB physical memory used; Killing container.",
+     Family.OOM),
+    ("ERROR 2024-11-05T20:07:44.0Z The replica workerpool1-2 ran out-of-memory and exited with "
+     "a non-zero status of 9(SIGKILL).", Family.OOM),
 ])
 def test_a_failing_line_reads_as_its_family(line: str, family: Family) -> None:
     reading = read_line(line)
@@ -79,6 +97,9 @@ def test_a_failing_line_reads_as_its_family(line: str, family: Family) -> None:
     "I1119 12:51:12.512 trainer.cc:80] no errors in the last 1000 steps",
     "validation of shard 7 finished: no errors",
     "upload finished, error_count=0, failed uploads: none",
+    "   JobState=COMPLETED Reason=None Dependency=(null)",
+    "  Ready   True   Mon, 04 Nov 2024 11:02:41 +0000   KubeletReady   kubelet is posting ready "
+    "status",
 ])
 def test_lines_that_mention_failure_without_being_one_are_not_read(line: str) -> None:
     assert read_line(line) is None

@@ -237,6 +237,10 @@ _COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "Keybo
                "ProcessExitedException", "ActorDiedError", "RayActorError",
                # Ray: the worker process died; why is not in the exception
                "WorkerCrashedError", "LocalRayletDiedError", "RaySystemError",
+               # Ray: an object whose owner or node died; Tune's summary of trials that failed
+               # (each trial's own error, where shown, comes before it)
+               "OwnerDiedError", "ObjectLostError", "ObjectReconstructionFailed",
+               "NodeDiedError", "TuneError",
                # vLLM's engine after one of its workers died
                "EngineDeadError",
                # the agent's rendezvous ended or timed out: a node never came (init_timeout)
@@ -252,6 +256,9 @@ _COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "Keybo
                "UnavailableError", "DeadlineExceededError",
                # Dask's comm and tornado's stream: the other end closed it
                "CommClosedError", "StreamClosedError",
+               # aiohttp's: the server closed the connection (as http.client's
+               # RemoteDisconnected: the peer's story, not shown)
+               "ServerDisconnectedError",
                # submitit's job that ended without a result: its error stream below and the
                # scheduler's state (`state: NODE_FAIL`) say why
                "UncompletedJobError")
