@@ -61,7 +61,10 @@ _SRUN_LABEL = re.compile(r"\s*(\d+): ")
 # Ray actor prefix: `(WorkerDict pid=231421, ip=10.0.0.3) `; vLLM's worker processes use its
 # shape with their tensor-parallel index (`(VllmWorker rank=3 pid=268) `, `(VllmWorker TP3
 # pid=268) `): an index inside the engine, never a job's rank.
-_RAY = re.compile(r"\((\w+)(?: rank=\d+| TP\d+)? pid=(\d+)(?:, ip=([\d.]+))?\) ")
+# An actor's or task's name may be one it was given (`model_worker/12`) or Ray Data's operator
+# with its class (`MapBatches(Tokenize)`); Ray before 1.0 gave none (`(pid=15183) `).
+_RAY = re.compile(r"\((?:([\w.:/-]+(?:\([\w.]*\))?)(?: rank=\d+| TP\d+)? )?pid=(\d+)"
+                  r"(?:, ip=([\d.]+))?\) ")
 _RAY_REPEAT = re.compile(r"\s*\[repeated (\d+)x across cluster\]\s*$")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # Determined's trial logs: the container's short id, the rank when known, then `||`:

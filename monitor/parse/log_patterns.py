@@ -151,6 +151,9 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "buffer size is", "message sizes do not match",
     # NCCL's trace of a failed call, and its abort of a socket wait
     "socket.cc:", "socket.h:", "net_ib.cc:", "ibvwrap.cc:", "abort called",
+    # its InfiniBand transport's completion error where the line lost NCCL's prefix (relayed
+    # by Ray's log monitor, pasted without it)
+    "Got completion",
     "failed to connect",
     # ROCm's runtime on a kernel's bad access
     "access fault by GPU",

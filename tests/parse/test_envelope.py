@@ -36,6 +36,13 @@ GLOG = "[E1016 03:31:38.928019586 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog ca
          "fallen off"),
         (f"\x1b[36m(RayWorkerWrapper pid=4009, ip=10.0.0.7)\x1b[0m [rank1]:{GLOG}", 1, None,
          "10.0.0.7", ("ray", "rank"), GLOG),
+        # an actor's given name, Ray Data's operator with its class, Ray before 1.0's bare pid
+        ("(model_worker/12 pid=43581, ip=10.208.16.54) NET/IB : Got completion", None, None,
+         "10.208.16.54", ("ray",), "NET/IB : Got completion"),
+        ("(MapBatches(Tokenize) pid=777, ip=10.0.0.1) Traceback (most recent call last):", None,
+         None, "10.0.0.1", ("ray",), "Traceback (most recent call last):"),
+        ("(pid=15183) Traceback (most recent call last):", None, None, None, ("ray",),
+         "Traceback (most recent call last):"),
         ("[2022-06-09T09:22:31.405196Z] 8de2ca81 ||   rank      : 0 (local_rank: 0)", None, None,
          None, ("timestamp", "determined"), "  rank      : 0 (local_rank: 0)"),
         (f"[2022-06-09T09:22:31.405196Z] 8de2ca81 [rank=1] || {GLOG}", 1, None, None,

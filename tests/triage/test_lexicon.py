@@ -413,3 +413,28 @@ def test_open_mpis_own_prefix_names_the_process() -> None:
     reading = read_line("[h16n18:57926] Local abort before MPI_INIT completed completed "
                         "successfully, but am not able to aggregate error messages")
     assert reading is not None and "57926" in reading.where
+
+
+FLUSHED = ("(model_worker/12 pid=43581, ip=10.208.16.54) NET/IB : Got completion from peer "
+           "10.10.11.9<51354> with status=5 opcode=0 len=0 vendor err 249 (Recv)\n")
+
+
+def test_a_flushed_ib_completion_alone_is_the_fabrics(tmp_path: Path) -> None:
+    """A completion flushed under a queue pair in error, relayed by Ray without NCCL's
+    prefix, with nothing else failing: a completion error is the network's, toward its peer."""
+    diagnosis = triage_texts(tmp_path, (
+        "(model_worker/12 pid=43581, ip=10.208.16.54) [rank12]:[E227 06:13:07.855233166 "
+        "ProcessGroupNCCL.cpp:1534] [PG 0 Rank 12] Process group watchdog thread terminated "
+        "with exception: NCCL error: remote process exited or there was a network error\n"
+        + FLUSHED))
+    assert diagnosis.category is Category.NETWORK
+    assert diagnosis.culprit_ranks == ()
+    assert any("10.10.11.9" in c for c in diagnosis.culprits)
+
+
+def test_a_flushed_ib_completion_after_a_gpu_error_is_its_consequence(tmp_path: Path) -> None:
+    diagnosis = triage_texts(tmp_path, (
+        "[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered\n"
+        + FLUSHED))
+    assert diagnosis.category is Category.GPU_CUDA
+    assert diagnosis.culprit_ranks == (3,)

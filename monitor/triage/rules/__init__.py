@@ -58,6 +58,7 @@ from monitor.triage.rules.launchers import (
     trained_past_every_failure,
 )
 from monitor.triage.rules.network import (
+    ib_completion_flushed,
     init_timeout,
     mpi_peer_lost,
     nccl_connect_refused,
@@ -112,6 +113,7 @@ RULES: tuple[Rule, ...] = (
     own_exception,
     mpi_error,
     retries_exhausted,
+    ib_completion_flushed,
     nccl_unexplained,
     ray_creation_task,
     native_crash,

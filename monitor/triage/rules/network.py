@@ -58,7 +58,21 @@ def _connect_failed(ctx: Context, item: Located) -> bool:
                    for w in same_file)
 
 
+_IB_FLUSHED = frozenset({5})  # IBV_WC_WR_FLUSH_ERR
+
+
 def network(ctx: Context) -> Finding | None:
+    return _network(ctx)
+
+
+def ib_completion_flushed(ctx: Context) -> Finding | None:
+    """An InfiniBand completion flushed (status 5) where no rule before found another cause
+    (a GPU's, the job's own, a peer's death): its queue pair went to error under it and the
+    excerpt shows nothing else; a completion error is the fabric's."""
+    return _network(ctx, flushed_too=True)
+
+
+def _network(ctx: Context, *, flushed_too: bool = False) -> Finding | None:
     warns = [e for e in ctx.of(EventKind.NCCL_WARN_NET)
              if not e.event.fields.get("consequence") and (
                  e.event.fields.get("peer")
@@ -103,6 +117,12 @@ def network(ctx: Context) -> Finding | None:
                                   f"{e.event.fields.get('last_error', '')}")]
     items = [*warns, *errors, *connects, *rendezvous, *store_raised]
     setup = [e for e in setup if not _setup_fell_back(ctx, e)]
+    if flushed_too:
+        if items or setup:
+            return None  # read by the network rule already
+        items = [e for e in ctx.of(EventKind.NCCL_WARN_NET)
+                 if e.event.fields.get("status") in _IB_FLUSHED
+                 and e.event.fields.get("transport") == "ib"]
     if not items and setup:
         return _net_setup(_best_located(setup))
     if not items:
