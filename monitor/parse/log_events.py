@@ -253,6 +253,25 @@ class _Block:
 # NCCL <= 2.3: `host:pid:tid [dev] include/socket.h:194 WARN Call to recv failed : …`
 _OLD_NCCL_WARN = re.compile(r"[\w.\-]+:\d+:\d+ \[\d+\] (?:[\w./\-]+:\d+ )?(?=WARN )")
 
+# What may stand before NCCL's own `host:pid:tid [dev] ` where the envelope did not know the
+# prefix: a tag that ends in a blank, a bracket (also `]:`) or a quote's `>` (a task label
+# without srun's flag, pdsh's host, a stream's name, a Ray Train worker's tag, a line number);
+# never a letter, digit or lone colon (a stamp glued to a host is no prefix of it)
+_BEFORE_NCCL = frozenset(" >]|)")
+
+
+def _nccl_prefix(payload: str) -> re.Match[str] | None:
+    """NCCL's own prefix at the start of the payload, or after a prefix of up to 120
+    characters that the envelope did not strip."""
+    m = NCCL_LINE.match(payload)
+    if m is None:
+        m = NCCL_LINE.search(payload, 0, 160)
+        if m is None or m.start() > 120 or not (payload[m.start() - 1] in _BEFORE_NCCL
+                                                  or payload[m.start() - 2:m.start()] == "]:"):
+            return None
+    return m
+
+
 class EventExtractor:
     """Turns lines into `LogEvent`s, grouping multi-line blocks. Feed lines in order.
 
@@ -304,7 +323,7 @@ class EventExtractor:
             if old is not None:  # NCCL <= 2.3 wrote no "NCCL" before its level
                 payload = f"{payload[:old.end()]}NCCL {payload[old.end():]}"
         out: list[LogEvent] = []
-        nccl = NCCL_LINE.match(payload) if " NCCL " in payload else None
+        nccl = _nccl_prefix(payload) if " NCCL " in payload else None
         key = self._key(env, rank)
         if self._blocks:
             block_key = ("nccl", nccl["host"], nccl["pid"], nccl["tid"]) if nccl else key

@@ -540,3 +540,29 @@ def test_a_block_left_open_is_closed_by_stale_lines() -> None:
         events += extractor.feed(f"[rank2]: step {i}", i)
     assert [e.kind for e in events] == [K.PYTHON_TRACEBACK]
     assert extractor.open_blocks == 0
+
+
+@pytest.mark.parametrize("line", [
+    "8: gpu-c02:51200:51200 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion "
+    "from peer 10.0.0.2<1234> with error 12, opcode 0, len 0, vendor err 129",
+    "stdout: gpu-c02:51200:51200 [0] misc/socket.cc:484 NCCL WARN Net : Call to recv from "
+    "10.0.0.2<1234> failed : Connection timed out",
+    "(worker1, rank=1, pid=4888, ip=10.60.0.4) [gpu-c02:3]:gpu-c02:51200:51200 [0] "
+    "misc/socket.cc:484 NCCL WARN Net : Call to recv from 10.0.0.2<1234> failed : Connection "
+    "timed out",
+    "[15]gpu-c02:51200:51200 [0] misc/socket.cc:484 NCCL WARN Net : Call to recv from "
+    "10.0.0.2<1234> failed : Connection timed out",
+])
+def test_nccls_own_prefix_is_read_after_a_tag_the_envelope_does_not_know(line: str) -> None:
+    """A task label without srun's flag, a stream's name, Ray Train's worker tag, a line
+    number: NCCL's `host:pid:tid [dev]` after them still names the writer."""
+    events = EventExtractor().feed(line, 1)
+    net = [e for e in events if e.kind is EventKind.NCCL_WARN_NET]
+    assert net and (net[0].fields.get("host"), net[0].fields.get("pid")) == ("gpu-c02", 51200)
+
+
+def test_nccls_prefix_is_not_found_inside_a_word() -> None:
+    line = ("2025-05-16T16:39:55.210-07:00ip-10-36-29-253:79:2547 [0] misc/socket.cc:484 NCCL "
+            "WARN Net : Call to recv from 10.0.0.2<1234> failed : Connection timed out")
+    events = EventExtractor().feed(line, 1)
+    assert all(e.fields.get("host") != "00ip-10-36-29-253" for e in events)
