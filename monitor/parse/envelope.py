@@ -51,7 +51,10 @@ _DATE = re.compile(
 # CloudWatch export: `  | 2024-08-23T22:22:51.871Z | `.
 _CLOUDWATCH = re.compile(r"\s*\|\s*(\d{4}-\d\d-\d\dT[\d:.]+Z?)\s*\|\s?")
 # journald: `Mar 18 17:38:50 gpu017 kernel: `.
-_JOURNALD = re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d ([\w.\-]+) ")
+_JOURNALD = re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d ([\w.\-]+) "
+                       # a program's own lines carry its name and pid (`python[7731]: `): the
+                       # job's output, stripped of them; the kernel's keep their `kernel: `
+                       r"(?:(?!kernel\b)[\w.\-/]{1,40}\[\d+\]: )?")
 # pdsh / DeepSpeed multi-node runner with an IPv4 host: `202.197.0.170: `.
 _IPV4_HOST = re.compile(r"(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}): ")
 # pdsh with a host name (only when the job is known to use it: ambiguous with `srun: error:`).

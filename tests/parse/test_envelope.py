@@ -34,6 +34,9 @@ GLOG = "[E1016 03:31:38.928019586 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog ca
         ("Mar 18 17:38:50 gpu017 kernel: NVRM: Xid (PCI:0000:dc:00): 79, GPU has fallen off",
          None, None, "gpu017", ("journald",), "kernel: NVRM: Xid (PCI:0000:dc:00): 79, GPU has "
          "fallen off"),
+        # a program's own journal lines: its name and pid stripped, the job's line kept
+        ("May  1 12:00:00 gpu-node-3 python[12345]: [rank0]: Traceback (most recent call last):",
+         0, None, "gpu-node-3", ("journald", "rank"), "Traceback (most recent call last):"),
         (f"\x1b[36m(RayWorkerWrapper pid=4009, ip=10.0.0.7)\x1b[0m [rank1]:{GLOG}", 1, None,
          "10.0.0.7", ("ray", "rank"), GLOG),
         # an actor's given name, Ray Data's operator with its class, Ray before 1.0's bare pid
