@@ -46,7 +46,10 @@ _DMESG = re.compile(r"\[\s*\d+\.\d+\] ")
 # Shipper date prefix: `2026-09-18 19:29:24 ` or ISO `2024-08-23T22:22:51.871Z `; mpirun
 # --timestamp-output writes `2019-06-02T16:13:44.884Z: `.
 _DATE = re.compile(
-    r"(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?):? "
+    r"(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?):?"
+    # a log viewer's copy: the stamp then a tab (Grafana's and Loki's table), or the stamp
+    # with its zone's name (`2024-05-01 12:00:00.123 UTC`, Google Cloud Logging's)
+    r"(?: UTC)?[ \t]"
 )
 # CloudWatch export: `  | 2024-08-23T22:22:51.871Z | `.
 _CLOUDWATCH = re.compile(r"\s*\|\s*(\d{4}-\d\d-\d\dT[\d:.]+Z?)\s*\|\s?")
@@ -68,6 +71,10 @@ _SRUN_LABEL = re.compile(r"\s*(\d+): ")
 # with its class (`MapBatches(Tokenize)`); Ray before 1.0 gave none (`(pid=15183) `).
 _RAY = re.compile(r"\((?:([\w.:/-]+(?:\([\w.]*\))?)(?: rank=\d+| TP\d+)? )?pid=(\d+)"
                   r"(?:, ip=([\d.]+))?\) ")
+# SkyPilot's tag of a multi-node task's output: its node and node rank (`(head, rank=0,
+# pid=5634) `, `(worker1, rank=1, pid=4888, ip=10.60.0.4) `): the node's index and its task
+# runner's pid, never a job's rank nor a rank's process
+_SKYPILOT = re.compile(r"\((?:head|worker\d+), rank=\d+, pid=\d+(?:, ip=[\d.]+)?\) ")
 _RAY_REPEAT = re.compile(r"\s*\[repeated (\d+)x across cluster\]\s*$")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # Determined's trial logs: the container's short id, the rank when known, then `||`:
@@ -233,6 +240,10 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
             m = _RAY.match(text)
             if m is not None:
                 host, actor_pid, kind = m.group(3), int(m.group(2)), "ray"
+            else:
+                m = _SKYPILOT.match(text)
+                if m is not None:
+                    kind = "skypilot"
         elif first in " |\t":
             m = _CLOUDWATCH.match(text)
             if m is not None:

@@ -373,8 +373,14 @@ def file_start(head: bytes) -> bytes:
     return b"\n".join(head.split(b"\n")[:DECLARED_RANK_LINES])
 
 
+# SkyPilot's tag on each line of a multi-node task (`(worker1, rank=1, pid=4888, ip=…) `): its
+# `rank` is the node's, never a process's
+_NODE_RANK_TAG = re.compile(rb"\((?:head|worker\d+), rank=\d+, pid=\d+(?:, ip=[\d.]+)?\) ")
+
+
 def declared_ranks(start: bytes) -> set[int]:
     """The global ranks a file's first lines (`file_start`) declare (see _DECLARED_RANK)."""
+    start = _NODE_RANK_TAG.sub(b"", start) if b", rank=" in start else start
     return {int(next(g for g in m.groups() if g)) for m in _DECLARED_RANK.finditer(start)}
 
 

@@ -46,6 +46,12 @@ GLOG = "[E1016 03:31:38.928019586 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog ca
          None, "10.0.0.1", ("ray",), "Traceback (most recent call last):"),
         ("(pid=15183) Traceback (most recent call last):", None, None, None, ("ray",),
          "Traceback (most recent call last):"),
+        # SkyPilot's node tag (its rank is the node's), a viewer's stamp then a tab, a stamp
+        # with its zone's name
+        (f"(worker1, rank=1, pid=4888, ip=10.60.0.4) [rank9]:{GLOG}", 9, None, None,
+         ("skypilot", "rank"), GLOG),
+        (f"2024-05-01 12:00:00.123\t[rank2]:{GLOG}", 2, None, None, ("date", "rank"), GLOG),
+        (f"2024-05-01 12:00:00.123 UTC [rank2]:{GLOG}", 2, None, None, ("date", "rank"), GLOG),
         ("[2022-06-09T09:22:31.405196Z] 8de2ca81 ||   rank      : 0 (local_rank: 0)", None, None,
          None, ("timestamp", "determined"), "  rank      : 0 (local_rank: 0)"),
         (f"[2022-06-09T09:22:31.405196Z] 8de2ca81 [rank=1] || {GLOG}", 1, None, None,

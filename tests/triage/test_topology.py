@@ -10,7 +10,7 @@ import pytest
 from monitor.model import Category
 from monitor.parse.launch_shape import launch_nodes
 from monitor.triage.analysis import diagnose
-from monitor.triage.reader import has_line_tag, has_task_labels, read_inputs
+from monitor.triage.reader import declared_ranks, has_line_tag, has_task_labels, read_inputs
 from tests.triage.texts import triage_texts
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "corpus_public"
@@ -123,3 +123,13 @@ def test_srun_label_prefixes_are_task_ids_not_hosts() -> None:
     diagnosis = diagnose(scans, problems)
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.GPU_CUDA, ())
     assert diagnosis.culprits == ("task 0",)
+
+
+@pytest.mark.parametrize(("start", "ranks"), [
+    (b"RANK=9 LOCAL_RANK=1 WORLD_SIZE=16\nstep 1\n", {9}),
+    # SkyPilot's tag names the node's rank, not the process's
+    (b"(worker1, rank=1, pid=4888, ip=10.60.0.4) world_size=16 global_rank=9\n", {9}),
+    (b"(worker1, rank=1, pid=4888, ip=10.60.0.4) initialising with world_size=16\n", set()),
+])
+def test_the_rank_a_files_first_lines_declare(start: bytes, ranks: set[int]) -> None:
+    assert declared_ranks(start) == ranks
