@@ -274,10 +274,14 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
                 kind = "determined"
                 if m.group(2) is not None:
                     rank = int(m.group(2))
-        if m is None and host_prefix and host is None:
+        if m is None and host_prefix and host is None and "stream" not in prefixes:
             m = _NAME_HOST.match(text)
             if m is not None:
-                host, kind = m.group(1), "pdsh"
+                # a test runner's or a job's stream name (`stderr: `) is no host
+                if m.group(1) in ("stdout", "stderr"):
+                    kind = "stream"
+                else:
+                    host, kind = m.group(1), "pdsh"
         if m is None:
             break
         prefixes.append(kind)

@@ -126,6 +126,10 @@ def test_ambiguous_prefixes_are_only_stripped_when_enabled() -> None:
     assert split_envelope("srun: error: gpu1: task 0: Killed").payload.startswith("srun:")
     env = split_envelope("gpu-node7: [rank4]:x", host_prefix=True)
     assert (env.host, env.rank, env.payload) == ("gpu-node7", 4, "x")
+    # a stream's name is a tag but no host, and the tag is stripped once: the exception's
+    # type after it stays in the payload
+    env = split_envelope("stderr: RuntimeError: boom", host_prefix=True)
+    assert (env.host, env.prefixes, env.payload) == (None, ("stream",), "RuntimeError: boom")
 
 
 def test_plain_lines_take_the_fast_path_unchanged() -> None:

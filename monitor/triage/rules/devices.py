@@ -195,7 +195,10 @@ def out_of_memory(ctx: Context) -> Finding | None:
         elif item.rank is None:
             # torch's message lists the GPU's processes, often wrapped onto the next lines
             user = _gpu_user(ctx, item)
-            where = raised_where(ctx, item) or (f"pid {user}" if user else "")
+            where = raised_where(ctx, item)
+            if user and f"pid {user}" not in where and f":{user}" not in where:
+                # (torch's message names the process that ran out: its pid beside a host tag)
+                where = f"{where}, pid {user}" if where else f"pid {user}"
             worker = _failed_worker(ctx) if not where else None
             culprits.append(f"{worker}, the launcher's one failed worker, ran out of GPU "
                             f"memory{on_gpu}" if worker else
