@@ -438,3 +438,13 @@ def test_a_flushed_ib_completion_after_a_gpu_error_is_its_consequence(tmp_path: 
         + FLUSHED))
     assert diagnosis.category is Category.GPU_CUDA
     assert diagnosis.culprit_ranks == (3,)
+
+
+def test_a_links_far_end_is_never_the_host_whose_journal_logged_it(tmp_path: Path) -> None:
+    diagnosis = triage_texts(tmp_path, (
+        "May  1 12:00:00 gpu-node-3 python[12345]: step 10 loss 2.1\n"
+        "May  1 12:00:01 gpu-node-3 python[12345]: fabric ERROR: connect to 10.0.0.9:7000 "
+        "failed: No route to host\n"))
+    assert diagnosis.category is Category.NETWORK
+    assert any("10.0.0.9:7000" in c for c in diagnosis.culprits)
+    assert not any("gpu-node-3" in c for c in diagnosis.culprits)

@@ -171,11 +171,18 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
         ranks = (int(ended.group(1)),)
     # One failure often takes several lines (the kernel's two-line NVRM report): where the
     # first line names no place, the next lines of its family may.
-    spots = reading.where or places(ctx.scans[index].continued.get(first.line, "")) or tuple(
-        dict.fromkeys(w for _, _, r in readings if r.family is family for w in r.where))[:3] or (
+    # (a link's far end is never the host whose journal logged the line: that is its near end)
+    near = ctx.scans[index].syslog_hosts if family is Family.NETWORK else set()
+
+    def far(where: Sequence[str]) -> tuple[str, ...]:
+        return tuple(w for w in where if w not in near)
+
+    spots = far(reading.where) or far(places(ctx.scans[index].continued.get(first.line, ""))) or (
+        tuple(dict.fromkeys(w for _, _, r in readings if r.family is family
+                            for w in far(r.where)))[:3]) or (
         # or the failing line right under it, the same failure's detail (gRPC's `Additional
         # GRPC error information from remote target /job:ps/replica:0/task:0`)
-        _next_reading_where(ctx, readings, index, first, family))
+        far(_next_reading_where(ctx, readings, index, first, family)))
     if not spots and ranks:  # another failing line about the same rank may say where it ran
         spots = tuple(dict.fromkeys(
             w for _, t, r in readings
