@@ -308,13 +308,19 @@ class EventExtractor:
     def open_blocks(self) -> int:
         return len(self._blocks)
 
+    def envelope(self, text: str, *, task_label: bool = True) -> Envelope:
+        """A line's envelope as this extractor strips it: its host tag, and its srun label
+        unless `task_label` is False (a reader that tells tasks apart by the label's text)."""
+        return split_envelope(text, srun_label=self._srun_label and task_label,
+                              host_prefix=self._host_prefix)
+
     def feed(
         self, text: str, index: int, *, rank: int | None = None, prev: str | None = None
     ) -> list[LogEvent]:
         """Process one line. `rank`: the writer's rank when the caller knows it; `prev`: the
         preceding line, which lets an exception line close a traceback whose head was cut."""
         self._fed += 1
-        env = split_envelope(text, srun_label=self._srun_label, host_prefix=self._host_prefix)
+        env = self.envelope(text)
         if env.prefixes:
             self.prefixes_seen.update(env.prefixes)
         payload = env.payload

@@ -964,7 +964,9 @@ class _Reader:
             done = len(out) >= TAIL_LINES and found_progress
             if done and not failing:
                 continue
-            env = split_envelope(segment)
+            # (its host tag too; srun's label stays in the text: the rules read whose line it
+            # is from it)
+            env = self.extractor.envelope(segment, task_label=False)
             if failing:
                 loose.append(TailLine(first_no + offset, env.rank, segment[:LOOSE_CHARS], None))
             if done:

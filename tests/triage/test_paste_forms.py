@@ -194,3 +194,14 @@ def test_records_of_two_processes_of_one_host_are_not_a_terminals_wrap() -> None
 def test_a_paste_of_several_processes_outputs_is_cut_at_the_commands_that_printed_them(
         text: bytes, sections: list[tuple[int, str]]) -> None:
     assert paste_sections(text) == sections
+
+
+def test_a_host_tag_on_every_line_keeps_nearly_every_reading(tmp_path: Path) -> None:
+    """pdsh's and DeepSpeed's runner's `host: ` on every line (a tag the reader strips, from the
+    events and from the file's last lines alike). The host it adds may name the process where
+    the line named only a pid: a few excerpts read differently, no more (8 of about 900 when
+    measured; 19 before the last lines were stripped of the tag too)."""
+    tagged = _each("gpu-node-3: ")
+    wrong = [e.id for i, e in enumerate(_read_right())
+             if not _right_in_shape(e, tagged, tmp_path / str(i))]
+    assert len(wrong) <= 10, wrong
