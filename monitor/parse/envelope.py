@@ -24,7 +24,8 @@ from dataclasses import dataclass
 _RANK_AT = re.compile(r"\[rank(\d+)\]: ?")
 # `[1,0]<stderr>:` from OpenMPI's --tag-output; the second number is the MPI world rank.
 # horovodrun's gloo launcher tags with the rank alone: `[3]<stderr>:`.
-_MPIRUN = re.compile(r"\[(?:(\d+),)?(\d+)\]<(?:stdout|stderr|stddiag)>: ?")
+# SageMaker's mpirun adds the rank's name and its host: `[1,mpirank:3,algo-2]<stdout>:`.
+_MPIRUN = re.compile(r"\[(?:(\d+),)?(?:mpirank:)?(\d+)(?:,([\w.-]+))?\]<(?:stdout|stderr|stddiag)>: ?")
 # torchrun --tee / --redirects: `[default3]:` (role name + local rank).
 _TORCHRUN = re.compile(r"\[([A-Za-z_]+?)(\d+)\]: ?")
 # accelerate multi-node: `[alphagpu12:5]:` (host + local rank).
@@ -40,6 +41,13 @@ _BRACKET_DATE = re.compile(
 # TP0] `, `[… DP1 TP3] `, `[… TP0 EP0] `): which of the server's processes wrote the line.
 _ENGINE_TAG = re.compile(
     r"\[(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?) ((?:(?:DP|TP|PP|EP|CP)\d+ ?)+)\] "
+)
+# Airflow's relay of a task's own output, logged at INFO whatever the line says: BashOperator's
+# `{subprocess.py:93} INFO - `, KubernetesPodOperator's `{pod_manager.py:466} INFO - [base] `,
+# a print captured by `{logging_mixin.py:188} INFO - `, DockerOperator's
+_AIRFLOW = re.compile(
+    r"\[(\d{4}-\d\d-\d\d,? \d\d:\d\d:\d\d(?:[.,]\d+)?(?: ?(?:UTC|[+-]\d\d:?\d\d))?)\] "
+    r"\{(?:subprocess|pod_manager|logging_mixin|docker)\.py:\d+\} [A-Z]+ - (?:\[base\] )?"
 )
 # dmesg uptime stamp: `[  1843.308145] `.
 _DMESG = re.compile(r"\[\s*\d+\.\d+\] ")
@@ -124,6 +132,15 @@ class Envelope:
         return None, None
 
 
+def without_relay(text: str) -> str:
+    """The line a workflow engine relayed at its own level (Airflow's `[…] {subprocess.py:93}
+    INFO - `), without that prefix: its INFO is the relay's, not the line's."""
+    if "py:" not in text[:60]:
+        return text
+    m = _AIRFLOW.match(text)
+    return text[m.end():] if m is not None else text
+
+
 def line_rank(text: str) -> int | None:
     """Global rank of a line from `[rankN]:` (anywhere, tqdm-safe) or an mpirun tag; else None."""
     i = text.find("[rank")
@@ -134,7 +151,7 @@ def line_rank(text: str) -> int | None:
         m = _RANK_AT.search(text, i + 5)
         if m is not None:
             return int(m.group(1))
-    if text[:1] == "[" and "]<std" in text[:40]:
+    if text[:1] == "[" and "]<std" in text[:60]:
         m = _MPIRUN.match(text)
         if m is not None:
             return int(m.group(2))
@@ -208,10 +225,15 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
                 m = _RANK_AT.match(text)
                 if m is not None:
                     rank, kind = int(m.group(1)), "rank"
-            if m is None and "]<std" in text[:40]:
+            if m is None and "]<std" in text[:60]:
                 m = _MPIRUN.match(text)
                 if m is not None:
                     rank, kind = int(m.group(2)), "mpirun"
+                    host = m.group(3) or host
+            if m is None and "py:" in text[:60]:
+                m = _AIRFLOW.match(text)
+                if m is not None:
+                    timestamp, kind = m.group(1), "airflow"
             if m is None:
                 m = _BRACKET_DATE.match(text)
                 if m is not None:

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from monitor.parse.envelope import line_rank, split_envelope, without_colour
+from monitor.parse.envelope import line_rank, split_envelope, without_colour, without_relay
 from monitor.parse.flight_recorder import (
     MAX_DUMP_BYTES,
     DumpError,
@@ -956,6 +956,7 @@ class _Reader:
                                           ""))
             if not segment:
                 continue
+            segment = without_relay(segment)  # (Airflow's INFO on every relayed line)
             segments[offset] = segment
             rank = line_rank(segment)
             if rank is not None:

@@ -52,6 +52,13 @@ GLOG = "[E1016 03:31:38.928019586 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog ca
          ("skypilot", "rank"), GLOG),
         (f"2024-05-01 12:00:00.123\t[rank2]:{GLOG}", 2, None, None, ("date", "rank"), GLOG),
         (f"2024-05-01 12:00:00.123 UTC [rank2]:{GLOG}", 2, None, None, ("date", "rank"), GLOG),
+        # SageMaker's mpirun tag (the rank and its host); Airflow's relay of a task's output
+        ("[1,mpirank:3,algo-2]<stdout>:Traceback (most recent call last):", 3, None, "algo-2",
+         ("mpirun",), "Traceback (most recent call last):"),
+        (f"[2024-05-01, 12:00:00 UTC] {{subprocess.py:93}} INFO - [rank1]:{GLOG}", 1, None, None,
+         ("airflow", "rank"), GLOG),
+        ("[2024-05-01 12:00:00,123] {pod_manager.py:466} INFO - [base] RuntimeError: boom", None,
+         None, None, ("airflow",), "RuntimeError: boom"),
         ("[2022-06-09T09:22:31.405196Z] 8de2ca81 ||   rank      : 0 (local_rank: 0)", None, None,
          None, ("timestamp", "determined"), "  rank      : 0 (local_rank: 0)"),
         (f"[2022-06-09T09:22:31.405196Z] 8de2ca81 [rank=1] || {GLOG}", 1, None, None,

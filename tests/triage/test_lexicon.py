@@ -448,3 +448,13 @@ def test_a_links_far_end_is_never_the_host_whose_journal_logged_it(tmp_path: Pat
     assert diagnosis.category is Category.NETWORK
     assert any("10.0.0.9:7000" in c for c in diagnosis.culprits)
     assert not any("gpu-node-3" in c for c in diagnosis.culprits)
+
+
+def test_a_line_a_workflow_engine_relayed_at_info_is_still_a_failure(tmp_path: Path) -> None:
+    """Airflow logs a task's output at its own INFO: the line's words decide, not the relay's
+    level."""
+    relay = "[2024-05-01, 12:00:00 UTC] {subprocess.py:93} INFO - "
+    diagnosis = triage_texts(tmp_path, "".join(relay + line + "\n" for line in (
+        "step 10 loss 2.1", "acme.ckpt ERROR: shard 2 write aborted: [Errno 28] No space left "
+        "on device")))
+    assert diagnosis.category is Category.STORAGE_IO
