@@ -82,7 +82,8 @@ _RAY = re.compile(r"\((?:([\w.:/-]+(?:\([\w.]*\))?)(?: rank=\d+| TP\d+)? )?pid=(
 # SkyPilot's tag of a multi-node task's output: its node and node rank (`(head, rank=0,
 # pid=5634) `, `(worker1, rank=1, pid=4888, ip=10.60.0.4) `): the node's index and its task
 # runner's pid, never a job's rank nor a rank's process
-_SKYPILOT = re.compile(r"\((?:head|worker\d+), rank=\d+, pid=\d+(?:, ip=[\d.]+)?\) ")
+SKYPILOT_TAG = r"\((?:head|worker\d+), rank=\d+, pid=\d+(?:, ip=[\d.]+)?\) "
+_SKYPILOT = re.compile(SKYPILOT_TAG)
 _RAY_REPEAT = re.compile(r"\s*\[repeated (\d+)x across cluster\]\s*$")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # Determined's trial logs: the container's short id, the rank when known, then `||`:

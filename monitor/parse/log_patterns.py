@@ -462,8 +462,9 @@ def _post_nccl_warn(fields: Fields, payload: str) -> tuple[EventKind, Level, Fie
     return EventKind.NCCL_WARN, Level.WARNING, fields
 
 
-# IB completion status: 5 (work request flushed) is a consequence of another failure.
-_IB_CONSEQUENCE = frozenset({5})
+# IB completion status: 5 (work request flushed, IBV_WC_WR_FLUSH_ERR) is a consequence of
+# another failure.
+IB_FLUSHED = frozenset({5})
 _SOCKET_CONSEQUENCE = ("Broken pipe", "Connection closed by remote peer",
                        "Connection reset by peer",
                        "Socket recv failed")
@@ -475,7 +476,7 @@ def net_details(fields: Fields, payload: str) -> Fields:
     if status is None and isinstance(fields.get("status_alt"), int):
         status = fields["status"] = fields.pop("status_alt")
     fields.pop("status_alt", None)
-    if (isinstance(status, int) and status in _IB_CONSEQUENCE) or any(
+    if (isinstance(status, int) and status in IB_FLUSHED) or any(
         word in payload for word in _SOCKET_CONSEQUENCE
     ):
         fields["consequence"] = True

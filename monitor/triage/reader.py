@@ -35,7 +35,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from monitor.parse.envelope import line_rank, split_envelope, without_colour, without_relay
+from monitor.parse.envelope import (
+    SKYPILOT_TAG,
+    line_rank,
+    split_envelope,
+    without_colour,
+    without_relay,
+)
 from monitor.parse.flight_recorder import (
     MAX_DUMP_BYTES,
     DumpError,
@@ -375,7 +381,7 @@ def file_start(head: bytes) -> bytes:
 
 # SkyPilot's tag on each line of a multi-node task (`(worker1, rank=1, pid=4888, ip=…) `): its
 # `rank` is the node's, never a process's
-_NODE_RANK_TAG = re.compile(rb"\((?:head|worker\d+), rank=\d+, pid=\d+(?:, ip=[\d.]+)?\) ")
+_NODE_RANK_TAG = re.compile(SKYPILOT_TAG.encode())
 
 
 def declared_ranks(start: bytes) -> set[int]:

@@ -94,10 +94,15 @@ def raised_where(ctx: Context, item: Located) -> str:
     Traceback`, whose exception line carries no prefix)."""
     if where := whereabouts(item):
         return where
-    raised = next((t for t in ctx.of(EventKind.PYTHON_TRACEBACK)
-                   if t.file_index == item.file_index
-                   and t.event.line < item.event.line <= t.event.end_line), None)
+    raised = next(iter(enclosing(ctx, item, EventKind.PYTHON_TRACEBACK)), None)
     return whereabouts(raised) if raised is not None else ""
+
+
+def enclosing(ctx: Context, item: Located, kind: EventKind) -> list[Located]:
+    """The reports of `kind` in the same file whose lines hold this one's (a traceback its
+    exception line closes, a dead Ray actor's report its detail line is part of)."""
+    return [r for r in ctx.of(kind) if r.file_index == item.file_index
+            and r.event.line < item.event.line <= r.event.end_line]
 
 
 def _named(rank: int | None, item: Located) -> str:

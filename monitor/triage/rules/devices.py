@@ -26,6 +26,7 @@ from monitor.triage.rules.base import (
     _ray_task,
     _ray_task_name,
     _spawn_reports,
+    enclosing,
     raised_where,
     table_entries,
     trained_after,
@@ -74,9 +75,8 @@ def _gpu_user(ctx: Context, item: Located) -> str | None:
 def _enclosing_actor(ctx: Context, item: Located) -> Located | None:
     """The dead Ray actor whose report holds this line (`Worker exit detail: … low on memory`
     under the RayActorError that names the actor's pid and ip)."""
-    return next((a for a in ctx.of(EventKind.ACTOR_DIED)
-                 if a.file_index == item.file_index and a.event.fields.get("ip")
-                 and a.event.line < item.event.line <= a.event.end_line), None)
+    return next((a for a in enclosing(ctx, item, EventKind.ACTOR_DIED)
+                 if a.event.fields.get("ip")), None)
 
 
 _HW_XID_CAUSES = frozenset({48, 63, 64, 74, 79, 92, 94, 95, 109, 119, 120, 137, 145, 149, 154})

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from monitor.model import Category
 from monitor.parse.log_events import EventKind
-from monitor.parse.log_patterns import FieldValue, Level
+from monitor.parse.log_patterns import IB_FLUSHED, FieldValue, Level
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
 from monitor.triage.lexicon import Family, logged_below_error, read_line
 from monitor.triage.rules.base import (
@@ -58,9 +58,6 @@ def _connect_failed(ctx: Context, item: Located) -> bool:
                    for w in same_file)
 
 
-_IB_FLUSHED = frozenset({5})  # IBV_WC_WR_FLUSH_ERR
-
-
 def network(ctx: Context) -> Finding | None:
     return _network(ctx)
 
@@ -69,7 +66,14 @@ def ib_completion_flushed(ctx: Context) -> Finding | None:
     """An InfiniBand completion flushed (status 5) where no rule before found another cause
     (a GPU's, the job's own, a peer's death): its queue pair went to error under it and the
     excerpt shows nothing else; a completion error is the fabric's."""
+    if not any(_flushed(e) for e in ctx.of(EventKind.NCCL_WARN_NET)):
+        return None  # (the common case: the network rule's reading is not done again)
     return _network(ctx, flushed_too=True)
+
+
+def _flushed(item: Located) -> bool:
+    return (item.event.fields.get("status") in IB_FLUSHED
+            and item.event.fields.get("transport") == "ib")
 
 
 def _network(ctx: Context, *, flushed_too: bool = False) -> Finding | None:
@@ -120,9 +124,7 @@ def _network(ctx: Context, *, flushed_too: bool = False) -> Finding | None:
     if flushed_too:
         if items or setup:
             return None  # read by the network rule already
-        items = [e for e in ctx.of(EventKind.NCCL_WARN_NET)
-                 if e.event.fields.get("status") in _IB_FLUSHED
-                 and e.event.fields.get("transport") == "ib"]
+        items = [e for e in ctx.of(EventKind.NCCL_WARN_NET) if _flushed(e)]
     if not items and setup:
         return _net_setup(_best_located(setup))
     if not items:
