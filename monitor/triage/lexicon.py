@@ -714,7 +714,10 @@ _PEER_NAME = re.compile(r"\bpeer: ([A-Za-z][\w.-]*\w)|\bRemote host: +([A-Za-z][
                         # gRPC's resolver (`DNS resolution failed for ray-head.svc:6379`)
                         r"\bDNS resolution failed for ([A-Za-z][\w.-]*\w)")
 # oneCCL stamps its lines `2024:05:29-19:16:18:(202165) |CCL_ERROR|`
-_PID = re.compile(r"(?i:\bpid[ =:]*)(\d{2,8})\b|\bKilled process (\d+)|\b[Pp]rocess (\d{3,8})\b|"
+# (never the launcher's own: torchrun's agent names itself when a stop reaches it (`SignalException:
+# Process 534 got signal: 15`) and the workers it stops (`Sending process 587 closing signal`))
+_PID = re.compile(r"(?i:\bpid[ =:]*)(\d{2,8})\b|\bKilled process (\d+)|"
+                  r"(?<!Sending )\b[Pp]rocess (\d{3,8})\b(?! got signal| closing signal)|"
                   r":\((\d{2,8})\) \|CCL_")
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{2,5})|<(\d{2,5})>)?(?![\d.])")
 _DEVICE = re.compile(r"\b(mlx5_\d+|efa_\d+|ib[a-z]?\d+|hfi1_\d+|bnxt_re\d+)\b")

@@ -98,6 +98,18 @@ def raised_where(ctx: Context, item: Located) -> str:
     return whereabouts(raised) if raised is not None else ""
 
 
+def first_written(items: Sequence[Located]) -> Located:
+    """The first of `items` in time where that is known: by their stamps, but a line above
+    another in the same file came first whatever its stamp is missing (a worker's unstamped
+    traceback above a peer's stamped report of what followed it). Lines of different files
+    with no stamp to compare keep the stamps' order."""
+    first = min(items, key=Located.order)
+    while above := [i for i in items if i.file_index == first.file_index
+                    and i.event.line < first.event.line and i.time is None]:
+        first = min(above, key=lambda i: i.event.line)
+    return first
+
+
 def enclosing(ctx: Context, item: Located, kind: EventKind) -> list[Located]:
     """The reports of `kind` in the same file whose lines hold this one's (a traceback its
     exception line closes, a dead Ray actor's report its detail line is part of)."""

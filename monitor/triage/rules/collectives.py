@@ -138,6 +138,19 @@ def straggler(ctx: Context) -> Finding | None:
         category, doing = _straggler_activity(ctx, stuck.stragglers)
         if doing:
             evidence.append(doing)
+        if len(stuck.stragglers) > len(stuck.waiting) and not doing:
+            # most ranks idle at one count while fewer went on into the next collective: as
+            # likely the few ran ahead (a barrier or a group's collective only they skipped,
+            # which torch's counts do not show) as the many are held; no rank is named
+            return Finding(
+                Category.COLLECTIVE_DESYNC, (), (),
+                (*evidence, f"{len(stuck.stragglers)} ranks never entered it and "
+                 f"{len(stuck.waiting)} went on into it: either the few ran ahead, past a "
+                 "collective only they skipped, or the many are held elsewhere; the counts "
+                 "cannot tell which"), ctx.at(stuck.straggler_status[stuck.stragglers[0]]),
+                ("Compare the ranks' stacks or flight-recorder dumps (`rankwatch triage` reads "
+                 "them beside the logs): the dumps show which collective each rank ran last.",),
+            )
         return Finding(
             category, stuck.stragglers, tuple(f"rank {r}" for r in stuck.stragglers),
             tuple(evidence), ctx.at(stuck.straggler_status[stuck.stragglers[0]]),

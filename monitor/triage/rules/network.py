@@ -32,6 +32,7 @@ from monitor.triage.rules.base import (
     _some,
     _writer,
     exit_reports,
+    first_written,
     raised_of_its_own,
     says_nccl_unexplained,
     trained_after,
@@ -605,6 +606,53 @@ def init_timeout(ctx: Context) -> Finding | None:
     )
 
 
+# NCCL's account of its bootstrap, printed when it ends, done or failed (2.24 and later):
+# `Bootstrap timings total 71.987136 (create 0.000033, send 0.000090, recv 0.020619, ring …)`
+_BOOTSTRAP_TOOK = re.compile(r"\bBootstrap timings total (\d+(?:\.\d+)?)")
+_LONG_BOOTSTRAP_S = 30.0  # NCCL's own bootstrap takes well under a second once all ranks are up
+
+
+def nccl_init_unfinished(ctx: Context) -> Finding | None:
+    """Some ranks of a communicator began NCCL's set-up (`… rank 2 nranks 4 … - Init START`),
+    none finished it, the others never began, and the bootstrap waited for them long past what
+    it takes (NCCL's own timings): the ranks that never began are the ones it waited for. The
+    stop or error that ended the job after it is that wait's consequence. Only for the world's
+    communicator (its ranks are the global ones) and with no training after it."""
+    inits = ctx.of(EventKind.NCCL_INIT)
+    world = ctx.world_size
+    if world is None:
+        return None
+    started = [i for i in inits if i.event.fields.get("phase") == "START"
+               and i.event.int_field("nranks") == world]
+    ids = {i.event.fields.get("comm_id") for i in started}
+    if not started or len(ids) != 1 or (ctx.of(EventKind.PROGRESS) and any(
+            p.order() > started[0].order() for p in ctx.of(EventKind.PROGRESS))):
+        return None
+    comm_id = ids.pop()
+    if any(i.event.fields.get("phase") == "COMPLETE" and i.event.fields.get("comm_id") in
+           (comm_id, None) and i.event.int_field("nranks") == world for i in inits):
+        return None
+    began = {r for i in started if (r := i.event.int_field("nccl_rank")) is not None}
+    never = tuple(r for r in range(world) if r not in began)
+    waited = [float(m.group(1)) for scan in ctx.scans for t in scan.tail
+              if (m := _BOOTSTRAP_TOOK.search(t.text)) is not None]
+    if not never or len(never) >= len(began) or not waited or max(waited) < _LONG_BOOTSTRAP_S:
+        return None
+    first = min(started, key=Located.order)
+    return Finding(
+        Category.INIT_TIMEOUT, never, tuple(f"rank {r} (never began NCCL's set-up)" for r in never),
+        (f"rank(s) {compress_ranks(sorted(began))} of {world} began NCCL's set-up of the world's "
+         f"communicator{f' {comm_id}' if comm_id else ''} ({first.where}) and none finished it; "
+         f"rank(s) {compress_ranks(never)} never began it",
+         f"NCCL's bootstrap waited {max(waited):.0f} s for them (its own timings); what ended "
+         "the job after that wait is its consequence"),
+        first,
+        (f"Find out why rank(s) {compress_ranks(never)} never reached init_process_group's "
+         "first collective: their own output (a crash, a slow start, data loading before "
+         "it), the scheduler's record of their processes.",),
+    )
+
+
 # ProcessGroupNCCL: `[45] is setting up NCCL communicator and retrieving ncclUniqueId from
 # [0] via c10d key-value store by key '0', but store->get('0') got error: …`
 _UNIQUE_ID_WAIT = re.compile(r"\[(\d+)\] is setting up NCCL communicator and retr(?:ie|ei)ving "
@@ -855,6 +903,13 @@ def _failed_socket_call(ctx: Context, error: Located, last: str) -> Located | No
     return calls[0] if calls and (pid is not None or len(writers) == 1) else None
 
 
+def _cuda_failed(error: Located) -> bool:
+    """NCCL's word that a CUDA call failed under it (`unhandled cuda error`)."""
+    return error.event.fields.get("nccl_code") == "unhandled_cuda" or any(
+        w in f"{_message(error)} {error.event.fields.get('what', '')}"
+        for w in ("unhandled cuda error", "ncclUnhandledCudaError"))
+
+
 def nccl_unexplained(ctx: Context) -> Finding | None:
     """An NCCL system, internal or remote error whose reason no line shows (the rules that
     read a reason, a peer or a CUDA failure come first). An unhandled cuda error is NCCL's
@@ -875,12 +930,12 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
     if not errors:
         return None
     errors.sort(key=Located.order)
-    first = errors[0]
-    reporters = ctx.global_ranks(errors)
+    first = first_written(errors)
     # A failed CUDA call is the reporting rank's own GPU; a failed socket or peer is not
-    cuda = first.event.fields.get("nccl_code") == "unhandled_cuda" or any(
-        w in f"{_message(first)} {first.event.fields.get('what', '')}"
-        for w in ("unhandled cuda error", "ncclUnhandledCudaError"))
+    cuda = _cuda_failed(first)
+    # (where a CUDA call failed, the ranks it failed on; a peer's remote error after it is
+    # that rank's exit as its peers saw it)
+    reporters = ctx.global_ranks([e for e in errors if _cuda_failed(e)] if cuda else errors)
     # NCCL's `Last error:` about its shared-memory segment (`Error while creating shared
     # memory segment /dev/shm/nccl-…`, posix_fallocate's ENOSPC): the container's /dev/shm
     # explains the error, whichever code NCCL returned for it (a system error, or with its
@@ -935,12 +990,19 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
             return replace(silent, evidence=(
                 *silent.evidence, f"{who(first)}: NCCL's remote error ({first.where}): a peer "
                 "process exited or the network between them failed"))
+    said = (first.event.fields.get("message") or first.event.fields.get("exc_message")
+            or first.event.text)
+    # (a CUDA call's own failure NCCL quotes as its last error: `Cuda failure 'unspecified
+    # launch failure'`, the reason as far as the process saw it)
+    why = f"; its last error: {last[:120]}" if cuda and "Cuda failure" in last else (
+        " with no reason shown")
     return Finding(
         Category.GPU_CUDA if cuda else Category.UNDETERMINED, reporters if cuda else (),
         tuple(f"rank {r}" for r in reporters) if cuda else (),
-        (f"{who(first)}: NCCL error '{first.event.fields.get('message') or first.event.text}' "
-         f"({first.where}) with no reason shown"
-         + (f"; reported by rank(s) {compress_ranks(reporters)}, which may be the victims"
+        (f"{who(first)}: NCCL error '{str(said)[:200]}' ({first.where}){why}"
+         + (f"; a CUDA call failed under NCCL on rank(s) {compress_ranks(reporters)}: their "
+            "own GPU's failure" if cuda and reporters else
+            f"; reported by rank(s) {compress_ranks(reporters)}, which may be the victims"
             if reporters else ""),), first,
         ("Rerun with NCCL_DEBUG=WARN (or INFO): the NCCL WARN line before the error names the "
          "failing system call, peer or link.",),

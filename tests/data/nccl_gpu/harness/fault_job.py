@@ -3,13 +3,14 @@ its own NCCL host id, so four ranks share one GPU and talk over sockets on loopb
 faults whose logs triage reads after the fact.
 
 env: RW_FAULT = none | op_desync | raise | oom | kill | exit_early | hang | device_assert |
-     cpu_tensor ; RW_FAULT_RANK (2) ;
+     cpu_tensor | segv | init_late | barrier_skip | subgroup_skip | nan | gpu_hang ; RW_FAULT_RANK (2) ;
      RW_FAULT_RANKS (the ranks that take the other path in op_desync: RW_FAULT_RANK alone) ;
      RW_FAULT_AFTER_S (20) ; RW_FAULT_STEP (the fault at this step on every rank, in place of
      the time each rank's own clock reads) ; RW_NCCL_TIMEOUT_S (40) ; RW_MARK (fault's start) ;
      RW_DEBUG_BASE_PORT (opt in to torch's debug servers on BASE + LOCAL_RANK) ;
      RW_BACKEND (nccl; gloo runs the same job on the CPU, to try this script without a GPU) ;
-     RW_SHARED_HOSTID=1 (every rank keeps the machine's host id: NCCL sees four ranks on one GPU)
+     RW_SHARED_HOSTID=1 (every rank keeps the machine's host id: NCCL sees four ranks on one GPU) ;
+     RW_PAIRS=1 (two 2-rank groups, [0, 1] and [2, 3], each running an AllReduce every step)
 """
 
 import datetime
@@ -65,6 +66,9 @@ def main() -> None:
     if BACKEND == "nccl":
         torch.cuda.set_device(0)
     timeout = datetime.timedelta(seconds=float(os.environ.get("RW_NCCL_TIMEOUT_S", "40")))
+    if FAULT == "init_late" and RANK == FAULT_RANK:
+        mark("init_late_begins")
+        time.sleep(float(os.environ.get("RW_INIT_DELAY_S", "600")))  # a rank that never joins in time
     dist.init_process_group(BACKEND, timeout=timeout)
     if os.environ.get("RW_DEBUG_BASE_PORT"):
         start_debug_server(int(os.environ["RW_DEBUG_BASE_PORT"]))
@@ -72,6 +76,10 @@ def main() -> None:
     net = torch.nn.Sequential(torch.nn.Linear(256, 1024), torch.nn.ReLU(), torch.nn.Linear(1024, 1)).to(device)
     model = torch.nn.parallel.DistributedDataParallel(net, device_ids=[0] if BACKEND == "nccl" else None)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    pair = None
+    if os.environ.get("RW_PAIRS") == "1":  # every rank creates both groups, in the same order
+        groups = [dist.new_group([0, 1]), dist.new_group([2, 3])]
+        pair = groups[RANK // 2]
     if RANK == 0:
         nccl = torch.cuda.nccl.version() if BACKEND == "nccl" else None
         print(f"nccl version {nccl} torch {torch.__version__} world {world}", flush=True)
@@ -113,6 +121,27 @@ def main() -> None:
                 dist.all_gather_into_tensor(torch.empty(4096 * world, device=device), t)
             else:
                 dist.all_reduce(t)
+        if late and RANK == FAULT_RANK and FAULT == "gpu_hang":
+            mark("gpu_hang_begins")
+            torch.cuda._sleep(2**62)  # a kernel that never ends; the host goes on to the next AllReduce
+        if late and RANK == FAULT_RANK and FAULT == "segv":
+            mark("segv_begins")
+            os.kill(os.getpid(), signal.SIGSEGV)
+        once = late and step == (FAULT_STEP or step)  # these faults happen at the fault step alone
+        if once and FAULT == "barrier_skip":
+            if RANK == FAULT_RANK:  # this rank skips the barrier the others enter
+                mark("barrier_skip_begins")
+            else:
+                dist.barrier()
+        if pair is not None:
+            if once and FAULT == "subgroup_skip" and RANK == FAULT_RANK:  # skips its pair's AllReduce once
+                mark("subgroup_skip_begins")
+            else:
+                dist.all_reduce(torch.ones(1024, device=device), group=pair)
+        if once and FAULT == "nan":  # one rank brings NaN into a collective every rank runs
+            if RANK == FAULT_RANK:
+                mark("nan_begins")
+            dist.all_reduce(torch.full((16,), float("nan") if RANK == FAULT_RANK else 1.0, device=device))
         x = torch.randn(64, 256, device=device)
         loss = model(x).pow(2).mean()
         opt.zero_grad()

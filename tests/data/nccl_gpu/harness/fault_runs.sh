@@ -2,7 +2,7 @@
 # Runs of fault_job.py at once on one GPU, each a 4-rank torchrun job; every run's folder
 # (job.out, flight-recorder dumps, marks, debug-server replies) is packed into
 # $OUT/fault_runs.tar.gz. RW_BACKEND=gloo tries the same runs on the CPU.
-# usage: fault_runs.sh [round2|round3|round4]   (no argument: the third round's first five runs)
+# usage: fault_runs.sh [round2|round3|round4|round5|round6]   (no argument: the third round's first five runs)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/fault-runs-out}; work=${TMPDIR:-/tmp}/fault_runs; rm -rf "$work"; mkdir -p "$work" "$out"
@@ -20,13 +20,27 @@ launch2() {  # name master_port env...: two torchrun agents ("nodes" node0 and n
   local name=$1 port=$2; shift 2; local d=$work/$name; mkdir -p "$d"
   for k in 0 1; do
     ( cd "$d" && env "$@" RW_MARK="$d/mark.jsonl" TORCH_NCCL_DEBUG_INFO_TEMP_FILE="$d/fr_" \
-        timeout 200 unshare --uts bash -c "hostname node$k; exec python3 -m torch.distributed.run \
+        timeout "${LIMIT:-200}" unshare --uts bash -c "hostname node$k; exec python3 -m torch.distributed.run \
         --nnodes 2 --node-rank $k --nproc-per-node 2 --master-addr 127.0.0.1 --master-port $port \
         $here/fault_job.py" > "$d/node$k.out" 2>&1; echo "node$k torchrun exit $?" >> "$d/exit.txt" ) &
   done
 }
 start=$(date +%s.%N)
-if [[ ${1:-} == round4 ]]; then  # (a run that does not fail is stopped at 90 s)
+if [[ ${1:-} == round6 ]]; then
+  LIMIT=110
+  launch gpu_hang_torchrun 29561 RW_FAULT=gpu_hang RW_FAULT_RANK=2 RW_FAULT_STEP=40 NCCL_DEBUG=WARN
+  launch2 mn_subgroup_skip 29562 RW_FAULT=subgroup_skip RW_PAIRS=1 RW_FAULT_RANK=1 RW_FAULT_STEP=60
+elif [[ ${1:-} == round5 ]]; then  # (a run that does not end is stopped at 110 s, as a time limit would)
+  LIMIT=110
+  launch segv 29551 RW_FAULT=segv RW_FAULT_RANK=1 RW_FAULT_STEP=40
+  launch init_late 29552 RW_FAULT=init_late RW_FAULT_RANK=3 NCCL_DEBUG=INFO
+  launch barrier_skip 29553 RW_FAULT=barrier_skip RW_FAULT_RANK=2 RW_FAULT_STEP=40 NCCL_DEBUG=WARN
+  launch subgroup_skip 29554 RW_FAULT=subgroup_skip RW_PAIRS=1 RW_FAULT_RANK=3 RW_FAULT_STEP=40
+  launch nan_check 29555 RW_FAULT=nan RW_FAULT_RANK=1 RW_FAULT_STEP=40 TORCH_NCCL_NAN_CHECK=1
+  launch desync_debug 29556 RW_FAULT=hang RW_FAULT_RANK=2 RW_FAULT_STEP=40 TORCH_NCCL_DESYNC_DEBUG=1
+  launch blocking_wait 29557 RW_FAULT=hang RW_FAULT_RANK=1 RW_FAULT_STEP=40 TORCH_NCCL_BLOCKING_WAIT=1
+  launch no_async 29558 RW_FAULT=hang RW_FAULT_RANK=3 RW_FAULT_STEP=40 TORCH_NCCL_ASYNC_ERROR_HANDLING=0
+elif [[ ${1:-} == round4 ]]; then  # (a run that does not fail is stopped at 90 s)
   LIMIT=90
   launch device_assert 29541 RW_FAULT=device_assert RW_FAULT_RANK=1 RW_FAULT_STEP=40
   launch cpu_tensor 29542 RW_FAULT=cpu_tensor RW_FAULT_RANK=2 RW_FAULT_STEP=40
@@ -52,4 +66,4 @@ else
 fi
 wait
 for d in "$work"/*/; do echo "== $d $(cat "$d/exit.txt" | tr '\n' ' ') $(cat "$d"/*.out | wc -l) lines; $(ls "$d" | tr '\n' ' ')"; done
-tar -C "$work" -czf "$out/fault_runs.tar.gz" . && ls -l "$out"
+tar -C "$work" -czf "$out/fault_runs_${1:-round1}.tar.gz" . && ls -l "$out"
