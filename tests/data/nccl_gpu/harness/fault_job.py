@@ -3,14 +3,16 @@ its own NCCL host id, so four ranks share one GPU and talk over sockets on loopb
 faults whose logs triage reads after the fact.
 
 env: RW_FAULT = none | op_desync | raise | oom | kill | exit_early | hang | device_assert |
-     cpu_tensor | segv | init_late | barrier_skip | subgroup_skip | nan | gpu_hang ; RW_FAULT_RANK (2) ;
+     cpu_tensor | segv | init_late | barrier_skip | subgroup_skip | nan | gpu_hang | dl_kill |
+     dl_error | ckpt_full | slow_ckpt | p2p_mismatch ; RW_FAULT_RANK (2) ;
      RW_FAULT_RANKS (the ranks that take the other path in op_desync: RW_FAULT_RANK alone) ;
      RW_FAULT_AFTER_S (20) ; RW_FAULT_STEP (the fault at this step on every rank, in place of
      the time each rank's own clock reads) ; RW_NCCL_TIMEOUT_S (40) ; RW_MARK (fault's start) ;
      RW_DEBUG_BASE_PORT (opt in to torch's debug servers on BASE + LOCAL_RANK) ;
      RW_BACKEND (nccl; gloo runs the same job on the CPU, to try this script without a GPU) ;
      RW_SHARED_HOSTID=1 (every rank keeps the machine's host id: NCCL sees four ranks on one GPU) ;
-     RW_PAIRS=1 (two 2-rank groups, [0, 1] and [2, 3], each running an AllReduce every step)
+     RW_PAIRS=1 (two 2-rank groups, [0, 1] and [2, 3], each running an AllReduce every step) ;
+     RW_LOADER=1 (batches from a DataLoader with two worker processes, as most jobs read them)
 """
 
 import datetime
@@ -44,6 +46,20 @@ def mark(event: str) -> None:
 
 
 _servers = []
+
+
+class Batches(torch.utils.data.Dataset):
+    """Random samples; with the dl_error fault, the faulty rank's sample at the fault step
+    fails to decode, as a truncated image does."""
+
+    def __len__(self) -> int:
+        return 10**7
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        if FAULT == "dl_error" and RANK == FAULT_RANK and index >= 64 * (FAULT_STEP - 1):
+            mark("dl_error_begins")
+            raise OSError("image file is truncated (17 bytes not processed)")
+        return torch.randn(256)
 
 
 def start_debug_server(base: int) -> None:
@@ -86,6 +102,10 @@ def main() -> None:
     desynced = False
     step = 0
     started = time.time()
+    batches = None
+    if os.environ.get("RW_LOADER") == "1":
+        loader = torch.utils.data.DataLoader(Batches(), batch_size=64, num_workers=2)
+        batches = iter(loader)
     while True:
         step += 1
         late = step >= FAULT_STEP if FAULT_STEP else time.time() - T0 > AFTER
@@ -142,7 +162,25 @@ def main() -> None:
             if RANK == FAULT_RANK:
                 mark("nan_begins")
             dist.all_reduce(torch.full((16,), float("nan") if RANK == FAULT_RANK else 1.0, device=device))
-        x = torch.randn(64, 256, device=device)
+        if once and FAULT == "dl_kill" and RANK == FAULT_RANK and batches is not None:
+            mark("dl_kill_begins")
+            os.kill(batches._workers[0].pid, signal.SIGKILL)  # as the kernel's OOM killer would
+        if once and FAULT == "ckpt_full" and RANK == FAULT_RANK:
+            mark("ckpt_full_begins")
+            print(f"rank {RANK}: saving checkpoint to /dev/full at step {step}", flush=True)
+            torch.save(model.state_dict(), "/dev/full")  # a device that is always full
+        if once and FAULT == "slow_ckpt" and RANK == FAULT_RANK:
+            mark("slow_ckpt_begins")
+            print(f"Saving checkpoint to checkpoints/step_{step:06d}.pt", flush=True)
+            time.sleep(float(os.environ.get("RW_CKPT_S", "300")))  # a file system that stalls
+        if once and FAULT == "p2p_mismatch":
+            t = torch.ones(1024, device=device)
+            if RANK == 0:
+                mark("p2p_mismatch_begins")
+                dist.send(t, dst=1)
+            elif RANK == 1:
+                dist.recv(t, src=2)  # rank 2 sends nothing: rank 0's send is the one to match
+        x = next(batches).to(device) if batches is not None else torch.randn(64, 256, device=device)
         loss = model(x).pow(2).mean()
         opt.zero_grad()
         loss.backward()

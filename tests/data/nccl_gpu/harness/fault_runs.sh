@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs of fault_job.py at once on one GPU, each a 4-rank torchrun job; every run's folder
 # (job.out, flight-recorder dumps, marks, debug-server replies) is packed into
-# $OUT/fault_runs.tar.gz. RW_BACKEND=gloo tries the same runs on the CPU.
-# usage: fault_runs.sh [round2|round3|round4|round5|round6]   (no argument: the third round's first five runs)
+# $OUT/fault_runs_ROUND.tar.gz. RW_BACKEND=gloo tries the same runs on the CPU.
+# usage: fault_runs.sh [round2|round3|round4|round5|round6|round7]   (no argument: the third round's first five runs)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/fault-runs-out}; work=${TMPDIR:-/tmp}/fault_runs; rm -rf "$work"; mkdir -p "$work" "$out"
@@ -26,7 +26,15 @@ launch2() {  # name master_port env...: two torchrun agents ("nodes" node0 and n
   done
 }
 start=$(date +%s.%N)
-if [[ ${1:-} == round6 ]]; then
+if [[ ${1:-} == round7 ]]; then
+  LIMIT=110
+  launch dl_kill 29571 RW_LOADER=1 RW_FAULT=dl_kill RW_FAULT_RANK=1 RW_FAULT_STEP=40
+  launch dl_error 29572 RW_LOADER=1 RW_FAULT=dl_error RW_FAULT_RANK=2 RW_FAULT_STEP=40
+  launch ckpt_full 29573 RW_FAULT=ckpt_full RW_FAULT_RANK=0 RW_FAULT_STEP=40 NCCL_DEBUG=WARN
+  launch slow_ckpt 29574 RW_FAULT=slow_ckpt RW_FAULT_RANK=0 RW_FAULT_STEP=40
+  launch p2p_mismatch 29575 RW_FAULT=p2p_mismatch RW_FAULT_STEP=40 NCCL_DEBUG=WARN
+  launch2 mn_dl_error 29576 RW_LOADER=1 RW_FAULT=dl_error RW_FAULT_RANK=3 RW_FAULT_STEP=60 NCCL_DEBUG=WARN
+elif [[ ${1:-} == round6 ]]; then
   LIMIT=110
   launch gpu_hang_torchrun 29561 RW_FAULT=gpu_hang RW_FAULT_RANK=2 RW_FAULT_STEP=40 NCCL_DEBUG=WARN
   launch2 mn_subgroup_skip 29562 RW_FAULT=subgroup_skip RW_PAIRS=1 RW_FAULT_RANK=1 RW_FAULT_STEP=60
