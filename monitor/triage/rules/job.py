@@ -87,9 +87,11 @@ def _said(ctx: Context, item: Located) -> tuple[str, str]:
 
 def _worker_traceback(ctx: Context, item: Located) -> str:
     """A DataLoader worker's original traceback as the file's tail holds it: the lines after
-    the report, up to and with the worker's own exception line."""
+    the report, up to and with the worker's own exception line (where the report is above the
+    file's last lines, its failing lines are what is kept of it)."""
+    scan = ctx.scans[item.file_index]
     lines: list[str] = []
-    for t in ctx.scans[item.file_index].tail:
+    for t in sorted({t.line: t for t in (*scan.loose, *scan.tail)}.values(), key=lambda t: t.line):
         if not item.event.line <= t.line <= item.event.line + 60:
             continue
         lines.append(t.text)

@@ -18,7 +18,9 @@ env: RW_FAULT = none | op_desync | raise | oom | kill | exit_early | hang | devi
 import datetime
 import json
 import os
+import resource
 import signal
+import stat
 import sys
 import time
 
@@ -167,8 +169,13 @@ def main() -> None:
             os.kill(batches._workers[0].pid, signal.SIGKILL)  # as the kernel's OOM killer would
         if once and FAULT == "ckpt_full" and RANK == FAULT_RANK:
             mark("ckpt_full_begins")
-            print(f"rank {RANK}: saving checkpoint to /dev/full at step {step}", flush=True)
-            torch.save(model.state_dict(), "/dev/full")  # a device that is always full
+            target = "/dev/full"  # a device that is always full (ENOSPC on every write)
+            if not stat.S_ISCHR(os.stat(target).st_mode):  # a sandbox's stand-in: cap file sizes
+                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # so a write past it fails, EFBIG
+                resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
+                target = f"ckpt_rank{RANK}.pt"
+            print(f"rank {RANK}: saving checkpoint to {target} at step {step}", flush=True)
+            torch.save(model.state_dict(), target)
         if once and FAULT == "slow_ckpt" and RANK == FAULT_RANK:
             mark("slow_ckpt_begins")
             print(f"Saving checkpoint to checkpoints/step_{step:06d}.pt", flush=True)

@@ -1,0 +1,68 @@
+"""`rankwatch triage` on the sixth round of real NCCL runs (tests/data/nccl_gpu, README: "Sixth
+round"): DataLoader workers that fail or are killed, a checkpoint write that fails or stalls, and
+a send no rank receives. As in the fifth round, each expected answer follows from the injected
+fault and what the files show, never from triage's output.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.triage.test_nccl_dumps import DATA, _triage
+from tests.triage.test_nccl_fifth_round import _logs
+from tests.triage.test_nccl_torchrun_faults import _marked_rank, _table
+
+
+@pytest.mark.parametrize("folder", ["dl_error", "mn_dl_error"])
+def test_a_corrupt_sample_in_a_dataloader_worker_is_the_data(folder: str) -> None:
+    """The worker's original traceback ends in `OSError: image file is truncated`, far above
+    the file's last lines (the peers' NCCL errors and torchrun's tables follow it): the input is
+    corrupt, on the rank whose worker read it."""
+    rank = _marked_rank(folder)
+    text = "".join(p.read_text() for p in _logs(folder))
+    assert f"[rank{rank}]: OSError: image file is truncated" in text
+    for paths in (_logs(folder), (DATA / folder,)):
+        report = _triage(*paths)
+        assert (report["category"], report["culprit_ranks"]) == ("data", [rank]), paths
+
+
+def test_a_killed_dataloader_worker_without_an_oom_line_is_undetermined() -> None:
+    rank = _marked_rank("dl_kill")
+    text = (DATA / "dl_kill" / "job.out").read_text()
+    assert "is killed by signal: Killed" in text and "Out of memory" not in text
+    report = _triage(DATA / "dl_kill")
+    assert (report["category"], report["culprit_ranks"]) == ("undetermined", [rank])
+
+
+def test_a_checkpoint_write_that_fails_names_the_writing_rank() -> None:
+    """torch.save into a full device: torch's own words are an iostream error and its writer's
+    `unexpected pos`, with no errno; the others then time out waiting for the writer."""
+    rank = _marked_rank("ckpt_full")
+    assert _table("ckpt_full")[rank] == 1
+    for paths in (_logs("ckpt_full"), (DATA / "ckpt_full",)):
+        report = _triage(*paths)
+        assert (report["category"], report["culprit_ranks"]) == ("storage_io", [rank]), paths
+
+
+def test_a_stalled_checkpoint_leaves_its_rank_behind() -> None:
+    """Rank 0 prints that it saves a checkpoint, then stalls: the others time out one
+    collective ahead of it. The save's line carries no rank, so the rank is named from the
+    counts, the category from them too."""
+    rank = _marked_rank("slow_ckpt")
+    assert re.search(r"^Saving checkpoint to ", (DATA / "slow_ckpt" / "job.out").read_text(), re.M)
+    for paths in (_logs("slow_ckpt"), (DATA / "slow_ckpt",)):
+        report = _triage(*paths)
+        assert (report["category"], report["culprit_ranks"]) == ("collective_desync", [rank]), paths
+
+
+def test_a_send_no_rank_receives_names_the_two_ranks_that_left_the_collectives() -> None:
+    """Rank 0 sends to rank 1, which receives from rank 2 (which sends nothing): both are held
+    in their point-to-point calls while ranks 2 and 3 time out in the next AllReduce."""
+    text = (DATA / "p2p_mismatch" / "job.out").read_text()
+    p2p = {int(r) for r in re.findall(r"^\[rank(\d+)\]:.*An unbatched P2P op", text, re.M)}
+    assert p2p == {0, 1}
+    for paths in (_logs("p2p_mismatch"), (DATA / "p2p_mismatch",)):
+        report = _triage(*paths)
+        assert (report["category"], report["culprit_ranks"]) == ("collective_desync", [0, 1]), paths
