@@ -66,3 +66,41 @@ def test_a_send_no_rank_receives_names_the_two_ranks_that_left_the_collectives()
     for paths in (_logs("p2p_mismatch"), (DATA / "p2p_mismatch",)):
         report = _triage(*paths)
         assert (report["category"], report["culprit_ranks"]) == ("collective_desync", [0, 1]), paths
+
+
+# The seventh round (README: "Seventh round"): a rank that aborts, one that exits with a code of
+# its own, a loss that turns NaN, and a whole "node" killed with its launcher.
+
+
+def test_a_rank_that_aborts_is_named_ahead_of_its_peers_remote_errors() -> None:
+    """Rank 1 aborts (SIGABRT) without a word; its peers' NCCL says a remote process exited
+    a second before torchrun notices: the abort is the first failure, its cause not shown."""
+    rank = _marked_rank("abort")
+    assert _table("abort")[rank] == -6
+    text = (DATA / "abort" / "job.out").read_text()
+    assert f"[rank{rank}]:[E" not in text  # no error line of its own
+    for paths in (_logs("abort"), (DATA / "abort",)):
+        report = _triage(*paths)
+        assert (report["category"], report["culprit_ranks"]) == ("undetermined", [rank]), paths
+
+
+@pytest.mark.parametrize("folder,category", [("exit_code", "undetermined"), ("nan_loss", "software")])
+def test_a_ranks_own_exit_names_it(folder: str, category: str) -> None:
+    """An exit with a code and no traceback says nothing of why; a NaN loss the job stops on is
+    the job's own check."""
+    rank = _marked_rank(folder)
+    assert _table(folder)[rank] > 0
+    for paths in (_logs(folder), (DATA / folder,)):
+        report = _triage(*paths)
+        assert (report["category"], report["culprit_ranks"]) == (category, [rank]), paths
+
+
+def test_a_node_that_went_silent_with_its_launcher_names_its_ranks() -> None:
+    """Node1's agent and both its ranks are SIGKILLed: its log ends after its ranks' start-up
+    warnings, with no error and no table; node0's ranks lose their peers in one collective.
+    From the logs, node1's ranks are the suspects; the dumps (none from them) agree."""
+    node1 = (DATA / "mn_node_kill" / "node1.out").read_text()
+    ranks = sorted({int(r) for r in re.findall(r"^\[rank(\d+)\]", node1, re.M)})
+    assert _marked_rank("mn_node_kill") in ranks and "Error" not in node1
+    report = _triage(*_logs("mn_node_kill"))
+    assert (report["category"], report["culprit_ranks"]) == ("undetermined", ranks)

@@ -32,6 +32,7 @@ from monitor.triage.rules.collectives import (
     mismatch,
     monitored_barrier,
     one_group_desync,
+    silent_file,
     straggler,
 )
 from monitor.triage.rules.devices import (
@@ -123,6 +124,7 @@ RULES: tuple[Rule, ...] = (
     launcher_exit,
     launcher_task_exit,
     absent_rank,
+    silent_file,
     barrier_unanswered,
     one_group_desync,
     collective_hang,

@@ -253,6 +253,39 @@ def absent_rank(ctx: Context) -> Finding | None:
     return None
 
 
+def silent_file(ctx: Context) -> Finding | None:
+    """A node's log, among several, whose ranks wrote no error while every other rank the logs
+    name waits in one collective (or lost its peers there): those ranks went silent together
+    (their node, or their processes and launcher with it) and are the suspects; the logs do not
+    say why. Only where the ranks of the files are the whole set the logs name, and one file
+    alone is silent."""
+    files = [(i, s) for i, s in enumerate(ctx.scans) if s.fr_dump is None and s.lines]
+    if len(files) < 2:
+        return None
+    for stuck in ctx.picture.stuck:
+        if stuck.stragglers or not stuck.waiting:
+            continue
+        failing = {e.file_index for e in ctx.located if e.event.level >= Level.ERROR}
+        silent = [(i, s) for i, s in files if s.ranks and i not in failing
+                  and not s.ranks & set(stuck.waiting)]
+        named = set().union(*(s.ranks for _, s in files))
+        if len(silent) != 1 or named != set(stuck.waiting) | silent[0][1].ranks:
+            continue
+        _, scan = silent[0]
+        ranks = tuple(sorted(scan.ranks))
+        return Finding(
+            Category.UNDETERMINED, ranks, tuple(f"rank {r} (did not report)" for r in ranks),
+            (f"rank(s) {compress_ranks(stuck.waiting)} wait in or lost collective #{stuck.seq} "
+             f"({stuck.op_type or 'op unknown'}); the log of rank(s) {compress_ranks(ranks)} "
+             f"({scan.path}, {scan.lines} lines) holds no error and no launcher's report: "
+             "those ranks went silent together, their node or their processes gone, and the "
+             "logs do not say why",), ctx.at(stuck.first_timeout),
+            (f"Check the node of rank(s) {compress_ranks(ranks)}: the scheduler's record of it "
+             "(a node failure, a drain), its kernel log (OOM killer, Xid, a reboot).",),
+        )
+    return None
+
+
 def one_group_desync(ctx: Context) -> Finding | None:
     """Two ranks timed out at one SeqNum in different collectives, one in the default group
     (its status line names PG 0) and one whose lines name no group at all, in logs that name

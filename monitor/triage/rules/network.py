@@ -12,7 +12,7 @@ from dataclasses import replace
 from monitor.model import Category
 from monitor.parse.log_events import EventKind
 from monitor.parse.log_patterns import IB_FLUSHED, FieldValue, Level
-from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
+from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks, whereabouts, who
 from monitor.triage.lexicon import Family, logged_below_error, read_line
 from monitor.triage.rules.base import (
     _COLLATERAL,
@@ -37,7 +37,7 @@ from monitor.triage.rules.base import (
     says_nccl_unexplained,
     trained_after,
 )
-from monitor.triage.rules.collectives import absent_rank
+from monitor.triage.rules.collectives import absent_rank, silent_file
 
 
 def _connect_failed(ctx: Context, item: Located) -> bool:
@@ -903,6 +903,30 @@ def _failed_socket_call(ctx: Context, error: Located, last: str) -> Located | No
     return calls[0] if calls and (pid is not None or len(writers) == 1) else None
 
 
+# signals a launcher or a scheduler sends to stop a worker: a stop, not a death of its own
+_STOP_SIGNALS = frozenset({"SIGTERM", "SIGINT", "SIGHUP"})
+
+
+def _died_by_signal_unsaid(ctx: Context, error: Located) -> bool:
+    """torchrun's table names a first failure killed by a signal of its own (SIGABRT, SIGSEGV,
+    SIGKILL, SIGBUS) whose rank wrote no error before, and the NCCL error is another rank's:
+    that process went away, and the peer's `remote process exited` is its consequence,
+    whenever the launcher noticed. A rank that wrote an error first (a watchdog's, which then
+    aborts), or an error whose rank is not shown, is not one."""
+    for table in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
+        rank, signal = table.event.fields.get("root_rank"), table.event.fields.get("root_signal")
+        if not isinstance(rank, int) or not signal or signal in _STOP_SIGNALS:
+            continue
+        if error.rank is None or error.rank == rank or error.rank_origin not in GLOBAL_ORIGINS:
+            return False
+        said = [e for e in ctx.located if e.rank == rank and e.event.level >= Level.ERROR
+                and e.kind not in (EventKind.SIGNAL_KILL, EventKind.CHILD_FAILED_SUMMARY,
+                                   EventKind.AGENT_WORKER_FAILED)
+                and (e.file_index != table.file_index or e.event.line < table.event.line)]
+        return not said
+    return False
+
+
 def _cuda_failed(error: Located) -> bool:
     """NCCL's word that a CUDA call failed under it (`unhandled cuda error`)."""
     return error.event.fields.get("nccl_code") == "unhandled_cuda" or any(
@@ -941,7 +965,8 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
     # explains the error, whichever code NCCL returned for it (a system error, or with its
     # cuMem host memory an unhandled cuda error); the rank that met it is no culprit
     last = _last_error(ctx, first) or _own_warning(first)
-    if not cuda and not _NCCL_SHM.search(last) and _exits_before(ctx, first):
+    if not cuda and not _NCCL_SHM.search(last) and (_exits_before(ctx, first)
+                                                    or _died_by_signal_unsaid(ctx, first)):
         return None  # a launcher reported a worker's exit before it: the peer that went away
     # (a segment it could not open for want of file descriptors is the process's limit, no
     # shortage of /dev/shm)
@@ -985,7 +1010,7 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
     if not cuda and first.event.fields.get("nccl_code") == "remote":
         # NCCL's remote error says a peer process exited (or the network failed): where one
         # rank of a known world said nothing while the others wait, that rank is the one
-        silent = absent_rank(ctx)
+        silent = absent_rank(ctx) or silent_file(ctx)
         if silent is not None:
             return replace(silent, evidence=(
                 *silent.evidence, f"{who(first)}: NCCL's remote error ({first.where}): a peer "

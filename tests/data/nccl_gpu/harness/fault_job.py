@@ -4,7 +4,7 @@ faults whose logs triage reads after the fact.
 
 env: RW_FAULT = none | op_desync | raise | oom | kill | exit_early | hang | device_assert |
      cpu_tensor | segv | init_late | barrier_skip | subgroup_skip | nan | gpu_hang | dl_kill |
-     dl_error | ckpt_full | slow_ckpt | p2p_mismatch ; RW_FAULT_RANK (2) ;
+     dl_error | ckpt_full | slow_ckpt | p2p_mismatch | node_kill | abort | exit_code | nan_loss ; RW_FAULT_RANK (2) ;
      RW_FAULT_RANKS (the ranks that take the other path in op_desync: RW_FAULT_RANK alone) ;
      RW_FAULT_AFTER_S (20) ; RW_FAULT_STEP (the fault at this step on every rank, in place of
      the time each rank's own clock reads) ; RW_NCCL_TIMEOUT_S (40) ; RW_MARK (fault's start) ;
@@ -48,6 +48,15 @@ def mark(event: str) -> None:
 
 
 _servers = []
+
+
+def _parent(pid: int) -> int | None:
+    """A process's parent, from /proc (None once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 class Batches(torch.utils.data.Dataset):
@@ -187,12 +196,30 @@ def main() -> None:
                 dist.send(t, dst=1)
             elif RANK == 1:
                 dist.recv(t, src=2)  # rank 2 sends nothing: rank 0's send is the one to match
+        if once and FAULT == "node_kill" and RANK == FAULT_RANK:
+            mark("node_kill_begins")
+            agent = os.getppid()  # the whole "node": its torchrun agent, then every rank it runs
+            ranks = [int(d) for d in os.listdir("/proc") if d.isdigit() and _parent(int(d)) == agent]
+            for pid in [agent, *sorted(ranks, key=lambda p: p == os.getpid())]:
+                os.kill(pid, signal.SIGKILL)
+        if once and FAULT == "abort" and RANK == FAULT_RANK:
+            mark("abort_begins")
+            os.abort()  # as a failed C++ check does
+        if once and FAULT == "exit_code" and RANK == FAULT_RANK:
+            mark("exit_code_begins")
+            sys.exit(3)  # a job's own exit with a code and no traceback
+        if once and FAULT == "nan_loss" and RANK == FAULT_RANK:
+            mark("nan_loss_begins")
+            with torch.no_grad():
+                net[0].weight[0, 0] = float("nan")  # a weight gone bad on one rank
         x = next(batches).to(device) if batches is not None else torch.randn(64, 256, device=device)
         loss = model(x).pow(2).mean()
         opt.zero_grad()
         loss.backward()
         opt.step()
         lv = loss.item()  # the host waits for the GPU here
+        if FAULT == "nan_loss" and lv != lv:
+            raise FloatingPointError(f"Loss is NaN at step {step}, stopping training")
         time.sleep(0.05)
         if step % 10 == 0 and RANK == 0:
             now = time.time()

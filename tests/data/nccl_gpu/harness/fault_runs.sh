@@ -2,7 +2,7 @@
 # Runs of fault_job.py at once on one GPU, each a 4-rank torchrun job; every run's folder
 # (job.out, flight-recorder dumps, marks, debug-server replies) is packed into
 # $OUT/fault_runs_ROUND.tar.gz. RW_BACKEND=gloo tries the same runs on the CPU.
-# usage: fault_runs.sh [round2|round3|round4|round5|round6|round7]   (no argument: the third round's first five runs)
+# usage: fault_runs.sh [round2|round3|round4|round5|round6|round7|round8]   (no argument: the third round's first five runs)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/fault-runs-out}; work=${TMPDIR:-/tmp}/fault_runs; rm -rf "$work"; mkdir -p "$work" "$out"
@@ -26,7 +26,13 @@ launch2() {  # name master_port env...: two torchrun agents ("nodes" node0 and n
   done
 }
 start=$(date +%s.%N)
-if [[ ${1:-} == round7 ]]; then
+if [[ ${1:-} == round8 ]]; then
+  LIMIT=110
+  launch2 mn_node_kill 29581 RW_FAULT=node_kill RW_FAULT_RANK=2 RW_FAULT_STEP=60 NCCL_DEBUG=WARN
+  launch abort 29582 RW_FAULT=abort RW_FAULT_RANK=1 RW_FAULT_STEP=40
+  launch exit_code 29583 RW_FAULT=exit_code RW_FAULT_RANK=2 RW_FAULT_STEP=40
+  launch nan_loss 29584 RW_FAULT=nan_loss RW_FAULT_RANK=0 RW_FAULT_STEP=40
+elif [[ ${1:-} == round7 ]]; then
   LIMIT=110
   launch dl_kill 29571 RW_LOADER=1 RW_FAULT=dl_kill RW_FAULT_RANK=1 RW_FAULT_STEP=40
   launch dl_error 29572 RW_LOADER=1 RW_FAULT=dl_error RW_FAULT_RANK=2 RW_FAULT_STEP=40
