@@ -6,6 +6,7 @@ fault and what the files show, never from triage's output.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -104,3 +105,38 @@ def test_a_node_that_went_silent_with_its_launcher_names_its_ranks() -> None:
     assert _marked_rank("mn_node_kill") in ranks and "Error" not in node1
     report = _triage(*_logs("mn_node_kill"))
     assert (report["category"], report["culprit_ranks"]) == ("undetermined", ranks)
+
+
+# The eighth round (README: "Eighth round"): start-up settings, on one rank or on all.
+
+
+def test_a_setting_nccl_cannot_read_on_every_rank_is_the_jobs_not_a_ranks() -> None:
+    """NCCL_PROTO=bogus: each rank's NCCL warns that it cannot parse it and refuses the first
+    collective (`invalid usage`); the job's setting, no rank more than another."""
+    text = (DATA / "nccl_proto" / "job.out").read_text()
+    assert text.count('Unrecognized element token "bogus"') >= 4
+    report = _triage(DATA / "nccl_proto")
+    assert (report["category"], report["culprit_ranks"]) == ("software", [])
+    assert "NCCL_" in " ".join(report["recommendations"])
+
+
+@pytest.mark.parametrize("folder", ["rank_ifname", "mn_rank_ifname"])
+def test_one_rank_set_up_with_an_interface_it_lacks_names_its_host(folder: str) -> None:
+    """One rank's NCCL_SOCKET_IFNAME names an interface its host lacks: its bootstrap finds no
+    socket interface; the host's network setup is named, with that rank's process."""
+    rank = _marked_rank(folder)
+    pid = json.loads((DATA / folder / "mark.jsonl").read_text().splitlines()[0])["pid"]
+    report = _triage(*_logs(folder))
+    assert report["category"] == "network"
+    assert any("network setup" in c and f":{pid}" in c for c in report["culprits"]), rank
+
+
+def test_a_rank_started_without_its_gpu_is_named() -> None:
+    """Its error comes before init_process_group, so torch prefixes no rank to it; torchrun's
+    table names the rank."""
+    rank = _marked_rank("rank_no_gpu")
+    assert "\nRuntimeError: No CUDA GPUs are available" in (
+        DATA / "rank_no_gpu" / "job.out").read_text()
+    assert _table("rank_no_gpu")[rank] == 1
+    report = _triage(DATA / "rank_no_gpu")
+    assert report["culprit_ranks"] == [rank]

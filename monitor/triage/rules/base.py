@@ -110,6 +110,14 @@ def first_written(items: Sequence[Located]) -> Located:
     return first
 
 
+def written_before(a: Located, b: Located) -> bool:
+    """Whether `a` is known to have come before `b`: above it in the same file, or stamped
+    earlier in another; unknown (False) where either lacks a stamp across files."""
+    if a.file_index == b.file_index:
+        return a.event.line < b.event.line
+    return a.time is not None and b.time is not None and a.time < b.time
+
+
 def enclosing(ctx: Context, item: Located, kind: EventKind) -> list[Located]:
     """The reports of `kind` in the same file whose lines hold this one's (a traceback its
     exception line closes, a dead Ray actor's report its detail line is part of)."""

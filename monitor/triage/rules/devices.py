@@ -13,6 +13,7 @@ from monitor.parse.log_events import EventKind, Level
 from monitor.triage.evidence import Located, compress_ranks, who
 from monitor.triage.lexicon import Family, logged_below_error, places, words_family
 from monitor.triage.rules.base import (
+    _NET_SETUP,
     _SPAWN_EXIT,
     Context,
     Finding,
@@ -27,9 +28,11 @@ from monitor.triage.rules.base import (
     _ray_task_name,
     _spawn_reports,
     enclosing,
+    first_written,
     raised_where,
     table_entries,
     trained_after,
+    written_before,
 )
 from monitor.triage.topology import task_ranks
 
@@ -420,7 +423,43 @@ def nccl_usage(ctx: Context) -> Finding | None:
             ("Call torch.cuda.set_device(local_rank) before init_process_group (or give each "
              "rank its own CUDA_VISIBLE_DEVICES).",),
         )
-    return None
+    return _nccl_refused_use(ctx)
+
+
+# NCCL's own code for a call or a setting it refuses (`invalid usage`, `invalid argument`)
+_REFUSED = re.compile(r"\binvalid usage\b|ncclInvalidUsage|\binvalid argument\b|ncclInvalidArgument")
+
+
+def _nccl_refused_use(ctx: Context) -> Finding | None:
+    """NCCL refusing how it was called or configured (`invalid usage` with its reason:
+    `Unrecognized element token "bogus" when parsing "bogus"` for an NCCL_PROTO it cannot
+    read), as the first error: the job's use or setting of NCCL, not a fault of the ranks that
+    met it. One rank alone refused is that rank's call; every reporting rank alike, none. An
+    interface that does not exist is the network rules' (the host's network setup)."""
+    refused = [e for e in ctx.of(EventKind.NCCL_ERROR)
+               if _REFUSED.search(f"{e.event.fields.get('message', '')} {e.event.text}")]
+    if not refused:
+        return None
+    first = first_written(refused)
+    reason = str(first.event.fields.get("last_error") or "")
+    own = {id(t) for t in enclosing(ctx, first, EventKind.PYTHON_TRACEBACK)}  # its own report
+    if not reason or _NET_SETUP.search(reason) or any(
+            written_before(e, first) and e.event.level >= Level.ERROR and id(e) not in own
+            and e.kind is not EventKind.NCCL_WARN for e in ctx.located):
+        return None  # no reason shown, the network's, or another error came first
+    reporters = ctx.global_ranks(refused)
+    others = {e.rank for e in ctx.located if e.event.level >= Level.ERROR
+              and e.rank is not None and e.rank not in reporters}
+    ranks = reporters if len(reporters) == 1 and others else ()
+    return Finding(
+        Category.SOFTWARE, ranks, tuple(f"rank {r}" for r in ranks) or (
+            "the job's use or setting of NCCL",),
+        (f"{who(first)}: NCCL refused the call ({first.where}): '{reason[:160]}'"
+         + (f"; rank(s) {compress_ranks(reporters)} met it alike: the setting or the code they "
+            "all ran, no one rank's" if len(reporters) > 1 else ""),), first,
+        ("Check the NCCL_* settings the job runs with (a value NCCL cannot read) and the "
+         "arguments of the failing call.",),
+    )
 
 
 # The CUDA runtime refusing calls while the process exits (`cudaErrorCudartUnloading: driver

@@ -4,7 +4,8 @@ faults whose logs triage reads after the fact.
 
 env: RW_FAULT = none | op_desync | raise | oom | kill | exit_early | hang | device_assert |
      cpu_tensor | segv | init_late | barrier_skip | subgroup_skip | nan | gpu_hang | dl_kill |
-     dl_error | ckpt_full | slow_ckpt | p2p_mismatch | node_kill | abort | exit_code | nan_loss ; RW_FAULT_RANK (2) ;
+     dl_error | ckpt_full | slow_ckpt | p2p_mismatch | node_kill | abort | exit_code | nan_loss | rank_ifname |
+     rank_no_gpu ; RW_FAULT_RANK (2) ;
      RW_FAULT_RANKS (the ranks that take the other path in op_desync: RW_FAULT_RANK alone) ;
      RW_FAULT_AFTER_S (20) ; RW_FAULT_STEP (the fault at this step on every rank, in place of
      the time each rank's own clock reads) ; RW_NCCL_TIMEOUT_S (40) ; RW_MARK (fault's start) ;
@@ -89,6 +90,12 @@ def start_debug_server(base: int) -> None:
 
 
 def main() -> None:
+    if FAULT == "rank_ifname" and RANK == FAULT_RANK:  # one rank set up with an interface it lacks
+        mark("rank_ifname_begins")
+        os.environ["NCCL_SOCKET_IFNAME"] = "ib9"
+    if FAULT == "rank_no_gpu" and RANK == FAULT_RANK:  # one rank started without its GPU
+        mark("rank_no_gpu_begins")
+        os.environ["CUDA_VISIBLE_DEVICES"] = ""
     device = torch.device("cuda", 0) if BACKEND == "nccl" else torch.device("cpu")
     if BACKEND == "nccl":
         torch.cuda.set_device(0)

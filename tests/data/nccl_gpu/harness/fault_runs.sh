@@ -2,7 +2,7 @@
 # Runs of fault_job.py at once on one GPU, each a 4-rank torchrun job; every run's folder
 # (job.out, flight-recorder dumps, marks, debug-server replies) is packed into
 # $OUT/fault_runs_ROUND.tar.gz. RW_BACKEND=gloo tries the same runs on the CPU.
-# usage: fault_runs.sh [round2|round3|round4|round5|round6|round7|round8]   (no argument: the third round's first five runs)
+# usage: fault_runs.sh [round2|round3|round4|round5|round6|round7|round8|round9]   (no argument: the third round's first five runs)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/fault-runs-out}; work=${TMPDIR:-/tmp}/fault_runs; rm -rf "$work"; mkdir -p "$work" "$out"
@@ -26,7 +26,13 @@ launch2() {  # name master_port env...: two torchrun agents ("nodes" node0 and n
   done
 }
 start=$(date +%s.%N)
-if [[ ${1:-} == round8 ]]; then
+if [[ ${1:-} == round9 ]]; then  # (start-up faults: a run that hangs is stopped at 100 s)
+  LIMIT=100
+  launch rank_ifname 29591 RW_FAULT=rank_ifname RW_FAULT_RANK=2 NCCL_DEBUG=WARN
+  launch rank_no_gpu 29592 RW_FAULT=rank_no_gpu RW_FAULT_RANK=1
+  launch nccl_proto 29593 NCCL_PROTO=bogus NCCL_DEBUG=WARN
+  launch2 mn_rank_ifname 29594 RW_FAULT=rank_ifname RW_FAULT_RANK=3 NCCL_DEBUG=WARN
+elif [[ ${1:-} == round8 ]]; then
   LIMIT=110
   launch2 mn_node_kill 29581 RW_FAULT=node_kill RW_FAULT_RANK=2 RW_FAULT_STEP=60 NCCL_DEBUG=WARN
   launch abort 29582 RW_FAULT=abort RW_FAULT_RANK=1 RW_FAULT_STEP=40
