@@ -129,3 +129,5 @@ def test_a_gpu_that_never_finishes_a_kernel_leaves_every_rank_alike() -> None:
     for paths in (_logs("gpu_hang_torchrun"), (DATA / "gpu_hang_torchrun",)):
         report = _triage(*paths)
         assert (report["category"], report["culprit_ranks"]) == ("undetermined", []), paths
+    # (said so, rather than quoting the first failing line as unexplained)
+    assert "none is behind" in " ".join(_triage(*_logs("gpu_hang_torchrun"))["findings"])

@@ -34,6 +34,7 @@ from monitor.triage.rules.collectives import (
     one_group_desync,
     silent_file,
     straggler,
+    timeouts_alike,
 )
 from monitor.triage.rules.devices import (
     cuda_software,
@@ -128,6 +129,7 @@ RULES: tuple[Rule, ...] = (
     barrier_unanswered,
     one_group_desync,
     collective_hang,
+    timeouts_alike,
     mpi_peer_lost,
     nccl_connect_refused,
     nccl_init_trace,

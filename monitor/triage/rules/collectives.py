@@ -12,7 +12,7 @@ from monitor.model import Category
 from monitor.parse.ddp_check import contradictory, counts_said
 from monitor.parse.log_events import EventKind, Level
 from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS
-from monitor.triage.evidence import Located, compress_ranks
+from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks
 from monitor.triage.reader import FileScan, TailLine
 from monitor.triage.rules.base import (
     _CRASHED,
@@ -22,6 +22,7 @@ from monitor.triage.rules.base import (
     raised_of_its_own,
     trained_after,
 )
+from monitor.triage.rules.unexplained import unrecognised_failure
 
 
 def desync_report(ctx: Context) -> Finding | None:
@@ -327,6 +328,36 @@ def collective_hang(ctx: Context) -> Finding | None:
              "completed it: the GPU or network side is stuck",), ctx.at(stuck.first_timeout),
             ("Check NCCL's own view (NCCL_DEBUG=INFO, the RAS port), the GPUs (Xid) and the "
              "network links of the job's nodes.",),
+        )
+    return None
+
+
+def timeouts_alike(ctx: Context) -> Finding | None:
+    """Every rank the logs name timed out inside one collective at the same count and none is
+    behind, in logs that do not show the world's size: nothing here says which rank held it
+    (a rank that skipped another group's collective, a GPU that never finished a kernel, a rank
+    the logs do not show). Named so, rather than by the first failing line."""
+    if ctx.world_size is not None:
+        return None
+    # (the failure-family lexicon, the last rule, may still read a cause in the lines: a GPU's
+    # or a switch's hardware report beside the timeouts)
+    read = unrecognised_failure(ctx)
+    if read is not None and read.category is not Category.UNDETERMINED:
+        return None
+    named = {i.rank for i in ctx.located if i.rank is not None and i.rank_origin in GLOBAL_ORIGINS}
+    for stuck in ctx.picture.stuck:
+        if stuck.stragglers or len(stuck.waiting) < 2 or named - set(stuck.waiting):
+            continue
+        return Finding(
+            Category.UNDETERMINED, (), (),
+            (f"rank(s) {compress_ranks(stuck.waiting)}, every rank these logs name, time out in "
+             f"collective #{stuck.seq} ({stuck.op_type or 'op unknown'}, PG {stuck.pg}) and none "
+             "is behind: the logs cannot say which rank or what held it (another group's "
+             "collective one rank skipped, a kernel that never finished, a rank they do not "
+             "show)",), ctx.at(stuck.first_timeout),
+            ("Read the ranks' flight-recorder dumps (TORCH_NCCL_DUMP_ON_TIMEOUT=1; `rankwatch "
+             "triage` reads them beside the logs) or their stacks: they show each group's "
+             "count and where each rank is.",),
         )
     return None
 
