@@ -129,6 +129,9 @@ _TF_DEVICE = re.compile(r"\bon (/job:\w+/replica:\d+/task:\d+)/device:(\w+:\d+)"
 _TF_OP_DEFINED = re.compile(r"\s*Detected at node .{1,200} defined at \(most recent call last\):")
 
 
+_RANK_PREFIX = re.compile(r"^\[rank\d+\]:")
+
+
 def _message_under_heading(ctx: Context, item: Located) -> str:
     """What an exception whose message is only a heading says under it: its next few lines
     that are no frame (up to another record: a stamped line, a warning, another rank's), and,
@@ -136,8 +139,18 @@ def _message_under_heading(ctx: Context, item: Located) -> str:
     end = item.event.end_line
     said: list[str] = []
     op_stack = False
-    for t in ctx.scans[item.file_index].tail:
-        if not end < t.line <= end + 40 or not t.text.strip() or _NATIVE_FRAME.match(t.text):
+    scan = ctx.scans[item.file_index]
+    # (the file's last lines, and its failing lines kept from before them where the exception
+    # is above those; never a line past a gap the kept lines do not account for)
+    kept = sorted({t.line: t for t in (*scan.loose, *scan.tail)}.values(), key=lambda t: t.line)
+    last = end
+    for t in kept:
+        if not end < t.line <= end + 40:
+            continue
+        if t.line - last > 3:
+            break  # lines between that neither kept: another record may lie there
+        last = t.line
+        if not t.text.strip() or _NATIVE_FRAME.match(t.text):
             continue
         if ((t.rank is not None and item.rank is not None and t.rank != item.rank)
                 or logged_below_error(t.text) or _STAMPED.search(t.text)):
@@ -150,7 +163,8 @@ def _message_under_heading(ctx: Context, item: Located) -> str:
         if op_stack:
             op_stack = not t.text.lstrip().startswith("Node: ")
             continue
-        said.append(t.text.strip())
+        # (a kept failing line is as written, its rank's prefix with it)
+        said.append(_RANK_PREFIX.sub("", t.text).strip())
         if _ANOTHER_EXCEPTION.match(t.text) or len(said) >= 3:
             break
     return " ".join(said)
@@ -159,7 +173,10 @@ def _message_under_heading(ctx: Context, item: Located) -> str:
 def _full_message(ctx: Context, item: Located) -> str:
     """An exception's message, with the lines under it where it is only their heading."""
     message = str(item.event.fields.get("exc_message", ""))
-    if _HEADING_ONLY.match(message) and not _NAME_ONLY.match(message):
+    if (_HEADING_ONLY.match(message) and not _NAME_ONLY.match(message)) or (
+            # (or one cut inside a parenthesis it opened: HDF5's `Can't read data (file read
+            # failed: time = …` goes on with `, errno = 5, error message = 'Input/output error'`)
+            message.count("(") > message.count(")")):
         return f"{message} {_message_under_heading(ctx, item)}"
     return message
 
@@ -234,7 +251,17 @@ _STORE_REFUSED = re.compile(r"\bwhen calling the (?:(?:Get|Head|Put|Copy|Delete)
                             r"https://storage\.googleapis\.com/|"
                             r"\b[Ff]ailed to (?:download|upload) (?:s3|gs|az|abfss?)://|"
                             r"\b(?:s3|gs|az|abfss?)://\S+.{0,80}?(?:\bnot found\b|[Pp]ermission|"
-                            r"[Aa]ccess ?[Dd]enied|HTTP (?:response )?(?:code )?(?:429|5\d\d)\b)")
+                            r"[Aa]ccess ?[Dd]enied|HTTP (?:response )?(?:code )?(?:429|5\d\d)\b)|"
+                            # a store's or the model hub's own failure or throttling, as the
+                            # client words its HTTP answer (huggingface_hub's `HfHubHTTPError:
+                            # 504 Server Error: Gateway Time-out for url: https://huggingface.co/…`,
+                            # Azure's `ErrorCode:ServerBusy`); its 4xx but 429 are the caller's
+                            r"\bHfHubHTTPError: (?:429|5\d\d)\b|"
+                            r"\b(?:429|5\d\d) (?:Client|Server) Error: .{0,80}? for url: https://"
+                            r"(?:huggingface\.co|hf\.co|[\w.-]*\.(?:amazonaws\.com|googleapis\.com|"
+                            r"blob\.core\.windows\.net))/|"
+                            r"\bErrorCode:(?:ServerBusy|InternalError|OperationTimedOut)\b|"
+                            r"\bThe server is busy\.")
 # An input file that is not what its reader expects, raised by its reader (safetensors' header,
 # HDF5's addresses, Arrow's and Parquet's footers, a tar member's header)
 _CORRUPT_RAISED = re.compile(r"\bError while deserializing header\b|"
