@@ -182,6 +182,10 @@ def split_envelope(text: str, *, srun_label: bool = False, host_prefix: bool = F
     """
     if "\r" in text or text.endswith("\n"):
         text = visible_segment(text)
+    if text.startswith("^C"):
+        # a terminal's echo of Ctrl-C, glued to the line printed next (`^CW1128 14:39:56 …
+        # Received 2 death signal`): the line is what follows it
+        text = text[2:]
     first = text[:1]
     if (
         first not in _PREFIX_STARTS

@@ -1662,6 +1662,9 @@ PROGRESS_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?P<step>\d+)/(?P<total>\d+|\?) \[(?P<elapsed>[\d:]+)<(?P<eta>[\d:?]+)"
     )),
     ("tracking", re.compile(r"accelerate\.tracking\]")),
+    # fairseq's logger (`| INFO | train_inner | epoch 004:    700 / 1500 loss=3.998, …`)
+    ("fairseq", re.compile(r"\| train_inner \| epoch (?P<epoch>\d+):\s+(?P<step>\d+) / "
+                           r"(?P<total>\d+) ")),
 )
 
 

@@ -81,7 +81,10 @@ CORRUPT_DATA = re.compile(r"image file is truncated|cannot identify image file|"
                           r"\bInvalid RecordIO Format\b|RecordIOWriter::kMagic\b|"
                           # HDF5's file shorter than its superblock says (`truncated file: eof =
                           # 1073741824, sblock->base_addr = 0, stored_eof = 4294967296`)
-                          r"\btruncated file: eof = \d+")
+                          r"\btruncated file: eof = \d+|"
+                          # a chunk that will not decompress (zarr's and numcodecs' `error
+                          # during blosc decompression: -1`)
+                          r"\berror during \w+ decompression\b")
 
 # torch.save's C++ check that every byte it wrote landed (`[enforce fail at
 # inline_container.cc:274] . unexpected pos 3695636864 vs 3695636752`)
@@ -99,6 +102,9 @@ UNREACHED_ENDPOINT = re.compile(
     # httpx's connect failure; the socket errnos of a network that did not carry the connect
     # (ENETUNREACH, ETIMEDOUT, ECONNREFUSED, EHOSTUNREACH), raised as a bare OSError too
     r"\bhttpx\.ConnectError\b|\[Errno (?:101|110|111|113)\]|"
+    # libcurl under a client (TensorFlow's GCS file system: `libcurl code 6 meaning 'Couldn't
+    # resolve host name'`, code 7 for a connect that failed)
+    r"\blibcurl code [67] meaning\b|"
     # a port another process holds: the listening end of a link could not be opened
     r"Address already in use|\bEADDRINUSE\b|"
     # Dask's comm layer gave up connecting (`OSError: Timed out trying to connect to

@@ -53,6 +53,7 @@ _STORAGE_EXCEPTIONS = frozenset({"FileExistsError",
 # OSError is raised for anything the OS refused (a lock held, a directory not empty, too many
 # open files, a model name the hub does not know): the disk's story only where its errno is
 # one a disk gives (EIO, EFAULT, EEXIST, EFBIG, ENOSPC, EROFS, ESTALE, EREMOTEIO, EDQUOT)
+_WRONG_PATH = re.compile(r"\bIs a directory\b|\bNot a directory\b|\berrno (?:20|21)\b")
 _GENERIC_OS_ERRORS = frozenset({"OSError", "IOError", "EnvironmentError"})
 _DISK_ERRNO = re.compile(r"\[Errno (?:5|14|17|27|28|30|116|121|122)\]|"
                          r"Input/output error|Stale file handle|No space left on device|"
@@ -328,8 +329,18 @@ def _worker(item: Located) -> str:
     return f"{worker} of {who(item)}" if item.rank is not None else worker
 
 
+def _stop_shown(ctx: Context) -> bool:
+    """The logs show a stop from outside the job: a scheduler's cancel, a launcher sent a
+    signal, a pod evicted."""
+    return bool(ctx.of(EventKind.SLURM_CANCEL, EventKind.AGENT_DEATH_SIGNAL, EventKind.POD_EVICTED))
+
+
 def dataloader(ctx: Context) -> Finding | None:
-    died = ctx.of(EventKind.DATALOADER_WORKER_DIED)
+    # (a worker SIGTERM ended, `is killed by signal: Terminated.`, where the logs show a stop
+    # from outside, met that stop: a scheduler's cancel, a launcher told to stop; no death of
+    # its own)
+    died = [e for e in ctx.of(EventKind.DATALOADER_WORKER_DIED)
+            if e.event.fields.get("cause") != "terminated" or not _stop_shown(ctx)]
     timeouts = ctx.of(EventKind.DATALOADER_TIMEOUT)
     if died:
         # A worker that "exited unexpectedly" says nothing of why; a line that names the cause
@@ -680,6 +691,7 @@ def own_exception(ctx: Context) -> Finding | None:
            # abruptly died during map operation`, concurrent.futures' `A process in the process
            # pool was terminated abruptly`): a death whose cause is not in the message
            and _WORKER_DIED.search(said) is None
+           and not ("killed by signal: Terminated" in said and _stop_shown(ctx))
            # an exception that relays the MPI library's own failure (`MPI_ERR_OTHER: known
            # error not in list`): its transport's story, told in the lines before it
            and _MPI_RELAYED.search(said) is None
@@ -729,7 +741,9 @@ def own_exception(ctx: Context) -> Finding | None:
         # torch's shared-memory segment (`unable to write to file </torch_4740_…>: No space
         # left on device`): the node's /dev/shm filled, not a disk
         category = Category.INFRASTRUCTURE
-    elif (CORRUPT_DATA.search(message) or _CORRUPT_RAISED.search(message) or _unparsable_input(
+    elif (CORRUPT_DATA.search(message)
+          # (its own type with it: `tarfile.ReadError: unexpected end of data`)
+          or _CORRUPT_RAISED.search(f"{exc}: {message}") or _unparsable_input(
             exc, first)) and "_tensor_to_object" not in str(first.event.fields.get("frames", "")):
         # the file it read is corrupt, not the disk
         category = Category.DATA
@@ -737,11 +751,14 @@ def own_exception(ctx: Context) -> Finding | None:
             # a file opened for writing in a directory that is not there: the policy's
             # "missing parent directory" (torch.save's own words are read below)
             exc.rsplit(".", 1)[-1] == "FileNotFoundError"
-            and first.event.fields.get("opened_for_write")) or any(
+            and first.event.fields.get("opened_for_write")) or (any(
             w in message for w in ("Input/output error", "Stale file handle",
                                    "No space left on device", "Parent directory",
                                    # torch.save's writer: fewer bytes landed than it wrote
-                                   "inline_container.cc", "unexpected pos")):
+                                   "inline_container.cc", "unexpected pos"))
+            # (but a path that is a directory, or under a file: the program's path, EISDIR
+            # and ENOTDIR, `open file failed … Is a directory`)
+            and _WRONG_PATH.search(message) is None):
         category = Category.STORAGE_IO
     elif unreached is not None:
         # its client could not reach an endpoint or got no answer (a hub download, an HTTP

@@ -5,6 +5,7 @@ killed or crashed, the first failure a launcher names, Ray actors.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from monitor.model import Category
 from monitor.parse.envelope import split_envelope
@@ -24,6 +25,7 @@ from monitor.triage.rules.base import (
     _ray_task_name,
     _some,
     nfs_answered_again,
+    table_entries,
     training_line,
 )
 from monitor.triage.rules.unexplained import failing_readings
@@ -661,6 +663,8 @@ def signal_kill(ctx: Context) -> Finding | None:
             continue
         if signal == "SIGABRT" and aborted_by_watchdog:
             continue  # the NCCL watchdog aborted it: a consequence of the timeout
+        if signal == "SIGTERM" and _exited_of_its_own(item) is not None:
+            continue  # stopped by the teardown of another worker's own exit (launcher_exit)
         pid = item.event.fields.get("root_pid")
         said = _host_memory_failed(ctx, pid)
         if said is not None:
@@ -1208,8 +1212,8 @@ _LAUNCHER_REPORTS = (EventKind.AGENT_WORKER_FAILED, EventKind.AGENT_SIGTERM,
                      EventKind.CHILD_FAILED_SUMMARY)
 
 
-def _own_error_above(ctx: Context, item: Located,
-                     rank: int | None) -> tuple[TailLine, Reading] | None:
+def _own_error_above(ctx: Context, item: Located, rank: int | None,
+                     ranks: Collection[int] = ()) -> tuple[TailLine, Reading] | None:
     """A worker's own error right above the launcher's report of its exit, in the same file,
     when the lexicon reads every failing line there as one family of the job's own faults (a
     DDP error whose exception line was cut, a disk that filled): that is why it exited. Only
@@ -1229,7 +1233,7 @@ def _own_error_above(ctx: Context, item: Located,
         reading = read_line(t.text)
         if reading is None:
             continue
-        if t.rank is not None and t.rank != rank:
+        if t.rank is not None and t.rank != rank and t.rank not in ranks:
             return None  # another rank's words (or a rank the launcher did not name)
         readings.append((t, reading))
     families = {r.family for _, r in readings}
@@ -1302,6 +1306,18 @@ def _only_waited(ctx: Context, rank: int) -> Located | None:
     return first if _WAIT_RAN_OUT.search(said) is not None else None
 
 
+def _exited_of_its_own(item: Located) -> tuple[int, int, FieldValue] | None:
+    """The one worker of a torchrun table, besides its root cause, that exited with a code of
+    its own (> 0): its rank, code and pid; None with none or several."""
+    own = [(e["rank"], e["exitcode"], e.get("pid")) for e in table_entries(item)[1:]
+           if isinstance(e.get("rank"), int) and isinstance(e.get("exitcode"), int)
+           and int(str(e["exitcode"])) > 0]
+    if len(own) != 1:
+        return None
+    rank, code, pid = own[0]
+    return int(str(rank)), int(str(code)), pid
+
+
 def launcher_exit(ctx: Context) -> Finding | None:
     """What the launcher says about the first worker to fail: its rank (or local rank and pid)
     and its exit. A SIGKILL without OOM evidence is not a software bug; the category stays
@@ -1309,15 +1325,35 @@ def launcher_exit(ctx: Context) -> Finding | None:
     for item in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
         rank = item.event.fields.get("root_rank")
         code = item.event.fields.get("root_exitcode")
+        pid = item.event.fields.get("root_pid")
+        named = f"the launcher's summary names rank {rank} as the first failure"
+        if code == -15 and (own := _exited_of_its_own(item)) is not None:
+            # the "root cause" torchrun picked was stopped (SIGTERM: its teardown) while one
+            # other worker exited with a code of its own: that worker failed first
+            named = (f"the launcher's summary puts rank {rank} first, stopped by SIGTERM, and "
+                     f"rank {own[0]} exited of its own: rank {own[0]} failed first")
+            rank, code, pid = own
         # a table cut after its root cause's rank still names the first failure
         if isinstance(rank, int) and (code is None or (isinstance(code, int) and code > 0)):
-            pid = item.event.fields.get("root_pid")
             exit_text = f"exit code {code}" if code is not None else "its exit code cut off"
             alike = failed_alike(item.event.fields, "exitcode")
             if alike:
                 # several ranks ended with one code in one second: the launcher's "root
                 # cause" is only the first it noticed
                 listed = compress_ranks(sorted({rank, *alike}))
+                shared = _own_error_above(ctx, item, None, {rank, *alike})
+                if shared is not None:
+                    # each wrote the same kind of error of the job's own above the table (a
+                    # command line its parser refused): what they all ran, no one rank's
+                    line, reading = shared
+                    return Finding(
+                        CATEGORY[reading.family], (), (),
+                        (f"ranks {listed} all exited with {exit_text} in the same second "
+                         f"({item.where}), each after an error of the job's own: "
+                         f"{line.text.strip()[:160]} ({ctx.scans[item.file_index].path}:"
+                         f"{line.line})",), item,
+                        ("Fix what every rank ran alike (its command line, its config).",),
+                    )
                 return Finding(
                     Category.UNDETERMINED, (), (),
                     (f"ranks {listed} all exited with {exit_text} in the same second "
@@ -1348,8 +1384,7 @@ def launcher_exit(ctx: Context) -> Finding | None:
             return Finding(
                 category, (rank,),
                 (f"rank {rank} (pid {pid})" if pid is not None else f"rank {rank}",),
-                (f"the launcher's summary names rank {rank} as the first failure, {exit_text} "
-                 f"({item.where}); {cause}",), item,
+                (f"{named}, {exit_text} ({item.where}); {cause}",), item,
                 (f"Read rank {rank}'s own output (or rerun with the entry point decorated with "
                  "torch.distributed.elastic.multiprocessing.errors.record) for its traceback.",),
             )
