@@ -645,6 +645,9 @@ _BENIGN = re.compile(
     # of memory happened. #retracted_reqs: 3`)
     r"\bDecode out of memory happened\b|"
     r"\b(?:INFO|DEBUG|TRACE)\b[ :\]]|"
+    # a logger's level as a field between bars (loguru's `| WARNING  | mod:fn:42 - …`,
+    # fairseq's `| WARNING | fairseq.trainer | OOM: …`)
+    r"\|\s*WARNING\s*\||"
     # glog's and absl's stamp at WARNING (`W0522 07:00:02.100102 1 pinned_memory_manager.cc:273]
     # …`: Triton's, TensorFlow's, XLA's own warnings)
     r"^W\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./-]+:\d+\] |"
