@@ -1662,6 +1662,9 @@ PROGRESS_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?P<step>\d+)/(?P<total>\d+|\?) \[(?P<elapsed>[\d:]+)<(?P<eta>[\d:?]+)"
     )),
     ("tracking", re.compile(r"accelerate\.tracking\]")),
+    # Keras's bar (`1563/1563 [==============================] - 95s 58ms/step - loss: 1.40`,
+    # `412/1563 [======>.......] - ETA: 1:02 - loss: 1.52`)
+    ("keras", re.compile(r"(?P<step>\d+)/(?P<total>\d+) \[[=>.]+\] - (?:ETA: |\d+m?s )")),
     # fairseq's logger (`| INFO | train_inner | epoch 004:    700 / 1500 loss=3.998, …`)
     ("fairseq", re.compile(r"\| train_inner \| epoch (?P<epoch>\d+):\s+(?P<step>\d+) / "
                            r"(?P<total>\d+) ")),

@@ -648,6 +648,9 @@ _BENIGN = re.compile(
     # a logger's level as a field between bars (loguru's `| WARNING  | mod:fn:42 - …`,
     # fairseq's `| WARNING | fairseq.trainer | OOM: …`)
     r"\|\s*WARNING\s*\||"
+    # the dynamic loader's own word that it went on without a preload (`ERROR: ld.so: object
+    # '…libjemalloc.so.2' from LD_PRELOAD cannot be preloaded (…): ignored.`)
+    r"\bfrom LD_PRELOAD cannot be preloaded\b.*: ignored\.|"
     # glog's and absl's stamp at WARNING (`W0522 07:00:02.100102 1 pinned_memory_manager.cc:273]
     # …`: Triton's, TensorFlow's, XLA's own warnings)
     r"^W\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./-]+:\d+\] |"

@@ -29,6 +29,7 @@ from monitor.triage.rules.base import (
     _some,
     _writer,
     rank_stepped_on,
+    trained_after,
 )
 
 # A network plugin's set-up complaint, what NCCL falls back from (never a failure in the job's
@@ -114,8 +115,10 @@ def _warned_then_went_on(ctx: Context, index: int, line: TailLine) -> bool:
     and skipped what failed: an evaluation hook's error)."""
     if line.rank is not None and rank_stepped_on(ctx, index, line.line, line.rank):
         return True
-    return _WARNED.search(line.text) is not None and any(
+    return _WARNED.search(line.text) is not None and (any(
         p.file_index == index and p.event.line > line.line for p in ctx.of(EventKind.PROGRESS))
+        # (or a step's loss below it, in words no progress pattern reads: `Epoch 5/10 - loss`)
+        or trained_after(ctx, index, line.line))
 
 
 # A client's own word that a connection it had failed to make was made after all (Ray's
