@@ -1303,7 +1303,14 @@ def _only_waited(ctx: Context, rank: int) -> Located | None:
         return None
     first = min(own, key=Located.order)
     said = f"{first.event.fields.get('exc_message', '')} {first.event.text}"
-    return first if _WAIT_RAN_OUT.search(said) is not None else None
+    return first if (_WAIT_RAN_OUT.search(said) is not None
+                     or _LOST_A_PEER.search(said) is not None) else None
+
+
+# a rank's own words that a peer went away under it (gloo's `Connection closed by peer`, a
+# reset, NCCL's `remote process exited`): it noticed another's failure
+_LOST_A_PEER = re.compile(r"Connection (?:closed|reset) by peer|remote process exited|"
+                          r"[Bb]roken pipe|\bncclRemoteError\b")
 
 
 def _exited_of_its_own(item: Located) -> tuple[int, int, FieldValue] | None:
@@ -1372,7 +1379,8 @@ def launcher_exit(ctx: Context) -> Finding | None:
                     Category.UNDETERMINED, (), (),
                     (f"the launcher's summary names rank {rank} as the first failure, "
                      f"{exit_text} ({item.where}); its own error is a wait for a peer that "
-                     f"ran out ({waited.where}): it was the first to notice, not the cause",),
+                     f"ran out, or a peer that went away ({waited.where}): it was the first to "
+                     "notice, not the cause",),
                     item,
                     (f"Find the rank that rank {rank} waited for: its last lines and stacks "
                      "(`rankwatch run` takes py-spy dumps of a straggler before the timeout).",),
