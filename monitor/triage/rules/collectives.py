@@ -47,6 +47,11 @@ _STALLED_HEADER = re.compile(r"^(?:Stalled|Missing) ranks:\s*$")
 _STALLED_RANK = re.compile(r"^(\d+): \[")
 
 
+# a rank's own failure, which a stall report listing it only follows
+_OWN_FAILURES = frozenset({EventKind.PYTHON_TRACEBACK, EventKind.CUDA_OOM, EventKind.CUDA_ERROR,
+                           EventKind.NATIVE_CRASH, EventKind.HOST_OOM})
+
+
 def horovod_stalled(ctx: Context) -> Finding | None:
     """Horovod's stall report, one rank a line. One rank listed never submitted what the
     others wait for: the culprit. Several ranks listed, each missing others' tensors, are in
@@ -65,6 +70,10 @@ def horovod_stalled(ctx: Context) -> Finding | None:
             if not ranks or trained_after(ctx, index, head.line + len(ranks)):
                 continue  # (a stall the job then got past: all ranks trained on)
             where = f"{scan.path}:{head.line}"
+            if len(set(ranks)) == 1 and any(
+                    e.rank == ranks[0] and e.rank_origin in GLOBAL_ORIGINS
+                    and e.kind in _OWN_FAILURES for e in ctx.located):
+                return None  # it failed of its own first (an OOM, an I/O error): that rule's
             if len(set(ranks)) == 1:
                 return Finding(
                     Category.COLLECTIVE_DESYNC, (ranks[0],), (f"rank {ranks[0]}",),
