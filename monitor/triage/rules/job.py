@@ -947,7 +947,10 @@ def storage_write(ctx: Context) -> Finding | None:
         return None
     items.sort(key=Located.order)
     first = items[0]
-    ranks = ctx.global_ranks(items[:1])
+    # (or, where the first names no rank, the rank of another line that tells the same
+    # failure: a rank's own `[rank0]: OSError: …` quoted again in torchrun's table)
+    ranks = ctx.global_ranks(items[:1]) or ctx.global_ranks(
+        [i for i in items if _message(first).strip() and _message(i).strip() == _message(first).strip()])
     dcp = ctx.of(EventKind.CHECKPOINT_FAILED)
     if dcp:
         # torch.distributed.checkpoint names the ranks whose write failed
