@@ -261,7 +261,10 @@ def _requeued_then_finished(ctx: Context, file_index: int, line: int) -> bool:
 # (status: SUCCEEDED).`, after any recovery of its cluster)
 _JOB_SUCCEEDED = re.compile(r"\bFinal app status: SUCCEEDED, exitCode: 0\b|"
                             r"^\s*Job '[\w.\-]+' succeeded\s*$|"
-                            r"\bManaged job finished: \d+ \(status: SUCCEEDED\)")
+                            r"\bManaged job finished: \d+ \(status: SUCCEEDED\)|"
+                            # kubectl's row for a training operator's job (`kubectl get
+                            # pytorchjob`: `gpt-sft   Succeeded   15m`)
+                            r"^\s*[\w.\-]+\s+Succeeded\s+\d+[smhd][\dsmhd]*\s*$")
 
 
 def job_succeeded(ctx: Context) -> Finding | None:
