@@ -104,10 +104,9 @@ def first_written(items: Sequence[Located]) -> Located:
     traceback above a peer's stamped report of what followed it). Lines of different files
     with no stamp to compare keep the stamps' order."""
     first = min(items, key=Located.order)
-    while above := [i for i in items if i.file_index == first.file_index
-                    and i.event.line < first.event.line and i.time is None]:
-        first = min(above, key=lambda i: i.event.line)
-    return first
+    above = [i for i in items if i.file_index == first.file_index
+             and i.event.line < first.event.line and i.time is None]
+    return min(above, key=lambda i: i.event.line) if above else first
 
 
 def written_before(a: Located, b: Located) -> bool:

@@ -272,13 +272,13 @@ def silent_file(ctx: Context) -> Finding | None:
     files = [(i, s) for i, s in enumerate(ctx.scans) if s.fr_dump is None and s.lines]
     if len(files) < 2:
         return None
+    failing = {e.file_index for e in ctx.located if e.event.level >= Level.ERROR}
+    named = set().union(*(s.ranks for _, s in files))
     for stuck in ctx.picture.stuck:
         if stuck.stragglers or not stuck.waiting:
             continue
-        failing = {e.file_index for e in ctx.located if e.event.level >= Level.ERROR}
         silent = [(i, s) for i, s in files if s.ranks and i not in failing
                   and not s.ranks & set(stuck.waiting)]
-        named = set().union(*(s.ranks for _, s in files))
         if len(silent) != 1 or named != set(stuck.waiting) | silent[0][1].ranks:
             continue
         _, scan = silent[0]
@@ -348,15 +348,15 @@ def timeouts_alike(ctx: Context) -> Finding | None:
     the logs do not show). Named so, rather than by the first failing line."""
     if ctx.world_size is not None:
         return None
-    # (the failure-family lexicon, the last rule, may still read a cause in the lines: a GPU's
-    # or a switch's hardware report beside the timeouts)
-    read = unrecognised_failure(ctx)
-    if read is not None and read.category is not Category.UNDETERMINED:
-        return None
     named = {i.rank for i in ctx.located if i.rank is not None and i.rank_origin in GLOBAL_ORIGINS}
     for stuck in ctx.picture.stuck:
         if stuck.stragglers or len(stuck.waiting) < 2 or named - set(stuck.waiting):
             continue
+        # (the failure-family lexicon, the last rule, may still read a cause in the lines: a
+        # GPU's or a switch's hardware report beside the timeouts)
+        read = unrecognised_failure(ctx)
+        if read is not None and read.category is not Category.UNDETERMINED:
+            return None
         return Finding(
             Category.UNDETERMINED, (), (),
             (f"rank(s) {compress_ranks(stuck.waiting)}, every rank these logs name, time out in "

@@ -20,6 +20,7 @@ from monitor.triage.lexicon import (
     read_line,
     words_family,
 )
+from monitor.triage.reader import FileScan, TailLine
 from monitor.triage.rules.base import (
     _COLLATERAL,
     _CRASHED,
@@ -86,13 +87,18 @@ def _said(ctx: Context, item: Located) -> tuple[str, str]:
             "\n".join([item.event.text, *record]))
 
 
+def _kept_lines(scan: FileScan) -> list[TailLine]:
+    """What the reader kept of a file, in order: its last lines, and its failing lines from
+    before them (an exception above the last lines is known by those)."""
+    return sorted({t.line: t for t in (*scan.loose, *scan.tail)}.values(), key=lambda t: t.line)
+
+
 def _worker_traceback(ctx: Context, item: Located) -> str:
     """A DataLoader worker's original traceback as the file's tail holds it: the lines after
     the report, up to and with the worker's own exception line (where the report is above the
     file's last lines, its failing lines are what is kept of it)."""
-    scan = ctx.scans[item.file_index]
     lines: list[str] = []
-    for t in sorted({t.line: t for t in (*scan.loose, *scan.tail)}.values(), key=lambda t: t.line):
+    for t in _kept_lines(ctx.scans[item.file_index]):
         if not item.event.line <= t.line <= item.event.line + 60:
             continue
         lines.append(t.text)
@@ -140,12 +146,9 @@ def _message_under_heading(ctx: Context, item: Located) -> str:
     end = item.event.end_line
     said: list[str] = []
     op_stack = False
-    scan = ctx.scans[item.file_index]
-    # (the file's last lines, and its failing lines kept from before them where the exception
-    # is above those; never a line past a gap the kept lines do not account for)
-    kept = sorted({t.line: t for t in (*scan.loose, *scan.tail)}.values(), key=lambda t: t.line)
+    # (never a line past a gap the kept lines do not account for)
     last = end
-    for t in kept:
+    for t in _kept_lines(ctx.scans[item.file_index]):
         if not end < t.line <= end + 40:
             continue
         if t.line - last > 3:
@@ -949,8 +952,9 @@ def storage_write(ctx: Context) -> Finding | None:
     first = items[0]
     # (or, where the first names no rank, the rank of another line that tells the same
     # failure: a rank's own `[rank0]: OSError: …` quoted again in torchrun's table)
+    said = _message(first).strip()
     ranks = ctx.global_ranks(items[:1]) or ctx.global_ranks(
-        [i for i in items if _message(first).strip() and _message(i).strip() == _message(first).strip()])
+        [i for i in items if said and _message(i).strip() == said])
     dcp = ctx.of(EventKind.CHECKPOINT_FAILED)
     if dcp:
         # torch.distributed.checkpoint names the ranks whose write failed

@@ -1319,13 +1319,10 @@ _LOST_A_PEER = re.compile(r"Connection (?:closed|reset) by peer|remote process e
 def _exited_of_its_own(item: Located) -> tuple[int, int, FieldValue] | None:
     """The one worker of a torchrun table, besides its root cause, that exited with a code of
     its own (> 0): its rank, code and pid; None with none or several."""
-    own = [(e["rank"], e["exitcode"], e.get("pid")) for e in table_entries(item)[1:]
-           if isinstance(e.get("rank"), int) and isinstance(e.get("exitcode"), int)
-           and int(str(e["exitcode"])) > 0]
-    if len(own) != 1:
-        return None
-    rank, code, pid = own[0]
-    return int(str(rank)), int(str(code)), pid
+    own = [(rank, code, e.get("pid")) for e in table_entries(item)[1:]
+           if isinstance(rank := e.get("rank"), int) and isinstance(code := e.get("exitcode"), int)
+           and code > 0]
+    return own[0] if len(own) == 1 else None
 
 
 def launcher_exit(ctx: Context) -> Finding | None:

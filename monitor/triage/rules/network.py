@@ -625,8 +625,10 @@ def nccl_init_unfinished(ctx: Context) -> Finding | None:
     started = [i for i in inits if i.event.fields.get("phase") == "START"
                and i.event.int_field("nranks") == world]
     ids = {i.event.fields.get("comm_id") for i in started}
-    if not started or len(ids) != 1 or (ctx.of(EventKind.PROGRESS) and any(
-            p.order() > started[0].order() for p in ctx.of(EventKind.PROGRESS))):
+    if not started or len(ids) != 1:
+        return None
+    first = min(started, key=Located.order)
+    if any(p.order() > first.order() for p in ctx.of(EventKind.PROGRESS)):
         return None
     comm_id = ids.pop()
     if any(i.event.fields.get("phase") == "COMPLETE" and i.event.fields.get("comm_id") in
@@ -638,7 +640,6 @@ def nccl_init_unfinished(ctx: Context) -> Finding | None:
               if (m := _BOOTSTRAP_TOOK.search(t.text)) is not None]
     if not never or len(never) >= len(began) or not waited or max(waited) < _LONG_BOOTSTRAP_S:
         return None
-    first = min(started, key=Located.order)
     return Finding(
         Category.INIT_TIMEOUT, never, tuple(f"rank {r} (never began NCCL's set-up)" for r in never),
         (f"rank(s) {compress_ranks(sorted(began))} of {world} began NCCL's set-up of the world's "
