@@ -157,6 +157,9 @@ _STILL_TRYING = re.compile(r"(?i:\bretrying\b|\bwill retry\b)")
 # tqdm's bar (` 86%|█████▋    | 56/65 [00:04<00:00, 12.03ba/s]`)
 # and its bar for an unknown total (`Validation: 0it [00:00, ?it/s]`)
 _PROGRESS_BAR = re.compile(r"\d{1,3}%\|.{0,120}\| *\d+/\d+ \[|\b\d+it \[[\d?]")
+# an `assert` statement as a frame's code line, and the carets Python 3.11 marks code with
+_ASSERT_CODE = re.compile(r"assert\b(?P<statement>.+)$")
+_CARETS = re.compile(r"^\s*[~^]+\s*$")
 _FRAME = re.compile(r'^\s+File "(?P<file>[^"]*)", line (?P<line>\d+),? in (?P<func>.+?)\s*$')
 _CHAIN = ("The above exception was the direct cause", "During handling of the above exception")
 _MSG_CONT = re.compile(
@@ -244,6 +247,7 @@ class _Block:
     frames_seen: int = 0  # frames read, before any were dropped for the cap
     open_mode: str = ""  # "w"/"r": the innermost code line shown that opens a file, its mode
     wrote_at: int = -1  # frames_seen at that write
+    last_code: str = ""  # the innermost frame's code line shown, once its frame is the last
     summary: dict[str, object] = field(default_factory=dict)
     section: str = ""
     entry: dict[str, object] | None = None
@@ -553,9 +557,13 @@ class EventExtractor:
                     block.frames.append(f"{m['file']}:{m['line']} {m['func']}")
                     block.frame_files.append(m["file"])
                     block.frames_seen += 1
+                    block.last_code = ""
                     del block.frames[:-_MAX_FRAMES]
                     del block.frame_files[:-_MAX_FRAMES]
-                elif _opens_for_write(payload):  # a frame's code line
+                    return _Verdict.TAKE
+                if not _CARETS.match(payload):  # (3.11's `^^^~~~` marks under the code)
+                    block.last_code = stripped[:_MAX_TEXT]
+                if _opens_for_write(payload):  # a frame's code line
                     block.open_mode, block.wrote_at = "w", block.frames_seen
                 elif _READ_OPEN.search(payload):
                     block.open_mode = "r"
@@ -781,6 +789,7 @@ class EventExtractor:
             return LogEvent(EventKind.NCCL_ERROR, Level.ERROR, rank, origin, fields,
                             block.text, block.line, block.end_line, block.host, block.stamp)
         if block.kind in ("traceback", "exception"):
+            _assertion_shown(block)
             if block.kind == "exception" and not block.headless and (
                 events or not self._bare_exceptions
             ):
@@ -924,6 +933,21 @@ def _failure_entry(entry: Mapping[str, object], prefix: str) -> Fields:
     if sig:
         out[prefix + "signal"] = sig[1]
     return out
+
+
+def _assertion_shown(block: _Block) -> None:
+    """A traceback cut before its exception line whose innermost frame's code is an `assert`
+    statement: that statement raised (any call it made would have a frame below it), so the
+    exception is its AssertionError; its message is not shown, the statement is."""
+    if block.kind != "traceback" or block.exc_type or block.state != "frames":
+        return
+    m = _ASSERT_CODE.match(block.last_code)
+    if m is not None:
+        block.exc_type = "AssertionError"
+        block.exc_message = (f"assert {m['statement'].strip()} (the traceback is cut above its "
+                             "exception line: its last frame's assert statement raised it)")
+        block.chain.append(block.exc_type)
+        block.summary["inferred"] = True
 
 
 def _frames_match(frames: Iterable[str], marks: tuple[str, ...]) -> bool:

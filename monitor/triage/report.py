@@ -287,9 +287,10 @@ def render_text(d: Diagnosis, timeline_lines: int = TEXT_TIMELINE_LINES) -> str:
                 f"{_ms(s.ran_ms)}); waiting {_ranks(s.waiting_ranks)}; stragglers "
                 f"{_ranks(s.stragglers)}" + (f"; ahead {_ranks(s.ahead_ranks)}"
                                              if s.ahead_ranks else ""))
-    add("")
-    add(f"INITIATORS {_ranks(d.initiator_ranks)}   (their own watchdog fired)")
-    add(f"OBSERVERS  {_ranks(d.observer_ranks)}   (notified by another rank)")
+    if d.initiator_ranks or d.observer_ranks:  # (only where a watchdog or a peer spoke)
+        add("")
+        add(f"INITIATORS {_ranks(d.initiator_ranks)}   (their own watchdog fired)")
+        add(f"OBSERVERS  {_ranks(d.observer_ranks)}   (notified by another rank)")
     if d.first_detectors:
         add(f"FIRST DETECTOR (flight recorder) {_ranks(d.first_detectors)}")
     if d.ranks:
@@ -378,9 +379,10 @@ def render_markdown(d: Diagnosis, timeline_lines: int = 100) -> str:
         for s in d.stuck:
             add(f"| {s.seq} | {_value(s.op_type)} | {_value(s.pg)} | {_value(s.started_at)} | "
                 f"{_value(s.timed_out_at)} | {_ranks(s.waiting_ranks)} | {_ranks(s.stragglers)} |")
-    add("")
-    add(f"**Initiators** (own watchdog fired): {_ranks(d.initiator_ranks)}  ")
-    add(f"**Observers** (notified by another rank): {_ranks(d.observer_ranks)}")
+    if d.initiator_ranks or d.observer_ranks:
+        add("")
+        add(f"**Initiators** (own watchdog fired): {_ranks(d.initiator_ranks)}  ")
+        add(f"**Observers** (notified by another rank): {_ranks(d.observer_ranks)}")
     if d.ranks:
         add("")
         add("## Ranks")

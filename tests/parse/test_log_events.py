@@ -351,6 +351,26 @@ def test_exception_line_after_frames_closes_a_headless_traceback() -> None:
     assert (tb.fields["headless"], tb.fields["exc_type"]) == (True, "KeyError")
 
 
+@pytest.mark.parametrize(("last_code", "expected"), [
+    ("    assert metadata is not None", ("AssertionError", "metadata is not None")),
+    ("    assert len(x) == 2, f'bad {x}'", ("AssertionError", "len(x) == 2, f'bad {x}'")),
+    ("    m.assert_state(TrainingState.BACKWARD_POST)", (None, "")),  # a call: a frame below
+    ("    traceback.print_stack()", (None, "")),
+])
+def test_a_traceback_cut_under_an_assert_statement_raised_its_assertion_error(
+        last_code: str, expected: tuple[str | None, str]) -> None:
+    """An `assert` statement as the innermost frame's code line of a traceback cut before its
+    exception line is what raised it (Python 3.11's carets under it are no code); any other
+    code line leaves the exception unknown."""
+    lines = ["Traceback (most recent call last):", '  File "train.py", line 9, in <module>',
+             "    main()", '  File "train.py", line 5, in main', last_code, "    ^^^^^^^^^^^",
+             "[INFO] 2025-01-01 next record"]
+    tb = next(e for e in _feed(lines) if e.kind is K.PYTHON_TRACEBACK)
+    exc_type, statement = expected
+    assert tb.fields["exc_type"] == exc_type
+    assert statement in str(tb.fields["exc_message"])
+
+
 def test_nccl_error_message_block_folds_its_last_error() -> None:
     """DistBackendError + ncclSystemError + `Last error:` + its text are one NCCL error event
     carrying the peer and the socket error."""

@@ -839,7 +839,14 @@ def own_exception(ctx: Context) -> Finding | None:
         evidence.append(f"ranks {compress_ranks(alike)}, every rank these logs show, raised "
                         "it alike: no single rank is to blame")
     listed = _checkpoint_ranks(ctx, first)
-    if listed and not (alike and set(alike) <= set(listed)):
+    every = _checkpoint_every_rank(ctx, first)
+    if ranks and every:
+        # the distributed checkpoint lists every rank the logs show as failing its step, the
+        # raiser among them: the checkpoint or the code, no single rank
+        ranks, culprits = (), ()
+        evidence.append(f"the distributed checkpoint names every rank these logs show as "
+                        f"failing its step ({compress_ranks(every)}): no single rank is to blame")
+    elif listed and not (alike and set(alike) <= set(listed)):
         # torch.distributed.checkpoint gathers the failing ranks' exceptions and every rank
         # raises them (`CheckpointException ranks:dict_keys([2])`): those ranks are its own
         ranks, culprits = listed, tuple(f"rank {r}" for r in listed)
@@ -862,6 +869,18 @@ def _checkpoint_ranks(ctx: Context, first: Located) -> tuple[int, ...]:
     return ()
 
 
+def _checkpoint_every_rank(ctx: Context, first: Located) -> tuple[int, ...]:
+    """The ranks a distributed checkpoint's exception in `first`'s file lists, where they are
+    two or more, `first`'s rank among them, and every rank the logs show."""
+    rank = first.event.rank
+    for e in ctx.of(EventKind.CHECKPOINT_FAILED):
+        listed = _listed_ranks(e)
+        if (e.file_index == first.file_index and len(listed) >= 2 and rank in listed
+                and _ranks_shown(ctx) <= set(listed)):
+            return listed
+    return ()
+
+
 def _listed_ranks(failed: Located) -> tuple[int, ...]:
     """The ranks `CheckpointException ranks:dict_keys([0, 2])` lists."""
     return tuple(sorted({int(r) for r in str(failed.event.fields.get("ranks", ""))
@@ -879,10 +898,15 @@ def _every_rank_alike(ctx: Context, own: list[Located], first: Located) -> tuple
     alike = ctx.global_ranks([i for i in own if _alike(i) == _alike(first)])
     if len(alike) < 2:
         return ()
+    return alike if _ranks_shown(ctx) == set(alike) else ()
+
+
+def _ranks_shown(ctx: Context) -> set[int]:
+    """Every global rank the logs show: in an event, or in a file's rank prefixes."""
     shown = set(ctx.global_ranks([i for items in ctx.by_kind.values() for i in items]))
     for scan in ctx.scans:
         shown |= scan.ranks
-    return alike if shown == set(alike) else ()
+    return shown
 
 
 # A collective that failed because its peer went away: the peer's failure is the cause.
