@@ -328,6 +328,14 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"(?i:unhandled cuda error)|ncclUnhandledCudaError|"
                      # the TPU runtime's word for a device that stopped (an on-device check)
                      r"Accelerator device halted\b|"
+                     # ROCr's report of a GPU's own fault (`HW Exception by GPU node-9 … reason
+                     # :GPU Hang`), amdgpu's firmware scheduler gone silent, Habana's driver
+                     # giving up on its device, Ascend's device that stopped answering or
+                     # whose core faulted
+                     r"\bHW Exception by GPU node-\d+|\bMES failed to respond\b|"
+                     r"\bhabanalabs\b.{0,80}\bDevice is NOT usable\b|"
+                     r"\bDevice\[\d+\] lost heartbeat\b|"
+                     r"\b(?:vector|AI|ai) core execution is abnormal\b|"
                      # Ascend's runtime: a call its device driver failed (`rtGetDevMsg execute
                      # failed, reason=[driver error:internal error]`)
                      r"\breason=\[driver error:internal error\]|"

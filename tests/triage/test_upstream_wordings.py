@@ -1147,3 +1147,65 @@ def test_ascends_driver_error_reason_is_the_devices(tmp_path: Path) -> None:
     gc = triage_texts(tmp_path / "gc", "[GC (Allocation Failure) [PSYoungGen: 65536K->10742K"
                                        "(76288K)] 65536K->10750K(251392K), 0.0132 secs]\n")
     assert gc.category is Category.NONE
+
+
+# JAX's client (xla/pjrt/distributed/client.h) and coordination service
+# (coordination_service.cc): the fatal line a surviving task prints, the list of tasks, and
+# the barrier's report with its late tasks
+_JAX_FATAL = ("F0926 17:26:32.075587  157988 client.h:77] Terminating process because the JAX "
+              "distributed service detected fatal errors. This most likely indicates that "
+              "another task died; see the other task logs for more details. Disable Python "
+              "buffering, i.e. `python -u`, to be sure to see all the previous output. "
+              "absl::Status: UNAVAILABLE: The following tasks are unhealthy (stopped sending "
+              "heartbeats):\n/job:jax_worker/replica:0/task:3\nThe tasks have crashed. Check the "
+              "task logs for an earlier error, or scheduler events (e.g. preemption, eviction) "
+              "to debug further.\n\nRPC: /tensorflow.CoordinationService/PollForError\n")
+
+
+def _barrier(barrier_id: str, late: str) -> str:
+    return ("jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Id: "
+            f"{barrier_id}. This usually happens because a task triggered the barrier too "
+            "early or too slowly. Please look at the task logs (both timed out and first task) "
+            "to debug further.\n# of tasks that reached the barrier: 7/8.\nThe first task at "
+            f"the barrier: /job:jax_worker/replica:0/task:0. Some timed out task names:\n{late}\n")
+
+
+def test_the_tasks_the_coordination_service_lists_as_unhealthy_are_named(tmp_path: Path) -> None:
+    """The reporters are not the story: the task whose heartbeats stopped is, its cause unshown
+    (the heading cut off by the reader's line limit, the list under it still read)."""
+    steps = "".join(f"I0926 17:25:{s:02d}.1 157988 train.py:201] step {s} loss=1.99\n"
+                    for s in range(10, 20))
+    diagnosis = triage_texts(tmp_path, steps + _JAX_FATAL)
+    assert diagnosis.category is Category.UNDETERMINED
+    assert diagnosis.culprits == ("/job:jax_worker/replica:0/task:3",)
+    assert diagnosis.culprit_ranks == ()
+
+
+def test_tensorflows_heartbeat_timeout_names_its_task(tmp_path: Path) -> None:
+    line = ("2024-02-14 06:51:32.019821: E tensorflow/core/distributed_runtime/coordination/"
+            "coordination_service.cc:512] Task /job:worker/replica:0/task:2 heartbeat timeout. "
+            "This indicates that the remote task has failed, got preempted, or crashed "
+            "unexpectedly.\n")
+    diagnosis = triage_texts(tmp_path, line)
+    assert diagnosis.culprits == ("/job:worker/replica:0/task:2",)
+
+
+@pytest.mark.parametrize(("barrier_id", "category"), [
+    ("PjRT_Client_Connect", Category.INIT_TIMEOUT),
+    ("[Init]Wait_for_all_tasks_to_register::0", Category.INIT_TIMEOUT),
+    ("0_async_write_complete.0.1", Category.UNDETERMINED),  # a checkpoint's barrier, mid-run
+])
+def test_a_barriers_late_tasks_are_named_not_its_first(
+        tmp_path: Path, barrier_id: str, category: Category) -> None:
+    diagnosis = triage_texts(tmp_path, _barrier(barrier_id, "/job:jax_worker/replica:0/task:5"))
+    assert diagnosis.category is category
+    assert diagnosis.culprits == ("/job:jax_worker/replica:0/task:5",)
+
+
+def test_a_failure_shown_before_the_list_keeps_its_category(tmp_path: Path) -> None:
+    """An out-of-memory line above the list: the one task listed is the one that ran out."""
+    oom = ("[task 3] jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory "
+           "while trying to allocate 17179869184 bytes.\n")
+    diagnosis = triage_texts(tmp_path, oom + _JAX_FATAL)
+    assert diagnosis.category is Category.OOM
+    assert "/job:jax_worker/replica:0/task:3" in diagnosis.culprits

@@ -36,6 +36,7 @@ from monitor.triage.rules.collectives import (
     straggler,
     timeouts_alike,
 )
+from monitor.triage.rules.coordination import coordination_service
 from monitor.triage.rules.devices import (
     cuda_software,
     gpu_fault,
@@ -120,6 +121,7 @@ RULES: tuple[Rule, ...] = (
     ib_completion_flushed,
     nccl_unexplained,
     ray_creation_task,
+    coordination_service,
     native_crash,
     signal_kill,
     launcher_exit,

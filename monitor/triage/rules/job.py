@@ -506,8 +506,10 @@ _TORCH_SHM_FILE = re.compile(r"unable to write to file </torch_\d+_")
 # An accelerator runtime's own result in an exception the job's code raised (XLA's
 # `RESOURCE_EXHAUSTED: Error allocating device buffer` on a TPU's HBM too)
 _ACCELERATOR_OOM = re.compile(r"PT_DEVMEM Allocation failed|\b(?:ZE|UR)_RESULT_ERROR_OUT_OF_\w*MEMORY|"
-                              r"RESOURCE_EXHAUSTED: .{0,60}(?:[Aa]llocat|[Oo]ut of memory|"
-                              r"[Aa]ttempting to reserve|[Rr]an out of memory)|"
+                              # (torch_xla's `Resource exhausted: From /job:tpu_worker/…:
+                              # Attempting to reserve 3.95G at the bottom of memory`)
+                              r"(?:RESOURCE_EXHAUSTED|Resource exhausted): .{0,80}(?:[Aa]llocat|"
+                              r"[Oo]ut of memory|[Aa]ttempting to reserve|[Rr]an out of memory)|"
                               # TensorFlow's allocator, in the message of its ResourceExhaustedError
                               r"\bOOM when allocating tensor\b")
 
@@ -523,8 +525,14 @@ _ACCELERATOR_ERROR = re.compile(r"\b(?:ZE|UR)_RESULT_ERROR_\w+|"
                                 r"\bCUDNN_STATUS_INTERNAL_ERROR\b|"
                                 # Habana's runtime ended by its device's fatal error
                                 r"\bSynapse is being terminated due to fatality\b|"
-                                # Ascend's runtime: a device task failed under the stream
-                                r"\bACL stream synchronize failed\b")
+                                # Ascend's runtime: a device task failed under the stream,
+                                # a core's fault, a device that stopped answering
+                                r"\bACL stream synchronize failed\b|"
+                                r"\b(?:vector|AI|ai) core execution is abnormal\b|"
+                                r"\bDevice\[\d+\] lost heartbeat\b|"
+                                # the TPU held by another process (libtpu's lock), as CUDA's
+                                # `busy or unavailable` device is
+                                r"\bThe TPU is already in use by process with pid \d+")
 
 
 _OWN_ADVICE = {
