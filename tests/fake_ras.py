@@ -276,6 +276,9 @@ class FakeRasServer(SimulatedRasServer):
         line = b"  Rank 1 -- GPU 0 managed by process 4100 on node 10.0.0.11\n"
         block = line * (65536 // len(line))
         sent = 0
+        # (the conversation's 0.2 s timeout would cut the reply short, as a clean close, when a
+        # loaded machine's client falls behind: a send waits for the client as long as it reads)
+        conn.settimeout(30.0)
         conn.sendall(b"NCCL version 2.29.7 compiled with CUDA 13.0\n")
         while sent < self.huge_bytes and not self._stop.is_set():
             conn.sendall(block)

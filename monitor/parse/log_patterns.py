@@ -564,8 +564,9 @@ def _post_store(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]
         fields["timeout_ms"] = fields["timeout_seconds"] * 1000
     if "while trying to connect" in payload or "failed to connect" in payload:
         fields["phase"] = "connect"
-        if re.match(r"\W*(?:\[W |W\d{4} )", payload):
-            # c10d's client logs each connect it will retry as a warning (glog's `[W …]`)
+        if re.match(r"\W*(?:\[W |\[?W\d{3,4} \d\d:)", payload):
+            # c10d's client logs each connect it will retry as a warning (glog's `[W …]`,
+            # `W0910 02:10:41`; c10's own `[W910 02:10:41.336141828 socket.cpp:697]`)
             return EventKind.STORE_TIMEOUT, Level.WARNING, fields
     elif "waitForInput" in payload:
         fields["phase"] = "wait"

@@ -878,6 +878,17 @@ def _ray_error_with_words(text: str) -> bool:
 _RAY_ERROR_STAMP = re.compile(r"\[\d{4}-\d\d-\d\d [\d:,.]+ [EF] \d+ \d+\]")
 
 
+# The platform's own word that it stopped a machine or a pod under the job
+_FROM_OUTSIDE = re.compile(_STOPPED_BY_PLATFORM + "|" + _RECLAIM_NOTICE + "|" + _POWER_OFF + "|"
+                           + _RECLAIM_WORDS + r"|\b[Ee]victed\b|(?i:\bpreempted\b)|"
+                           r"\bNodeNotReady\b|\bNODE_FAIL\b")
+
+
+def stops_from_outside(text: str) -> bool:
+    """Whether a line is the platform's word that it stopped a machine or a pod."""
+    return _FROM_OUTSIDE.search(text) is not None
+
+
 def read_line(text: str) -> Reading | None:
     """The most explanatory family a failing line belongs to; None for a line that is no
     failure."""

@@ -24,7 +24,7 @@ from tests.triage.public_corpus import (
 
 # Measured floors (right / total). Raise them when the rules improve; never lower them to pass.
 HELDOUT_FLOOR = 758
-TUNING_FLOOR = 942
+TUNING_FLOOR = 943
 MAJORITY_FLOOR = 766  # the held-out halves under the majority of three blind labels
 
 

@@ -647,6 +647,22 @@ def test_an_ipv4_mapped_store_address_is_read_whole(tmp_path: Path) -> None:
     assert any("10.4.9.143:47389" in c for c in diagnosis.culprits)
 
 
+@pytest.mark.parametrize("severity", ["[W socket.cpp:697]", "[W910 02:10:41.336141828 socket.cpp:697]"])
+def test_a_store_connect_the_client_retries_is_passed_once_another_node_trains(
+        tmp_path: Path, severity: str) -> None:
+    """c10's warning for each connect it will try again (glog's `[W …]` and c10's own
+    `[W910 02:10:41.336141828 …]`, month and day unpadded), from a node that started before the
+    store's host was up: no error after it, and the first node trains on."""
+    late = "".join(f"{severity} [c10d] The client socket has failed to connect to "
+                   "[gpu-node-01]:29500 (errno: 111 - Connection refused).\n" for _ in range(3))
+    steps = "".join(f"[rank0]: step {s} | loss 3.{s} | tokens/s 412,331\n"
+                    for s in range(100, 400, 100))
+    diagnosis = triage_texts(tmp_path, steps, late + "[rank8]: using device cuda:0\n")
+    assert diagnosis.category is Category.NONE, diagnosis.summary
+    alone = triage_texts(tmp_path / "alone", late)  # no node trains: the store was never reached
+    assert alone.category is Category.NETWORK
+
+
 def test_horovods_gloo_launcher_names_its_first_failed_process(tmp_path: Path) -> None:
     """horovod/runner/gloo_run.py: `Horovod detected that one or more processes exited with
     non-zero status, thus causing the job to be terminated. The first process to do so was:

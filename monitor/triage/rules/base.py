@@ -261,6 +261,9 @@ _COLLATERAL = ("DistBackendError", "ChildFailedError", "SignalException", "Keybo
                "ProcessExitedException", "ActorDiedError", "RayActorError",
                # Ray: the worker process died; why is not in the exception
                "WorkerCrashedError", "LocalRayletDiedError", "RaySystemError",
+               # Dask's scheduler: every worker that ran the task died (`KilledWorker: … all
+               # those workers died while running it`); the nanny's lines say why, if anything
+               "KilledWorker",
                # Ray: an object whose owner or node died; Tune's summary of trials that failed
                # (each trial's own error, where shown, comes before it)
                "OwnerDiedError", "ObjectLostError", "ObjectReconstructionFailed",

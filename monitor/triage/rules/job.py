@@ -72,7 +72,11 @@ _SEE_ABOVE = re.compile(r"\b[Ss]ee (?:the )?(?:root cause|errors?|logs?|tracebac
                         r"\bcrashed for some reason\b|"
                         # Ray Train's `TrainingFailedError: The Ray Train run failed. Please
                         # inspect the previous error messages for a cause.`
-                        r"\binspect the previous error messages for a cause\b")
+                        r"\binspect the previous error messages for a cause\b|"
+                        # a retry wrapper that gave up, naming no error of its own (OpenRLHF's
+                        # `Request error for 5 times, returning None. Please check the API
+                        # server.`): each try's error was logged above it
+                        r"\b[Ee]rror for \d+ times\b")
 _WORKER_DIED = re.compile(r"\b(?:abruptly died|terminated abruptly|died unexpectedly)\b")
 
 

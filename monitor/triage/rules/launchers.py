@@ -231,6 +231,9 @@ _STARTED_AGAIN = re.compile(r"(?i)\bresum(?:e|ed|ing)\b.{0,40}\b(?:from|checkpoi
                             # `Restored all states from the checkpoint at …`
                             r"\brestor(?:e|ed|ing) (?:all )?states from the checkpoint\b|"
                             r"\brestart(?:ed|ing)\b|\brequeued?\b|\battempt[ #]\d+\b|"
+                            # Megatron's and NeMo's load of the checkpoint a new attempt resumes
+                            # from (`loading checkpoint from /ckpt at iteration 52013`)
+                            r"\b(?:successfully )?load(?:ed|ing) checkpoint from\b|"
                             # torchrun's agent: `… attempts left; will restart worker group`
                             r"\bwill restart worker group\b|"
                             r"\bRESTART_COUNT=[1-9]|\bretrying\b|\bwill retry\b")
@@ -371,6 +374,19 @@ def _own_raise(item: Located) -> bool:
         f"{f.get('exc_type')} {f.get('exc_message', '')}") is None
 
 
+def _handler_began(ctx: Context, stop: Located) -> Located:
+    """Where a launcher's handling of a signal began: DeepSpeed's launcher says it received
+    one (`Main process received SIGINT, exiting`) only after its handler killed each worker
+    (`[launch.py:319:sigkill_handler] Killing subprocess 41810`), so the signal came before the
+    first of those lines; any other stop, where its own line is."""
+    if stop.kind is not EventKind.AGENT_DEATH_SIGNAL or "sigkill_handler" not in stop.event.text:
+        return stop
+    kills = [e for e in ctx.of(EventKind.AGENT_SIGTERM)
+             if e.file_index == stop.file_index and e.event.line < stop.event.line
+             and "sigkill_handler" in e.event.text]
+    return min(kills, key=lambda e: e.event.line) if kills else stop
+
+
 def scheduler(ctx: Context) -> Finding | None:
     cancels = [e for e in ctx.of(EventKind.SLURM_CANCEL)
                if e.event.fields.get("reason") in ("time_limit", "preemption", "node_failure")]
@@ -401,14 +417,15 @@ def scheduler(ctx: Context) -> Finding | None:
     if not items:
         return None
     first = min(items, key=Located.order)
+    began = _handler_began(ctx, first)
     # (earlier in time; or, for the job's own exception, earlier in the scheduler line's
     # own file: a traceback with no stamp above a stamped cancel came first)
     earlier = [e for e in ctx.located
-               if ((first.time is not None and e.order() < first.order())
+               if ((began.time is not None and e.order() < began.order())
                    or (((e.kind is EventKind.PYTHON_TRACEBACK and _own_raise(e))
                         # (or its GPU's own failure: `CUDA error: unspecified launch failure`)
                         or e.kind in (EventKind.CUDA_ERROR, EventKind.CUDA_OOM, EventKind.XID))
-                       and e.file_index == first.file_index and e.event.line < first.event.line
+                       and e.file_index == began.file_index and e.event.line < began.event.line
                        and not _went_on_after(ctx, e)))
                and e.event.level >= Level.ERROR and e.kind not in _SCHEDULER_NOISE]
     if earlier and _node_failed(first):

@@ -13,7 +13,7 @@ from monitor.model import Category
 from monitor.parse.log_events import EventKind
 from monitor.parse.log_patterns import IB_FLUSHED, FieldValue, Level
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks, whereabouts, who
-from monitor.triage.lexicon import Family, logged_below_error, read_line
+from monitor.triage.lexicon import Family, logged_below_error, read_line, stops_from_outside
 from monitor.triage.rules.base import (
     _COLLATERAL,
     _CRASHED,
@@ -38,6 +38,7 @@ from monitor.triage.rules.base import (
     trained_after,
 )
 from monitor.triage.rules.collectives import absent_rank, silent_file
+from monitor.triage.rules.unexplained import failing_readings
 
 
 def _connect_failed(ctx: Context, item: Located) -> bool:
@@ -935,6 +936,14 @@ def _cuda_failed(error: Located) -> bool:
         for w in ("unhandled cuda error", "ncclUnhandledCudaError"))
 
 
+def _platform_stopped(ctx: Context) -> bool:
+    """A failing line the lexicon reads as the platform stopping a machine or a pod (an
+    eviction, a preemption, a node's shutdown or loss)."""
+    return any(reading.family is Family.INFRASTRUCTURE and stops_from_outside(tail.text)
+               for index in range(len(ctx.scans))
+               for tail, reading in failing_readings(ctx, index))
+
+
 def nccl_unexplained(ctx: Context) -> Finding | None:
     """An NCCL system, internal or remote error whose reason no line shows (the rules that
     read a reason, a peer or a CUDA failure come first). An unhandled cuda error is NCCL's
@@ -969,6 +978,10 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
     if not cuda and not _NCCL_SHM.search(last) and (_exits_before(ctx, first)
                                                     or _died_by_signal_unsaid(ctx, first)):
         return None  # a launcher reported a worker's exit before it: the peer that went away
+    if not cuda and _platform_stopped(ctx):
+        # the platform's own word that it stopped a pod or a node (`Pod was terminated in
+        # response to imminent node shutdown`): the peer that went away, read by the lexicon
+        return None
     # (a segment it could not open for want of file descriptors is the process's limit, no
     # shortage of /dev/shm)
     if _NCCL_SHM.search(last) and "Too many open files" not in last:

@@ -64,7 +64,8 @@ def failing_readings(ctx: Context, index: int,
             continue
         reading = read_line(tail.text)
         if reading is None or _plugin_fallback_line(scan, tail, reading) or (
-                _about_connecting(tail, reading) and _reconnected(ctx, index, tail)):
+                _about_connecting(tail, reading) and (_reconnected(ctx, index, tail)
+                                                      or _outlived(ctx, index, tail))):
             continue
         out.append((tail, reading))
     return out
@@ -105,8 +106,9 @@ def _file_host(scan: FileScan) -> tuple[str, ...]:
 
 
 # A line its writer logged as a warning: Python's logging, glog's `W0320 05:57:29`, Ray's and
-# TensorFlow's `… 16:06:26,552 W 350061` / `05:57:29.228: W tensorflow/…`
-_WARNED = re.compile(r"\bWARN(?:ING)?\b|^\W*W\d{4} \d\d:|\d\d:\d\d:\d\d[.,]\d+\]?:? W ")
+# TensorFlow's `… 16:06:26,552 W 350061` / `05:57:29.228: W tensorflow/…`; c10's `[W910 02:10:41.3…`
+# (under torchrun's `[rank0]:` prefix too)
+_WARNED = re.compile(r"\bWARN(?:ING)?\b|(?:^|\]:)\W*W\d{3,4} \d\d:|\d\d:\d\d:\d\d[.,]\d+\]?:? W ")
 
 
 def _warned_then_went_on(ctx: Context, index: int, line: TailLine) -> bool:
@@ -136,6 +138,17 @@ def _about_connecting(line: TailLine, reading: Reading) -> bool:
     return reading.family is Family.NETWORK or (
         reading.family in (Family.FAILED, Family.PEER_LOST)
         and _ABOUT_CONNECTING.search(line.text) is not None)
+
+
+def _outlived(ctx: Context, index: int, line: TailLine) -> bool:
+    """A connect its client logged as a warning (it tries again) with no error after it in its
+    file, while another file shows the job training: the connect was made in the end (a node
+    that started before the store's host was up)."""
+    return (_WARNED.search(line.text) is not None
+            and not any(e.file_index == index and e.event.line > line.line
+                        and e.event.level >= Level.ERROR for e in ctx.located)
+            and any(trained_after(ctx, other, 0) for other in range(len(ctx.scans))
+                    if other != index))
 
 
 def _reconnected(ctx: Context, index: int, line: TailLine) -> bool:
