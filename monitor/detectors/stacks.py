@@ -871,15 +871,19 @@ class StackDetector:
             if wrote_now or not self._idle_between(*pair):
                 return True  # the job said it is in a long phase, and this rank works at it
         phase = pair[1].main.phase if pair[1].main is not None else None
-        if phase is None and state not in (MainState.IN_CHECKPOINT.value, MainState.IN_INIT.value):
-            return False
-        if state in (STOPPED, DISK_SLEEP):
-            return False
         wrote = (
             pair[0].proc is not None
             and pair[1].proc is not None
             and (pair[0].proc.written_bytes != pair[1].proc.written_bytes)
         )
+        if state == DISK_SLEEP and (announced is not None or phase is not None):
+            # a save on a busy disk sleeps in the kernel between its writes: while its bytes
+            # still grow it works at the phase; one that wrote nothing is stuck in it
+            return wrote or _after(proc.written_changed_at, pair[0].at)
+        if phase is None and state not in (MainState.IN_CHECKPOINT.value, MainState.IN_INIT.value):
+            return False
+        if state in (STOPPED, DISK_SLEEP):
+            return False
         # A phase that still makes progress is expected to be slow; a stalled one is not, and
         # a stalled save is CheckpointStalled's to report once it has lasted long enough.
         return wrote or not self._idle_between(*pair) or phase is Phase.CHECKPOINT

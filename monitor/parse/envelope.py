@@ -59,6 +59,14 @@ _DATE = re.compile(
     # with its zone's name (`2024-05-01 12:00:00.123 UTC`, Google Cloud Logging's)
     r"(?: UTC)?[ \t]"
 )
+# stern's pod and container names, each in its colour, before a pod's line
+_STERN = re.compile(r"\x1b\[[\d;]*m[\w.-]+\x1b\[0m \x1b\[[\d;]*m[\w.-]+\x1b\[0m ")
+# journald's host and program after `journalctl -o short-iso`'s time (`2024-05-14T15:10:00+0000
+# gpu-node-14 python[2211]: `): only where a program with its pid, or the kernel, follows
+_JOURNALD_ISO = re.compile(r"([\w.\-]+) (?=kernel: |[\w.\-/@]{1,40}\[\d+\]: )"
+                           r"(?:(?!kernel\b)[\w.\-/@]{1,40}\[\d+\]: )?")
+# a log stream's name as `aws logs tail` prints it after the event's time (`group/stream`)
+_LOG_STREAM = re.compile(r"[A-Za-z0-9][\w.-]*/[\w./-]+ ")
 # CloudWatch export: `  | 2024-08-23T22:22:51.871Z | `.
 _CLOUDWATCH = re.compile(r"\s*\|\s*(\d{4}-\d\d-\d\dT[\d:.]+Z?)\s*\|\s?")
 # journald: `Mar 18 17:38:50 gpu017 kernel: `.
@@ -214,6 +222,11 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
     actor_pid: int | None = None
     engine_process: str | None = None
     repeat = 1
+    if text.startswith("\x1b"):
+        m = _STERN.match(text)
+        if m is not None:  # stern's coloured pod and container before each line
+            prefixes.append("stern")
+            text = text[m.end():]
     text = without_colour(text)
     if text.endswith("cluster]"):
         m = _RAY_REPEAT.search(text)
@@ -295,6 +308,17 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
             m = _JOURNALD.match(text)
             if m is not None:
                 host, kind = m.group(1), "journald"
+        if m is None and prefixes[-1:] == ["date"] and (timestamp or "")[10:11] == "T":
+            # `journalctl -o short-iso`: the time, then the host and the program, as journald's
+            # own form has them; `aws logs tail`: the time, then the log stream
+            # (`job/algo-2-1715…`)
+            m = _JOURNALD_ISO.match(text)
+            if m is not None:
+                host, kind = m.group(1), "journald"
+            else:
+                m = _LOG_STREAM.match(text)
+                if m is not None:
+                    kind = "log_stream"
         if m is None and "||" in text[:32]:
             m = _DETERMINED.match(text)
             if m is not None:

@@ -434,6 +434,12 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          # Go's net package (kubelet, operators): `dial tcp …: i/o timeout`
                          r"\bdial (?:tcp|udp)[46]? \S+: .{0,40}(?:i/o timeout|no such host|"
                          r"(?i:connection timed out))|"
+                         # ... its resolver (`dial tcp: lookup minio.svc on 10.96.0.10:53: no
+                         # such host`), and net/http's handshake that never finished
+                         r"\blookup \S+ on \S+: (?:no such host|.{0,40}i/o timeout|server "
+                         r"misbehaving)|\bnet/http: TLS handshake timeout\b|"
+                         # kafka-python's connect that the OS refused (`… returned error 111.`)
+                         r"\breturned error 111\b|"
                          r"Name or service not known|(?i:failure in name resolution)|"
                          r"nodename nor servname|getaddrinfo|Could not resolve host|"
                          r"Connection timed out|ETIMEDOUT|transport retry counter|"
@@ -759,6 +765,11 @@ _PLATFORM_WORKER = re.compile(r"\bLost (executor \d+)(?: on ([\w.-]*\w))?|"
                               # "node04"`): the far end
                               r"\bunable to connect from \"[^\"]+\" to \"([^\"]+)\"")
 _DIALED = re.compile(r"\bdial (?:tcp|udp)[46]? ([^\s:]+:\d{1,5})\b")  # Go: the endpoint
+# The two ends of a failed call where the line names both: Hadoop IPC's `Call From trainer-0/
+# 10.42.1.17 to namenode-0.hdfs:8020 failed`, Go's resolver's `lookup minio.svc on
+# 10.96.0.10:53: no such host` (the name looked up, and the DNS server asked)
+_FAR_END = re.compile(r"\bCall From \S+ to ([\w.-]+:\d{1,5}) failed\b|\blookup ([\w.-]+) on \S+: ")
+_NEAR_END = re.compile(r"\bCall From (\S+) to [\w.-]+:\d{1,5} failed\b|\blookup [\w.-]+ on (\S+): ")
 # syslog's and journald's short form name the machine after the time: `Jan 30 10:33:08 node17
 # kernel: …`, `… systemd-logind[812]: …`
 _SYSLOG_HOST = re.compile(r"(?<![\w:.-])(?:[A-Z][a-z]{2} +\d{1,2}|\d{4}-\d\d-\d\dT?) ?\d\d:\d\d:\d\d\S* "
@@ -948,6 +959,12 @@ def places(text: str) -> tuple[str, ...]:
                  for m in _PEER_NAME.finditer(text))
     found.extend((m.start(), " on ".join(g for g in m.groups() if g))
                  for m in _PLATFORM_WORKER.finditer(text))
+    if "Call From " in text or "lookup " in text:
+        # a failed call's near end (Hadoop IPC's caller, Go's DNS server) is no place of the
+        # failure's; its far end comes first
+        near = [m.span(m.lastindex or 0) for m in _NEAR_END.finditer(text)]
+        found = [(at, w) for at, w in found if not any(a <= at < b for a, b in near)]
+        found += [(-1, next(g for g in m.groups() if g)) for m in _FAR_END.finditer(text)]
     return tuple(dict.fromkeys(w for _, w in sorted(found)))
 
 

@@ -221,7 +221,14 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
             source: BinaryIO = raw
             width = None
             records = 0
-            if not gzipped and size <= JSON_LINES_MAX_BYTES and json_lines_field(head):
+            exported = (unwrap_json_export(raw.read(JSON_LINES_MAX_BYTES))
+                        if not gzipped and size <= JSON_LINES_MAX_BYTES
+                        and _JSON_ARRAY_HEAD.match(head) else None)
+            raw.seek(0)
+            if exported is not None:
+                text, records = exported
+                source = io.BytesIO(text)
+            elif not gzipped and size <= JSON_LINES_MAX_BYTES and json_lines_field(head):
                 text, records = unwrap_json_lines(raw.read(JSON_LINES_MAX_BYTES))
                 raw.seek(0)
                 source = io.BytesIO(text)
@@ -236,8 +243,8 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
             reader.rewritten = width is not None or records > 0
             problem = reader.run()
             if records:
-                scan.notes.append(f"a JSON-lines log: the text of its {records} records was "
-                                  "read; line numbers count the text's lines")
+                scan.notes.append(f"a JSON log (lines or an array): the text of its {records} "
+                                  "records was read; line numbers count the text's lines")
             if width is not None:
                 scan.notes.append(f"lines cut at {width} columns (a terminal's copy) were "
                                   "joined; line numbers count the joined lines")
@@ -310,6 +317,31 @@ def json_lines_field(head: bytes) -> bool:
         if _record_text(record) is not None:
             with_text += 1
     return with_text >= 0.6 * len(lines)
+
+
+# A log viewer's download: one JSON array of records (Cloud Logging's, a Loki or Grafana
+# export), pretty-printed or not
+_JSON_ARRAY_HEAD = re.compile(rb"\s*\[\s*\{")
+
+
+def unwrap_json_export(data: bytes) -> tuple[bytes, int] | None:
+    """The program's text out of a JSON array of log records, oldest first where every record
+    carries its time (viewers download the newest first); None when the data is not such an
+    array (most of its records with a text field)."""
+    try:
+        records = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(records, list) or not records:
+        return None
+    texts = [(r.get("timestamp"), text) for r in records
+             if (text := _record_text(r)) is not None and isinstance(r, dict)]
+    if len(texts) < 0.6 * len(records):
+        return None
+    if all(isinstance(stamp, str) for stamp, _ in texts):
+        texts.sort(key=lambda st: str(st[0]))  # (ISO stamps of one zone sort as times)
+    out = [text[:-1] if text.endswith("\n") else text for _, text in texts]
+    return "\n".join(out).encode("utf-8") + b"\n", len(texts)
 
 
 def unwrap_json_lines(data: bytes) -> tuple[bytes, int]:

@@ -28,6 +28,13 @@ GLOG = "[E1016 03:31:38.928019586 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog ca
         (f"  | 2024-08-23T22:22:51.871Z | [rank2]:{GLOG}", 2, None, None,
          ("cloudwatch", "rank"), GLOG),
         (f"[1784] [rank0]:{GLOG}", 0, None, None, ("line_number", "rank"), GLOG),
+        # stern's coloured pod and container; `aws logs tail`'s time and log stream
+        (f"\x1b[32mllm-master-0\x1b[0m \x1b[36mpytorch\x1b[0m [rank3]:{GLOG}", 3, None, None,
+         ("stern", "rank"), GLOG),
+        (f"2024-05-14T03:10:30.2+00:00 llm-pt-123/algo-2-1715652669 [rank3]:{GLOG}", 3, None,
+         None, ("date", "log_stream", "rank"), GLOG),
+        (f"2024-05-14T15:10:00+0000 gpu-node-14 python[2211]: [rank3]:{GLOG}", 3, None,
+         "gpu-node-14", ("date", "journald", "rank"), GLOG),
         ("[2024-03-18 17:38:50,208] torch.distributed.elastic.multiprocessing.api: [ERROR] "
          "failed", None, None, None, ("timestamp",),
          "torch.distributed.elastic.multiprocessing.api: [ERROR] failed"),

@@ -513,7 +513,7 @@ def test_a_json_lines_log_is_read_by_its_text_field(tmp_path: Path) -> None:
     diagnosis = triage("gpu-milabench-397-hip-launch-failure.log")
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.GPU_CUDA, (1,))
     scans, _, _ = read_inputs([str(CORPUS / "gpu-milabench-397-hip-launch-failure.log")])
-    assert any("JSON-lines" in note for note in scans[0].notes)
+    assert any("JSON log" in note for note in scans[0].notes)
     lines = (CORPUS / "srun-deit-102-task5-exit1.log").read_text(encoding="utf-8").splitlines()
     docker = "".join(json.dumps({"log": line + "\n", "stream": "stderr",
                                  "time": "2024-05-01T12:00:00.000000000Z"}) + "\n"
@@ -521,6 +521,21 @@ def test_a_json_lines_log_is_read_by_its_text_field(tmp_path: Path) -> None:
     shipped = triage_texts(tmp_path, docker)
     assert (shipped.category, shipped.culprit_ranks) == (triage(
         "srun-deit-102-task5-exit1.log").category, (5,))
+
+
+def test_a_log_viewers_json_array_is_read_oldest_first(tmp_path: Path) -> None:
+    """A viewer's download (Cloud Logging's JSON array, pretty-printed, newest first) is read
+    as the lines its records carry, in the order of their times."""
+    lines = (CORPUS / "srun-deit-102-task5-exit1.log").read_text(encoding="utf-8").splitlines()
+    records = [{"textPayload": line, "severity": "INFO", "resource": {"type": "k8s_container"},
+                "timestamp": f"2024-05-14T09:{i // 60:02d}:{i % 60:02d}.000000000Z"}
+               for i, line in enumerate(lines)]
+    exported = triage_texts(tmp_path, json.dumps(records[::-1], indent=2))
+    assert (exported.category, exported.culprit_ranks) == (triage(
+        "srun-deit-102-task5-exit1.log").category, (5,))
+    scans, _, _ = read_inputs([str(tmp_path / "part0.log")])
+    assert scans[0].lines == len(lines)  # one line per record, not the JSON's own lines
+    assert [t.text for t in scans[0].tail][-1] == lines[-1].strip()  # the newest last
 
 
 def test_an_error_without_a_rank_is_the_launchers_one_failed_worker(tmp_path: Path) -> None:

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from monitor.detectors.stacks import StackDetector
 from monitor.model import (
     Category,
@@ -325,6 +327,29 @@ def test_healthy_checkpoint_gives_phase_hints_and_no_alert() -> None:
         (1, "checkpoint", 1800.0),
     ]
     assert hints[1].origin == "stacks: waiting for rank 0 (checkpoint)"
+
+
+@pytest.mark.parametrize(("writes", "paged"), [(True, False), (False, True)])
+def test_a_save_in_disk_sleep_is_held_up_only_while_it_writes_nothing(
+        writes: bool, paged: bool) -> None:
+    """Rank 0 saves a checkpoint on a busy disk, sampled in uninterruptible disk sleep, while
+    rank 1 waits in a barrier: a save whose bytes still grow works at its phase; one that wrote
+    nothing holds the barrier up."""
+    job = Job()
+    del job.procs[WORKER10], job.procs[WORKER11]
+    job.procs[RANK0].dump = "checkpoint-rank0-save.json"
+    job.procs[RANK1].dump = "checkpoint-rank1-barrier.json"
+    job.procs[RANK0].state = ProcState.DISK_SLEEP
+    for second in range(0, 45):
+        job.at(1000.0 + second)
+        if writes:
+            job.procs[RANK0].written += 400_000
+        job.snapshot()
+        if second % 3 == 0 and second >= 10:
+            job.dump_pass()
+        job.tick()
+    fired = [(t.alertname, t.culprit_ranks) for t in transitions(job.out)]
+    assert (("RankNotInCollective", (0,)) in fired) is paged, fired
 
 
 def test_checkpoint_writing_nothing_for_long_is_storage_io() -> None:

@@ -15,6 +15,7 @@ from monitor.triage.lexicon import (
     SHORT_WRITE,
     UNREACHED_ENDPOINT,
     Family,
+    Reading,
     logged_below_error,
     places,
     read_line,
@@ -44,6 +45,7 @@ from monitor.triage.rules.base import (
     swallowed,
     went_on_past,
 )
+from monitor.triage.rules.unexplained import failing_readings
 
 # Exceptions that are a file system's refusal whatever their message. A missing file
 # (FileNotFoundError) is not among them: a path the job got wrong, or two ranks racing on one
@@ -809,6 +811,17 @@ def own_exception(ctx: Context) -> Finding | None:
                         ("CUDA" in message or "CUDA" in exc or "cudaError" in message)
                         and said is not None and said.family is Family.GPU)
                     else Category.SOFTWARE)
+        lost = _network_failed_above(ctx, first) if category is Category.SOFTWARE else None
+        if lost is not None:
+            # the same process's own report, just above, that a connection failed: the
+            # exception is what the program made of it (a client's re-raise, a missing
+            # file from a store it could not reach, a module a failed download did not bring)
+            line, reading = lost
+            where = ", ".join(reading.where)
+            return _unreached_finding(
+                first, f"the link to {where}" if where else "",
+                f"'{line.text[:160]}' ({ctx.scans[first.file_index].path}:{line.line}), then "
+                f"{who(first)} raised {exc}: {message[:120]} ({first.where})")
     ranks = ctx.global_ranks([first])
     self_named = _SELF_NAMED.match(message)
     if not ranks and self_named is not None:  # `AssertionError: Rank 13: found NaN …`
@@ -879,6 +892,25 @@ def _checkpoint_ranks(ctx: Context, first: Located) -> tuple[int, ...]:
                 first.event.end_line):
             return _listed_ranks(e)
     return ()
+
+
+_NETWORK_ABOVE_LINES = 40  # how far above an exception its process's network failure is read
+
+
+def _network_failed_above(ctx: Context, first: Located) -> tuple[TailLine, Reading] | None:
+    """A failing line of the same file a few lines above the exception, of the same process
+    where the lines say, that the lexicon reads as the network's (and that no later line shows
+    made good)."""
+    above = [(line, reading) for line, reading in failing_readings(ctx, first.file_index)
+             if reading.family is Family.NETWORK
+             and 0 < first.event.line - line.line <= _NETWORK_ABOVE_LINES
+             and (line.rank is None or first.event.rank is None or line.rank == first.event.rank)]
+    if not above:
+        return None
+    # the nearest such line; the nearest that names a place where it names none (a chained
+    # `Caused by: java.net.ConnectException: Connection refused` under the call that named it)
+    named = [(line, reading) for line, reading in above if reading.where]
+    return named[-1] if named else above[-1]
 
 
 def _checkpoint_every_rank(ctx: Context, first: Located) -> tuple[int, ...]:

@@ -267,12 +267,15 @@ _JOB_SUCCEEDED = re.compile(r"\bFinal app status: SUCCEEDED, exitCode: 0\b|"
                             r"\bManaged job finished: \d+ \(status: SUCCEEDED\)|"
                             # kubectl's row for a training operator's job (`kubectl get
                             # pytorchjob`: `gpt-sft   Succeeded   15m`)
-                            r"^\s*[\w.\-]+\s+Succeeded\s+\d+[smhd][\dsmhd]*\s*$")
+                            r"^\s*[\w.\-]+\s+Succeeded\s+\d+[smhd][\dsmhd]*\s*$|"
+                            # SageMaker's toolkit and console, Google Batch's job events
+                            r"\bReporting training SUCCESS\b|\bCompleted - Training job completed\b|"
+                            r"\bJob state is set from RUNNING to SUCCEEDED\b")
 
 
 def job_succeeded(ctx: Context) -> Finding | None:
     """A platform's own last word that the whole job succeeded (Spark's final app status,
-    `ray job submit`'s), with every failing line of that file before it and none in another
+    `ray job submit`'s, SageMaker's, Google Batch's), with every failing line of that file before it and none in another
     file: lost tasks and executors the platform retried, not the job's failure."""
     said: dict[int, int] = {}
     for index, scan in enumerate(ctx.scans):
