@@ -367,6 +367,15 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 # (`pbsnodes`: `state-unknown,down node down: communication
                                 # closed`), a cloud's stop of a VM on failing hardware
                                 r"\bKubeletNotReady\b|\bPLEG is not healthy\b|"
+                                # a cloud or a managed platform out of machines, or failing
+                                # under the job (SageMaker's `CapacityError: Unable to provision
+                                # requested ML compute capacity`, its own `InternalServerError`,
+                                # Vertex AI's and GCE's stockouts, Databricks' spot loss)
+                                r"\bCapacityError\b|\bUnable to provision requested ML compute "
+                                r"capacity\b|\bThe resources are insufficient in region\b|"
+                                r"\bZONE_RESOURCE_POOL_EXHAUSTED\b|\bInsufficientInstanceCapacity\b|"
+                                r"\bInternalServerError: We encountered an internal error\b|"
+                                r"\bSPOT_INSTANCE_TERMINATION\b|"
                                 r"\bnode down: |\bis running on degraded hardware\b|"
                                 # Open MPI's own stop at the --timeout (MPIEXEC_TIMEOUT) given
                                 r"\buser-provided time limit for job execution has been reached\b|"
@@ -515,6 +524,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
         # failure word (`Key 'warmup_ratio' is not in struct`, then `Set the environment
         # variable HYDRA_FULL_ERROR=1 for a complete stack trace.`)
         (Family.SOFTWARE, r"\bHYDRA_FULL_ERROR=1 for a complete stack trace\b"),
+        # XLA's (and absl's) status for a call the program made wrongly (`Execution of replica
+        # 0 failed: INVALID_ARGUMENT: Executable expected shape f32[8,1024]…`)
+        (Family.SOFTWARE, r"\b(?:INVALID_ARGUMENT|UNIMPLEMENTED): "),
         (Family.SOFTWARE, r"\b(?:KeyError|IndexError|TypeError|ValueError|AttributeError|"
                           r"NameError|AssertionError|ImportError|ModuleNotFoundError|"
                           r"NotImplementedError|ZeroDivisionError|UnboundLocalError|"

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from monitor.model import Category
-from monitor.triage.lexicon import CATEGORY, OWN_FAULT, Family
+from monitor.triage.lexicon import CATEGORY, OWN_FAULT, Family, stops_from_outside
 from monitor.triage.reader import TailLine
 from monitor.triage.rules.base import Context, Finding
 from monitor.triage.rules.launchers import native_crash
@@ -109,6 +109,9 @@ def coordination_service(ctx: Context) -> Finding | None:
     crash = native_crash(ctx)
     if crash is not None and crash.culprit_ranks:
         return None  # a rank's own crash, shown: the service only noticed it
+    if any(reading.family is Family.INFRASTRUCTURE and stops_from_outside(tail.text)
+           for index in range(len(ctx.scans)) for tail, reading in failing_readings(ctx, index)):
+        return None  # the platform's word that it stopped a machine: the lexicon's reading
     tasks = tuple(dict.fromkeys(t for listed in listings for t in listed.tasks))
     names = _named(tasks)
     first = listings[0]

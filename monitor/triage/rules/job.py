@@ -19,6 +19,7 @@ from monitor.triage.lexicon import (
     logged_below_error,
     places,
     read_line,
+    stops_from_outside,
     words_family,
 )
 from monitor.triage.reader import FileScan, TailLine
@@ -70,7 +71,16 @@ _DISK_ERRNO = re.compile(r"\[Errno (?:5|14|17|27|28|30|116|121|122)\]|"
                          r"\bCannot save file into a non-existent directory\b")
 
 
+# A managed platform's own reason for a job it failed, as its SDK's exception carries it
+_PLATFORM_VERDICT = re.compile(r"\bCapacityError\b|\bUnable to provision\b|\binsufficient in "
+                               r"region\b|\bRESOURCE_POOL_EXHAUSTED\b|\bInsufficientInstanceCapacity\b|"
+                               r"\bInternalServerError: We encountered an internal error\b")
 _SEE_ABOVE = re.compile(r"\b[Ss]ee (?:the )?(?:root cause|errors?|logs?|traceback)s? above\b|"
+                        # JAX's and TensorFlow's coordination service relaying another task's
+                        # failure (`UNAVAILABLE: The following tasks are unhealthy (stopped
+                        # sending heartbeats)`): the listed task's story
+                        r"\bThe following tasks are unhealthy\b|"
+                        r"\bheartbeat timeout\. This indicates that the remote task\b|"
                         r"\bcrashed for some reason\b|"
                         # Ray Train's `TrainingFailedError: The Ray Train run failed. Please
                         # inspect the previous error messages for a cause.`
@@ -801,6 +811,17 @@ def own_exception(ctx: Context) -> Finding | None:
         # then, after a blank line, `Out of memory error on GPU 0. Cannot allocate …`)
         said = read_line(f"{exc}: {message}")
         below = _message_below(ctx, first) if _NAME_ONLY.match(message) or not message.strip() else ""
+        if said is not None and said.family is Family.INFRASTRUCTURE and (
+                stops_from_outside(message) or _PLATFORM_VERDICT.search(message)):
+            # the platform's own verdict, carried by the exception its SDK or the job raised
+            # (SageMaker's `Failed. Reason: CapacityError: …`, a preemption): no rank's fault
+            return Finding(
+                Category.INFRASTRUCTURE, (), (),
+                (f"{who(first)} raised {exc}: {message[:160]} ({first.where}); the platform's "
+                 f"own verdict: '{said.word}'",), first,
+                ("Read the platform's record of the job (its events, the instance's history); "
+                 "retry on other capacity.",),
+            )
         category = (Category.OOM if _ACCELERATOR_OOM.search(message) or (
                         said is not None and said.family is Family.OOM) or (
                         words_family(below) is Family.OOM) else
