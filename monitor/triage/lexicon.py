@@ -84,7 +84,13 @@ CORRUPT_DATA = re.compile(r"image file is truncated|cannot identify image file|"
                           r"\btruncated file: eof = \d+|"
                           # a chunk that will not decompress (zarr's and numcodecs' `error
                           # during blosc decompression: -1`)
-                          r"\berror during \w+ decompression\b")
+                          r"\berror during \w+ decompression\b|"
+                          # an image no decoder could read, in TensorFlow's, MindSpore's and
+                          # MXNet's words (`Unknown image file format. One of JPEG, PNG, GIF,
+                          # BMP required.`, `Decode: image decode failed.`, `Decoding failed.
+                          # Invalid image file.`)
+                          r"\bUnknown image file format\b|\bimage decode failed\b|"
+                          r"\bDecoding failed\. Invalid image file\b")
 
 # torch.save's C++ check that every byte it wrote landed (`[enforce fail at
 # inline_container.cc:274] . unexpected pos 3695636864 vs 3695636752`)
@@ -449,6 +455,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"misbehaving)|\bnet/http: TLS handshake timeout\b|"
                          # kafka-python's connect that the OS refused (`… returned error 111.`)
                          r"\breturned error 111\b|"
+                         # Boost.Asio's resolver (`resolve: Host not found (authoritative)`)
+                         r"\bHost not found \((?:authoritative|non-authoritative)\)|"
                          r"Name or service not known|(?i:failure in name resolution)|"
                          r"nodename nor servname|getaddrinfo|Could not resolve host|"
                          r"Connection timed out|ETIMEDOUT|transport retry counter|"

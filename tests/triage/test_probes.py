@@ -2458,6 +2458,32 @@ CAUSES.update({
     "s9_connection_reset_alone_then_scancel": (Category.UNDETERMINED, ""),
     "s9_slurm_cancelled_by_user_but_task_oom_first": (Category.OOM, ""),
     "so4_dcp_missing_key_model_changed_software": (Category.SOFTWARE, ""),
+    "j12_jax_concretization_all_hosts_srun": (Category.SOFTWARE, ""),
+    "j12_jax_tracer_bool_single_host_paste": (Category.SOFTWARE, ""),
+    "j12_jax_unexpected_tracer_per_host_files": (Category.SOFTWARE, ""),
+    "j12_jax_mesh_devices_mismatch_all": (Category.SOFTWARE, ""),
+    "j12_jax_hlo_remat_then_oom_single": (Category.OOM, ""),
+    "j12_jax_coordinator_connection_refused": (Category.NETWORK, "10.42.3.17"),
+    "j12_jax_donated_buffer_deleted_all": (Category.SOFTWARE, ""),
+    "j12_jax_dot_general_shape_all_per_rank": (Category.SOFTWARE, ""),
+    "j12_flax_scope_param_shape_restore": (Category.SOFTWARE, ""),
+    "j12_optax_tree_structure_mismatch_srun": (Category.SOFTWARE, ""),
+    "j12_jax_nccl_unhandled_system_error_all": (Category.UNDETERMINED, ""),
+    "j12_tf_failedprecondition_could_not_find_variable": (Category.SOFTWARE, ""),
+    "j12_tf_function_singleton_variables_horovod": (Category.SOFTWARE, ""),
+    "j12_tf_operator_not_allowed_in_graph": (Category.SOFTWARE, ""),
+    "j12_keras_input_incompatible_layer_workers": (Category.SOFTWARE, ""),
+    "j12_tf_ckpt_no_space_resourceexhausted": (Category.STORAGE_IO, ""),
+    "j12_tf_outofrange_custom_loop_crash": (Category.SOFTWARE, ""),
+    "j12_tf_grpc_connection_refused_mwms_start": (Category.NETWORK, "10.2.0.11"),
+    "j12_tf_collective_deadline_exceeded": (Category.UNDETERMINED, ""),
+    "j12_paddle_mul_enforce_invalidargument_all": (Category.SOFTWARE, ""),
+    "j12_mxnet_recordio_decoding_failed": (Category.DATA, ""),
+    "j12_tf_xla_jit_unsupported_op": (Category.SOFTWARE, ""),
+    "n11_boost_asio_connect_refused_param_server": (Category.NETWORK, "ps-3.sparse.internal"),
+    "n11_real_urllib_lb_502_rank1": (Category.UNDETERMINED, ""),
+    "n11_httpx_judge_504_gateway_timeout": (Category.UNDETERMINED, "judge.internal.example"),
+    "ur_real_urllib_reward_503": (Category.UNDETERMINED, ""),
     "p11_sm_capacity_error_before_start": (Category.INFRASTRUCTURE, ""),
     "p11_sm_internal_server_error_mid_training": (Category.INFRASTRUCTURE, ""),
     "p11_vertex_resources_insufficient_region": (Category.INFRASTRUCTURE, ""),
@@ -2623,6 +2649,7 @@ HEALTHY += ("a9_ok_rccl_no_ib_falls_back_to_socket", "a9_ok_fairseq_hip_oom_reco
 HEALTHY += ("s9_c10d_client_connect_refused_retry_then_joined", "s9_megatron_preempt_requeue_resumed_training", "l10_ok_vllm_sleep_wake_cycle", "l10_ok_ray_resource_request_then_scaled", "l10_ok_weight_sync_nccl_plugin_notice", "l10_ok_vllm_preemption_recompute_rollout", "l10_ok_destroy_pg_warning_after_finish", "l10_ok_ray_object_spilling_during_rollout", "l10_ok_store_connect_retry_then_synced", "l10_ok_sglang_retract_rollout", "m10_cri_store_refused_retry_then_trains_healthy", "m10_cri_deepspeed_overflow_skips_healthy", "m10_docker_json_hf_hub_retry_healthy", "m10_journal_iso_ib_link_flap_healthy", "m10_journal_json_xid63_row_remap_healthy", "m10_cw_tail_nccl_connect_retry_healthy", "m10_gcp_stderr_severity_error_healthy", "m10_ansi_lightning_rich_healthy", "m10_crlf_elastic_restart_recovered_healthy", "m10_tmux_wrapped_ddp_warning_healthy", "g10_ok_barrier_device_unknown_warning", "g10_ok_pg_not_destroyed_after_finish", "g10_ok_deepspeed_overflow_skip_and_cache_flush", "g10_ok_elastic_restart_then_trains", "g10_ok_env_dump_socket_fallback_slow_question", "g10_ok_hf_hub_read_timeout_retried", "g10_ok_dataloader_worker_count_warning",)
 HEALTHY += ("n11_hadoop_ipc_retry_then_connected_healthy", "n11_etcd_leader_changed_retry_healthy", "n11_reqwest_retry_middleware_recovered_healthy", "n11_tenacity_503_retry_recovered_healthy", "n11_preflight_ibstat_all_active_healthy", "n11_ethtool_pause_counters_zero_healthy", "n11_mlx5_link_flap_recovered_healthy", "p11_sm_spot_interrupted_then_completed", "p11_runai_preempted_then_resumed", "p11_skypilot_preempted_recovered_succeeded", "p11_modal_worker_preemption_restarted", "w11_healthy_ddp_reducer_warnings", "w11_healthy_pg_not_destroyed_at_exit", "w11_healthy_fairseq_overflow_recovered", "w11_healthy_dynamo_wont_convert_fallback", "w11_healthy_inductor_sms_and_xla_ptxas_warning", "w11_healthy_xla_driver_older_than_ptxas",)
 HEALTHY += ("p11_sm_training_success_with_nccl_warnings", "p11_gcp_batch_preempted_retry_succeeded",)
+HEALTHY += ("j12_jax_remat_and_donation_warnings_healthy", "j12_xla_constant_folding_alarm_healthy", "j12_tf_end_of_sequence_info_healthy", "j12_keras_input_ran_out_healthy", "j12_tf_bfc_not_a_failure_healthy", "j12_tf_mwms_autoshard_retracing_healthy", "j12_paddle_pod_completed_warnings_healthy",)
 
 
 def _triage(name: str) -> Diagnosis:

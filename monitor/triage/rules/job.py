@@ -71,6 +71,12 @@ _DISK_ERRNO = re.compile(r"\[Errno (?:5|14|17|27|28|30|116|121|122)\]|"
                          r"\bCannot save file into a non-existent directory\b")
 
 
+# A server's own answer that it failed, or that the service behind its gateway did (an
+# object store's and the model hub's are read as storage before this)
+_SERVER_FAILED = re.compile(r"\bHTTP Error 5\d\d\b|\b5\d\d Server Error\b|"
+                            r"\bServer error '5\d\d\b|\b50[234] (?:Bad Gateway|Service "
+                            r"Unavailable|Gateway Time-?out)\b")
+_URL_HOST = re.compile(r"\bhttps?://([\w.-]+)")
 # A managed platform's own reason for a job it failed, as its SDK's exception carries it
 _PLATFORM_VERDICT = re.compile(r"\bCapacityError\b|\bUnable to provision\b|\binsufficient in "
                                r"region\b|\bRESOURCE_POOL_EXHAUSTED\b|\bInsufficientInstanceCapacity\b|"
@@ -793,6 +799,17 @@ def own_exception(ctx: Context) -> Finding | None:
         return _unreached_finding(first, unreached, f"{who(first)} raised {exc}: "
                                   f"{message[:160]} ({first.where}); its client could not "
                                   "reach the endpoint")
+    elif (server := _SERVER_FAILED.search(message)) is not None:
+        # the service it called answered that it failed or could not be reached behind its
+        # gateway (urllib's `HTTP Error 502: Bad Gateway`, httpx's `Server error '504 Gateway
+        # Time-out' for url 'https://…'`): that service's story, which these lines do not tell
+        host = _URL_HOST.search(message)
+        return Finding(
+            Category.UNDETERMINED, (), (f"the service at {host[1]}",) if host else (),
+            (f"{who(first)} raised {exc}: {message[:160]} ({first.where}); the service it "
+             f"called answered '{server.group(0)}', and why it failed is not shown",), first,
+            ("Read that service's own log (or its gateway's) at that time.",),
+        )
     elif _WAITED_OUT.search(message) is not None and _WAITED_OUT.search(exc) is None:
         # a wait that ran out (`Index file … took too long to download, bailing out`): what
         # it waited for failed or was slow, which its lines do not show

@@ -13,7 +13,14 @@ from monitor.model import Category
 from monitor.parse.log_events import EventKind
 from monitor.parse.log_patterns import IB_FLUSHED, FieldValue, Level
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks, whereabouts, who
-from monitor.triage.lexicon import Family, logged_below_error, read_line, stops_from_outside
+from monitor.triage.lexicon import (
+    Family,
+    logged_below_error,
+    places,
+    read_line,
+    stops_from_outside,
+    words_family,
+)
 from monitor.triage.rules.base import (
     _COLLATERAL,
     _CRASHED,
@@ -934,6 +941,33 @@ def _cuda_failed(error: Located) -> bool:
     return error.event.fields.get("nccl_code") == "unhandled_cuda" or any(
         w in f"{_message(error)} {error.event.fields.get('what', '')}"
         for w in ("unhandled cuda error", "ncclUnhandledCudaError"))
+
+
+# A program's own line that it is connecting to a named endpoint (`worker 6 connecting to shard
+# 3 at ps-3.sparse.internal:7070`): where an uncaught connect error's far end is named
+_CONNECTING_TO = re.compile(r"(?i)\bconnect(?:ing)? to\b.{0,60}?\b(?:at )?([A-Za-z][\w.-]*:\d{2,5})\b")
+
+
+def native_network(ctx: Context) -> Finding | None:
+    """A C++ exception that ended a process (`terminate called after throwing …`) whose own
+    words are the network's (Boost.Asio's `what():  connect: Connection refused`, its resolver's
+    `Host not found`): the link, to the endpoint its lines name, never the process's bug."""
+    for item in ctx.of(EventKind.CPP_EXCEPTION):
+        what = str(item.event.fields.get("what", "")).split(" *** ", 1)[0]
+        if words_family(what) is not Family.NETWORK:
+            continue
+        where = ", ".join(places(what)) or next(
+            (m[1] for t in reversed(ctx.scans[item.file_index].tail)
+             if 0 < item.event.line - t.line <= 10 and (m := _CONNECTING_TO.search(t.text))),
+            "")
+        return Finding(
+            Category.NETWORK, (), (f"the link to {where}",) if where else (),
+            (f"{who(item)} ended on an uncaught {item.event.fields.get('exc_type')}: "
+             f"'{what[:120]}' ({item.where}): the network's words",), item,
+            ("Check that the endpoint was up and reachable from that node (DNS, firewall, the "
+             "service's own log).",),
+        )
+    return None
 
 
 def _platform_stopped(ctx: Context) -> bool:
