@@ -2458,6 +2458,15 @@ CAUSES.update({
     "s9_connection_reset_alone_then_scancel": (Category.UNDETERMINED, ""),
     "s9_slurm_cancelled_by_user_but_task_oom_first": (Category.OOM, ""),
     "so4_dcp_missing_key_model_changed_software": (Category.SOFTWARE, ""),
+    "o12_docker_overlay_enospc_rank0_checkpoint": (Category.STORAGE_IO, "rank 0"),
+    "o12_kubelet_pleg_notready_taint_eviction": (Category.INFRASTRUCTURE, "gpu-h100-09"),
+    "o12_kubelet_eviction_nodefs_var_log": (Category.INFRASTRUCTURE, "gpu-t4-02"),
+    "o12_dcgm_policy_xid79_rank13_folder": (Category.GPU_CUDA, "rank 13"),
+    "o12_fuse_enotconn_rank1_torchrun": (Category.STORAGE_IO, "rank 1"),
+    "o12_slurm_prolog_failed_task_launch": (Category.INFRASTRUCTURE, "gpu-b-044"),
+    "o12_deepspeed_jit_tmp_enospc_rank0": (Category.STORAGE_IO, "rank 0"),
+    "o12_healthcheck_killed_watchdog_no_cause": (Category.UNDETERMINED, ""),
+    "o12_torch_oom_rank2_with_service_noise": (Category.OOM, "rank 2"),
     "j12_jax_concretization_all_hosts_srun": (Category.SOFTWARE, ""),
     "j12_jax_tracer_bool_single_host_paste": (Category.SOFTWARE, ""),
     "j12_jax_unexpected_tracer_per_host_files": (Category.SOFTWARE, ""),
@@ -2650,6 +2659,7 @@ HEALTHY += ("s9_c10d_client_connect_refused_retry_then_joined", "s9_megatron_pre
 HEALTHY += ("n11_hadoop_ipc_retry_then_connected_healthy", "n11_etcd_leader_changed_retry_healthy", "n11_reqwest_retry_middleware_recovered_healthy", "n11_tenacity_503_retry_recovered_healthy", "n11_preflight_ibstat_all_active_healthy", "n11_ethtool_pause_counters_zero_healthy", "n11_mlx5_link_flap_recovered_healthy", "p11_sm_spot_interrupted_then_completed", "p11_runai_preempted_then_resumed", "p11_skypilot_preempted_recovered_succeeded", "p11_modal_worker_preemption_restarted", "w11_healthy_ddp_reducer_warnings", "w11_healthy_pg_not_destroyed_at_exit", "w11_healthy_fairseq_overflow_recovered", "w11_healthy_dynamo_wont_convert_fallback", "w11_healthy_inductor_sms_and_xla_ptxas_warning", "w11_healthy_xla_driver_older_than_ptxas",)
 HEALTHY += ("p11_sm_training_success_with_nccl_warnings", "p11_gcp_batch_preempted_retry_succeeded",)
 HEALTHY += ("j12_jax_remat_and_donation_warnings_healthy", "j12_xla_constant_folding_alarm_healthy", "j12_tf_end_of_sequence_info_healthy", "j12_keras_input_ran_out_healthy", "j12_tf_bfc_not_a_failure_healthy", "j12_tf_mwms_autoshard_retracing_healthy", "j12_paddle_pod_completed_warnings_healthy",)
+HEALTHY += ("o12_docker_inspect_exit137_oomkilled_false", "o12_dockerd_live_restore_restart_healthy", "o12_device_plugin_other_gpu_unhealthy_healthy", "o12_gpu_operator_driver_pod_crashloop_healthy", "o12_dcgm_health_pcie_replay_warning_healthy", "o12_dcgm_policy_thermal_violation_healthy", "o12_nhc_munged_drain_job_completes_healthy", "o12_chrony_no_sources_then_reselected_healthy",)
 
 
 def _triage(name: str) -> Diagnosis:

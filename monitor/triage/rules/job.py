@@ -766,6 +766,7 @@ def own_exception(ctx: Context) -> Finding | None:
         # torch re-raises a DataLoader worker's exception in the main process (`Caught
         # ArrowInvalid in DataLoader worker process 1.`): the worker's own is the one to read
         exc, message = inner[1], inner[2]
+    full: tuple[TailLine, Reading] | None = None  # a disk's failure the exception relays
     if words_family(f"{exc}: {message}") is Family.CLOCK:
         # the node's clock, refused by the service it signed a request or checked a
         # certificate with (S3's `RequestTimeTooSkewed`, `certificate is not yet valid`)
@@ -850,6 +851,13 @@ def own_exception(ctx: Context) -> Finding | None:
                         and said is not None and said.family is Family.GPU)
                     else Category.SOFTWARE)
         lost = _network_failed_above(ctx, first) if category is Category.SOFTWARE else None
+        full = (_failed_above(ctx, first, Family.STORAGE)
+                if category is Category.SOFTWARE and lost is None else None)
+        if full is not None:
+            # the same process's own report, just above, that a disk filled or failed under
+            # a tool it ran (a linker's `final link failed: No space left on device` under
+            # the build's CalledProcessError): the exception only relays it
+            category = Category.STORAGE_IO
         if lost is not None:
             # the same process's own report, just above, that a connection failed: the
             # exception is what the program made of it (a client's re-raise, a missing
@@ -891,6 +899,9 @@ def own_exception(ctx: Context) -> Finding | None:
         # TensorFlow's allocator names the task and device it could not allocate on
         culprits = (f"{on_device[1]} ({on_device[2]})",)
     evidence = [f"{raiser} raised {exc}: {message[:160]} ({first.where})"]
+    if full is not None:
+        evidence.append(f"just above it, its process's own line: '{full[0].text[:160]}' "
+                        f"({ctx.scans[first.file_index].path}:{full[0].line})")
     if spawned and _spawn_join(first):
         evidence = [f"mp.spawn raised {exc} for {spawned}, whose traceback follows it "
                     f"({first.where})"]
@@ -939,8 +950,15 @@ def _network_failed_above(ctx: Context, first: Located) -> tuple[TailLine, Readi
     """A failing line of the same file a few lines above the exception, of the same process
     where the lines say, that the lexicon reads as the network's (and that no later line shows
     made good)."""
+    return _failed_above(ctx, first, Family.NETWORK)
+
+
+def _failed_above(ctx: Context, first: Located,
+                  family: Family) -> tuple[TailLine, Reading] | None:
+    """A failing line of the same file a few lines above the exception, of the same process
+    where the lines say, that the lexicon reads as `family`: the nearest that names a place."""
     above = [(line, reading) for line, reading in failing_readings(ctx, first.file_index)
-             if reading.family is Family.NETWORK
+             if reading.family is family
              and 0 < first.event.line - line.line <= _NETWORK_ABOVE_LINES
              and (line.rank is None or first.event.rank is None or line.rank == first.event.rank)]
     if not above:
