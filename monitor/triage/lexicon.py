@@ -152,6 +152,13 @@ _POWER_OFF = (r"\bPower key pressed\b|\bSystem is powering down\b|"
               r"\bThe system will power off now\b")
 # The interpreter could not open the job's script (`python3: can't open file '/w/train.py'`)
 _SCRIPT_NOT_OPENED = r"\bpython[\d.]*: can't open file\b"
+# A managed platform's own verdict on a job it failed (SageMaker's `CapacityError: Unable to
+# provision requested ML compute capacity`, its own `InternalServerError`, Vertex AI's and
+# GCE's stockouts)
+_PLATFORM_VERDICT = (r"\bCapacityError\b|\bUnable to provision requested ML compute capacity\b|"
+                     r"\bThe resources are insufficient in region\b|"
+                     r"\bZONE_RESOURCE_POOL_EXHAUSTED\b|\bInsufficientInstanceCapacity\b|"
+                     r"\bInternalServerError: We encountered an internal error\b")
 # A cloud's notice that it takes the VM back (GCP's metadata server, spot and preemptible VMs)
 _RECLAIM_NOTICE = r"\b[Tt]ermination is imminent\b"
 # A memory monitor's kill in its own words: YARN's container limit, Dask's nanny budget,
@@ -374,14 +381,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 # closed`), a cloud's stop of a VM on failing hardware
                                 r"\bKubeletNotReady\b|\bPLEG is not healthy\b|"
                                 # a cloud or a managed platform out of machines, or failing
-                                # under the job (SageMaker's `CapacityError: Unable to provision
-                                # requested ML compute capacity`, its own `InternalServerError`,
-                                # Vertex AI's and GCE's stockouts, Databricks' spot loss)
-                                r"\bCapacityError\b|\bUnable to provision requested ML compute "
-                                r"capacity\b|\bThe resources are insufficient in region\b|"
-                                r"\bZONE_RESOURCE_POOL_EXHAUSTED\b|\bInsufficientInstanceCapacity\b|"
-                                r"\bInternalServerError: We encountered an internal error\b|"
-                                r"\bSPOT_INSTANCE_TERMINATION\b|"
+                                # under the job; Databricks' spot loss
+                                + _PLATFORM_VERDICT + r"|\bSPOT_INSTANCE_TERMINATION\b|"
                                 r"\bnode down: |\bis running on degraded hardware\b|"
                                 # Open MPI's own stop at the --timeout (MPIEXEC_TIMEOUT) given
                                 r"\buser-provided time limit for job execution has been reached\b|"
@@ -918,6 +919,15 @@ _FROM_OUTSIDE = re.compile(_STOPPED_BY_PLATFORM + "|" + _RECLAIM_NOTICE + "|" + 
 def stops_from_outside(text: str) -> bool:
     """Whether a line is the platform's word that it stopped a machine or a pod."""
     return _FROM_OUTSIDE.search(text) is not None
+
+
+_PLATFORM_VERDICT_RE = re.compile(_PLATFORM_VERDICT)
+
+
+def platform_verdict(text: str) -> bool:
+    """Whether a text carries a managed platform's own verdict on the job (out of capacity,
+    its own internal error)."""
+    return _PLATFORM_VERDICT_RE.search(text) is not None
 
 
 def read_line(text: str) -> Reading | None:

@@ -476,6 +476,14 @@ def training_line(line: TailLine) -> bool:
     return line.progress is not None or _TRAINING.search(line.text) is not None
 
 
+def others_trained_past(ctx: Context, file_index: int, line: int) -> bool:
+    """No error below `line` in its file, while another file shows the job training (rank 0
+    alone prints its steps): what that line warned of was got past."""
+    return not any(e.file_index == file_index and e.event.line > line
+                   and e.event.level >= Level.ERROR for e in ctx.located) and any(
+        trained_after(ctx, index, 0) for index in range(len(ctx.scans)) if index != file_index)
+
+
 def trained_after(ctx: Context, file_index: int, line: int) -> bool:
     """Whether the file shows the job's training going on after `line`, as far as its tail
     holds it."""

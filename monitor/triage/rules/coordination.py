@@ -12,11 +12,11 @@ import re
 from dataclasses import dataclass
 
 from monitor.model import Category
-from monitor.triage.lexicon import CATEGORY, OWN_FAULT, Family, stops_from_outside
+from monitor.triage.lexicon import CATEGORY, OWN_FAULT, Family
 from monitor.triage.reader import TailLine
 from monitor.triage.rules.base import Context, Finding
 from monitor.triage.rules.launchers import native_crash
-from monitor.triage.rules.unexplained import failing_readings
+from monitor.triage.rules.unexplained import failing_readings, platform_stopped
 
 # The service's headings over its list of tasks: stopped heartbeats, or a barrier's late ones
 _UNHEALTHY = re.compile(r"\bThe following tasks are unhealthy \(stopped sending heartbeats\):")
@@ -74,14 +74,15 @@ def _listings(ctx: Context) -> list[_Listed]:
                                            barrier if heading == "timed_out" else "", where))
             if (m := _HEARTBEAT_TIMEOUT.search(line.text)) is not None:
                 out.append(_Listed("unhealthy", ((m[1], int(m[2])),), "", where))
-            if _CRASHED.match(line.text) and i and _list_under(scan.tail, i - 1):
+            if _CRASHED.match(line.text):
                 # the list right above JAX's `The tasks have crashed.`, its heading cut
                 top = i
-                while top > 0 and _list_under(scan.tail, top - 1):
+                while top > 0 and i - top < _LIST_LINES and _ALONE.fullmatch(scan.tail[top - 1].text):
                     top -= 1
                 tasks = _list_under(scan.tail, top)
-                out.append(_Listed("unhealthy", tuple(dict.fromkeys(tasks)), "",
-                                   f"{scan.path}:{scan.tail[top].line}"))
+                if tasks:
+                    out.append(_Listed("unhealthy", tuple(dict.fromkeys(tasks)), "",
+                                       f"{scan.path}:{scan.tail[top].line}"))
     return out
 
 
@@ -109,8 +110,7 @@ def coordination_service(ctx: Context) -> Finding | None:
     crash = native_crash(ctx)
     if crash is not None and crash.culprit_ranks:
         return None  # a rank's own crash, shown: the service only noticed it
-    if any(reading.family is Family.INFRASTRUCTURE and stops_from_outside(tail.text)
-           for index in range(len(ctx.scans)) for tail, reading in failing_readings(ctx, index)):
+    if platform_stopped(ctx):
         return None  # the platform's word that it stopped a machine: the lexicon's reading
     tasks = tuple(dict.fromkeys(t for listed in listings for t in listed.tasks))
     names = _named(tasks)

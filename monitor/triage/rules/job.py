@@ -18,6 +18,7 @@ from monitor.triage.lexicon import (
     Reading,
     logged_below_error,
     places,
+    platform_verdict,
     read_line,
     stops_from_outside,
     words_family,
@@ -77,10 +78,6 @@ _SERVER_FAILED = re.compile(r"\bHTTP Error 5\d\d\b|\b5\d\d Server Error\b|"
                             r"\bServer error '5\d\d\b|\b50[234] (?:Bad Gateway|Service "
                             r"Unavailable|Gateway Time-?out)\b")
 _URL_HOST = re.compile(r"\bhttps?://([\w.-]+)")
-# A managed platform's own reason for a job it failed, as its SDK's exception carries it
-_PLATFORM_VERDICT = re.compile(r"\bCapacityError\b|\bUnable to provision\b|\binsufficient in "
-                               r"region\b|\bRESOURCE_POOL_EXHAUSTED\b|\bInsufficientInstanceCapacity\b|"
-                               r"\bInternalServerError: We encountered an internal error\b")
 _SEE_ABOVE = re.compile(r"\b[Ss]ee (?:the )?(?:root cause|errors?|logs?|traceback)s? above\b|"
                         # JAX's and TensorFlow's coordination service relaying another task's
                         # failure (`UNAVAILABLE: The following tasks are unhealthy (stopped
@@ -830,7 +827,7 @@ def own_exception(ctx: Context) -> Finding | None:
         said = read_line(f"{exc}: {message}")
         below = _message_below(ctx, first) if _NAME_ONLY.match(message) or not message.strip() else ""
         if said is not None and said.family is Family.INFRASTRUCTURE and (
-                stops_from_outside(message) or _PLATFORM_VERDICT.search(message)):
+                stops_from_outside(message) or platform_verdict(message)):
             # the platform's own verdict, carried by the exception its SDK or the job raised
             # (SageMaker's `Failed. Reason: CapacityError: …`, a preemption): no rank's fault
             return Finding(
@@ -850,7 +847,8 @@ def own_exception(ctx: Context) -> Finding | None:
                         ("CUDA" in message or "CUDA" in exc or "cudaError" in message)
                         and said is not None and said.family is Family.GPU)
                     else Category.SOFTWARE)
-        lost = _network_failed_above(ctx, first) if category is Category.SOFTWARE else None
+        lost = (_failed_above(ctx, first, Family.NETWORK)
+                if category is Category.SOFTWARE else None)
         full = (_failed_above(ctx, first, Family.STORAGE)
                 if category is Category.SOFTWARE and lost is None else None)
         if full is not None:
@@ -943,23 +941,17 @@ def _checkpoint_ranks(ctx: Context, first: Located) -> tuple[int, ...]:
     return ()
 
 
-_NETWORK_ABOVE_LINES = 40  # how far above an exception its process's network failure is read
-
-
-def _network_failed_above(ctx: Context, first: Located) -> tuple[TailLine, Reading] | None:
-    """A failing line of the same file a few lines above the exception, of the same process
-    where the lines say, that the lexicon reads as the network's (and that no later line shows
-    made good)."""
-    return _failed_above(ctx, first, Family.NETWORK)
+_ABOVE_LINES = 40  # how far above an exception its process's own failing line is read
 
 
 def _failed_above(ctx: Context, first: Located,
                   family: Family) -> tuple[TailLine, Reading] | None:
     """A failing line of the same file a few lines above the exception, of the same process
-    where the lines say, that the lexicon reads as `family`: the nearest that names a place."""
+    where the lines say (and that no later line shows made good), that the lexicon reads as
+    `family`: the nearest that names a place."""
     above = [(line, reading) for line, reading in failing_readings(ctx, first.file_index)
              if reading.family is family
-             and 0 < first.event.line - line.line <= _NETWORK_ABOVE_LINES
+             and 0 < first.event.line - line.line <= _ABOVE_LINES
              and (line.rank is None or first.event.rank is None or line.rank == first.event.rank)]
     if not above:
         return None

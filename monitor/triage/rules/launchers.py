@@ -275,8 +275,9 @@ _JOB_SUCCEEDED = re.compile(r"\bFinal app status: SUCCEEDED, exitCode: 0\b|"
 
 def job_succeeded(ctx: Context) -> Finding | None:
     """A platform's own last word that the whole job succeeded (Spark's final app status,
-    `ray job submit`'s, SageMaker's, Google Batch's), with every failing line of that file before it and none in another
-    file: lost tasks and executors the platform retried, not the job's failure."""
+    `ray job submit`'s, SageMaker's, Google Batch's), with every failing line of that file
+    before it and none in another file: lost tasks and executors the platform retried, not the
+    job's failure."""
     said: dict[int, int] = {}
     for index, scan in enumerate(ctx.scans):
         lines = [t.line for t in scan.tail if _JOB_SUCCEEDED.search(t.text)]

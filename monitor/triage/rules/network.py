@@ -18,7 +18,6 @@ from monitor.triage.lexicon import (
     logged_below_error,
     places,
     read_line,
-    stops_from_outside,
     words_family,
 )
 from monitor.triage.rules.base import (
@@ -40,12 +39,13 @@ from monitor.triage.rules.base import (
     _writer,
     exit_reports,
     first_written,
+    others_trained_past,
     raised_of_its_own,
     says_nccl_unexplained,
     trained_after,
 )
 from monitor.triage.rules.collectives import absent_rank, silent_file
-from monitor.triage.rules.unexplained import failing_readings
+from monitor.triage.rules.unexplained import platform_stopped
 
 
 def _connect_failed(ctx: Context, item: Located) -> bool:
@@ -970,14 +970,6 @@ def native_network(ctx: Context) -> Finding | None:
     return None
 
 
-def _platform_stopped(ctx: Context) -> bool:
-    """A failing line the lexicon reads as the platform stopping a machine or a pod (an
-    eviction, a preemption, a node's shutdown or loss)."""
-    return any(reading.family is Family.INFRASTRUCTURE and stops_from_outside(tail.text)
-               for index in range(len(ctx.scans))
-               for tail, reading in failing_readings(ctx, index))
-
-
 def nccl_unexplained(ctx: Context) -> Finding | None:
     """An NCCL system, internal or remote error whose reason no line shows (the rules that
     read a reason, a peer or a CUDA failure come first). An unhandled cuda error is NCCL's
@@ -1012,7 +1004,7 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
     if not cuda and not _NCCL_SHM.search(last) and (_exits_before(ctx, first)
                                                     or _died_by_signal_unsaid(ctx, first)):
         return None  # a launcher reported a worker's exit before it: the peer that went away
-    if not cuda and _platform_stopped(ctx):
+    if not cuda and platform_stopped(ctx):
         # the platform's own word that it stopped a pod or a node (`Pod was terminated in
         # response to imminent node shutdown`): the peer that went away, read by the lexicon
         return None
@@ -1232,9 +1224,4 @@ def _connect_retried_past(ctx: Context, item: Located) -> bool:
         return False
     if trained_after(ctx, item.file_index, item.event.line):
         return True
-    # another process's file shows the job training (rank 0 alone prints its steps), and this
-    # one's shows no error after the warning
-    return not any(e.file_index == item.file_index and e.event.line > item.event.line
-                   and e.event.level >= Level.ERROR for e in ctx.located) and any(
-        trained_after(ctx, index, 0) for index in range(len(ctx.scans))
-        if index != item.file_index)
+    return others_trained_past(ctx, item.file_index, item.event.line)

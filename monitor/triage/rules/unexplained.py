@@ -17,6 +17,7 @@ from monitor.triage.lexicon import (
     places,
     read_line,
     self_named_rank,
+    stops_from_outside,
 )
 from monitor.triage.reader import FileScan, TailLine
 from monitor.triage.rules.base import (
@@ -28,6 +29,7 @@ from monitor.triage.rules.base import (
     _killed_in_tail,
     _some,
     _writer,
+    others_trained_past,
     rank_stepped_on,
     trained_after,
 )
@@ -69,6 +71,14 @@ def failing_readings(ctx: Context, index: int,
             continue
         out.append((tail, reading))
     return out
+
+
+def platform_stopped(ctx: Context) -> bool:
+    """A failing line the lexicon reads as the platform stopping a machine or a pod (an
+    eviction, a preemption, a node's shutdown or loss)."""
+    return any(reading.family is Family.INFRASTRUCTURE and stops_from_outside(tail.text)
+               for index in range(len(ctx.scans))
+               for tail, reading in failing_readings(ctx, index))
 
 
 def still_failing(ctx: Context, index: int) -> bool:
@@ -144,11 +154,7 @@ def _outlived(ctx: Context, index: int, line: TailLine) -> bool:
     """A connect its client logged as a warning (it tries again) with no error after it in its
     file, while another file shows the job training: the connect was made in the end (a node
     that started before the store's host was up)."""
-    return (_WARNED.search(line.text) is not None
-            and not any(e.file_index == index and e.event.line > line.line
-                        and e.event.level >= Level.ERROR for e in ctx.located)
-            and any(trained_after(ctx, other, 0) for other in range(len(ctx.scans))
-                    if other != index))
+    return _WARNED.search(line.text) is not None and others_trained_past(ctx, index, line.line)
 
 
 def _reconnected(ctx: Context, index: int, line: TailLine) -> bool:
