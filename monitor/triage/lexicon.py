@@ -452,10 +452,15 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"(?i:connection timed out))|"
                          # ... its resolver (`dial tcp: lookup minio.svc on 10.96.0.10:53: no
                          # such host`), and net/http's handshake that never finished
-                         r"\blookup \S+ on \S+: (?:no such host|.{0,40}i/o timeout|server "
+                         r"\blookup \S+ on \S+: (?:no such host|.{0,90}i/o timeout|server "
                          r"misbehaving)|\bnet/http: TLS handshake timeout\b|"
-                         # kafka-python's connect that the OS refused (`… returned error 111.`)
-                         r"\breturned error 111\b|"
+                         # kafka-python's connect that the OS refused (`… returned error 111.`),
+                         # Kafka's Java client's (`Connection to node -1 (kafka-0…/10.42.7.3:9092)
+                         # could not be established. Broker may not be available.`)
+                         r"\breturned error 111\b|\bConnection to node -?\d+ .{0,160}\bcould not be "
+                         r"established\b|"
+                         # nslookup's and dig's resolver that answered nothing
+                         r"\bno servers could be reached\b|"
                          # Boost.Asio's resolver (`resolve: Host not found (authoritative)`)
                          r"\bHost not found \((?:authoritative|non-authoritative)\)|"
                          r"Name or service not known|(?i:failure in name resolution)|"
@@ -790,7 +795,12 @@ _DIALED = re.compile(r"\bdial (?:tcp|udp)[46]? ([^\s:]+:\d{1,5})\b")  # Go: the 
 # 10.42.1.17 to namenode-0.hdfs:8020 failed`, Go's resolver's `lookup minio.svc on
 # 10.96.0.10:53: no such host` (the name looked up, and the DNS server asked)
 _FAR_END = re.compile(r"\bCall From \S+ to ([\w.-]+:\d{1,5}) failed\b|\blookup ([\w.-]+) on \S+: ")
-_NEAR_END = re.compile(r"\bCall From (\S+) to [\w.-]+:\d{1,5} failed\b|\blookup [\w.-]+ on (\S+): ")
+_NEAR_END = re.compile(r"\bCall From (\S+) to [\w.-]+:\d{1,5} failed\b|"
+                       # (with the resolver's own socket: `read udp 10.1.0.5:41223->10.0.0.10:53`)
+                       r"\blookup [\w.-]+ on (\S+:(?: (?:read|write) udp \S+->\S+)?)")
+# Java's socket address (InetSocketAddress): `kafka-0.data.svc/10.42.7.3:9092`, the name the
+# program asked for before the address it resolved to
+_JAVA_ADDRESS = re.compile(r"(?<![\w./-])([A-Za-z][\w-]*(?:\.[\w-]+)*)/(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})\b")
 # syslog's and journald's short form name the machine after the time: `Jan 30 10:33:08 node17
 # kernel: …`, `… systemd-logind[812]: …`
 _SYSLOG_HOST = re.compile(r"(?<![\w:.-])(?:[A-Z][a-z]{2} +\d{1,2}|\d{4}-\d\d-\d\dT?) ?\d\d:\d\d:\d\d\S* "
@@ -960,6 +970,12 @@ def _read_words(text: str) -> Reading:
     return Reading(Family.FAILED, "", places(text))
 
 
+def read_words(text: str) -> Reading:
+    """What a line's words are about, whether or not the line reports a failure (a client's
+    warning that it will try a refused connect again)."""
+    return _read_words(text)
+
+
 def self_named_rank(text: str) -> int | None:
     """The rank a failing line says the failure happened on ("… on rank 3", "Rank 3, …")."""
     m = _SELF_RANK.search(text)
@@ -973,7 +989,12 @@ def places(text: str) -> tuple[str, ...]:
     found: list[tuple[int, str]] = []
     for m in _PID.finditer(text):
         found.append((m.start(), next(g for g in m.groups() if g)))
+    named = [m.span() for m in _JAVA_ADDRESS.finditer(text)]
+    found.extend((m.start(), f"{m.group(1)}:{m.group(3)} ({m.group(2)})")
+                 for m in _JAVA_ADDRESS.finditer(text))
     for m in _IPV4.finditer(text):
+        if any(a <= m.start() < b for a, b in named):
+            continue  # the address its name resolved to: named with the name
         port = m.group(2) or m.group(3)
         found.append((m.start(), f"{m.group(1)}:{port}" if port else m.group(1)))
     # a task named in full by gRPC's remote target is not named again by its tail
@@ -995,7 +1016,9 @@ def places(text: str) -> tuple[str, ...]:
         near = [m.span(m.lastindex or 0) for m in _NEAR_END.finditer(text)]
         found = [(at, w) for at, w in found if not any(a <= at < b for a, b in near)]
         found += [(-1, next(g for g in m.groups() if g)) for m in _FAR_END.finditer(text)]
-    return tuple(dict.fromkeys(w for _, w in sorted(found)))
+    ordered = list(dict.fromkeys(w for _, w in sorted(found)))
+    # (an endpoint named twice, once with the address it resolved to: the fuller once)
+    return tuple(w for w in ordered if not any(o.startswith(f"{w} (") for o in ordered))
 
 
 def is_pci_address(text: str) -> bool:

@@ -69,6 +69,7 @@ TAIL_BYTES = 64 << 10
 TAIL_LINES = 40
 LOOSE_LINES = 200  # failing lines kept from a file's tail for the lexicon
 LOOSE_CHARS = 2000  # of each: gRPC's one-line JSON puts the reason deep in the line
+TAIL_CHARS = 1000  # of each tail line: a retried connect's endpoint can come late in its JSON
 CONTINUATION_LINES = 3  # lines after a failing line read as the rest of its record
 CONTINUATION_CHARS = 500  # of each
 BINARY_SNIFF_BYTES = 8192
@@ -1020,7 +1021,7 @@ class _Reader:
                     progress_lines += 1  # glued bars were counted with their event line
             if len(out) < TAIL_LINES or progress is not None:
                 shown = env.glued if progress is not None and env.glued else env.payload
-                out.append(TailLine(first_no + offset, env.rank, shown[:300], progress))
+                out.append(TailLine(first_no + offset, env.rank, shown[:TAIL_CHARS], progress))
         if progress_lines:
             self.scan.counts["progress"] = self.scan.counts.get("progress", 0) + progress_lines
         out.reverse()

@@ -14,7 +14,7 @@ from monitor.parse.collectives import CollectivePicture
 from monitor.parse.log_events import EventKind
 from monitor.parse.log_patterns import FieldValue, Level
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, whereabouts, who
-from monitor.triage.lexicon import OWN_FAULT, is_pci_address, words_family
+from monitor.triage.lexicon import OWN_FAULT, is_pci_address, looks_failed, words_family
 from monitor.triage.reader import FileScan, TailLine, failed_alike
 from monitor.triage.topology import Topology
 
@@ -452,6 +452,8 @@ def stepped_past(ctx: Context, item: Located) -> bool:
         return False
     if item.rank is not None and item.rank_origin in GLOBAL_ORIGINS:
         return rank_stepped_on(ctx, item.file_index, item.event.end_line, item.rank)
+    if item.rank is None and file_trained_on(ctx, item.file_index, item.event.end_line):
+        return True
     if not item.event.fields.get("in_thread") or waits_ran_out_after(
             ctx, item.file_index, item.event.end_line, item.time):
         return False
@@ -474,6 +476,37 @@ _TRAINING = re.compile(r"(?i)(?:\b(?:step|iter(?:ation)?|epoch)\b\W{0,12}\d+|\b\
 def training_line(line: TailLine) -> bool:
     """A line of the job's training going on: its progress bar or a step's loss."""
     return line.progress is not None or _TRAINING.search(line.text) is not None
+
+
+# A line that starts another part of a paste: a shell prompt and its command, a header a
+# reporter or `tail` put over a file's lines (`--- rank 3 stdout ---`, `==> w-2.log <==`)
+_PASTE_BREAK = re.compile(r"^\s*(?:\S*[$#%>] \S|(?:-{3,}|={3,}|#{3,}) ?\S.*|==> .* <==\s*$)")
+
+
+def file_trained_on(ctx: Context, index: int, line: int) -> bool:
+    """A failing line of no rank's after which its file shows the job's training go on: two
+    steps numbered past every step before the line, with no failing line, no new attempt's
+    word and no wait that ran out between or after them, and no other paste's part between
+    (a client that logged a failed write or fetch, went around it and trained on)."""
+    if waits_ran_out_after(ctx, index, line):
+        return False
+    tail = ctx.scans[index].tail
+    after = [t for t in tail if t.line > line]
+    if any(_NEW_ATTEMPT.search(t.text) for t in after):
+        return False
+    numbered = [(t.line, int(m[1])) for t in after if training_line(t)
+                and (m := _STEP_NUMBER.search(t.text)) is not None]
+    before = [int(m[1]) for t in tail if t.line < line
+              and (m := _STEP_NUMBER.search(t.text)) is not None]
+    later = [n for _, n in numbered if not before or n > max(before)]
+    if len(later) < 2 or len(set(later)) < 2:
+        return False
+    first_step = min(at for at, _ in numbered)
+    if any(line < t.line < first_step and _PASTE_BREAK.search(t.text) for t in tail):
+        return False  # another command's output, pasted below: not the time after the line
+    return not any(t.line > first_step and looks_failed(t.text) for t in after) and not any(
+        e.file_index == index and e.event.line > first_step and e.event.level >= Level.ERROR
+        for e in ctx.located)
 
 
 def others_trained_past(ctx: Context, file_index: int, line: int) -> bool:

@@ -47,7 +47,11 @@ from monitor.triage.rules.base import (
     swallowed,
     went_on_past,
 )
-from monitor.triage.rules.unexplained import failing_readings
+from monitor.triage.rules.unexplained import (
+    TIME_RAN_OUT,
+    failing_readings,
+    retried_connects_above,
+)
 
 # Exceptions that are a file system's refusal whatever their message. A missing file
 # (FileNotFoundError) is not among them: a path the job got wrong, or two ranks racing on one
@@ -849,6 +853,11 @@ def own_exception(ctx: Context) -> Finding | None:
                     else Category.SOFTWARE)
         lost = (_failed_above(ctx, first, Family.NETWORK)
                 if category is Category.SOFTWARE else None)
+        if lost is None and category is Category.SOFTWARE and TIME_RAN_OUT.search(
+                f"{exc}: {message}") is not None:
+            # a timeout after its client's own retried connects: what ran out was the retries
+            lost = retried_connects_above(ctx, first.file_index, first.event.line,
+                                          first.event.rank)
         full = (_failed_above(ctx, first, Family.STORAGE)
                 if category is Category.SOFTWARE and lost is None else None)
         if full is not None:

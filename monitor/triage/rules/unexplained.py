@@ -16,6 +16,7 @@ from monitor.triage.lexicon import (
     node_names,
     places,
     read_line,
+    read_words,
     self_named_rank,
     stops_from_outside,
 )
@@ -29,6 +30,7 @@ from monitor.triage.rules.base import (
     _killed_in_tail,
     _some,
     _writer,
+    file_trained_on,
     others_trained_past,
     rank_stepped_on,
     trained_after,
@@ -127,6 +129,8 @@ def _warned_then_went_on(ctx: Context, index: int, line: TailLine) -> bool:
     and skipped what failed: an evaluation hook's error)."""
     if line.rank is not None and rank_stepped_on(ctx, index, line.line, line.rank):
         return True
+    if line.rank is None and file_trained_on(ctx, index, line.line):
+        return True
     return _WARNED.search(line.text) is not None and (any(
         p.file_index == index and p.event.line > line.line for p in ctx.of(EventKind.PROGRESS))
         # (or a step's loss below it, in words no progress pattern reads: `Epoch 5/10 - loss`)
@@ -163,6 +167,32 @@ def _reconnected(ctx: Context, index: int, line: TailLine) -> bool:
                and read_line(t.text) is None for t in ctx.scans[index].tail)
 
 
+# A failure whose own words say only that time ran out (etcd's `Error: context deadline
+# exceeded`, Kafka's `TimeoutException`, gRPC's DEADLINE_EXCEEDED)
+TIME_RAN_OUT = re.compile(r"(?i:deadline exceeded|\btimed out\b|\btime-?out\b|TimeoutException)|"
+                          r"\bDEADLINE_EXCEEDED\b")
+RETRIES_ABOVE_LINES = 40  # how far above a timeout its client's own retried connects are read
+
+
+def retried_connects_above(ctx: Context, index: int, line: int,
+                           rank: int | None) -> tuple[TailLine, Reading] | None:
+    """The connect its client kept retrying, a few lines above a failure that says only that
+    time ran out (`Connection to node -1 (kafka-0…:9092) could not be established` logged as a
+    warning, then the producer's TimeoutException): the retries were the wait that ran out, so
+    the endpoint they could not reach is the failure's story. None where a later line shows
+    the connect made, or no such line is there."""
+    tail = ctx.scans[index].tail
+    above = [t for t in tail if 0 < line - t.line <= RETRIES_ABOVE_LINES
+             and (t.rank is None or rank is None or t.rank == rank)]
+    found = [(t, reading) for t in above
+             if (reading := read_words(t.text)).family is Family.NETWORK]
+    if not found or any(t.line > found[-1][0].line and _CONNECTED.search(t.text) is not None
+                        for t in above):
+        return None
+    named = [(t, reading) for t, reading in found if reading.where]
+    return named[-1] if named else found[-1]
+
+
 _RANK_ENDED = re.compile(r"\b[Rr]ank (\d+) (?:crashed|exited|died|was killed|terminated)\b")
 
 
@@ -178,6 +208,10 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
         return None
     readings.sort(key=lambda r: (r[2].family, r[0], r[1].line))
     index, first, reading = readings[0]
+    if reading.family is Family.FAILED and TIME_RAN_OUT.search(first.text) is not None and (
+            retried := retried_connects_above(ctx, index, first.line, _rank_of(first))):
+        # the retries above were what ran out: their endpoint is the story
+        first, reading = retried
     family = reading.family
     place = f"{ctx.scans[index].path}:{first.line}"
     category = CATEGORY[family]
