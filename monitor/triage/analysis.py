@@ -47,6 +47,7 @@ from monitor.triage.rules import (
     still_failing,
     table_entries,
 )
+from monitor.triage.subjects import placed_pods
 from monitor.triage.topology import ONE_NODE, SRUN_RANK, promoted, read_topology
 
 
@@ -210,7 +211,7 @@ def diagnose(
     finding, fr_notes = combine(finding, fr, picture.stuck, _stopped_by_launcher(ctx))
     finding = _in_a_world_of_one(ctx, finding)
     finding = _subject_named(ctx, finding)
-    finding = replace(finding, culprits=_placed(finding.culprits, located))
+    finding = replace(finding, culprits=_pods_placed(_placed(finding.culprits, located), scans))
 
     stuck = tuple(_stuck_summary(ctx, s) for s in picture.stuck)
     seen = {i.rank for i in located if i.rank is not None and i.kind not in _NOISE}
@@ -336,6 +337,18 @@ def _placed(culprits: tuple[str, ...], located: Sequence[Located]) -> tuple[str,
             name = f"{name} ({places[int(m.group(1))].most_common(1)[0][0]})"
         out.append(name)
     return tuple(out)
+
+
+def _pods_placed(culprits: tuple[str, ...], scans: Sequence[FileScan]) -> tuple[str, ...]:
+    """A culprit that names a pod gets the node it ran on, where the orchestrator's output in
+    the files says (its scheduler's binding, `kubectl get pods -o wide`): the page then names
+    the machine to look at. A pod the files place on two nodes is left as it is."""
+    seen: dict[str, set[str]] = defaultdict(set)
+    for scan in scans:
+        for pod, node in scan.pod_nodes.items():
+            seen[pod].add(node)
+    nodes = {pod: next(iter(n)) for pod, n in seen.items() if len(n) == 1}
+    return tuple(placed_pods(c, nodes) for c in culprits) if nodes else culprits
 
 
 def _clocked(

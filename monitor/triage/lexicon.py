@@ -358,6 +358,13 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"(?i:\bNVSwitch\b.{0,80}\bfatal\b|\bfatal error\b.{0,40}\bNVSwitch\b)|"
                      + _AMDGPU + "|" + _DRM_GPU_HANG),
         (Family.STORAGE, r"No space left on device|Disk quota exceeded|ENOSPC|EDQUOT|"
+                         # Go's error string (containerd's, the kubelet's): `write /var/lib/…:
+                         # no space left on device`
+                         r"(?<![A-Za-z] )\bno space left on device\b|"
+                         # a volume the kubelet could not mount for the pod (its CSI driver
+                         # missing on the node, the mount failing or timing out)
+                         r"\bMountVolume\.\w+ failed for volume\b|"
+                         r"\bnot found in the list of registered CSI drivers\b|"
                          r"Read-only file system|Input/output error|Stale file handle|"
                          r"\[Errno (?:5|17|28|30|116|122)\]|file write failed|FileExistsError|"
                          r"(?i:short write)|"
@@ -380,6 +387,13 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 # (`pbsnodes`: `state-unknown,down node down: communication
                                 # closed`), a cloud's stop of a VM on failing hardware
                                 r"\bKubeletNotReady\b|\bPLEG is not healthy\b|"
+                                r"\bKubelet stopped posting node status\b|"
+                                # the node's container runtime and its plugins could not start
+                                # the pod: its sandbox (the CNI's network), the shim it timed
+                                # out on, the GPU hook's mounts or driver
+                                r"\bFailed to create pod sandbox\b|"
+                                r"\bfailed to create shim task: context deadline exceeded\b|"
+                                r"\bnvidia-container-cli: (?:mount|ldcache|detection) error\b|"
                                 # a cloud or a managed platform out of machines, or failing
                                 # under the job; Databricks' spot loss
                                 + _PLATFORM_VERDICT + r"|\bSPOT_INSTANCE_TERMINATION\b|"
@@ -815,10 +829,11 @@ _NODE = re.compile(r"(?<!Local )\b(?:node|host|hostname|Node|Host)[ =:]+(?!EC2\b
                    r"\b[Tt]he replica (workerpool\d+-\d+)\b|"
                    # Ray names a node by its id: `Node 3ddf…5ee4 failed`, `node id = 3ddf…`
                    r"\b[Nn]ode(?: id)?[ =:]+([0-9a-f]{40}(?:[0-9a-f]{16})?)\b|"
-                   # kubectl's names of an event's object (`node/ip-10-0-1-7.ec2.internal`,
-                   # `pod/w-3`; not `kubectl logs --prefix`'s `[pod/w-3/pytorch]` on every
-                   # line) and of a pod it deleted (`pod "w-3" deleted`)
-                   r"(?<![\w/\[])(?:node|pod)/([a-z0-9][\w.-]*\w)(?![\w./-])|^pod \"([\w.-]+)\" deleted\b")
+                   # kubectl's name of an event's node (`node/ip-10-0-1-7.ec2.internal`)
+                   r"(?<![\w/\[])node/([a-z0-9][\w.-]*\w)(?![\w./-])")
+# kubectl's names of an event's pod (`pod/w-3`; not `kubectl logs --prefix`'s
+# `[pod/w-3/pytorch]` on every line) and of a pod it deleted (`pod "w-3" deleted`)
+_POD_OBJECT = re.compile(r"(?<![\w/\[])pod/([a-z0-9][\w.-]*\w)(?![\w./-])|^pod \"([\w.-]+)\" deleted\b")
 # "… on rank 3", or a line that opens with "Rank 3," (after a logger's "ERROR:name:" too)
 # PSM's and Intel MPI's `host:rank1: …`, `host:rank1.prog: …` too
 _SELF_RANK = re.compile(r"\b(?:on|for|of) [Rr]ank (\d+)\b|(?:^|:)\W*Rank (\d+)[,:]|"
@@ -1008,6 +1023,8 @@ def places(text: str) -> tuple[str, ...]:
                      if pattern is not _TASK or not any(a <= m.start() < b for a, b in skipped))
     found.extend((m.start(), next(g for g in m.groups() if g))
                  for m in _PEER_NAME.finditer(text))
+    found.extend((m.start(), "pod " + next(g for g in m.groups() if g))
+                 for m in _POD_OBJECT.finditer(text))
     found.extend((m.start(), " on ".join(g for g in m.groups() if g))
                  for m in _PLATFORM_WORKER.finditer(text))
     if "Call From " in text or "lookup " in text:
@@ -1029,4 +1046,6 @@ def is_pci_address(text: str) -> bool:
 def node_names(text: str) -> tuple[str, ...]:
     """The nodes a line names (`failed on node gpu-17`), without its pids and addresses."""
     return tuple(dict.fromkeys([*(m.group(1) for m in _SYSLOG_HOST.finditer(text)),
-                                *(next(g for g in m.groups() if g) for m in _NODE.finditer(text))]))
+                                *(next(g for g in m.groups() if g) for m in _NODE.finditer(text)),
+                                *("pod " + next(g for g in m.groups() if g)
+                                  for m in _POD_OBJECT.finditer(text))]))

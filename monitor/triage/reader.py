@@ -60,7 +60,7 @@ from monitor.parse.log_events import (
 )
 from monitor.parse.log_patterns import FieldValue
 from monitor.triage.lexicon import logged_below_error, looks_failed
-from monitor.triage.subjects import stated_subjects
+from monitor.triage.subjects import pod_nodes, stated_subjects
 
 CHUNK_BYTES = 4 << 20
 MAX_LINE_BYTES = 1 << 20  # longer lines are read around their events only
@@ -130,6 +130,8 @@ class FileScan:
     # the one pod or node its scheduler's or orchestrator's output says the file is about
     # (`kubectl describe pod w-2`, an LSF job report's execution host)
     subjects: tuple[str, ...] = ()
+    # each pod's node, as the orchestrator's output in the file states it
+    pod_nodes: dict[str, str] = field(default_factory=dict)
     # the root cause torchrun's failure table in the file names (the writer of its unprefixed
     # lines, where no line is prefixed with a rank)
     table_ranks: set[int] = field(default_factory=set)
@@ -240,6 +242,7 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
                     source = io.BytesIO(unwrapped)
                 scan.sections = paste_sections(unwrapped)
                 scan.subjects = stated_subjects(unwrapped)
+                scan.pod_nodes = pod_nodes(unwrapped)
             reader = _Reader(scan, source, on_bytes, gzipped=gzipped)
             reader.rewritten = width is not None or records > 0
             problem = reader.run()

@@ -61,3 +61,48 @@ def stated_subjects(text: bytes) -> tuple[str, ...]:
     if pod:
         return (f"pod {pod} on node {node}" if node else f"pod {pod}",)
     return (f"node {node}",) if node else ()
+
+
+# The scheduler's binding of a pod to its node (`Successfully assigned llm/w-0 to gpu-14`,
+# in `kubectl describe`'s and `kubectl get events`' output)
+_ASSIGNED = re.compile(rb"\bSuccessfully assigned (?:[a-z0-9][\w.-]*/)?(?P<pod>[a-z0-9][\w.-]*) "
+                       rb"to (?P<node>[A-Za-z0-9][\w.-]*[\w])")
+# the header of `kubectl get pods -o wide` (`NAME  READY  STATUS … NODE  NOMINATED NODE`): its
+# rows give each pod's node in the NODE column
+_WIDE_HEADER = re.compile(rb"^(?P<lead>.*?)\bNAME +(?:READY +)?.*?\bNODE(?= |$)", re.MULTILINE)
+_TOKEN = re.compile(rb"[^\s]+")
+
+
+def pod_nodes(text: bytes) -> dict[str, str]:
+    """Each pod's node, as the orchestrator's output in a file states it: the scheduler's
+    `Successfully assigned` events and the rows of `kubectl get pods -o wide`. A pod the file
+    places on two nodes (a pod name reused over a day's paste) is placed on neither."""
+    found: dict[str, set[str]] = {}
+    for m in _ASSIGNED.finditer(text):
+        found.setdefault(m["pod"].decode("utf-8", "replace"), set()).add(
+            m["node"].decode("utf-8", "replace"))
+    for header in _WIDE_HEADER.finditer(text):
+        line = header.group(0)
+        name_at = line.index(b"NAME", len(header["lead"]))
+        node_at = line.rindex(b"NODE")
+        for row in text[header.end():].split(b"\n", 64)[1:64]:
+            if len(row) <= node_at or (not row[:1].strip() and name_at == 0):
+                break  # the table ends at a short or blank line
+            name = _TOKEN.match(row, name_at)
+            node = _TOKEN.match(row, node_at)
+            if name is None or node is None or row[node_at - 1:node_at] not in (b" ", b"\t"):
+                break
+            if node[0] in (b"<none>", b"<nodes>"):
+                continue  # a pod not bound to any node
+            found.setdefault(name[0].decode("utf-8", "replace"), set()).add(
+                node[0].decode("utf-8", "replace"))
+    return {pod: nodes.pop() for pod, nodes in found.items() if len(nodes) == 1}
+
+
+_POD_NAMED = re.compile(r"\bpod (?P<pod>[a-z0-9][\w.-]*[a-z0-9])(?! on node)\b")
+
+
+def placed_pods(culprit: str, nodes: dict[str, str]) -> str:
+    """A culprit that names a pod without its node, with the node the files place it on."""
+    return _POD_NAMED.sub(lambda m: f"pod {m['pod']} on node {nodes[m['pod']]}"
+                          if m["pod"] in nodes else m[0], culprit)
