@@ -59,6 +59,14 @@ _DATE = re.compile(
     # with its zone's name (`2024-05-01 12:00:00.123 UTC`, Google Cloud Logging's)
     r"(?: UTC)?[ \t]"
 )
+# Google Cloud's stream of a training job's logs (`gcloud ai custom-jobs stream-logs`, its
+# AI Platform forebear): the severity, the time, then the replica that wrote the line
+# (`ERROR 2023-02-07T10:23:09.441Z workerpool1-1 `, `INFO 2019-03-11 14:02:31 master-replica-0 `;
+# `service` is the platform's own voice)
+_GCLOUD_REPLICA = re.compile(r"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT) "
+                             r"(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)?Z?) "
+                             r"((?:workerpool\d+|master-replica|worker-replica|ps-replica|"
+                             r"evaluator-replica)-\d+|service) ")
 # stern's pod and container names, each in its colour, before a pod's line
 _STERN = re.compile(r"\x1b\[[\d;]*m[\w.-]+\x1b\[0m \x1b\[[\d;]*m[\w.-]+\x1b\[0m ")
 # journald's host and program after `journalctl -o short-iso`'s time (`2024-05-14T15:10:00+0000
@@ -202,6 +210,7 @@ def split_envelope(text: str, *, srun_label: bool = False, host_prefix: bool = F
         and not host_prefix
         and not (srun_label and first.isdigit())
         and not (first in _MONTH_INITIALS and text[3:4] == " ")
+        and not (first in _SEVERITY_INITIALS and _GCLOUD_REPLICA.match(text))
     ):
         glued, payload = _cut_glued_bar(text)
         if glued is None:
@@ -213,6 +222,7 @@ def split_envelope(text: str, *, srun_label: bool = False, host_prefix: bool = F
 # Characters a recognised prefix can start with; anything else takes the fast path.
 _PREFIX_STARTS = frozenset("[( |0123456789\t") | {chr(0x1B)}
 _MONTH_INITIALS = frozenset("ADFJMNOS")  # journald's `Mar 18 17:38:50 host `
+_SEVERITY_INITIALS = frozenset("ACDEINW")  # Google Cloud's `ERROR 2023-02-07T10:23:09.441Z `
 
 
 def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
@@ -308,6 +318,11 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
             m = _JOURNALD.match(text)
             if m is not None:
                 host, kind = m.group(1), "journald"
+        if m is None and first in _SEVERITY_INITIALS and not prefixes:
+            m = _GCLOUD_REPLICA.match(text)
+            if m is not None:
+                timestamp, kind = m.group(1), "gcloud"
+                host = m.group(2) if m.group(2) != "service" else host
         if m is None and prefixes[-1:] == ["date"] and (timestamp or "")[10:11] == "T":
             # `journalctl -o short-iso`: the time, then the host and the program, as journald's
             # own form has them; `aws logs tail`: the time, then the log stream

@@ -826,7 +826,7 @@ _NODE = re.compile(r"(?<!Local )\b(?:node|host|hostname|Node|Host)[ =:]+(?!EC2\b
                    # Google Cloud Batch's `zones/us-central1-a/instances/7306941512398174062`,
                    # Vertex AI's `The replica workerpool0-0 …`
                    r"\(instance (i-[0-9a-f]{8,17})\)|\bzones/[\w-]+/instances/([\w-]+)|"
-                   r"\b[Tt]he replica (workerpool\d+-\d+)\b|"
+                   r"\b[Tt]he replica (workerpool\d+-\d+|(?:master|worker|ps|evaluator) \d+)\b|"
                    # Ray names a node by its id: `Node 3ddf…5ee4 failed`, `node id = 3ddf…`
                    r"\b[Nn]ode(?: id)?[ =:]+([0-9a-f]{40}(?:[0-9a-f]{16})?)\b|"
                    # kubectl's name of an event's node (`node/ip-10-0-1-7.ec2.internal`)

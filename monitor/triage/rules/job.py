@@ -97,6 +97,12 @@ _SEE_ABOVE = re.compile(r"\b[Ss]ee (?:the )?(?:root cause|errors?|logs?|tracebac
                         # server.`): each try's error was logged above it
                         r"\b[Ee]rror for \d+ times\b")
 _WORKER_DIED = re.compile(r"\b(?:abruptly died|terminated abruptly|died unexpectedly)\b")
+# an exception whose message is a platform's or wrapper's report that the process was killed
+# (SageMaker's `ExecuteUserScriptError: ExitCode 137`, Databricks' `Driver down cause: driver
+# state change (exit code: 137)`): a kill whose cause the message does not give
+_KILLED_EXIT = re.compile(r"(?i:\bexit ?code\W{1,3}137\b|\bexit(?:ed)? with (?:code|status) "
+                          r"(?:137|-9)\b|\bexit status (?:137|-9)\b|\bstatus of 9\b)|"
+                          r"\bsignal 9\b|\bSIGKILL\b")
 
 
 def _said(ctx: Context, item: Located) -> tuple[str, str]:
@@ -725,6 +731,11 @@ def own_exception(ctx: Context) -> Finding | None:
            # abruptly died during map operation`, concurrent.futures' `A process in the process
            # pool was terminated abruptly`): a death whose cause is not in the message
            and _WORKER_DIED.search(said) is None
+           # nor a wrapper's report that its process was killed (the kill's cause, where the
+           # logs give one, is another line's)
+           and _KILLED_EXIT.search(said) is None
+           and not (said.rstrip().endswith(":")  # (its report under a heading it ends with)
+                    and _KILLED_EXIT.search(_message_below(ctx, item)) is not None)
            and not ("killed by signal: Terminated" in said and _stop_shown(ctx))
            # an exception that relays the MPI library's own failure (`MPI_ERR_OTHER: known
            # error not in list`): its transport's story, told in the lines before it
