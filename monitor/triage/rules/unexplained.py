@@ -51,6 +51,11 @@ def _plugin_fallback_line(scan: FileScan, tail: TailLine, reading: Reading) -> b
             and _chose_another_network(scan, writer, tail.line))
 
 
+# the rest of a sentence a line was wrapped inside (it goes on in lower case), not a record of
+# its own
+_WRAPPED_ON = re.compile(r"[a-z(]")
+
+
 def failing_readings(ctx: Context, index: int,
                      judged_too: bool = False) -> list[tuple[TailLine, Reading]]:
     """The failing lines of a file's tail, each with what the lexicon read in it; past the
@@ -67,6 +72,14 @@ def failing_readings(ctx: Context, index: int,
                 or _warned_then_went_on(ctx, index, tail)):
             continue
         reading = read_line(tail.text)
+        if reading is not None and reading.family is Family.FAILED and (
+                rest := scan.continued.get(tail.line)):
+            # a line that only says something failed, its reason on the lines under it (a
+            # wrapped YAML string: `… to FAILED on zones/…/instances/8213…` then `due to Spot
+            # VM preemption`): the family its rest names
+            said = read_words(rest.split("\n", 1)[0])
+            if said.family < Family.PEER_LOST and _WRAPPED_ON.match(rest.lstrip()):
+                reading = Reading(said.family, said.word, reading.where or said.where)
         if reading is None or _plugin_fallback_line(scan, tail, reading) or (
                 _about_connecting(tail, reading) and (_reconnected(ctx, index, tail)
                                                       or _outlived(ctx, index, tail))):
