@@ -211,7 +211,8 @@ def diagnose(
     finding, fr_notes = combine(finding, fr, picture.stuck, _stopped_by_launcher(ctx))
     finding = _in_a_world_of_one(ctx, finding)
     finding = _subject_named(ctx, finding)
-    finding = replace(finding, culprits=_pods_placed(_placed(finding.culprits, located), scans))
+    finding = replace(finding, culprits=_pods_placed(
+        _as_launched(_placed(finding.culprits, located), located), scans))
 
     stuck = tuple(_stuck_summary(ctx, s) for s in picture.stuck)
     seen = {i.rank for i in located if i.rank is not None and i.kind not in _NOISE}
@@ -335,6 +336,38 @@ def _placed(culprits: tuple[str, ...], located: Sequence[Located]) -> tuple[str,
         m = _BARE_RANK.fullmatch(name)
         if m is not None and places.get(int(m.group(1))):
             name = f"{name} ({places[int(m.group(1))].most_common(1)[0][0]})"
+        out.append(name)
+    return tuple(out)
+
+
+_RANK_CULPRIT = re.compile(r"rank (\d+)(?= \(|$)")
+
+
+def _as_launched(culprits: tuple[str, ...], located: Sequence[Located]) -> tuple[str, ...]:
+    """A culprit rank torchrun's failure table lists, with what the table says of it (its
+    local rank, pid and host) where the culprit does not say it yet: the page names the
+    process and machine as the launcher did."""
+    said: dict[int, dict[str, str]] = {}
+    for item in located:
+        if item.kind is not EventKind.CHILD_FAILED_SUMMARY:
+            continue
+        for entry in table_entries(item):
+            rank = entry.get("rank")
+            if isinstance(rank, int) and rank not in said:
+                said[rank] = {k: str(v) for k in ("local_rank", "pid", "host")
+                              if (v := entry.get(k)) not in (None, "")}
+    if not said:
+        return culprits
+    out = []
+    for name in culprits:
+        m = _RANK_CULPRIT.match(name)
+        facts = said.get(int(m.group(1)), {}) if m is not None else {}
+        more = [f"{k} {v}" for k, v in facts.items()
+                if (k not in name if k == "local_rank" else v not in name)]
+        if m is not None and more:
+            head, rest = name[:m.end()], name[m.end():]
+            inner = rest[2:-1] + ", " if rest.startswith(" (") and rest.endswith(")") else ""
+            name = f"{head} ({inner}{', '.join(more)})" if not rest or inner else name
         out.append(name)
     return tuple(out)
 
