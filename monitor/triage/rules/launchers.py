@@ -1237,7 +1237,7 @@ _LAUNCHER_REPORTS = (EventKind.AGENT_WORKER_FAILED, EventKind.AGENT_SIGTERM,
 
 
 def _own_error_above(ctx: Context, item: Located, rank: int | None,
-                     ranks: Collection[int] = ()) -> tuple[TailLine, Reading] | None:
+                     ranks: Collection[int] = (), near: int = _NEAR) -> tuple[TailLine, Reading] | None:
     """A worker's own error right above the launcher's report of its exit, in the same file,
     when the lexicon reads every failing line there as one family of the job's own faults (a
     DDP error whose exception line was cut, a disk that filled): that is why it exited. Only
@@ -1250,7 +1250,7 @@ def _own_error_above(ctx: Context, item: Located, rank: int | None,
     reports = {e.event.line for e in ctx.of(*_LAUNCHER_REPORTS) if e.file_index == item.file_index}
     readings = []
     for t in ctx.scans[item.file_index].loose:
-        if not item.event.line - _NEAR <= t.line < item.event.line or any(
+        if not item.event.line - near <= t.line < item.event.line or any(
                 t.line < line for line in went_on) or _HANDLED.search(t.text) or t.line in reports \
                 or ctx.passed_over(item.file_index, t.line):
             continue
@@ -1264,6 +1264,27 @@ def _own_error_above(ctx: Context, item: Located, rank: int | None,
     if len(families) != 1 or not families <= OWN_FAULT:
         return None
     return readings[0]
+
+
+def _every_rank_wrote_alike(
+        ctx: Context, item: Located, rank: int) -> tuple[list[int], tuple[TailLine, Reading]] | None:
+    """Two or more ranks, the table's among them, each of whose failing lines just above the
+    launcher's report read as the same family of the job's own faults, in the same words
+    (numbers aside): one error every rank ran into, not the named rank's alone."""
+    near = min(_NEAR * 8, _NEAR * len(ctx.scans[item.file_index].ranks))  # each rank's lines
+    lines = [t for t in ctx.scans[item.file_index].loose
+             if item.event.line - near <= t.line < item.event.line and t.rank is not None]
+    ranks = {t.rank for t in lines if t.rank is not None}
+    own = _own_error_above(ctx, item, None, ranks, near)
+    if own is None or len(ranks) < 2 or rank not in ranks:
+        return None
+    near_lines = [t for t in lines if read_line(t.text) is not None]
+    firsts: dict[int, str] = {}
+    for t in near_lines:
+        firsts.setdefault(t.rank, re.sub(r"\d+", "#", t.text.strip()))  # type: ignore[arg-type]
+    if set(firsts) != ranks or len(set(firsts.values())) != 1:
+        return None
+    return sorted(ranks), own
 
 
 def _exit_cause(ctx: Context, item: Located, rank: int | None) -> tuple[Category, str]:
@@ -1405,6 +1426,19 @@ def launcher_exit(ctx: Context) -> Finding | None:
                     item,
                     (f"Find the rank that rank {rank} waited for: its last lines and stacks "
                      "(`rankwatch run` takes py-spy dumps of a straggler before the timeout).",),
+                )
+            every = _every_rank_wrote_alike(ctx, item, rank)
+            if every is not None:
+                # the table names one rank, but every rank wrote the same error of the job's
+                # own just above it (a config key Hydra could not override): what all of them
+                # ran, no one rank's
+                ranks, (line, reading) = every
+                return Finding(
+                    CATEGORY[reading.family], (), (),
+                    (f"{named}, {exit_text} ({item.where}); ranks {compress_ranks(ranks)} each "
+                     f"wrote the same error of the job's own above it: {line.text.strip()[:160]} "
+                     f"({ctx.scans[item.file_index].path}:{line.line})",), item,
+                    ("Fix what every rank ran alike (its command line, its config).",),
                 )
             category, cause = _exit_cause(ctx, item, rank)
             raised = _table_exception(ctx, item) if category is Category.UNDETERMINED else None
