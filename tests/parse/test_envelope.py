@@ -161,3 +161,14 @@ def test_any_text_splits_without_error(text: str) -> None:
     assert isinstance(env.payload, str)
     assert len(env.payload) <= len(text)
     line_rank(text)
+
+
+def test_google_clouds_replica_stream_names_the_replica_as_the_host() -> None:
+    env = split_envelope("ERROR 2023-02-07T10:23:09.442Z workerpool1-1 requests.exceptions."
+                         "ConnectionError: HTTPSConnectionPool(host='huggingface.co', port=443)")
+    assert (env.host, env.prefixes, env.timestamp) == ("workerpool1-1", ("gcloud",),
+                                                       "2023-02-07T10:23:09.442Z")
+    assert env.payload.startswith("requests.exceptions.ConnectionError: ")
+    # the platform's own voice names no replica; a bare severity word is no envelope
+    assert split_envelope("ERROR 2019-03-11 14:03:02 service Job failed.").host is None
+    assert split_envelope("ERROR: something failed").prefixes == ()

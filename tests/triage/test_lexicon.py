@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from monitor.model import Category
+from monitor.triage.analysis import diagnose
 from monitor.triage.lexicon import Family, looks_failed, places, read_line, self_named_rank
+from monitor.triage.reader import read_inputs
 from tests.triage.texts import triage_texts
 
 
@@ -458,3 +460,48 @@ def test_a_line_a_workflow_engine_relayed_at_info_is_still_a_failure(tmp_path: P
         "step 10 loss 2.1", "acme.ckpt ERROR: shard 2 write aborted: [Errno 28] No space left "
         "on device")))
     assert diagnosis.category is Category.STORAGE_IO
+
+
+def test_a_java_socket_address_is_named_by_its_host_with_its_address() -> None:
+    line = ("[Producer clientId=producer-1] Connection to node -1 "
+            "(kafka-0.kafka-headless.data.svc/10.42.7.3:9092) could not be established. "
+            "Broker may not be available.")
+    assert places(line) == ("kafka-0.kafka-headless.data.svc:9092 (10.42.7.3)",)
+    assert read_line(f"ERROR {line}") is not None
+    assert read_line(f"ERROR {line}").family is Family.NETWORK  # type: ignore[union-attr]
+
+
+def test_a_resolver_timeout_names_the_host_looked_up_not_the_resolvers_socket() -> None:
+    line = ('Get "https://storage.googleapis.com/storage/v1/b/x/o": dial tcp: lookup '
+            "storage.googleapis.com on 169.254.169.254:53: read udp "
+            "10.128.0.57:41223->169.254.169.254:53: i/o timeout")
+    assert places(line) == ("storage.googleapis.com",)
+    assert read_line(f"ERROR {line}").family is Family.NETWORK  # type: ignore[union-attr]
+
+
+def test_a_timeout_after_a_clients_retried_connects_is_the_networks(tmp_path: Path) -> None:
+    """etcd's client warned that it retries a refused dial, then gave up at its deadline."""
+    log = tmp_path / "register.log"
+    log.write_text(
+        '{"level":"warn","msg":"retrying of unary invoker failed","error":"rpc error: code = '
+        'DeadlineExceeded desc = latest balancer error: last connection error: connection '
+        'error: desc = \\"transport: Error while dialing dial tcp 10.42.5.11:2379: connect: '
+        'connection refused\\""}\n'
+        "Error: context deadline exceeded\n")
+    diagnosis = diagnose(*read_inputs([str(log)])[:2])
+    assert diagnosis.category is Category.NETWORK
+    assert any("10.42.5.11" in c for c in diagnosis.culprits), diagnosis.culprits
+
+
+def test_a_failure_the_job_trained_past_in_its_own_file_is_no_failure(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    head = "2024-08-20 14:30:00 INFO step 42000 loss 1.8800\n"
+    failed = ("24/08/20 14:30:01 INFO hdfs.DataStreamer: Exception in createBlockOutputStream\n"
+              "java.net.ConnectException: Connection refused\n")
+    steps = ("2024-08-20 14:31:20 INFO step 42050 loss 1.8734\n"
+             "2024-08-20 14:32:02 INFO step 42100 loss 1.8702\n")
+    log.write_text(head + failed + steps)
+    assert diagnose(*read_inputs([str(log)])[:2]).category is Category.NONE
+    # the same lines with another command's output pasted below: not the time after the error
+    log.write_text(head + failed + "$ tail -2 train.log\n" + steps)
+    assert diagnose(*read_inputs([str(log)])[:2]).category is not Category.NONE

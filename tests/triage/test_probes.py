@@ -1727,7 +1727,6 @@ CAUSES.update({
     "sx_datasets_not_enough_disk_rank0": (Category.STORAGE_IO, "rank 0"),
     "sx_hf_gated_401_rank0": (Category.SOFTWARE, "rank 0"),
     "sx_pasted_shell_megatron_eio_gpfs": (Category.STORAGE_IO, "rank 0"),
-    "sx_lustre_reconnect_recovered": (Category.UNDETERMINED, ""),
     "fh_ds_pdsh_watchdog_all_same_seq": (Category.UNDETERMINED, ""),
     "fh_ds_pdsh_rank13_oom_then_timeouts": (Category.OOM, "rank 13"),
     "fh_nemo_dump_signal_from_rank8_all_equal": (Category.UNDETERMINED, ""),
@@ -1809,7 +1808,6 @@ CAUSES.update({
     "hy_nccl_teardown_warnings_exit0": (Category.UNDETERMINED, ""),
     "hy_watchdog_timeout_no_async_handling_final_save_finished": (Category.UNDETERMINED, ""),
     "hy_ray_train_failure_config_restored_completed": (Category.UNDETERMINED, ""),
-    "hy_wandb_network_retry_training_continues": (Category.UNDETERMINED, ""),
     "hy_real_torchrun_restarts_exhausted_sigkill": (Category.UNDETERMINED, "rank 1"),
     "hy_real_torchrun_restart_eio_exhausted": (Category.STORAGE_IO, "rank 2"),
     "hy_slurm_requeued_then_time_limit": (Category.INFRASTRUCTURE, ""),
@@ -1869,7 +1867,6 @@ CAUSES.update({
     "gx_gaudi_graph_compile_failed_software": (Category.SOFTWARE, "rank 6"),
     "gx_tpu_core_halted_torch_xla": (Category.GPU_CUDA, ""),
     "gx_ascend_aicore_exception_rank9": (Category.GPU_CUDA, "rank 9"),
-    "gx_healthy_nvidia_smi_on_login_node": (Category.UNDETERMINED, ""),
     "is_vllm_worker_sigkill_dmesg_oom": (Category.OOM, "88121"),
     "is_vllm_ray_worker_oom_remote_node": (Category.OOM, "7731"),
     "is_vllm_ray_tp16_ib_completion_peer": (Category.NETWORK, "10.0.1.12"),
@@ -2458,6 +2455,28 @@ CAUSES.update({
     "s9_connection_reset_alone_then_scancel": (Category.UNDETERMINED, ""),
     "s9_slurm_cancelled_by_user_but_task_oom_first": (Category.OOM, ""),
     "so4_dcp_missing_key_model_changed_software": (Category.SOFTWARE, ""),
+    "sx_lustre_reconnect_recovered": (Category.UNDETERMINED, ""),
+    "n11_kafka_java_broker_unavailable_metadata_timeout": (Category.NETWORK, "kafka-0.kafka-headless.data.svc"),
+    "n11_etcd_client_dial_refused": (Category.NETWORK, "10.42.5.11"),
+    "n11_gcsfuse_dns_lookup_io_timeout": (Category.NETWORK, "storage.googleapis.com"),
+    "n11_nslookup_no_servers_master_addr": (Category.NETWORK, ""),
+    "o12_containerd_shim_deadline_worker_pending": (Category.INFRASTRUCTURE, "gpu-a100-14"),
+    "o12_containerd_pull_extract_enospc_var": (Category.STORAGE_IO, "gpu-l40s-07"),
+    "o12_kubelet_unregistered_device_admission": (Category.INFRASTRUCTURE, "gpu-h100-17"),
+    "o12_device_plugin_xid48_unhealthy_node": (Category.GPU_CUDA, "gpu-a100-31"),
+    "o12_csi_fsx_driver_not_registered": (Category.STORAGE_IO, "ip-10-1-77-203.ec2.internal"),
+    "o12_csi_nfs_mount_deadline_exceeded": (Category.STORAGE_IO, "gpu-3090-05"),
+    "p11_sm_exitcode_137_empty_message": (Category.UNDETERMINED, ""),
+    "p11_vertex_workerpool1_1_hf_hub_unreachable": (Category.NETWORK, "huggingface.co"),
+    "p11_aiplatform_master0_ran_out_of_memory": (Category.OOM, "master 0"),
+    "p11_gcp_batch_spot_preemption_50001": (Category.INFRASTRUCTURE, "8213466771256740125"),
+    "p11_databricks_driver_down_exit_137": (Category.UNDETERMINED, ""),
+    "w11_hydra_could_not_override_torchrun_4ranks": (Category.SOFTWARE, ""),
+    "sx_hf_hub_429_streaming_rank2": (Category.STORAGE_IO, "rank 2"),
+    "i2_lsf_term_load_host": (Category.INFRASTRUCTURE, "gpu-h100-12"),
+    "i2_k8s_unexpected_admission_gpu": (Category.INFRASTRUCTURE, "gpu-h100-node-09"),
+    "x6_azure_connection_reset_alone": (Category.UNDETERMINED, ""),
+    "gx_xid79_fallen_off_bus_srun_rank13": (Category.GPU_CUDA, "rank 13"),
     "o12_docker_overlay_enospc_rank0_checkpoint": (Category.STORAGE_IO, "rank 0"),
     "o12_kubelet_pleg_notready_taint_eviction": (Category.INFRASTRUCTURE, "gpu-h100-09"),
     "o12_kubelet_eviction_nodefs_var_log": (Category.INFRASTRUCTURE, "gpu-t4-02"),
@@ -2660,6 +2679,9 @@ HEALTHY += ("n11_hadoop_ipc_retry_then_connected_healthy", "n11_etcd_leader_chan
 HEALTHY += ("p11_sm_training_success_with_nccl_warnings", "p11_gcp_batch_preempted_retry_succeeded",)
 HEALTHY += ("j12_jax_remat_and_donation_warnings_healthy", "j12_xla_constant_folding_alarm_healthy", "j12_tf_end_of_sequence_info_healthy", "j12_keras_input_ran_out_healthy", "j12_tf_bfc_not_a_failure_healthy", "j12_tf_mwms_autoshard_retracing_healthy", "j12_paddle_pod_completed_warnings_healthy",)
 HEALTHY += ("o12_docker_inspect_exit137_oomkilled_false", "o12_dockerd_live_restore_restart_healthy", "o12_device_plugin_other_gpu_unhealthy_healthy", "o12_gpu_operator_driver_pod_crashloop_healthy", "o12_dcgm_health_pcie_replay_warning_healthy", "o12_dcgm_policy_thermal_violation_healthy", "o12_nhc_munged_drain_job_completes_healthy", "o12_chrony_no_sources_then_reselected_healthy",)
+HEALTHY += ("n11_hdfs_pipeline_excluded_datanode_healthy", "n11_kafka_fetch_disconnect_recovered_healthy", "sx_ckpt_save_failed_but_continued", "so4_tee_log_enospc_training_continues",)
+# (a failing line the job then trained past, in the same file: no failure, no guess)
+HEALTHY += ("hy_wandb_network_retry_training_continues", "gx_healthy_nvidia_smi_on_login_node",)
 
 
 def _triage(name: str) -> Diagnosis:

@@ -10,7 +10,7 @@ import pytest
 from monitor.model import Category
 from monitor.triage.analysis import Diagnosis, diagnose
 from monitor.triage.reader import read_inputs
-from monitor.triage.subjects import stated_subjects
+from monitor.triage.subjects import placed_pods, pod_nodes, stated_subjects
 
 DESCRIBE = """\
 $ kubectl -n ml describe pod bert-worker-5
@@ -116,3 +116,39 @@ def test_files_about_two_different_pods_name_neither(tmp_path: Path) -> None:
     })
     assert diagnosis.category is Category.INFRASTRUCTURE
     assert not any("bert-worker" in c for c in diagnosis.culprits)
+
+
+WIDE = """$ kubectl get pods -n llm -o wide
+NAME                 READY   STATUS              RESTARTS      AGE   IP            NODE          NOMINATED NODE
+llama-ft-master-0    1/1     Running             0             31m   10.244.7.21   gpu-a100-11   <none>
+llama-ft-worker-0    0/1     RunContainerError   6 (2m ago)    31m   10.244.9.4    gpu-a100-14   <none>
+llama-ft-worker-1    0/1     Pending             0             31m   <none>        <none>        <none>
+"""
+
+
+def test_the_wide_listing_and_the_schedulers_binding_place_each_pod_on_its_node() -> None:
+    text = WIDE + "  Normal  Scheduled  3m  default-scheduler  Successfully assigned llm/bert-w-2 to gpu-7\n"
+    assert pod_nodes(text.encode()) == {"llama-ft-master-0": "gpu-a100-11",
+                                        "llama-ft-worker-0": "gpu-a100-14", "bert-w-2": "gpu-7"}
+
+
+def test_a_pod_placed_on_two_nodes_is_placed_on_neither() -> None:
+    text = ("Successfully assigned ml/w-0 to gpu-1\n"
+            "Successfully assigned ml/w-0 to gpu-2\n")
+    assert pod_nodes(text.encode()) == {}
+
+
+def test_a_culprit_pod_gets_its_node_once() -> None:
+    nodes = {"w-0": "gpu-14"}
+    assert placed_pods("pod w-0", nodes) == "pod w-0 on node gpu-14"
+    assert placed_pods("pod w-0 on node gpu-14", nodes) == "pod w-0 on node gpu-14"
+    assert placed_pods("pod w-1", nodes) == "pod w-1"
+
+
+def test_a_pod_the_container_runtime_could_not_start_is_named_with_its_node(tmp_path: Path) -> None:
+    events = (WIDE + "$ kubectl describe pod llama-ft-worker-0 -n llm\nEvents:\n"
+              "  Warning  Failed  27m (x7 over 31m)  kubelet  Error: failed to create containerd "
+              "task: failed to create shim task: context deadline exceeded: unknown\n")
+    diagnosis = _diagnosis(tmp_path, {"k8s.txt": events})
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert any("gpu-a100-14" in c for c in diagnosis.culprits), diagnosis.culprits

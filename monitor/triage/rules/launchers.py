@@ -1432,10 +1432,10 @@ def launcher_exit(ctx: Context) -> Finding | None:
                 # the table names one rank, but every rank wrote the same error of the job's
                 # own just above it (a config key Hydra could not override): what all of them
                 # ran, no one rank's
-                ranks, (line, reading) = every
+                wrote, (line, reading) = every
                 return Finding(
                     CATEGORY[reading.family], (), (),
-                    (f"{named}, {exit_text} ({item.where}); ranks {compress_ranks(ranks)} each "
+                    (f"{named}, {exit_text} ({item.where}); ranks {compress_ranks(wrote)} each "
                      f"wrote the same error of the job's own above it: {line.text.strip()[:160]} "
                      f"({ctx.scans[item.file_index].path}:{line.line})",), item,
                     ("Fix what every rank ran alike (its command line, its config).",),
