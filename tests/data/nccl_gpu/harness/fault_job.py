@@ -5,7 +5,8 @@ faults whose logs triage reads after the fact.
 env: RW_FAULT = none | op_desync | raise | oom | kill | exit_early | hang | device_assert |
      cpu_tensor | segv | init_late | barrier_skip | subgroup_skip | nan | gpu_hang | dl_kill |
      dl_error | ckpt_full | slow_ckpt | p2p_mismatch | node_kill | abort | exit_code | nan_loss | rank_ifname |
-     rank_no_gpu ; RW_FAULT_RANK (2) ;
+     rank_no_gpu | dtype_desync | bcast_src | unused_param | sigterm | wrong_device ;
+     RW_FAULT_RANK (2) ;
      RW_FAULT_RANKS (the ranks that take the other path in op_desync: RW_FAULT_RANK alone) ;
      RW_FAULT_AFTER_S (20) ; RW_FAULT_STEP (the fault at this step on every rank, in place of
      the time each rank's own clock reads) ; RW_NCCL_TIMEOUT_S (40) ; RW_MARK (fault's start) ;
@@ -74,6 +75,20 @@ class Batches(torch.utils.data.Dataset):
         return torch.randn(256)
 
 
+class TwoHeads(torch.nn.Module):
+    """The job's model with a second head that a step may leave out (the unused_param fault)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = torch.nn.Sequential(torch.nn.Linear(256, 1024), torch.nn.ReLU())
+        self.head = torch.nn.Linear(1024, 1)
+        self.aux = torch.nn.Linear(1024, 1)
+
+    def forward(self, x: torch.Tensor, skip_aux: bool = False) -> torch.Tensor:
+        h = self.body(x)
+        return self.head(h) if skip_aux else self.head(h) + self.aux(h)
+
+
 def start_debug_server(base: int) -> None:
     port = base + LOCAL_RANK
     try:
@@ -107,7 +122,10 @@ def main() -> None:
     if os.environ.get("RW_DEBUG_BASE_PORT"):
         start_debug_server(int(os.environ["RW_DEBUG_BASE_PORT"]))
     world = dist.get_world_size()
-    net = torch.nn.Sequential(torch.nn.Linear(256, 1024), torch.nn.ReLU(), torch.nn.Linear(1024, 1)).to(device)
+    if FAULT == "unused_param":
+        net = TwoHeads().to(device)
+    else:
+        net = torch.nn.Sequential(torch.nn.Linear(256, 1024), torch.nn.ReLU(), torch.nn.Linear(1024, 1)).to(device)
     model = torch.nn.parallel.DistributedDataParallel(net, device_ids=[0] if BACKEND == "nccl" else None)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     pair = None
@@ -219,8 +237,29 @@ def main() -> None:
             mark("nan_loss_begins")
             with torch.no_grad():
                 net[0].weight[0, 0] = float("nan")  # a weight gone bad on one rank
+        if once and FAULT == "dtype_desync":  # one rank reduces half-precision where the others reduce float
+            t = torch.ones(4096, device=device, dtype=torch.float16 if RANK == FAULT_RANK else torch.float32)
+            if RANK == FAULT_RANK:
+                mark("dtype_desync_begins")
+            dist.all_reduce(t)
+        if once and FAULT == "bcast_src":  # one rank broadcasts from itself, the others from rank 0
+            if RANK == FAULT_RANK:
+                mark("bcast_src_begins")
+            dist.broadcast(torch.ones(4096, device=device), src=FAULT_RANK if RANK == FAULT_RANK else 0)
+        if once and FAULT == "sigterm" and RANK == FAULT_RANK:
+            mark("sigterm_begins")
+            os.kill(os.getpid(), signal.SIGTERM)  # one rank stopped from outside
         x = next(batches).to(device) if batches is not None else torch.randn(64, 256, device=device)
-        loss = model(x).pow(2).mean()
+        if once and FAULT == "wrong_device" and RANK == FAULT_RANK:
+            mark("wrong_device_begins")
+            x = x.cpu()  # a batch left on the host by this rank's own code
+        if FAULT == "unused_param":
+            skip = late and RANK == FAULT_RANK  # from the fault on, this rank's steps leave a head out
+            if skip and step == (FAULT_STEP or step):
+                mark("unused_param_begins")
+            loss = model(x, skip_aux=skip).pow(2).mean()
+        else:
+            loss = model(x).pow(2).mean()
         opt.zero_grad()
         loss.backward()
         opt.step()

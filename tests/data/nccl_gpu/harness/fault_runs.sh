@@ -2,7 +2,7 @@
 # Runs of fault_job.py at once on one GPU, each a 4-rank torchrun job; every run's folder
 # (job.out, flight-recorder dumps, marks, debug-server replies) is packed into
 # $OUT/fault_runs_ROUND.tar.gz. RW_BACKEND=gloo tries the same runs on the CPU.
-# usage: fault_runs.sh [round2|round3|round4|round5|round6|round7|round8|round9]   (no argument: the third round's first five runs)
+# usage: fault_runs.sh [round2|round3|round4|round5|round6|round7|round8|round9|round10]   (no argument: the third round's first five runs)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/fault-runs-out}; work=${TMPDIR:-/tmp}/fault_runs; rm -rf "$work"; mkdir -p "$work" "$out"
@@ -26,7 +26,15 @@ launch2() {  # name master_port env...: two torchrun agents ("nodes" node0 and n
   done
 }
 start=$(date +%s.%N)
-if [[ ${1:-} == round9 ]]; then  # (start-up faults: a run that hangs is stopped at 100 s)
+if [[ ${1:-} == round10 ]]; then  # (faults the rules had not met; a run that hangs is stopped at 110 s)
+  LIMIT=110
+  launch dtype_desync 29601 RW_FAULT=dtype_desync RW_FAULT_RANK=2 RW_FAULT_STEP=40 NCCL_DEBUG=WARN
+  launch bcast_src 29602 RW_FAULT=bcast_src RW_FAULT_RANK=1 RW_FAULT_STEP=40
+  launch unused_param 29603 RW_FAULT=unused_param RW_FAULT_RANK=2 RW_FAULT_STEP=40
+  launch sigterm 29604 RW_FAULT=sigterm RW_FAULT_RANK=3 RW_FAULT_STEP=40
+  launch wrong_device 29605 RW_FAULT=wrong_device RW_FAULT_RANK=1 RW_FAULT_STEP=40
+  launch2 mn_unused_param 29606 RW_FAULT=unused_param RW_FAULT_RANK=3 RW_FAULT_STEP=60 NCCL_DEBUG=WARN
+elif [[ ${1:-} == round9 ]]; then  # (start-up faults: a run that hangs is stopped at 100 s)
   LIMIT=100
   launch rank_ifname 29591 RW_FAULT=rank_ifname RW_FAULT_RANK=2 NCCL_DEBUG=WARN
   launch rank_no_gpu 29592 RW_FAULT=rank_no_gpu RW_FAULT_RANK=1
