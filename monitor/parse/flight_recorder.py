@@ -137,6 +137,7 @@ class FrEntry(NamedTuple):
     state: str  # scheduled | started | completed
     input_sizes: tuple[tuple[int, ...], ...]
     frames: tuple[str, ...]  # `file:line function`, innermost first
+    input_dtypes: tuple[str, ...] = ()  # `Float`, `Half`, … one per input tensor
 
 
 @dataclass(frozen=True)
@@ -279,10 +280,11 @@ class _EntryTyper:
         seq = _int(get("p2p_seq_id") if is_p2p else get("collective_seq_id"))
         state = _text(get("state", ""))
         sizes = _sizes(get("input_sizes"))
+        dtypes = _dtypes(get("input_dtypes"))
         op, backend = op_backend
         share = self.shared.setdefault
         pg, state, sizes = share(pg_name, pg_name), share(state, state), share(sizes, sizes)
-        return FrEntry(pg, seq, is_p2p, op, backend, state, sizes, ())
+        return FrEntry(pg, seq, is_p2p, op, backend, state, sizes, (), share(dtypes, dtypes))
 
 
 def _frames(value: Any) -> tuple[str, ...]:
@@ -310,6 +312,13 @@ def _ranks(value: Any) -> tuple[int, ...]:
     if isinstance(value, (list, tuple)):
         return tuple(v for v in value if isinstance(v, int) and not isinstance(v, bool))
     return ()
+
+
+def _dtypes(value: Any) -> tuple[str, ...]:
+    """An entry's input dtypes (`["Float"]`), capped as its sizes are."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(_text(v)[:32] for v in value[:MAX_TENSORS])
 
 
 def _sizes(value: Any) -> tuple[tuple[int, ...], ...]:
@@ -351,7 +360,7 @@ class GroupVerdict:
     members: tuple[int, ...]
     states: tuple[RankState, ...]
     no_dump: tuple[int, ...]  # members whose dump is absent
-    verdict: str  # never_entered | op_mismatch | size_mismatch | all_entered | absent |
+    verdict: str  # never_entered | op_mismatch | size_mismatch | dtype_mismatch | all_entered | absent |
     # consistent
     seq: int | None = None
     op: str | None = None
@@ -407,7 +416,8 @@ def _detail(dump: RankDump) -> tuple[int, int]:
 
 
 def _severity(v: GroupVerdict) -> tuple[int, int]:
-    order = {"never_entered": 0, "op_mismatch": 1, "size_mismatch": 1, "all_entered": 2,
+    order = {"never_entered": 0, "op_mismatch": 1, "size_mismatch": 1, "dtype_mismatch": 1,
+             "all_entered": 2,
              "absent": 2}
     return order.get(v.verdict, 3), v.seq if v.seq is not None else 0
 
@@ -456,6 +466,9 @@ def _group(pg: str, name: str, members: tuple[int, ...],
         sizes = {e.input_sizes for e in entered.values()}
         if len(sizes) > 1:
             return _mismatch(base, seq, entered, "size_mismatch", lambda e: e.input_sizes)
+        dtypes = {e.input_dtypes for e in entered.values() if e.input_dtypes}
+        if len(dtypes) > 1:  # (the same count of elements, of another width: other bytes)
+            return _mismatch(base, seq, entered, "dtype_mismatch", lambda e: e.input_dtypes)
         if missing:
             op = next(iter(ops))
             waiting = tuple(sorted(entered))
@@ -510,8 +523,11 @@ def _mismatch(base: GroupVerdict, seq: int, entered: Mapping[int, FrEntry], verd
     # One rank against at least two that agree: the odd one out. Otherwise no single rank.
     if len(groups) == 2 and len(ordered[0]) == 1 and len(ordered[1]) >= 2:
         blamed = tuple(ordered[0])
-    what = "operations" if verdict == "op_mismatch" else "tensor sizes"
-    detail = "; ".join(f"rank(s) {_ranks_text(rs)}: {k if verdict == 'op_mismatch' else _sz(k)}"
+    what = {"op_mismatch": "operations", "dtype_mismatch": "tensor dtypes"}.get(
+        verdict, "tensor sizes")
+    detail = "; ".join(f"rank(s) {_ranks_text(rs)}: "
+                       + (k if verdict == "op_mismatch" else
+                          "/".join(k) if verdict == "dtype_mismatch" else _sz(k))
                        for k, rs in groups.items())
     sentences = [f"{_pg_label(base.name)}: at collective #{seq} the ranks run different "
                  f"{what} ({detail})"]

@@ -38,7 +38,7 @@ def dump_finding(fr: FrAnalysis) -> Finding | None:
             (f"Look at where rank(s) {compress_ranks(v.blamed)} went instead of collective "
              f"#{v.seq} ({v.op}): the stack in its dump names the call it made last.",),
         )
-    if v.verdict in ("op_mismatch", "size_mismatch"):
+    if v.verdict in ("op_mismatch", "size_mismatch", "dtype_mismatch"):
         return Finding(
             Category.COLLECTIVE_DESYNC, v.blamed, tuple(f"rank {r}" for r in v.blamed),
             sentences, None,

@@ -1,0 +1,67 @@
+"""`rankwatch triage` on the tenth round of real NCCL runs (tests/data/nccl_gpu, README: "Ninth
+round"): a dtype one rank differs in, a broadcast from another root, a parameter one rank leaves
+unused (on one node and on two), a SIGTERM to one rank, and a batch one rank leaves on the host.
+Each expected answer follows from the injected fault, the project's labelling policy and what
+the files show, never from triage's output; they were written down before triage read the runs.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from monitor.parse.flight_recorder import analyse, load_dump
+from tests.triage.test_nccl_dumps import DATA, _dumps, _triage
+from tests.triage.test_nccl_fifth_round import _logs
+from tests.triage.test_nccl_torchrun_faults import _marked_rank, _table
+
+
+def test_a_dtype_one_rank_differs_in_is_named_from_the_dumps_alone() -> None:
+    """Rank 2 reduces half precision where the others reduce float, the same count of elements:
+    the watchdog's lines are alike on every rank (same SeqNum, op and NumelIn), so the logs
+    cannot say who; the dumps record each rank's dtype."""
+    rank = _marked_rank("dtype_desync")
+    text = (DATA / "dtype_desync" / "job.out").read_text()
+    timed_out = set(re.findall(r"\[Rank (\d)\] Watchdog caught collective operation timeout: "
+                               r"WorkNCCL\(SeqNum=45, OpType=ALLREDUCE, NumelIn=4096,", text))
+    assert timed_out == {"0", "1", "2", "3"}
+    logs_only = _triage(*_logs("dtype_desync"))
+    assert logs_only["culprit_ranks"] == []
+    assert logs_only["category"] in ("undetermined", "collective_hang")
+    fr = analyse([load_dump(p.read_bytes(), source=p.name) for p in _dumps("dtype_desync")])
+    assert fr.primary is not None
+    assert (fr.primary.verdict, fr.primary.seq, fr.primary.blamed) == ("dtype_mismatch", 45, (rank,))
+    with_dumps = _triage(DATA / "dtype_desync")
+    assert (with_dumps["category"], with_dumps["culprit_ranks"]) == ("collective_desync", [rank])
+
+
+@pytest.mark.parametrize("folder", ["unused_param", "mn_unused_param"])
+def test_a_parameter_one_rank_left_unused_is_that_ranks_bug(folder: str) -> None:
+    """DDP's reducer on the faulty rank says which parameters got no gradient; its peers' NCCL
+    errors (and, on two nodes, the other node's abort that torchrun puts first) follow."""
+    rank = _marked_rank(folder)
+    text = "".join(p.read_text() for p in _logs(folder))
+    assert f"Parameter indices which did not receive grad for rank {rank}:" in text
+    for paths in (_logs(folder), (DATA / folder,)):
+        report = _triage(*paths)
+        assert (report["category"], report["culprit_ranks"]) == ("software", [rank]), paths
+
+
+def test_one_rank_stopped_by_sigterm_is_named_its_cause_not_shown() -> None:
+    rank = _marked_rank("sigterm")
+    assert _table("sigterm")[rank] == -15
+    report = _triage(DATA / "sigterm")
+    assert (report["category"], report["culprit_ranks"]) == ("undetermined", [rank])
+
+
+@pytest.mark.parametrize("folder", ["bcast_src", "wrong_device"])
+def test_a_fault_nothing_in_the_job_noticed_is_only_the_stop_from_outside(folder: str) -> None:
+    """A broadcast from another root completed on NCCL (wrong data, no error), and DDP moved the
+    batch left on the host to the GPU itself: the job trained on until the run's time limit
+    sent SIGTERM. The policy's reading of such a stop: the platform's, no rank's."""
+    text = (DATA / folder / "job.out").read_text()
+    assert "Received 15 death signal, shutting down workers" in text
+    assert "Watchdog caught" not in text and "Traceback (most recent call last)" in text
+    report = _triage(DATA / folder)
+    assert (report["category"], report["culprit_ranks"]) == ("infrastructure", [])
