@@ -5,7 +5,8 @@ faults whose logs triage reads after the fact.
 env: RW_FAULT = none | op_desync | raise | oom | kill | exit_early | hang | device_assert |
      cpu_tensor | segv | init_late | barrier_skip | subgroup_skip | nan | gpu_hang | dl_kill |
      dl_error | ckpt_full | slow_ckpt | p2p_mismatch | node_kill | abort | exit_code | nan_loss | rank_ifname |
-     rank_no_gpu | dtype_desync | bcast_src | unused_param | sigterm | wrong_device ;
+     rank_no_gpu | dtype_desync | bcast_src | unused_param | sigterm | wrong_device |
+     destroy_pg | world_mismatch | dl_timeout ;
      RW_FAULT_RANK (2) ;
      RW_FAULT_RANKS (the ranks that take the other path in op_desync: RW_FAULT_RANK alone) ;
      RW_FAULT_AFTER_S (20) ; RW_FAULT_STEP (the fault at this step on every rank, in place of
@@ -69,6 +70,9 @@ class Batches(torch.utils.data.Dataset):
         return 10**7
 
     def __getitem__(self, index: int) -> torch.Tensor:
+        if FAULT == "dl_timeout" and RANK == FAULT_RANK and index >= 64 * (FAULT_STEP - 1):
+            mark("dl_timeout_begins")
+            time.sleep(3600)  # a sample that takes far longer than the loader's timeout
         if FAULT == "dl_error" and RANK == FAULT_RANK and index >= 64 * (FAULT_STEP - 1):
             mark("dl_error_begins")
             raise OSError("image file is truncated (17 bytes not processed)")
@@ -114,6 +118,9 @@ def main() -> None:
     device = torch.device("cuda", 0) if BACKEND == "nccl" else torch.device("cpu")
     if BACKEND == "nccl":
         torch.cuda.set_device(0)
+    if FAULT == "world_mismatch" and RANK == FAULT_RANK:  # one rank told another world size
+        mark("world_mismatch_begins")
+        os.environ["WORLD_SIZE"] = str(int(os.environ["WORLD_SIZE"]) - 1)
     timeout = datetime.timedelta(seconds=float(os.environ.get("RW_NCCL_TIMEOUT_S", "40")))
     if FAULT == "init_late" and RANK == FAULT_RANK:
         mark("init_late_begins")
@@ -140,7 +147,8 @@ def main() -> None:
     started = time.time()
     batches = None
     if os.environ.get("RW_LOADER") == "1":
-        loader = torch.utils.data.DataLoader(Batches(), batch_size=64, num_workers=2)
+        loader = torch.utils.data.DataLoader(Batches(), batch_size=64, num_workers=2,
+                                             timeout=float(os.environ.get("RW_LOADER_TIMEOUT_S", "0")))
         batches = iter(loader)
     while True:
         step += 1
@@ -246,6 +254,9 @@ def main() -> None:
             if RANK == FAULT_RANK:
                 mark("bcast_src_begins")
             dist.broadcast(torch.ones(4096, device=device), src=FAULT_RANK if RANK == FAULT_RANK else 0)
+        if once and FAULT == "destroy_pg" and RANK == FAULT_RANK:
+            mark("destroy_pg_begins")
+            dist.destroy_process_group()  # one rank tears its process group down mid-run
         if once and FAULT == "sigterm" and RANK == FAULT_RANK:
             mark("sigterm_begins")
             os.kill(os.getpid(), signal.SIGTERM)  # one rank stopped from outside
