@@ -1505,7 +1505,8 @@ PATTERNS: tuple[LinePattern, ...] = (
     LinePattern(
         EventKind.DATALOADER_TIMEOUT, Level.ERROR,
         ("DataLoader timed out", "Worker timed out after"),
-        _rx(r"DataLoader timed out after (?P<timeout_seconds>\d+) seconds",
+        # (the timeout as the job gave it: `DataLoader(timeout=5.0)` prints `5.0 seconds`)
+        _rx(r"DataLoader timed out after (?P<timeout_seconds>\d+(?:\.\d+)?) seconds",
             # MXNet gluon's DataLoader: `Worker timed out after 120 seconds. This might be …`
             r"^Worker timed out after (?P<timeout_seconds>\d+) seconds"),
     ),

@@ -186,6 +186,9 @@ LINES: list[tuple[str, EventKind, dict[str, object]]] = [
      K.DATALOADER_WORKER_DIED, {"cause": "exception", "exc": "KeyError", "worker": 3}),
     ("RuntimeError: DataLoader timed out after 120 seconds",
      K.DATALOADER_TIMEOUT, {"timeout_seconds": 120}),
+    # (the timeout as the job gave it: a float prints with its fraction)
+    ("RuntimeError: DataLoader timed out after 5.0 seconds",
+     K.DATALOADER_TIMEOUT, {"timeout_seconds": "5.0"}),
     ("'(ReadTimeoutError(\"HTTPSConnectionPool(host='cdn-lfs.huggingface.co', port=443): Read "
      "timed out.\"))' thrown while requesting GET https://huggingface.co/x. Retrying in 1s "
      "[Retry 1/5].",

@@ -1,6 +1,8 @@
-"""`rankwatch triage` on the tenth round of real NCCL runs (tests/data/nccl_gpu, README: "Ninth
-round"): a dtype one rank differs in, a broadcast from another root, a parameter one rank leaves
-unused (on one node and on two), a SIGTERM to one rank, and a batch one rank leaves on the host.
+"""`rankwatch triage` on the ninth and tenth rounds of real NCCL runs (tests/data/nccl_gpu,
+README: "Ninth round", "Tenth round"): a dtype one rank differs in, a broadcast from another
+root, a parameter one rank leaves unused (on one node and on two), a SIGTERM to one rank, a batch
+one rank leaves on the host; a rank that tears its process group down, a rank told another
+world size, a DataLoader that times out.
 Each expected answer follows from the injected fault, the project's labelling policy and what
 the files show, never from triage's output; they were written down before triage read the runs.
 """
@@ -65,3 +67,34 @@ def test_a_fault_nothing_in_the_job_noticed_is_only_the_stop_from_outside(folder
     assert "Watchdog caught" not in text and "Traceback (most recent call last)" in text
     report = _triage(DATA / folder)
     assert (report["category"], report["culprit_ranks"]) == ("infrastructure", [])
+
+
+def test_a_rank_that_tore_its_process_group_down_is_the_one_that_went_away() -> None:
+    """Rank 1 destroys its process group mid-run: its next collective raises `NCCL communicator
+    was aborted on rank 1`, its peers' NCCL says a remote process exited, and torchrun's table
+    puts rank 1 first (exit 1), the others stopped by its SIGTERM. What made rank 1 abort is
+    not in the logs."""
+    rank = _marked_rank("destroy_pg")
+    assert _table("destroy_pg")[rank] == 1
+    assert all(code == -15 for r, code in _table("destroy_pg").items() if r != rank)
+    text = (DATA / "destroy_pg" / "job.out").read_text()
+    assert f"NCCL communicator was aborted on rank {rank}." in text
+    for paths in (_logs("destroy_pg"), (DATA / "destroy_pg",)):
+        report = _triage(*paths)
+        assert (report["category"], report["culprit_ranks"]) == ("undetermined", [rank]), paths
+
+
+def test_a_rank_told_another_world_size_is_refused_by_nccl() -> None:
+    rank = _marked_rank("world_mismatch")
+    assert "NCCL WARN Invalid rank requested : 3/3" in (DATA / "world_mismatch" / "job.out").read_text()
+    report = _triage(DATA / "world_mismatch")
+    assert (report["category"], report["culprit_ranks"]) == ("software", [rank])
+
+
+def test_a_dataloader_timeout_given_in_seconds_with_a_fraction_is_a_stall() -> None:
+    """torch prints the timeout as the job gave it (`DataLoader timed out after 5.0 seconds`)."""
+    rank = _marked_rank("dl_timeout")
+    text = (DATA / "dl_timeout" / "job.out").read_text()
+    assert f"[rank{rank}]: RuntimeError: DataLoader timed out after 5.0 seconds" in text
+    report = _triage(DATA / "dl_timeout")
+    assert (report["category"], report["culprit_ranks"]) == ("dataloader_stall", [rank])

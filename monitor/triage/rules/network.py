@@ -42,6 +42,7 @@ from monitor.triage.rules.base import (
     others_trained_past,
     raised_of_its_own,
     says_nccl_unexplained,
+    table_entries,
     trained_after,
 )
 from monitor.triage.rules.collectives import absent_rank, silent_file
@@ -936,6 +937,31 @@ def _died_by_signal_unsaid(ctx: Context, error: Located) -> bool:
     return False
 
 
+def _exited_first_unreported(ctx: Context, error: Located) -> bool:
+    """torchrun's table names as its first failure a rank that exited with a code of its own
+    while every other rank in it was stopped by the launcher's SIGTERM, and the NCCL error is
+    another rank's `remote process exited`, the first rank having written an error of its own
+    that reports no failed peer or socket (its own aborted communicator): that rank went away (a communicator it aborted, an exit), and its peers' remote
+    errors are how they saw it, whenever the launcher noticed."""
+    if error.event.fields.get("nccl_code") != "remote" or error.rank is None or (
+            error.rank_origin not in GLOBAL_ORIGINS):
+        return False
+    for table in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
+        rank, code = table.event.fields.get("root_rank"), table.event.fields.get("root_exitcode")
+        if not isinstance(rank, int) or not isinstance(code, int) or code <= 0 or rank == error.rank:
+            continue
+        others = [e for e in table_entries(table)[1:] if e.get("rank") != rank]
+        if any(e.get("signal") != "SIGTERM" for e in others):
+            return False
+        own = [e for e in ctx.located if e.rank == rank and e.event.level >= Level.ERROR
+               and e.kind not in (EventKind.SIGNAL_KILL, EventKind.CHILD_FAILED_SUMMARY,
+                                  EventKind.AGENT_WORKER_FAILED)]
+        return bool(own) and not any(
+            e.kind is EventKind.NCCL_ERROR
+            and e.event.fields.get("nccl_code") in ("remote", "system", "internal") for e in own)
+    return False
+
+
 def _cuda_failed(error: Located) -> bool:
     """NCCL's word that a CUDA call failed under it (`unhandled cuda error`)."""
     return error.event.fields.get("nccl_code") == "unhandled_cuda" or any(
@@ -1002,7 +1028,8 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
     # cuMem host memory an unhandled cuda error); the rank that met it is no culprit
     last = _last_error(ctx, first) or _own_warning(first)
     if not cuda and not _NCCL_SHM.search(last) and (_exits_before(ctx, first)
-                                                    or _died_by_signal_unsaid(ctx, first)):
+                                                    or _died_by_signal_unsaid(ctx, first)
+                                                    or _exited_first_unreported(ctx, first)):
         return None  # a launcher reported a worker's exit before it: the peer that went away
     if not cuda and platform_stopped(ctx):
         # the platform's own word that it stopped a pod or a node (`Pod was terminated in
