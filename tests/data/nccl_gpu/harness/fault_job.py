@@ -6,7 +6,7 @@ env: RW_FAULT = none | op_desync | raise | oom | kill | exit_early | hang | devi
      cpu_tensor | segv | init_late | barrier_skip | subgroup_skip | nan | gpu_hang | dl_kill |
      dl_error | ckpt_full | slow_ckpt | p2p_mismatch | node_kill | abort | exit_code | nan_loss | rank_ifname |
      rank_no_gpu | dtype_desync | bcast_src | unused_param | sigterm | wrong_device |
-     destroy_pg | world_mismatch | dl_timeout ;
+     destroy_pg | world_mismatch | dl_timeout | gather_object | group_order ;
      RW_FAULT_RANK (2) ;
      RW_FAULT_RANKS (the ranks that take the other path in op_desync: RW_FAULT_RANK alone) ;
      RW_FAULT_AFTER_S (20) ; RW_FAULT_STEP (the fault at this step on every rank, in place of
@@ -254,6 +254,18 @@ def main() -> None:
             if RANK == FAULT_RANK:
                 mark("bcast_src_begins")
             dist.broadcast(torch.ones(4096, device=device), src=FAULT_RANK if RANK == FAULT_RANK else 0)
+        if once and FAULT == "gather_object":  # one rank's object cannot be pickled
+            if RANK == FAULT_RANK:
+                mark("gather_object_begins")
+            gathered: list = [None] * world
+            dist.all_gather_object(gathered, (lambda: step) if RANK == FAULT_RANK else {"step": step})
+        if once and FAULT == "group_order":  # one rank creates the same two groups in the other order
+            if RANK == FAULT_RANK:
+                mark("group_order_begins")
+                second, first = dist.new_group([2, 3]), dist.new_group([0, 1])
+            else:
+                first, second = dist.new_group([0, 1]), dist.new_group([2, 3])
+            dist.all_reduce(torch.ones(1024, device=device), group=first if RANK < 2 else second)
         if once and FAULT == "destroy_pg" and RANK == FAULT_RANK:
             mark("destroy_pg_begins")
             dist.destroy_process_group()  # one rank tears its process group down mid-run
