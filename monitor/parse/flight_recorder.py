@@ -360,7 +360,8 @@ class GroupVerdict:
     members: tuple[int, ...]
     states: tuple[RankState, ...]
     no_dump: tuple[int, ...]  # members whose dump is absent
-    verdict: str  # never_entered | op_mismatch | size_mismatch | dtype_mismatch | all_entered | absent |
+    verdict: str  # never_entered | member_mismatch | op_mismatch | size_mismatch | dtype_mismatch |
+    # all_entered | absent |
     # consistent
     seq: int | None = None
     op: str | None = None
@@ -403,12 +404,39 @@ def analyse(dumps: Sequence[RankDump], problems: Iterable[str] = ()) -> FrAnalys
                 groups[pg] = (dump.pg_names.get(pg, pg), members)
         for entry in dump.entries:
             groups.setdefault(entry.pg, (entry.pg, ()))
-    verdicts = [_group(pg, name, members, by_rank) for pg, (name, members) in sorted(
-        groups.items(), key=lambda kv: (-len(kv[1][1]), kv[0]))]
+    verdicts = [_members_agree(_group(pg, name, members, by_rank), by_rank)
+                for pg, (name, members) in sorted(
+                    groups.items(), key=lambda kv: (-len(kv[1][1]), kv[0]))]
     verdicts = [v for v in verdicts if v.states]
     ranked = sorted(verdicts, key=_severity)
     primary = ranked[0] if ranked and _severity(ranked[0])[0] < 3 else None
     return FrAnalysis(len(by_rank), tuple(by_rank), tuple(verdicts), tuple(notes), primary)
+
+
+def _members_agree(verdict: GroupVerdict, by_rank: Mapping[int, RankDump]) -> GroupVerdict:
+    """A group id whose members the ranks' dumps list differently (`1`: [0, 1] on rank 1, [2, 3]
+    on rank 2) is no one group: its ranks created their groups in different orders or from
+    different lists, so its collectives cannot be compared. One rank against two or more that
+    agree is the odd one out; otherwise no single rank can be blamed."""
+    sides: dict[tuple[int, ...], list[int]] = {}
+    for rank, dump in sorted(by_rank.items()):
+        members = dump.pg_ranks.get(verdict.pg)
+        if members:
+            sides.setdefault(members, []).append(rank)
+    if len(sides) < 2:
+        return verdict
+    ordered = sorted(sides.values(), key=len)
+    blamed = tuple(ordered[0]) if (len(sides) == 2 and len(ordered[0]) == 1
+                                   and len(ordered[1]) >= 2) else ()
+    detail = "; ".join(f"rank(s) {_ranks_text(rs)}: [{', '.join(map(str, m))}]"
+                       for m, rs in sides.items())
+    sentences = (f"{_pg_label(verdict.name)}: the ranks' dumps list its members differently "
+                 f"({detail}): they created their groups in different orders or from different "
+                 "lists, so its collectives cannot be compared",
+                 f"rank {blamed[0]} is the odd one out" if blamed else
+                 "no single rank can be blamed: each side only sees the other disagree")
+    return replace(verdict, verdict="member_mismatch", blamed=blamed, sentences=sentences,
+                   never_entered=(), waiting=())
 
 
 def _detail(dump: RankDump) -> tuple[int, int]:
@@ -416,8 +444,8 @@ def _detail(dump: RankDump) -> tuple[int, int]:
 
 
 def _severity(v: GroupVerdict) -> tuple[int, int]:
-    order = {"never_entered": 0, "op_mismatch": 1, "size_mismatch": 1, "dtype_mismatch": 1,
-             "all_entered": 2,
+    order = {"never_entered": 0, "member_mismatch": 0, "op_mismatch": 1, "size_mismatch": 1,
+             "dtype_mismatch": 1, "all_entered": 2,
              "absent": 2}
     return order.get(v.verdict, 3), v.seq if v.seq is not None else 0
 

@@ -38,7 +38,7 @@ def dump_finding(fr: FrAnalysis) -> Finding | None:
             (f"Look at where rank(s) {compress_ranks(v.blamed)} went instead of collective "
              f"#{v.seq} ({v.op}): the stack in its dump names the call it made last.",),
         )
-    if v.verdict in ("op_mismatch", "size_mismatch", "dtype_mismatch"):
+    if v.verdict in ("member_mismatch", "op_mismatch", "size_mismatch", "dtype_mismatch"):
         return Finding(
             Category.COLLECTIVE_DESYNC, v.blamed, tuple(f"rank {r}" for r in v.blamed),
             sentences, None,
@@ -87,7 +87,11 @@ def combine(log: Finding, fr: FrAnalysis | None, stuck: Sequence[StuckCollective
         notes.append(f"the logs' timeout is not at initialisation: the dumps show the ranks "
                      f"past collective #1 (they part at #{v.seq if v else '?'})")
         log = Finding(Category.UNDETERMINED, evidence=log.evidence, cause=log.cause)
-    if log.category in _SYMPTOMS and (not log.culprit_ranks or from_dumps.culprit_ranks):
+    # (a group its ranks define differently: the logs' reading of who is behind in which
+    # collective counts numbers that belong to no one group, and names no culprit either)
+    disowned = v is not None and v.verdict == "member_mismatch"
+    if log.category in _SYMPTOMS and (not log.culprit_ranks or from_dumps.culprit_ranks
+                                      or disowned):
         return Finding(from_dumps.category, from_dumps.culprit_ranks, from_dumps.culprits,
                        from_dumps.evidence + log.evidence, log.cause,
                        from_dumps.recommendations + log.recommendations), notes
