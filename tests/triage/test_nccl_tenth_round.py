@@ -125,11 +125,14 @@ def test_a_group_its_ranks_define_differently_names_no_rank_from_the_dumps() -> 
     times out fetching its group's NCCL id, rank 0 is held in its group's set-up, and ranks 1
     and 2 time out in #45 of the default group. The dumps list group `1`'s members differently
     on two ranks: a desync no single rank can be blamed for (one against one). From the logs
-    alone rankwatch still names ranks 0 and 3, which never entered #45: they were held by rank
-    2's order, which no log line shows (README, "Eleventh round")."""
+    alone ranks 0 and 3 never entered #45, but rank 3's own error is a wait for another
+    communicator's NCCL id: the ranks behind are held in a group's set-up, and no rank is
+    named. (The expectation written before triage read the run said `undetermined` for the
+    logs alone; rankwatch says `collective_desync`, no rank: README, "Eleventh round".)"""
     fr = analyse([load_dump(p.read_bytes(), source=p.name) for p in _dumps("group_order")])
     assert fr.primary is not None
     assert (fr.primary.verdict, fr.primary.blamed) == ("member_mismatch", ())
     with_dumps = _triage(DATA / "group_order")
     assert (with_dumps["category"], with_dumps["culprit_ranks"]) == ("collective_desync", [])
-    assert _triage(*_logs("group_order"))["culprit_ranks"] == [0, 3]  # the known miss
+    logs_only = _triage(*_logs("group_order"))
+    assert (logs_only["category"], logs_only["culprit_ranks"]) == ("collective_desync", [])

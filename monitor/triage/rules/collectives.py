@@ -148,6 +148,22 @@ def straggler(ctx: Context) -> Finding | None:
         category, doing = _straggler_activity(ctx, stuck.stragglers)
         if doing:
             evidence.append(doing)
+        held = [e for e in ctx.of(EventKind.STORE_TIMEOUT)
+                if e.rank in stuck.stragglers and "ncclUniqueId" in e.event.text]
+        if held:
+            # a rank that never entered was waiting to set up another communicator (the NCCL
+            # id its group's first rank posts never came): the ranks behind are held in a
+            # group's set-up whose other side the logs do not show, not at fault themselves
+            return Finding(
+                Category.COLLECTIVE_DESYNC, (), (),
+                (*evidence, f"rank {held[0].rank} timed out setting up another communicator, "
+                 f"waiting for its group's NCCL id ({held[0].where}): the ranks behind are held "
+                 "in a group's set-up, and which rank did not post that id the logs do not "
+                 "show (groups created in different orders or from different lists do this)"),
+                held[0],
+                ("Compare the ranks' flight-recorder dumps (their group tables) or stacks: the "
+                 "rank whose groups were created differently is the one to fix.",),
+            )
         if len(stuck.stragglers) > len(stuck.waiting) and not doing:
             # most ranks idle at one count while fewer went on into the next collective: as
             # likely the few ran ahead (a barrier or a group's collective only they skipped,
