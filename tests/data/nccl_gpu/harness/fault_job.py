@@ -6,7 +6,8 @@ env: RW_FAULT = none | op_desync | raise | oom | kill | exit_early | hang | devi
      cpu_tensor | segv | init_late | barrier_skip | subgroup_skip | nan | gpu_hang | dl_kill |
      dl_error | ckpt_full | slow_ckpt | p2p_mismatch | node_kill | abort | exit_code | nan_loss | rank_ifname |
      rank_no_gpu | dtype_desync | bcast_src | unused_param | sigterm | wrong_device |
-     destroy_pg | world_mismatch | dl_timeout | gather_object | group_order ;
+     destroy_pg | world_mismatch | dl_timeout | gather_object | group_order | model_mismatch |
+     master_port | ckpt_dir ;
      RW_FAULT_RANK (2) ;
      RW_FAULT_RANKS (the ranks that take the other path in op_desync: RW_FAULT_RANK alone) ;
      RW_FAULT_AFTER_S (20) ; RW_FAULT_STEP (the fault at this step on every rank, in place of
@@ -121,6 +122,9 @@ def main() -> None:
     if FAULT == "world_mismatch" and RANK == FAULT_RANK:  # one rank told another world size
         mark("world_mismatch_begins")
         os.environ["WORLD_SIZE"] = str(int(os.environ["WORLD_SIZE"]) - 1)
+    if FAULT == "master_port" and RANK == FAULT_RANK:  # one rank pointed at a port no store listens on
+        mark("master_port_begins")
+        os.environ["MASTER_PORT"] = str(int(os.environ["MASTER_PORT"]) + 7)
     timeout = datetime.timedelta(seconds=float(os.environ.get("RW_NCCL_TIMEOUT_S", "40")))
     if FAULT == "init_late" and RANK == FAULT_RANK:
         mark("init_late_begins")
@@ -132,7 +136,11 @@ def main() -> None:
     if FAULT == "unused_param":
         net = TwoHeads().to(device)
     else:
-        net = torch.nn.Sequential(torch.nn.Linear(256, 1024), torch.nn.ReLU(), torch.nn.Linear(1024, 1)).to(device)
+        hidden = 1024
+        if FAULT == "model_mismatch" and RANK == FAULT_RANK:  # one rank builds another width
+            mark("model_mismatch_begins")
+            hidden = 1000
+        net = torch.nn.Sequential(torch.nn.Linear(256, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1)).to(device)
     model = torch.nn.parallel.DistributedDataParallel(net, device_ids=[0] if BACKEND == "nccl" else None)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     pair = None
@@ -266,6 +274,10 @@ def main() -> None:
             else:
                 first, second = dist.new_group([0, 1]), dist.new_group([2, 3])
             dist.all_reduce(torch.ones(1024, device=device), group=first if RANK < 2 else second)
+        if once and FAULT == "ckpt_dir" and RANK == FAULT_RANK:  # a save to a folder never made
+            mark("ckpt_dir_begins")
+            print(f"rank {RANK}: saving checkpoint to checkpoints-run7/step_{step}.pt", flush=True)
+            torch.save(model.state_dict(), f"checkpoints-run7/step_{step}.pt")
         if once and FAULT == "destroy_pg" and RANK == FAULT_RANK:
             mark("destroy_pg_begins")
             dist.destroy_process_group()  # one rank tears its process group down mid-run
