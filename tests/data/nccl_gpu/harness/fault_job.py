@@ -7,7 +7,7 @@ env: RW_FAULT = none | op_desync | raise | oom | kill | exit_early | hang | devi
      dl_error | ckpt_full | slow_ckpt | p2p_mismatch | node_kill | abort | exit_code | nan_loss | rank_ifname |
      rank_no_gpu | dtype_desync | bcast_src | unused_param | sigterm | wrong_device |
      destroy_pg | world_mismatch | dl_timeout | gather_object | group_order | model_mismatch |
-     master_port | ckpt_dir ;
+     master_port | ckpt_dir | scatter_size | thread_exc | ctrl_c ;
      RW_FAULT_RANK (2) ;
      RW_FAULT_RANKS (the ranks that take the other path in op_desync: RW_FAULT_RANK alone) ;
      RW_FAULT_AFTER_S (20) ; RW_FAULT_STEP (the fault at this step on every rank, in place of
@@ -274,6 +274,22 @@ def main() -> None:
             else:
                 first, second = dist.new_group([0, 1]), dist.new_group([2, 3])
             dist.all_reduce(torch.ones(1024, device=device), group=first if RANK < 2 else second)
+        if once and FAULT == "scatter_size":  # one rank hands reduce_scatter an output of another size
+            if RANK == FAULT_RANK:
+                mark("scatter_size_begins")
+            out = torch.empty(1024 if RANK == FAULT_RANK else 1000, device=device)
+            dist.reduce_scatter_tensor(out, torch.ones(1000 * world, device=device))
+        if once and FAULT == "thread_exc" and RANK == FAULT_RANK:  # a helper thread fails; training goes on
+            import threading
+
+            def upload() -> None:
+                raise ConnectionError(f"metrics upload failed at step {step}: endpoint closed the connection")
+
+            mark("thread_exc_begins")
+            threading.Thread(target=upload, name="metrics-uploader").start()
+        if once and FAULT == "ctrl_c" and RANK == FAULT_RANK:  # someone presses Ctrl-C at the launcher
+            mark("ctrl_c_begins")
+            os.kill(os.getppid(), signal.SIGINT)
         if once and FAULT == "ckpt_dir" and RANK == FAULT_RANK:  # a save to a folder never made
             mark("ckpt_dir_begins")
             print(f"rank {RANK}: saving checkpoint to checkpoints-run7/step_{step}.pt", flush=True)

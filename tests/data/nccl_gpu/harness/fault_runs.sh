@@ -2,7 +2,7 @@
 # Runs of fault_job.py at once on one GPU, each a 4-rank torchrun job; every run's folder
 # (job.out, flight-recorder dumps, marks, debug-server replies) is packed into
 # $OUT/fault_runs_ROUND.tar.gz. RW_BACKEND=gloo tries the same runs on the CPU.
-# usage: fault_runs.sh [round2|round3|round4|round5|round6|round7|round8|round9|round10|round11|round12|round13]   (no argument: the third round's first five runs)
+# usage: fault_runs.sh [round2|round3|round4|round5|round6|round7|round8|round9|round10|round11|round12|round13|round14]   (no argument: the third round's first five runs)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/fault-runs-out}; work=${TMPDIR:-/tmp}/fault_runs; rm -rf "$work"; mkdir -p "$work" "$out"
@@ -26,7 +26,13 @@ launch2() {  # name master_port env...: two torchrun agents ("nodes" node0 and n
   done
 }
 start=$(date +%s.%N)
-if [[ ${1:-} == round13 ]]; then  # (a run that hangs is stopped at 100 s)
+if [[ ${1:-} == round14 ]]; then  # (a run that does not end is stopped at 90 s)
+  LIMIT=90
+  launch scatter_size 29641 RW_FAULT=scatter_size RW_FAULT_RANK=1 RW_FAULT_STEP=40
+  launch thread_exc 29642 RW_FAULT=thread_exc RW_FAULT_RANK=2 RW_FAULT_STEP=40
+  launch ctrl_c 29643 RW_FAULT=ctrl_c RW_FAULT_RANK=0 RW_FAULT_STEP=200
+  launch2 mn_scatter_size 29644 RW_FAULT=scatter_size RW_FAULT_RANK=3 RW_FAULT_STEP=60 NCCL_DEBUG=WARN
+elif [[ ${1:-} == round13 ]]; then  # (a run that hangs is stopped at 100 s)
   LIMIT=100
   launch model_mismatch 29631 RW_FAULT=model_mismatch RW_FAULT_RANK=2
   launch master_port 29632 RW_FAULT=master_port RW_FAULT_RANK=3
