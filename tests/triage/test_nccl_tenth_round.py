@@ -1,11 +1,12 @@
-"""`rankwatch triage` on the ninth to twelfth rounds of real NCCL runs (tests/data/nccl_gpu,
-README: "Ninth round" to "Twelfth round"): a dtype one rank differs in, a broadcast from another
+"""`rankwatch triage` on the ninth to thirteenth rounds of real NCCL runs (tests/data/nccl_gpu,
+README: "Ninth round" to "Thirteenth round"): a dtype one rank differs in, a broadcast from another
 root, a parameter one rank leaves unused (on one node and on two), a SIGTERM to one rank, a batch
 one rank leaves on the host; a rank that tears its process group down, a rank told another
 world size, a DataLoader that times out; an object one rank cannot pickle, two groups one rank
 creates in the other order, the torn-down group and the dtype on two nodes; a model one rank
 builds another width (on one node and on two), a store port one rank gets wrong, a checkpoint
-folder never made.
+folder never made; a reduce-scatter output of another size (on one node and on two), a helper
+thread that fails while training goes on, Ctrl-C at the launcher.
 Each expected answer follows from the injected fault, the project's labelling policy and what
 the files show, never from triage's output; they were written down before triage read the runs.
 """
@@ -170,3 +171,34 @@ def test_a_checkpoint_folder_never_made_names_the_saving_rank() -> None:
         DATA / "ckpt_dir" / "job.out").read_text()
     report = _triage(DATA / "ckpt_dir")
     assert (report["category"], report["culprit_ranks"]) == ("storage_io", [rank])
+
+
+@pytest.mark.parametrize("folder", ["scatter_size", "mn_scatter_size"])
+def test_a_reduce_scatter_output_of_another_size_is_that_ranks_call(folder: str) -> None:
+    rank = _marked_rank(folder)
+    text = "".join(p.read_text() for p in _logs(folder))
+    assert (f"[rank{rank}]: ValueError: input tensor must be the same size as output size "
+            "times world size") in text
+    for paths in (_logs(folder), (DATA / folder,)):
+        report = _triage(*paths)
+        assert (report["category"], report["culprit_ranks"]) == ("software", [rank]), paths
+
+
+def test_a_helper_threads_error_the_job_trained_past_is_not_the_failure() -> None:
+    """Rank 2's `metrics-uploader` thread raised; the job trained on until the run's time
+    limit sent SIGTERM: that stop, no rank's, is all there is."""
+    text = (DATA / "thread_exc" / "job.out").read_text()
+    assert "Exception in thread metrics-uploader:" in text
+    assert "Received 15 death signal, shutting down workers" in text
+    report = _triage(DATA / "thread_exc")
+    assert (report["category"], report["culprit_ranks"]) == ("infrastructure", [])
+
+
+def test_ctrl_c_at_the_launcher_blames_no_rank() -> None:
+    """Every rank's KeyboardInterrupt and a peer's NCCL error follow the launcher's own
+    `Received 2 death signal`: a stop someone asked for."""
+    text = (DATA / "ctrl_c" / "job.out").read_text()
+    assert "Received 2 death signal, shutting down workers" in text
+    assert text.count("]: KeyboardInterrupt") == 4
+    report = _triage(DATA / "ctrl_c")
+    assert (report["category"], report["culprit_ranks"]) == ("infrastructure", [])

@@ -282,8 +282,8 @@ def main() -> None:
         if once and FAULT == "thread_exc" and RANK == FAULT_RANK:  # a helper thread fails; training goes on
             import threading
 
-            def upload() -> None:
-                raise ConnectionError(f"metrics upload failed at step {step}: endpoint closed the connection")
+            def upload(at: int = step) -> None:
+                raise ConnectionError(f"metrics upload failed at step {at}: endpoint closed the connection")
 
             mark("thread_exc_begins")
             threading.Thread(target=upload, name="metrics-uploader").start()
