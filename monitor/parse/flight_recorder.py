@@ -316,9 +316,11 @@ def _ranks(value: Any) -> tuple[int, ...]:
 
 def _dtypes(value: Any) -> tuple[str, ...]:
     """An entry's input dtypes (`["Float"]`), capped as its sizes are."""
-    if not isinstance(value, list):
+    if not isinstance(value, (list, tuple)):
         return ()
-    return tuple(_text(v)[:32] for v in value[:MAX_TENSORS])
+    # (strings only: a shared object is never turned into text, so a crafted dump cannot
+    # make each entry's dtypes cost the size of that object)
+    return tuple(v[:32] for v in value[:MAX_TENSORS] if type(v) is str)
 
 
 def _sizes(value: Any) -> tuple[tuple[int, ...], ...]:
@@ -414,16 +416,22 @@ def analyse(dumps: Sequence[RankDump], problems: Iterable[str] = ()) -> FrAnalys
 
 
 def _members_agree(verdict: GroupVerdict, by_rank: Mapping[int, RankDump]) -> GroupVerdict:
-    """A group id whose members the ranks' dumps list differently (`1`: [0, 1] on rank 1, [2, 3]
-    on rank 2) is no one group: its ranks created their groups in different orders or from
-    different lists, so its collectives cannot be compared. One rank against two or more that
-    agree is the odd one out; otherwise no single rank can be blamed."""
+    """A group id whose members the ranks' dumps list differently, the lists sharing ranks
+    (`3`: [0, 1, 2, 3] on ranks 0-2, [0, 1, 2] on rank 3) is no one group: its ranks created
+    their groups from different lists or in different orders, so its collectives cannot be
+    compared. One rank against two or more that agree is the odd one out; otherwise no single
+    rank can be blamed."""
     sides: dict[tuple[int, ...], list[int]] = {}
     for rank, dump in sorted(by_rank.items()):
         members = dump.pg_ranks.get(verdict.pg)
         if members:
             sides.setdefault(members, []).append(rank)
-    if len(sides) < 2:
+    # Lists that share no rank are two groups under one id (torch names a mesh's subgroups in
+    # order on each rank: a 2-D mesh's `1` is [0, 1] on ranks 0-1 and [2, 3] on ranks 2-3),
+    # never a disagreement; only lists that overlap without being equal are one group its
+    # ranks define differently.
+    lists = list(sides)
+    if not any(set(a) & set(b) for i, a in enumerate(lists) for b in lists[i + 1:]):
         return verdict
     ordered = sorted(sides.values(), key=len)
     blamed = tuple(ordered[0]) if (len(sides) == 2 and len(ordered[0]) == 1
@@ -436,7 +444,7 @@ def _members_agree(verdict: GroupVerdict, by_rank: Mapping[int, RankDump]) -> Gr
                  f"rank {blamed[0]} is the odd one out" if blamed else
                  "no single rank can be blamed: each side only sees the other disagree")
     return replace(verdict, verdict="member_mismatch", blamed=blamed, sentences=sentences,
-                   never_entered=(), waiting=())
+                   never_entered=(), waiting=(), seq=None, op=None, sides=(), completed_by=())
 
 
 def _detail(dump: RankDump) -> tuple[int, int]:
@@ -494,9 +502,11 @@ def _group(pg: str, name: str, members: tuple[int, ...],
         sizes = {e.input_sizes for e in entered.values()}
         if len(sizes) > 1:
             return _mismatch(base, seq, entered, "size_mismatch", lambda e: e.input_sizes)
-        dtypes = {e.input_dtypes for e in entered.values() if e.input_dtypes}
-        if len(dtypes) > 1:  # (the same count of elements, of another width: other bytes)
-            return _mismatch(base, seq, entered, "dtype_mismatch", lambda e: e.input_dtypes)
+        typed = {r: e for r, e in entered.items() if e.input_dtypes}
+        if len({e.input_dtypes for e in typed.values()}) > 1:
+            # (the same count of elements, of another width: other bytes; a rank whose dump
+            # records no dtypes is no side)
+            return _mismatch(base, seq, typed, "dtype_mismatch", lambda e: e.input_dtypes)
         if missing:
             op = next(iter(ops))
             waiting = tuple(sorted(entered))

@@ -13,6 +13,7 @@ from collections.abc import Collection, Sequence
 from monitor.model import Category
 from monitor.parse.collectives import StuckCollective
 from monitor.parse.flight_recorder import FrAnalysis, GroupVerdict, RankDump, analyse
+from monitor.parse.log_events import EventKind
 from monitor.triage.evidence import compress_ranks
 from monitor.triage.rules import Finding
 
@@ -87,6 +88,10 @@ def combine(log: Finding, fr: FrAnalysis | None, stuck: Sequence[StuckCollective
         notes.append(f"the logs' timeout is not at initialisation: the dumps show the ranks "
                      f"past collective #1 (they part at #{v.seq if v else '?'})")
         log = Finding(Category.UNDETERMINED, evidence=log.evidence, cause=log.cause)
+    if held_in_setup(log):
+        # the logs show a rank waiting to set a communicator up: a dump records collectives,
+        # not set-ups, so a rank it shows never entering one may be held there too
+        return log, notes + list(from_dumps.evidence)
     # (a group its ranks define differently: the logs' reading of who is behind in which
     # collective counts numbers that belong to no one group, and names no culprit either)
     disowned = v is not None and v.verdict == "member_mismatch"
@@ -96,6 +101,14 @@ def combine(log: Finding, fr: FrAnalysis | None, stuck: Sequence[StuckCollective
                        from_dumps.evidence + log.evidence, log.cause,
                        from_dumps.recommendations + log.recommendations), notes
     return log, notes + list(from_dumps.evidence)
+
+
+def held_in_setup(finding: Finding) -> bool:
+    """A finding that names no rank because one was shown waiting for a communicator's NCCL id
+    (the `straggler` rule's reading of ranks held in a group's set-up)."""
+    cause = finding.cause
+    return (not finding.culprit_ranks and cause is not None
+            and cause.kind is EventKind.STORE_TIMEOUT and "ncclUniqueId" in cause.event.text)
 
 
 def _absent_explained(v: GroupVerdict, culprits: Collection[int], stopped: Collection[int]) -> str:

@@ -363,7 +363,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"(?<![A-Za-z] )\bno space left on device\b|"
                          # a volume the kubelet could not mount for the pod (its CSI driver
                          # missing on the node, the mount failing or timing out)
-                         r"\bMountVolume\.\w+ failed for volume\b|"
+                         r"\bMountVolume\.\w+ failed for volume \"[^\"]{1,200}\" : (?:rpc error|"
+                         r"kubernetes\.io/csi|mount failed)|"
                          r"\bnot found in the list of registered CSI drivers\b|"
                          r"Read-only file system|Input/output error|Stale file handle|"
                          r"\[Errno (?:5|17|28|30|116|122)\]|file write failed|FileExistsError|"
@@ -389,9 +390,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 r"\bKubeletNotReady\b|\bPLEG is not healthy\b|"
                                 r"\bKubelet stopped posting node status\b|"
                                 # the node's container runtime and its plugins could not start
-                                # the pod: its sandbox (the CNI's network), the shim it timed
+                                # the pod: its sandbox's network (the CNI), the shim it timed
                                 # out on, the GPU hook's mounts or driver
-                                r"\bFailed to create pod sandbox\b|"
+                                r"\bFailed to create pod sandbox: .{0,120}\bfailed to (?:setup|set up) "
+                                r"network for sandbox\b|"
                                 r"\bfailed to create shim task: context deadline exceeded\b|"
                                 r"\bnvidia-container-cli: (?:mount|ldcache|detection) error\b|"
                                 # a cloud or a managed platform out of machines, or failing
@@ -1004,12 +1006,13 @@ def places(text: str) -> tuple[str, ...]:
     found: list[tuple[int, str]] = []
     for m in _PID.finditer(text):
         found.append((m.start(), next(g for g in m.groups() if g)))
-    named = [m.span() for m in _JAVA_ADDRESS.finditer(text)]
-    found.extend((m.start(), f"{m.group(1)}:{m.group(3)} ({m.group(2)})")
-                 for m in _JAVA_ADDRESS.finditer(text))
+    java = list(_JAVA_ADDRESS.finditer(text)) if "/" in text else []
+    found.extend((m.start(), f"{m.group(1)}:{m.group(3)} ({m.group(2)})") for m in java)
+    # the addresses Java's socket addresses resolved to, named with their names
+    resolved = {m.start(2) for m in java}
     for m in _IPV4.finditer(text):
-        if any(a <= m.start() < b for a, b in named):
-            continue  # the address its name resolved to: named with the name
+        if m.start() in resolved:
+            continue
         port = m.group(2) or m.group(3)
         found.append((m.start(), f"{m.group(1)}:{port}" if port else m.group(1)))
     # a task named in full by gRPC's remote target is not named again by its tail
@@ -1035,7 +1038,8 @@ def places(text: str) -> tuple[str, ...]:
         found += [(-1, next(g for g in m.groups() if g)) for m in _FAR_END.finditer(text)]
     ordered = list(dict.fromkeys(w for _, w in sorted(found)))
     # (an endpoint named twice, once with the address it resolved to: the fuller once)
-    return tuple(w for w in ordered if not any(o.startswith(f"{w} (") for o in ordered))
+    fuller = {w.split(" (", 1)[0] for w in ordered if " (" in w}
+    return tuple(w for w in ordered if w not in fuller)
 
 
 def is_pci_address(text: str) -> bool:

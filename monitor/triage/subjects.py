@@ -69,7 +69,10 @@ _ASSIGNED = re.compile(rb"\bSuccessfully assigned (?:[a-z0-9][\w.-]*/)?(?P<pod>[
                        rb"to (?P<node>[A-Za-z0-9][\w.-]*[\w])")
 # the header of `kubectl get pods -o wide` (`NAME  READY  STATUS … NODE  NOMINATED NODE`): its
 # rows give each pod's node in the NODE column
-_WIDE_HEADER = re.compile(rb"^(?P<lead>.*?)\bNAME +(?:READY +)?.*?\bNODE(?= |$)", re.MULTILINE)
+# (bounded: a header opens its line, after a prompt or a shipper's prefix of at most 80 bytes,
+# and is at most 400 bytes long)
+_WIDE_HEADER = re.compile(rb"^(?P<lead>[^\n]{0,80}?)\bNAME +[^\n]{0,400}?\bNODE(?= |\r?$)",
+                          re.MULTILINE)
 _TOKEN = re.compile(rb"[^\s]+")
 
 
@@ -85,7 +88,11 @@ def pod_nodes(text: bytes) -> dict[str, str]:
         line = header.group(0)
         name_at = line.index(b"NAME", len(header["lead"]))
         node_at = line.rindex(b"NODE")
-        for row in text[header.end():].split(b"\n", 64)[1:64]:
+        start, rows = text.find(b"\n", header.end()) + 1, 0
+        while start and rows < 63:  # (the rows under the header, read in place)
+            end = text.find(b"\n", start)
+            row = text[start:end] if end >= 0 else text[start:start + 4096]
+            start, rows = (end + 1 if end >= 0 else 0), rows + 1
             if len(row) <= node_at or (not row[:1].strip() and name_at == 0):
                 break  # the table ends at a short or blank line
             name = _TOKEN.match(row, name_at)
@@ -99,7 +106,7 @@ def pod_nodes(text: bytes) -> dict[str, str]:
     return {pod: nodes.pop() for pod, nodes in found.items() if len(nodes) == 1}
 
 
-_POD_NAMED = re.compile(r"\bpod (?P<pod>[a-z0-9][\w.-]*[a-z0-9])(?! on node)\b")
+_POD_NAMED = re.compile(r"\bpod (?P<pod>[a-z0-9][\w.-]*[a-z0-9])(?![\w.-]| on node)")
 
 
 def placed_pods(culprit: str, nodes: dict[str, str]) -> str:

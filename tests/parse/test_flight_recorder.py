@@ -121,6 +121,57 @@ def test_sizes_that_differ_at_one_collective_are_a_desync() -> None:
     assert v is not None and v.verdict == "size_mismatch" and v.blamed == (1,)
 
 
+def test_a_dtype_one_rank_differs_in_is_the_odd_one_out_and_a_dump_without_dtypes_no_side() -> None:
+    def change(rank: int, raw: dict[str, Any]) -> None:
+        entry = copy.deepcopy(raw["entries"][-1])
+        entry.update(collective_seq_id=5, profiling_name="gloo:all_reduce")
+        entry["input_dtypes"] = ["Half"] if rank == 1 else ["Float"]
+        raw["entries"].append(entry)
+    v = analyse(_mutated(change)).primary
+    assert v is not None and (v.verdict, v.seq, v.blamed) == ("dtype_mismatch", 5, (1,))
+
+    def without(rank: int, raw: dict[str, Any]) -> None:
+        change(rank, raw)
+        if rank == 2:
+            del raw["entries"][-1]["input_dtypes"]  # an older torch's entry: no side
+    v = analyse(_mutated(without)).primary
+    assert v is not None and v.verdict == "dtype_mismatch" and v.blamed == ()
+    assert not any("rank(s) 2:" in s for s in v.sentences)
+
+
+def test_dtypes_are_read_as_strings_only() -> None:
+    shared = list(range(100_000))  # one object every entry points at: never turned into text
+    def change(rank: int, raw: dict[str, Any]) -> None:
+        for entry in raw["entries"]:
+            entry["input_dtypes"] = [shared, "Float", 7]
+    dumps = _mutated(change)
+    assert {e.input_dtypes for d in dumps for e in d.entries} == {("Float",)}
+
+
+def _grouped(lists: dict[int, str]) -> list[fr.RankDump]:
+    """The fixture's three dumps, each also listing group `1` with the members given, and
+    recording one completed all_reduce in it."""
+    def change(rank: int, raw: dict[str, Any]) -> None:
+        raw["pg_config"]["1"] = {"name": "1", "desc": "undefined", "ranks": lists[rank]}
+        entry = copy.deepcopy(raw["entries"][-1])
+        entry.update(process_group=("1", "undefined"), collective_seq_id=1, state="completed")
+        raw["entries"].append(entry)
+    return _mutated(change)
+
+
+def test_a_group_its_ranks_list_with_different_overlapping_members_is_a_member_mismatch() -> None:
+    result = analyse(_grouped({0: "[0, 1, 2]", 1: "[0, 1, 2]", 2: "[0, 2]"}))
+    v = next(g for g in result.groups if g.pg == "1")
+    assert (v.verdict, v.blamed, v.seq) == ("member_mismatch", (2,), None)
+
+
+def test_disjoint_lists_under_one_id_are_two_groups_as_a_mesh_names_them() -> None:
+    """torch names a mesh's subgroups in order on each rank: group `1` may be [0] on one rank
+    and [1, 2] on the others, both healthy."""
+    result = analyse(_grouped({0: "[0]", 1: "[1, 2]", 2: "[1, 2]"}))
+    assert all(g.verdict != "member_mismatch" for g in result.groups)
+
+
 def test_every_rank_started_none_completed_is_a_hang() -> None:
     def change(rank: int, raw: dict[str, Any]) -> None:
         if rank == 1:

@@ -490,9 +490,9 @@ def file_trained_on(ctx: Context, index: int, line: int) -> bool:
     steps numbered past every step before the line, with no failing line, no new attempt's
     word and no wait that ran out between or after them, and no other paste's part between
     (a client that logged a failed write or fetch, went around it and trained on)."""
-    if waits_ran_out_after(ctx, index, line):
-        return False
     tail = ctx.scans[index].tail
+    if not tail or line < tail[0].line or waits_ran_out_after(ctx, index, line):
+        return False  # (above the tail, the steps before the line are not all in view)
     after = [t for t in tail if t.line > line]
     if any(_NEW_ATTEMPT.search(t.text) for t in after):
         return False

@@ -149,7 +149,8 @@ def straggler(ctx: Context) -> Finding | None:
         if doing:
             evidence.append(doing)
         held = [e for e in ctx.of(EventKind.STORE_TIMEOUT)
-                if e.rank in stuck.stragglers and "ncclUniqueId" in e.event.text]
+                if e.rank in stuck.stragglers and e.event.level >= Level.ERROR
+                and "ncclUniqueId" in e.event.text]
         if held:
             # a rank that never entered was waiting to set up another communicator (the NCCL
             # id its group's first rank posts never came): the ranks behind are held in a

@@ -938,11 +938,11 @@ def _died_by_signal_unsaid(ctx: Context, error: Located) -> bool:
 
 
 def _exited_first_unreported(ctx: Context, error: Located) -> bool:
-    """torchrun's table names as its first failure a rank that exited with a code of its own
-    while every other rank in it was stopped by the launcher's SIGTERM, and the NCCL error is
-    another rank's `remote process exited`, the first rank having written an error of its own
-    that reports no failed peer or socket (its own aborted communicator): that rank went away (a communicator it aborted, an exit), and its peers' remote
-    errors are how they saw it, whenever the launcher noticed."""
+    """torchrun's table names as its first failure a rank that exited with a code of its own,
+    lists the others, each stopped by the launcher's SIGTERM, and the NCCL error is another
+    rank's `remote process exited`; the first rank wrote an error of its own that is neither a
+    failed peer or socket nor a wait that ran out (its own aborted communicator). That rank went
+    away, and its peers' remote errors are how they saw it, whenever the launcher noticed."""
     if error.event.fields.get("nccl_code") != "remote" or error.rank is None or (
             error.rank_origin not in GLOBAL_ORIGINS):
         return False
@@ -951,11 +951,13 @@ def _exited_first_unreported(ctx: Context, error: Located) -> bool:
         if not isinstance(rank, int) or not isinstance(code, int) or code <= 0 or rank == error.rank:
             continue
         others = [e for e in table_entries(table)[1:] if e.get("rank") != rank]
-        if any(e.get("signal") != "SIGTERM" for e in others):
+        if not others or any(e.get("signal") != "SIGTERM" for e in others):
             return False
+        # (its own error, not a wait that ran out on a peer: that would make it a victim too)
         own = [e for e in ctx.located if e.rank == rank and e.event.level >= Level.ERROR
                and e.kind not in (EventKind.SIGNAL_KILL, EventKind.CHILD_FAILED_SUMMARY,
-                                  EventKind.AGENT_WORKER_FAILED)]
+                                  EventKind.AGENT_WORKER_FAILED, EventKind.WATCHDOG_TIMEOUT,
+                                  EventKind.STORE_TIMEOUT, EventKind.HEARTBEAT_HANG)]
         return bool(own) and not any(
             e.kind is EventKind.NCCL_ERROR
             and e.event.fields.get("nccl_code") in ("remote", "system", "internal") for e in own)

@@ -182,7 +182,7 @@ def _reconnected(ctx: Context, index: int, line: TailLine) -> bool:
 
 # A failure whose own words say only that time ran out (etcd's `Error: context deadline
 # exceeded`, Kafka's `TimeoutException`, gRPC's DEADLINE_EXCEEDED)
-TIME_RAN_OUT = re.compile(r"(?i:deadline exceeded|\btimed out\b|\btime-?out\b|TimeoutException)|"
+TIME_RAN_OUT = re.compile(r"(?i:deadline exceeded|\btimed out\b|TimeoutException|TimeoutError)|"
                           r"\bDEADLINE_EXCEEDED\b")
 RETRIES_ABOVE_LINES = 40  # how far above a timeout its client's own retried connects are read
 
