@@ -433,9 +433,7 @@ def _members_agree(verdict: GroupVerdict, by_rank: Mapping[int, RankDump]) -> Gr
     lists = list(sides)
     if not any(set(a) & set(b) for i, a in enumerate(lists) for b in lists[i + 1:]):
         return verdict
-    ordered = sorted(sides.values(), key=len)
-    blamed = tuple(ordered[0]) if (len(sides) == 2 and len(ordered[0]) == 1
-                                   and len(ordered[1]) >= 2) else ()
+    blamed = _odd_one_out(sides)
     detail = "; ".join(f"rank(s) {_ranks_text(rs)}: [{', '.join(map(str, m))}]"
                        for m, rs in sides.items())
     sentences = (f"{_pg_label(verdict.name)}: the ranks' dumps list its members differently "
@@ -550,17 +548,21 @@ def _group(pg: str, name: str, members: tuple[int, ...],
                    sentences=tuple(sentences))
 
 
+def _odd_one_out(sides: Mapping[Any, list[int]]) -> tuple[int, ...]:
+    """One rank against at least two that agree: the odd one out. Otherwise no single rank."""
+    ordered = sorted(sides.values(), key=len)
+    if len(ordered) == 2 and len(ordered[0]) == 1 and len(ordered[1]) >= 2:
+        return tuple(ordered[0])
+    return ()
+
+
 def _mismatch(base: GroupVerdict, seq: int, entered: Mapping[int, FrEntry], verdict: str,
               key: Any) -> GroupVerdict:
     sides = tuple((r, e.op, e.input_sizes) for r, e in sorted(entered.items()))
     groups: dict[Any, list[int]] = {}
     for r, e in sorted(entered.items()):
         groups.setdefault(key(e), []).append(r)
-    ordered = sorted(groups.values(), key=len)
-    blamed: tuple[int, ...] = ()
-    # One rank against at least two that agree: the odd one out. Otherwise no single rank.
-    if len(groups) == 2 and len(ordered[0]) == 1 and len(ordered[1]) >= 2:
-        blamed = tuple(ordered[0])
+    blamed = _odd_one_out(groups)
     what = {"op_mismatch": "operations", "dtype_mismatch": "tensor dtypes"}.get(
         verdict, "tensor sizes")
     detail = "; ".join(f"rank(s) {_ranks_text(rs)}: "

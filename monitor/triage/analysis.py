@@ -340,7 +340,6 @@ def _placed(culprits: tuple[str, ...], located: Sequence[Located]) -> tuple[str,
     return tuple(out)
 
 
-_RANK_CULPRIT = re.compile(r"rank (\d+)(?= \(|$)")
 
 
 def _as_launched(culprits: tuple[str, ...], located: Sequence[Located]) -> tuple[str, ...]:
@@ -360,7 +359,8 @@ def _as_launched(culprits: tuple[str, ...], located: Sequence[Located]) -> tuple
         return culprits
     out = []
     for name in culprits:
-        m = _RANK_CULPRIT.match(name)
+        m = _BARE_RANK.match(name)
+        m = m if m is not None and name[m.end():m.end() + 2] in ("", " (") else None
         facts = said.get(int(m.group(1)), {}) if m is not None else {}
         more = [f"{k} {v}" for k, v in facts.items()
                 if (k not in name if k == "local_rank" else v not in name)]

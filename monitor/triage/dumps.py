@@ -39,7 +39,14 @@ def dump_finding(fr: FrAnalysis) -> Finding | None:
             (f"Look at where rank(s) {compress_ranks(v.blamed)} went instead of collective "
              f"#{v.seq} ({v.op}): the stack in its dump names the call it made last.",),
         )
-    if v.verdict in ("member_mismatch", "op_mismatch", "size_mismatch", "dtype_mismatch"):
+    if v.verdict == "member_mismatch":
+        return Finding(
+            Category.COLLECTIVE_DESYNC, v.blamed, tuple(f"rank {r}" for r in v.blamed),
+            sentences, None,
+            ("Compare the ranks' new_group calls: their order, and the rank lists each passes "
+             "(every rank must create every group, in the same order, with the same list).",),
+        )
+    if v.verdict in ("op_mismatch", "size_mismatch", "dtype_mismatch"):
         return Finding(
             Category.COLLECTIVE_DESYNC, v.blamed, tuple(f"rank {r}" for r in v.blamed),
             sentences, None,

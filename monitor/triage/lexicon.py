@@ -886,11 +886,11 @@ _SKIPPED = re.compile(r"(?i:\bskipping\b|replaced with)")
 def _retries_left(text: str) -> bool:
     m = _RETRY_COUNT.search(text)
     return (m is not None and int(m.group(1)) < int(m.group(2))
-            and _read_words(text).family in (Family.NETWORK, Family.FAILED, Family.INIT_TIMEOUT))
+            and read_words(text).family in (Family.NETWORK, Family.FAILED, Family.INIT_TIMEOUT))
 
 
 def _skipped_bad_input(text: str) -> bool:
-    return _SKIPPED.search(text) is not None and _read_words(text).family is Family.DATA
+    return _SKIPPED.search(text) is not None and read_words(text).family is Family.DATA
 
 
 # Sentences only an error prints, whatever else the line mentions: DDP's unused-parameter
@@ -928,7 +928,7 @@ def logged_below_error(text: str) -> bool:
 def _ray_error_with_words(text: str) -> bool:
     """A line Ray logged at ERROR or FATAL whose words say what failed (see below)."""
     return ((" E " in text or " F " in text) and _RAY_ERROR_STAMP.search(text) is not None
-            and _read_words(text).family is not Family.FAILED)
+            and read_words(text).family is not Family.FAILED)
 
 
 # Ray's C++ stamp for a line logged at ERROR or FATAL (`[2025-11-20 08:14:04,892 E 18591
@@ -962,12 +962,12 @@ def read_line(text: str) -> Reading | None:
     failure."""
     if not looks_failed(text):
         return None
-    return _read_words(text)
+    return read_words(text)
 
 
 def words_family(text: str) -> Family:
     """The family a text's words name (FAILED when none), whether or not it failed."""
-    return _read_words(text).family
+    return read_words(text).family
 
 
 # a traceback frame's file and function (`File "…/scheduler.py", line 1204, in
@@ -975,8 +975,9 @@ def words_family(text: str) -> Family:
 _FRAME = re.compile(r'\bFile "[^"]{0,300}", line \d+, in [\w<>.]+')
 
 
-def _read_words(text: str) -> Reading:
-    """The family a line's words name (FAILED when none), whether or not the line failed."""
+def read_words(text: str) -> Reading:
+    """The family a line's words name (FAILED when none), whether or not the line failed (a
+    client's warning that it will try a refused connect again)."""
     told = _POSSIBLE_CAUSES.sub(" ", _MAYBE_PREEMPTED.sub(" ", _FRAME.sub(" ", text)))
     for family, pattern in _WORDS:
         if family is Family.INIT_TIMEOUT and _AT_SHUTDOWN.search(told) is not None:
@@ -985,12 +986,6 @@ def _read_words(text: str) -> Reading:
         if m is not None:
             return Reading(family, m.group(0), places(text))
     return Reading(Family.FAILED, "", places(text))
-
-
-def read_words(text: str) -> Reading:
-    """What a line's words are about, whether or not the line reports a failure (a client's
-    warning that it will try a refused connect again)."""
-    return _read_words(text)
 
 
 def self_named_rank(text: str) -> int | None:
@@ -1048,7 +1043,8 @@ def is_pci_address(text: str) -> bool:
 
 
 def node_names(text: str) -> tuple[str, ...]:
-    """The nodes a line names (`failed on node gpu-17`), without its pids and addresses."""
+    """The nodes a line names (`failed on node gpu-17`), and the pods kubectl's events name
+    (`pod w-3`), without its pids and addresses."""
     return tuple(dict.fromkeys([*(m.group(1) for m in _SYSLOG_HOST.finditer(text)),
                                 *(next(g for g in m.groups() if g) for m in _NODE.finditer(text)),
                                 *("pod " + next(g for g in m.groups() if g)

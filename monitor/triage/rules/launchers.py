@@ -1268,15 +1268,17 @@ def _own_error_above(ctx: Context, item: Located, rank: int | None,
 
 def _every_rank_wrote_alike(
         ctx: Context, item: Located, rank: int) -> tuple[list[int], tuple[TailLine, Reading]] | None:
-    """Two or more ranks, the table's among them, each of whose failing lines just above the
-    launcher's report read as the same family of the job's own faults, in the same words
-    (numbers aside): one error every rank ran into, not the named rank's alone."""
+    """Two or more ranks, the table's among them, whose failing lines just above the launcher's
+    report all read as one family of the job's own faults, each rank's first of them in the
+    same words (numbers aside): one error every rank ran into, not the named rank's alone."""
     near = min(_NEAR * 8, _NEAR * len(ctx.scans[item.file_index].ranks))  # each rank's lines
     lines = [t for t in ctx.scans[item.file_index].loose
              if item.event.line - near <= t.line < item.event.line and t.rank is not None]
     ranks = {t.rank for t in lines if t.rank is not None}
+    if len(ranks) < 2 or rank not in ranks:
+        return None
     own = _own_error_above(ctx, item, None, ranks, near)
-    if own is None or len(ranks) < 2 or rank not in ranks:
+    if own is None:
         return None
     near_lines = [t for t in lines if read_line(t.text) is not None]
     firsts: dict[int, str] = {}
