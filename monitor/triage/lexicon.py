@@ -477,6 +477,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"established\b|"
                          # nslookup's and dig's resolver that answered nothing
                          r"\bno servers could be reached\b|"
+                         # ping's own refusal to send a packet larger than the interface's
+                         # MTU with fragmentation off (`ping -M do`): a link set up for
+                         # smaller frames than the fabric's
+                         r"\bmessage too long, mtu=\d+|"
                          # Boost.Asio's resolver (`resolve: Host not found (authoritative)`)
                          r"\bHost not found \((?:authoritative|non-authoritative)\)|"
                          r"Name or service not known|(?i:failure in name resolution)|"

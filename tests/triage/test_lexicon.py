@@ -505,3 +505,9 @@ def test_a_failure_the_job_trained_past_in_its_own_file_is_no_failure(tmp_path: 
     # the same lines with another command's output pasted below: not the time after the error
     log.write_text(head + failed + "$ tail -2 train.log\n" + steps)
     assert diagnose(*read_inputs([str(log)])[:2]).category is not Category.NONE
+
+
+def test_pings_refusal_to_send_past_the_mtu_is_the_networks() -> None:
+    """`ping -M do -s 8972` on a link set up for 1500-byte frames: the link's setting."""
+    reading = read_line("ping: local error: message too long, mtu=1500")
+    assert reading is not None and reading.family is Family.NETWORK
