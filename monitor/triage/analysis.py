@@ -340,8 +340,6 @@ def _placed(culprits: tuple[str, ...], located: Sequence[Located]) -> tuple[str,
     return tuple(out)
 
 
-
-
 def _as_launched(culprits: tuple[str, ...], located: Sequence[Located]) -> tuple[str, ...]:
     """A culprit rank torchrun's failure table lists, with what the table says of it (its
     local rank, pid and host) where the culprit does not say it yet: the page names the

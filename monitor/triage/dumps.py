@@ -13,9 +13,9 @@ from collections.abc import Collection, Sequence
 from monitor.model import Category
 from monitor.parse.collectives import StuckCollective
 from monitor.parse.flight_recorder import FrAnalysis, GroupVerdict, RankDump, analyse
-from monitor.parse.log_events import EventKind
 from monitor.triage.evidence import compress_ranks
 from monitor.triage.rules import Finding
+from monitor.triage.rules.base import waits_for_nccl_id
 
 # Log conclusions that only describe the symptom: the dumps may say more.
 _SYMPTOMS = frozenset({Category.UNDETERMINED, Category.NONE, Category.COLLECTIVE_DESYNC,
@@ -113,9 +113,8 @@ def combine(log: Finding, fr: FrAnalysis | None, stuck: Sequence[StuckCollective
 def held_in_setup(finding: Finding) -> bool:
     """A finding that names no rank because one was shown waiting for a communicator's NCCL id
     (the `straggler` rule's reading of ranks held in a group's set-up)."""
-    cause = finding.cause
-    return (not finding.culprit_ranks and cause is not None
-            and cause.kind is EventKind.STORE_TIMEOUT and "ncclUniqueId" in cause.event.text)
+    return (not finding.culprit_ranks and finding.cause is not None
+            and waits_for_nccl_id(finding.cause))
 
 
 def _absent_explained(v: GroupVerdict, culprits: Collection[int], stopped: Collection[int]) -> str:

@@ -23,6 +23,14 @@ from tests.triage.test_nccl_fifth_round import _logs
 from tests.triage.test_nccl_torchrun_faults import _marked_rank, _table
 
 
+def _read_alike(folder: str, category: str, ranks: list[int]) -> None:
+    """The run's logs alone, and its logs with its dumps, both read as `category` naming
+    `ranks`."""
+    for paths in (_logs(folder), (DATA / folder,)):
+        report = _triage(*paths)
+        assert (report["category"], report["culprit_ranks"]) == (category, ranks), paths
+
+
 def test_a_dtype_one_rank_differs_in_is_named_from_the_dumps_alone() -> None:
     """Rank 2 reduces half precision where the others reduce float, the same count of elements:
     the watchdog's lines are alike on every rank (same SeqNum, op and NumelIn), so the logs
@@ -57,9 +65,7 @@ def test_a_parameter_one_rank_left_unused_is_that_ranks_bug(folder: str) -> None
     rank = _marked_rank(folder)
     text = "".join(p.read_text() for p in _logs(folder))
     assert f"Parameter indices which did not receive grad for rank {rank}:" in text
-    for paths in (_logs(folder), (DATA / folder,)):
-        report = _triage(*paths)
-        assert (report["category"], report["culprit_ranks"]) == ("software", [rank]), paths
+    _read_alike(folder, "software", [rank])
 
 
 def test_one_rank_stopped_by_sigterm_is_named_its_cause_not_shown() -> None:
@@ -93,9 +99,7 @@ def test_a_rank_that_tore_its_process_group_down_is_the_one_that_went_away(folde
     if folder == "destroy_pg":
         assert _table(folder)[rank] == 1
         assert all(code == -15 for r, code in _table(folder).items() if r != rank)
-    for paths in (_logs(folder), (DATA / folder,)):
-        report = _triage(*paths)
-        assert (report["category"], report["culprit_ranks"]) == ("undetermined", [rank]), paths
+    _read_alike(folder, "undetermined", [rank])
 
 
 def test_a_rank_told_another_world_size_is_refused_by_nccl() -> None:
@@ -149,9 +153,7 @@ def test_a_model_one_rank_builds_another_width_is_that_ranks(folder: str) -> Non
     rank = _marked_rank(folder)
     text = "".join(p.read_text() for p in _logs(folder))
     assert f"[rank{rank}]: RuntimeError: [{rank}]: params[0] in this process with sizes" in text
-    for paths in (_logs(folder), (DATA / folder,)):
-        report = _triage(*paths)
-        assert (report["category"], report["culprit_ranks"]) == ("software", [rank]), paths
+    _read_alike(folder, "software", [rank])
 
 
 def test_a_store_port_one_rank_gets_wrong_is_an_endpoint_it_could_not_reach() -> None:
@@ -180,9 +182,7 @@ def test_a_reduce_scatter_output_of_another_size_is_that_ranks_call(folder: str)
     text = "".join(p.read_text() for p in _logs(folder))
     assert (f"[rank{rank}]: ValueError: input tensor must be the same size as output size "
             "times world size") in text
-    for paths in (_logs(folder), (DATA / folder,)):
-        report = _triage(*paths)
-        assert (report["category"], report["culprit_ranks"]) == ("software", [rank]), paths
+    _read_alike(folder, "software", [rank])
 
 
 def test_a_helper_threads_error_the_job_trained_past_is_not_the_failure() -> None:

@@ -82,6 +82,14 @@ class Context:
 Rule = Callable[[Context], "Finding | None"]
 
 
+def waits_for_nccl_id(item: Located) -> bool:
+    """A rank's store wait, logged as an error, for a communicator's NCCL id (`[1] is setting up
+    NCCL communicator and retrieving ncclUniqueId from [0] … wait timeout`): it was held in a
+    group's set-up, waiting on that group's first rank."""
+    return (item.kind is EventKind.STORE_TIMEOUT and item.event.level >= Level.ERROR
+            and "ncclUniqueId" in item.event.text)
+
+
 def _best_located(items: Sequence[Located]) -> Located:
     """Of the lines that tell one failure, the one that says most of where it ran (NCCL's
     own line has host and pid; the same error quoted as a `Last error:` has neither)."""

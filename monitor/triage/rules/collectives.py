@@ -21,6 +21,7 @@ from monitor.triage.rules.base import (
     _ranks_text,
     raised_of_its_own,
     trained_after,
+    waits_for_nccl_id,
 )
 from monitor.triage.rules.unexplained import unrecognised_failure
 
@@ -149,8 +150,7 @@ def straggler(ctx: Context) -> Finding | None:
         if doing:
             evidence.append(doing)
         held = [e for e in ctx.of(EventKind.STORE_TIMEOUT)
-                if e.rank in stuck.stragglers and e.event.level >= Level.ERROR
-                and "ncclUniqueId" in e.event.text]
+                if e.rank in stuck.stragglers and waits_for_nccl_id(e)]
         if held:
             # a rank that never entered was waiting to set up another communicator (the NCCL
             # id its group's first rank posts never came): the ranks behind are held in a
