@@ -278,7 +278,9 @@ def signal_name(value: FieldValue) -> str | None:
         return _SIGNALS.get(abs(int(text)), f"signal {abs(int(text))}")
     if text.upper().startswith("SIG"):
         return text.upper()
-    return _SIGNAL_WORDS.get(text.lower())
+    # (the shell's and srun's words for a signal that dumped core: `Segmentation fault (core
+    # dumped)`)
+    return _SIGNAL_WORDS.get(text.lower().removesuffix("(core dumped)").rstrip())
 
 
 def _post_signal(fields: Fields, _payload: str) -> tuple[EventKind, Level, Fields]:

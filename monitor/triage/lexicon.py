@@ -719,6 +719,10 @@ _BENIGN = re.compile(
     r"\bMachine check events logged\b|\bEDAC MC\d+: \d+ CE\b|\bHANDLING MCE MEMORY ERROR\b|"
     # and a PCIe link's corrected errors (AER's `PCIe Bus Error: severity=Corrected, …`)
     r"\bseverity=Corrected\b|\bAER: Corrected error\b|"
+    # Open MPI's count of the processes that printed a help message already shown once
+    # (`[n1:41822] 15 more processes have sent help message help-mpi-btl-openib.txt / error in
+    # device init`) and its note on seeing them all: the message above is what to judge
+    r"\bmore process(?:es)? ha(?:s|ve) sent help message\b|\bto see all help / error messages\b|"
     # a field of `nvidia-smi -q` whose count or answer is none (`SRAM Uncorrectable   : 0`,
     # `Remapping Failure Occurred : No`)
     r"^\s+[A-Z][\w ()/-]*?\s+: (?:0|No|None|N/A)\s*$|"

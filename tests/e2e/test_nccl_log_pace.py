@@ -24,7 +24,7 @@ def desync_alerts(measured: Measured) -> list[dict[str, object]]:
 
 
 def test_text_ras_job_paced_by_its_coll_lines_names_the_hung_kernel(tmp_path: Path) -> None:
-    measured = measure("kernel_hang", tmp_path, timeout=45, nccl_version="2.27.3", op_lines="nccl")
+    measured = measure("kernel_hang", tmp_path, timeout=60, nccl_version="2.27.3", op_lines="nccl")
     log = measured.outcome.output.read_text(errors="replace")
     assert "NCCL INFO AllReduce: opCount" in log
     assert measured.named is not None, (measured.first, log[-3000:])

@@ -758,27 +758,42 @@ _NEAR = 12  # lines above the launcher's report that may hold the worker's last 
 _KILL_CAUSES = (Family.OOM, Family.INFRASTRUCTURE)
 
 
-def _cause_shown_above(ctx: Context, exit_: Located, ids: set[int],
-                       killed: bool) -> tuple[TailLine, Reading] | None:
+def _cause_shown_above(ctx: Context, exit_: Located, ids: set[int], killed: bool,
+                       own_too: bool = False) -> tuple[TailLine, Reading] | None:
     """The failing line among a process's last lines before its launcher's report of its exit
     (mpirun's `noticed that process rank 5 … exited on signal 6`, srun's `task 1: Exited with
     exit code 5`), in the same file, that the lexicon reads as a cause outside the job's code
     (the network, the GPU, memory, storage, the node, a peer that dropped it): from that
     process (its `[1,5]<stderr>:` tag, its srun label), or unlabelled only in a file whose lines
     carry no labels. A SIGKILL is explained only by memory or the node. Where several are
-    shown, the one the lexicon puts first."""
-    tail = [t for t in ctx.scans[exit_.file_index].tail if t.line < exit_.event.line]
-    # in a file whose lines carry labels, an unlabelled line counts only once the job's
-    # processes were writing (not a hook the batch script ran before the launcher)
-    began = min((t.line for t in tail if _writer_of(t) is not None), default=0)
-    own = [t for t in tail if _writer_of(t) in ids or (_writer_of(t) is None and t.line > began)]
-    last = {t.line for t in own[-_NEAR:]}
+    shown, the one the lexicon puts first. `own_too`: the job's own errors count as well."""
+    last = {t.line for t in _last_words(ctx, exit_, ids)}
     allowed = _KILL_CAUSES if killed else _OUTSIDE_CAUSES
+    if own_too:
+        allowed = (*allowed, Family.SOFTWARE, Family.DATA)
     # (a line a pattern made an event of counts too: the rules before this one did not
     # conclude on it)
     return _likeliest([(t, r) for t, r in failing_readings(ctx, exit_.file_index, judged_too=True)
                        if t.line in last and r.family in allowed
                        and _HANDLED.search(t.text) is None])
+
+
+def _last_words(ctx: Context, exit_: Located, ids: set[int]) -> list[TailLine]:
+    """A process's last lines before its launcher's report of its exit, in the same file:
+    those its tag (`[1,5]<stderr>:`, srun's label) says are its own, or unlabelled ones only in a
+    file whose lines carry no labels."""
+    tail = [t for t in ctx.scans[exit_.file_index].tail if t.line < exit_.event.line]
+    # in a file whose lines carry labels, an unlabelled line counts only once the job's
+    # processes were writing (not a hook the batch script ran before the launcher)
+    began = min((t.line for t in tail if _writer_of(t) is not None), default=0)
+    own = [t for t in tail if _writer_of(t) in ids or (_writer_of(t) is None and t.line > began)]
+    return own[-_NEAR:]
+
+
+# A process's own last words that the failure was another's (JAX's `Terminating process because
+# the JAX distributed service detected fatal errors. This most likely indicates that another
+# task died`): it stopped because of that one, and is no culprit
+_ANOTHER_FAILED = re.compile(r"\banother (?:task|process|rank|worker) (?:died|failed|crashed)\b")
 
 
 def _likeliest(causes: list[tuple[TailLine, Reading]]) -> tuple[TailLine, Reading] | None:
@@ -1030,6 +1045,21 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
         if cause is not None:
             return _exit_with_cause(ctx, first, name, str(f.get("status_text") or "exited"),
                                     ranks[0] if len(ranks) == 1 else None, cause)
+        if said is None and f.get("signal") == "SIGABRT" and _cause_shown_above(
+                ctx, first, set(ids), False, own_too=True) is not None:
+            # the process aborted itself on an error of its own its last lines show (a failed
+            # CHECK, a C++ assert): that line is the story, which the lexicon reads
+            return None
+        if said is None and any(_ANOTHER_FAILED.search(t.text)
+                                for t in _last_words(ctx, first, set(ids))):
+            return Finding(
+                Category.UNDETERMINED, (), (),
+                (f"srun: {name} was the first to stop ({f.get('status_text')}, {first.where}), "
+                 "and its own last lines say it stopped because another process failed; no "
+                 "line shows which, or why",), first,
+                ("Read every task's own output (srun --label prefixes it) for the first to "
+                 "fail, and the nodes' kernel logs (OOM killer) at that time.",),
+            )
         if said is not None:  # the node said why first (its container could not start)
             tail, reading = said
             return Finding(
@@ -1465,8 +1495,16 @@ def launcher_exit(ctx: Context) -> Finding | None:
             workers = {e.event.fields.get("pid") for e in ctx.of(EventKind.AGENT_SIGTERM)
                        if "Killing subprocess" in e.event.text}
             if len(workers) != 1:
+                # the process is not known, its node is (the host pdsh tagged the line
+                # with), unless a hang made every worker exit (a watchdog's abort) or workers
+                # of another node exited too: then the first report is only the first
+                hosts = {e.event.host for e in ctx.of(EventKind.AGENT_WORKER_FAILED)
+                         if e.event.int_field("exitcode") not in (None, 0)}
+                hang = ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN,
+                              EventKind.HEARTBEAT_HANG)
+                host = item.event.host if len(hosts) == 1 and not hang else None
                 return Finding(
-                    Category.UNDETERMINED, (), (),
+                    Category.UNDETERMINED, (), (f"a worker on node {host}",) if host else (),
                     (f"DeepSpeed's launcher reports that a worker exited with code {code} "
                      f"({item.where}); its line shows the last-started worker's command "
                      f"(--local_rank={local}), not the failed one's, and "

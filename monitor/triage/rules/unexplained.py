@@ -265,7 +265,9 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     elif family in (Family.INFRASTRUCTURE, Family.CLOCK) and not ranks and (nodes := tuple(dict.fromkeys(
             # nodes or their scheduler: every node the family's lines name, not the first
             n for _, t, r in readings if r.family is family for n in node_names(t.text)))
-            or _file_host(ctx.scans[index])):
+            # or the pod or node the file's orchestrator output is about (`kubectl describe
+            # pod w-4`'s Message line names neither), never an address under it
+            or ctx.scans[index].subjects or _file_host(ctx.scans[index])):
         name = _some(nodes)
     elif family is Family.GPU and not ranks and spots and "nvswitch" in first.text.lower():
         name = f"the NVSwitch at {where}"  # its driver's or Fabric Manager's line: not a GPU
