@@ -24,7 +24,7 @@ from tests.triage.public_corpus import (
 
 # Measured floors (right / total). Raise them when the rules improve; never lower them to pass.
 HELDOUT_FLOOR = 761
-TUNING_FLOOR = 943
+TUNING_FLOOR = 945
 MAJORITY_FLOOR = 769  # the held-out halves under the majority of three blind labels
 
 

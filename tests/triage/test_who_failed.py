@@ -127,3 +127,31 @@ def test_open_mpis_count_of_repeated_help_messages_is_no_failure(tmp_path: Path)
         "help / error messages\n"
         "[1,0]<stdout>:Epoch 2/5 - loss 2.104 - 10455 img/s\n"))
     assert d.category is Category.NONE and d.culprits == ()
+
+
+def test_an_exception_that_says_where_memory_ran_out_names_that_place(tmp_path: Path) -> None:
+    """Spark's relayed loss of an executor that YARN killed for its memory: the executor, not
+    the driver that raised it."""
+    d = triage_texts(tmp_path, (
+        "Traceback (most recent call last):\n"
+        '  File "train_xgb.py", line 88, in <module>\n'
+        "    model = estimator.fit(train_df)\n"
+        "py4j.protocol.Py4JJavaError: An error occurred while calling o312.fit.\n"
+        ": org.apache.spark.SparkException: Job aborted due to stage failure: Task 7 in stage "
+        "4.0 failed 4 times, most recent failure: Lost task 7.3 in stage 4.0 (TID 211, "
+        "wn-07.cluster, executor 3): ExecutorLostFailure (executor 3 exited caused by one of "
+        "the running tasks) Reason: Container killed by YARN for exceeding memory limits. "
+        "10.4 GB of 10 GB physical memory used.\n"))
+    assert (d.category, d.culprit_ranks) == (Category.OOM, ())
+    assert any(c.startswith("executor 3") for c in d.culprits), d.culprits
+
+
+def test_py4js_heading_is_read_with_the_java_exception_under_it(tmp_path: Path) -> None:
+    d = triage_texts(tmp_path, (
+        "Traceback (most recent call last):\n"
+        '  File "train_lgbm.py", line 41, in <module>\n'
+        "    model = LightGBMClassifier(labelCol='label').fit(train)\n"
+        "py4j.protocol.Py4JJavaError: An error occurred while calling o97.fit.\n"
+        ": java.net.ConnectException: Connection refused (Connection refused)\n"
+        "\tat java.net.PlainSocketImpl.socketConnect(Native Method)\n"))
+    assert (d.category, d.culprit_ranks) == (Category.NETWORK, ())

@@ -172,8 +172,8 @@ def _called(rank: int | None, where: str) -> str:
         return f"{where} (Paddle's launcher's worker)"
     if rank is None and is_pci_address(where):
         return f"the GPU at {where}"  # a kernel driver's line: the device, not a process
-    if rank is None and where.startswith("pod "):
-        return where  # kubectl's event's object: the pod, named as such
+    if rank is None and where.startswith(("pod ", "executor ", "worker ")):
+        return where  # kubectl's event's object, Spark's executor: named as such
     if rank is None and where.startswith("engine process "):
         return f"the {where}"  # an inference engine's own tag (SGLang's TP0), not a place
     if rank is None:

@@ -209,9 +209,14 @@ def _full_message(ctx: Context, item: Located) -> str:
     if (_HEADING_ONLY.match(message) and not _NAME_ONLY.match(message)) or (
             # (or one cut inside a parenthesis it opened: HDF5's `Can't read data (file read
             # failed: time = …` goes on with `, errno = 5, error message = 'Input/output error'`)
-            message.count("(") > message.count(")")):
+            message.count("(") > message.count(")")) or _PY4J_CALL.match(message):
         return f"{message} {_message_under_heading(ctx, item)}"
     return message
+
+
+# Py4J's heading for the Java exception on the line under it (PySpark's `Py4JJavaError: An
+# error occurred while calling o312.fit.`, then `: org.apache.spark.SparkException: …`)
+_PY4J_CALL = re.compile(r"^An error occurred while calling [\w.$]+?\.?\s*$")
 
 
 # A line a logger stamped (a time, glog's or absl's severity): another record, not the rest
@@ -916,6 +921,10 @@ def own_exception(ctx: Context) -> Finding | None:
     if on_device is not None and not culprits:
         # TensorFlow's allocator names the task and device it could not allocate on
         culprits = (f"{on_device[1]} ({on_device[2]})",)
+    elif category is Category.OOM and not culprits and (spots := places(message)):
+        # the message names where memory ran out (Spark's `ExecutorLostFailure (executor 798
+        # exited …) Reason: Container killed by YARN for exceeding memory limits`)
+        culprits = (_called(None, ", ".join(spots[:2])),)
     evidence = [f"{raiser} raised {exc}: {message[:160]} ({first.where})"]
     if full is not None:
         evidence.append(f"just above it, its process's own line: '{full[0].text[:160]}' "
