@@ -264,6 +264,10 @@ _SIGNAL_WORDS = {
     "segmentation fault": "SIGSEGV", "bus error": "SIGBUS", "floating point exception": "SIGFPE",
     "floating-point exception": "SIGFPE", "illegal instruction": "SIGILL", "hangup": "SIGHUP",
     "interrupt": "SIGINT",
+    # the rest of strsignal()'s words, as srun prints them (`task 0: Trace/breakpoint trap`)
+    "trace/breakpoint trap": "SIGTRAP", "quit": "SIGQUIT", "bad system call": "SIGSYS",
+    "cpu time limit exceeded": "SIGXCPU", "file size limit exceeded": "SIGXFSZ",
+    "user defined signal 1": "SIGUSR1", "user defined signal 2": "SIGUSR2",
 }
 
 

@@ -70,6 +70,9 @@ OWN_FAULT = frozenset({Family.OOM, Family.GPU, Family.STORAGE, Family.DATA,
 # not one, zlib's and gzip's broken streams, TensorFlow's DataLossError on a record file
 CORRUPT_DATA = re.compile(r"image file is truncated|cannot identify image file|"
                           r"failed finding central directory|invalid load key|"
+                          # zipfile's reader (numpy's .npz, a zip of samples) on a file that is
+                          # none, or a cut one: `zipfile.BadZipFile: File is not a zip file`
+                          r"\bFile is not a zip file\b|\bBad magic number for central directory\b|"
                           r"Error -3 while decompressing|CRC check failed|"
                           r"Compressed file ended before the end-of-stream|\bDataLossError\b|"
                           r"corrupted record at|"
@@ -764,7 +767,12 @@ _MAYBE_PREEMPTED = re.compile(r"(?i:(?:may|might|could)(?: have)?(?: been| got)?
                               r"preempted|"
                               # JAX's `Either the leader task was preempted/died/restarted
                               # unexpectedly or this task is experiencing network issues`
-                              r"(?:was |got |been )?preempted/\w+)")
+                              r"(?:was |got |been )?preempted/\w+|"
+                              # nor a poller that could not ask for a preemption notice (JAX's
+                              # `…/preemption/preemption_sync_manager.cc:170] Failed to retrieve
+                              # preemption notice from coordination service`)
+                              r"\S*/preemption/preemption_sync_manager\.cc:\d+\]|"
+                              r"\bpreemption notice\b)")
 # Nor is any cause a message lists as one possibility ("Termination is unexpected. Possible
 # reasons include: (1) SIGKILL by the user or system OOM killer, (2) …"): the rest of the line
 # is its writer's guesses.

@@ -2455,6 +2455,39 @@ CAUSES.update({
     "s9_connection_reset_alone_then_scancel": (Category.UNDETERMINED, ""),
     "s9_slurm_cancelled_by_user_but_task_oom_first": (Category.OOM, ""),
     "so4_dcp_missing_key_model_changed_software": (Category.SOFTWARE, ""),
+    "c15_real_enospc_errno28_rank1": (Category.STORAGE_IO, "rank 1"),
+    "c15_real_erofs_errno30_rank2": (Category.STORAGE_IO, "rank 2"),
+    "c15_real_torch_load_central_directory_rank1": (Category.DATA, "rank 1"),
+    "c15_real_tcpstore_connect_timed_out": (Category.NETWORK, "127.0.0.2"),
+    "c15_nccl_bootstrap_ehostunreach_srun": (Category.NETWORK, "10.0.0.4"),
+    "c15_c10d_store_errno113_no_route": (Category.NETWORK, "gpu-n07"),
+    "c15_jax_coordinator_unavailable_refused": (Category.NETWORK, "10.130.0.12"),
+    "c15_hadoop_connect_timeout_namenode_tony": (Category.NETWORK, "namenode.hdfs.svc"),
+    "c15_mpi_operator_kubectl_exec_io_timeout": (Category.NETWORK, "10.1.4.22"),
+    "c15_nccl_ib_retry_exceeded_error12": (Category.NETWORK, "10.8.0.14"),
+    "c15_gloo_read_econnreset_alone": (Category.UNDETERMINED, ""),
+    "c15_go_exec_write_broken_pipe_alone": (Category.UNDETERMINED, ""),
+    "c15_ncclremoteerror_closed_by_peer_one_node": (Category.UNDETERMINED, ""),
+    "c15_ncclsystemerror_no_reason": (Category.UNDETERMINED, ""),
+    "c15_eio_fuse_dataloader_srun_task5": (Category.STORAGE_IO, "rank 5"),
+    "c15_dcp_edquot_rank4_checkpointexception": (Category.STORAGE_IO, "rank 4"),
+    "c15_estale_dataloader_worker_rank6": (Category.STORAGE_IO, "rank 6"),
+    "c15_s3_slowdown_503_rank0_upload": (Category.STORAGE_IO, "rank 0"),
+    "c15_s3_403_forbidden_rank0_resume": (Category.STORAGE_IO, "rank 0"),
+    "c15_inductor_subprocess_enomem_rank2": (Category.OOM, "rank 2"),
+    "c15_nccl_cuda_failure_oom_rank5": (Category.OOM, "rank 5"),
+    "c15_cuda_illegal_address_rank3_torchrun": (Category.GPU_CUDA, "rank 3"),
+    "c15_nccl_cuda_failure_illegal_address_rank6": (Category.GPU_CUDA, "rank 6"),
+    "c15_jax_cuda_error_illegal_address_single": (Category.GPU_CUDA, ""),
+    "c15_hip_no_device_task2_srun": (Category.GPU_CUDA, "rank 2"),
+    "c15_cuda_devices_unavailable_rank1": (Category.GPU_CUDA, "rank 1"),
+    "c15_grpc_resource_exhausted_message_too_large": (Category.SOFTWARE, "rank 0"),
+    "c15_mpi_err_truncate_rank3": (Category.SOFTWARE, "rank 3"),
+    "c15_isadirectory_resume_all_ranks": (Category.SOFTWARE, ""),
+    "c15_hf_404_repository_not_found": (Category.SOFTWARE, ""),
+    "c15_safetensors_incomplete_buffer_rank2_files": (Category.DATA, "rank 2"),
+    "c15_diststore_timed_out_waiting_clients": (Category.INIT_TIMEOUT, ""),
+    "c15_jax_deadline_exceeded_register_barrier": (Category.INIT_TIMEOUT, ""),
     "h14_k8s_describe_crashloop_error": (Category.UNDETERMINED, "bert-large-worker-2"),
     "h14_k8s_describe_lastate_oomkilled": (Category.OOM, "llama-sft-worker-5"),
     "h14_k8s_get_pods_wide_oomkilled": (Category.OOM, "gpt-neox-worker-1"),
@@ -2723,6 +2756,7 @@ HEALTHY += ("n11_hdfs_pipeline_excluded_datanode_healthy", "n11_kafka_fetch_disc
 # (a failing line the job then trained past, in the same file: no failure, no guess)
 HEALTHY += ("hy_wandb_network_retry_training_continues", "gx_healthy_nvidia_smi_on_login_node",)
 HEALTHY += ("h14_k8s_all_completed", "h14_k8s_crashloop_recovered", "h14_pytorchjob_restart_then_succeeded", "h14_spark_executor_lost_retried_ok", "h14_openmpi_openib_warning_ok", "h14_torchrun_elastic_restart_ok",)
+HEALTHY += ("c15_c10d_refused_then_joined_healthy", "c15_hf_hub_429_retried_ok_healthy", "c15_s3_slowdown_retried_uploaded_healthy", "c15_xla_bfc_not_a_failure_healthy", "c15_unicode_bad_sample_skipped_healthy", "c15_wandb_network_error_resolved_healthy",)
 
 
 def _triage(name: str) -> Diagnosis:

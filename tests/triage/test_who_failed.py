@@ -19,6 +19,7 @@ from tests.triage.texts import triage_texts
     ("Aborted (core dumped)", "SIGABRT"),
     ("Bus error (core dumped)", "SIGBUS"),
     ("Killed", "SIGKILL"),
+    ("Trace/breakpoint trap (core dumped)", "SIGTRAP"),
     ("Exited with exit code 1", None),
 ])
 def test_a_signal_that_dumped_core_is_named_as_the_signal(said: str, name: str | None) -> None:
@@ -53,9 +54,21 @@ def test_a_task_that_aborted_on_its_own_check_is_read_by_that_check(tmp_path: Pa
     assert (d.category, d.culprit_ranks) == (Category.SOFTWARE, ())
 
 
-def test_tasks_that_stopped_because_another_died_are_no_culprits(tmp_path: Path) -> None:
+def test_a_task_that_aborted_on_its_own_labelled_check_is_named_with_it(tmp_path: Path) -> None:
+    d = triage_texts(tmp_path, SRUN_STEPS + (
+        "1: F0302 11:42:01.772431 4412 tensor_shape.cc:45] Check failed: NDIMS == dims() "
+        "(2 vs. 3)\n"
+        "srun: error: tf-node-02: task 1: Aborted (core dumped)\n"
+        "srun: error: tf-node-01: tasks 0,2-7: Terminated\n"))
+    assert d.category is Category.SOFTWARE
+    assert any("task 1" in c for c in d.culprits), d.culprits
+
+
+@pytest.mark.parametrize("why", ["another task died", "the coordinator task died"])
+def test_tasks_that_stopped_because_another_died_are_no_culprits(tmp_path: Path,
+                                                                 why: str) -> None:
     fatal = ("client.h:77] Terminating process because the JAX distributed service detected "
-             "fatal errors. This most likely indicates that another task died; see the other "
+             f"fatal errors. This most likely indicates that {why}; see the other "
              "task logs for more details.\n")
     d = triage_texts(tmp_path, (
         "1: I0929 17:42:31.100210 1044529 train.py:188] step 310 loss=3.0121\n"
@@ -66,6 +79,19 @@ def test_tasks_that_stopped_because_another_died_are_no_culprits(tmp_path: Path)
         "srun: error: a3-node-01: task 0: Killed\n"))
     assert (d.category, d.culprit_ranks, d.culprits) == (Category.UNDETERMINED, (), ())
     assert any("another process failed" in f for f in d.findings)
+
+
+def test_another_tasks_unlabelled_words_do_not_clear_the_task_that_was_killed(
+        tmp_path: Path) -> None:
+    """Only a task's own labelled lines say it stopped because another died: an unlabelled
+    line may be any task's."""
+    d = triage_texts(tmp_path, (
+        "F0929 17:42:48.594200 1044529 client.h:77] Terminating process because the "
+        "coordinator detected missing heartbeats. This most likely indicates that another task "
+        "died; see the other task logs for more details.\n"
+        "srun: error: a3-node-04: task 3: Killed\n"
+        "srun: error: a3-node-02: tasks 1-2: Aborted (core dumped)\n"))
+    assert any("task 3" in c for c in d.culprits), d.culprits
 
 
 DEEPSPEED_EXIT = (
@@ -87,6 +113,16 @@ def test_deepspeeds_launcher_on_one_of_several_nodes_names_that_node(tmp_path: P
         "step=3100, skipped=0\n" + DEEPSPEED_EXIT))
     assert (d.category, d.culprit_ranks) == (Category.UNDETERMINED, ())
     assert d.culprits == ("a worker on node worker-3",)
+
+
+def test_deepspeeds_launchers_on_two_nodes_reporting_name_neither(tmp_path: Path) -> None:
+    d = triage_texts(tmp_path, DEEPSPEED_EXIT + (
+        "worker-1: [2024-11-13 03:12:45,002] [INFO] [launch.py:315:sigkill_handler] "
+        "Killing subprocess 40101\n"
+        "worker-1: [2024-11-13 03:12:45,871] [ERROR] [launch.py:321:sigkill_handler] "
+        "['/usr/bin/python', '-u', 'train.py', '--local_rank=1', '--deepspeed'] exits with "
+        "return code = -6\n"))
+    assert d.category is Category.UNDETERMINED and d.culprits == ()
 
 
 def test_after_a_watchdog_on_every_rank_the_first_node_to_report_is_not_named(
@@ -146,12 +182,25 @@ def test_an_exception_that_says_where_memory_ran_out_names_that_place(tmp_path: 
     assert any(c.startswith("executor 3") for c in d.culprits), d.culprits
 
 
-def test_py4js_heading_is_read_with_the_java_exception_under_it(tmp_path: Path) -> None:
+def test_spark_3s_wording_names_the_executor_not_its_address(tmp_path: Path) -> None:
+    d = triage_texts(tmp_path, (
+        "py4j.protocol.Py4JJavaError: An error occurred while calling o88.fit.\n"
+        ": org.apache.spark.SparkException: Job aborted due to stage failure: Task 7 in stage "
+        "4.0 failed 4 times, most recent failure: Lost task 7.3 in stage 4.0 (TID 211) "
+        "(10.2.3.4 executor 7): ExecutorLostFailure (executor 7 exited caused by one of the "
+        "running tasks) Reason: Container killed by YARN for exceeding physical memory "
+        "limits. 11.2 GB of 11 GB physical memory used.\n"))
+    assert (d.category, d.culprits) == (Category.OOM, ("executor 7",))
+
+
+@pytest.mark.parametrize("call", ["o97.fit", "z:org.apache.spark.api.python.PythonRDD.collectAndServe"])
+def test_py4js_heading_is_read_with_the_java_exception_under_it(tmp_path: Path,
+                                                                call: str) -> None:
     d = triage_texts(tmp_path, (
         "Traceback (most recent call last):\n"
         '  File "train_lgbm.py", line 41, in <module>\n'
         "    model = LightGBMClassifier(labelCol='label').fit(train)\n"
-        "py4j.protocol.Py4JJavaError: An error occurred while calling o97.fit.\n"
+        f"py4j.protocol.Py4JJavaError: An error occurred while calling {call}.\n"
         ": java.net.ConnectException: Connection refused (Connection refused)\n"
         "\tat java.net.PlainSocketImpl.socketConnect(Native Method)\n"))
     assert (d.category, d.culprit_ranks) == (Category.NETWORK, ())

@@ -443,6 +443,16 @@ def _nccl_refused_use(ctx: Context) -> Finding | None:
     first = first_written(refused)
     reason = str(first.event.fields.get("last_error") or "")
     own = {id(t) for t in enclosing(ctx, first, EventKind.PYTHON_TRACEBACK)}  # its own report
+    warned = None if reason else _warned_just_above(ctx, first)
+    if warned is not None:
+        # NCCL's own WARN a few lines above, from the same process, is the reason (nccl-tests'
+        # `Failed: NCCL error bench.cu:64 'invalid usage …'` under `NCCL WARN Invalid rank
+        # requested : 8/8`), and its return-code trace below it is the same failure
+        reason = str(warned.event.fields.get("message") or "")
+        own |= {id(e) for e in ctx.of(EventKind.NCCL_ERROR)
+                if e.file_index == first.file_index and e.rank == first.rank
+                and warned.event.line <= e.event.line < first.event.line
+                and e.event.fields.get("retcode") is not None}
     if not reason or _NET_SETUP.search(reason) or any(
             written_before(e, first) and e.event.level >= Level.ERROR and id(e) not in own
             and e.kind is not EventKind.NCCL_WARN for e in ctx.located):
@@ -460,6 +470,23 @@ def _nccl_refused_use(ctx: Context) -> Finding | None:
         ("Check the NCCL_* settings the job runs with (a value NCCL cannot read) and the "
          "arguments of the failing call.",),
     )
+
+
+def _warned_just_above(ctx: Context, item: Located) -> Located | None:
+    """The last NCCL WARN of the same process (its rank, or its host and pid) within a few
+    lines above `item`, in the same file."""
+    pid = item.event.fields.get("pid")
+    near = [w for w in ctx.of(EventKind.NCCL_WARN)
+            if w.file_index == item.file_index and 0 <= item.event.line - w.event.line <= 6
+            and w.event.fields.get("message")
+            and ((item.rank is not None and w.rank == item.rank)
+                 or (pid is not None and w.event.fields.get("pid") == pid))]
+    # (a WARN that names a cause of its own, `Cuda failure 'invalid argument'` or a network's
+    # error, is the GPU's or the network's story, for the rules that read those)
+    if not near or words_family(str(near[-1].event.fields.get("message"))) not in (
+            Family.FAILED, Family.SOFTWARE):
+        return None
+    return near[-1]
 
 
 # The CUDA runtime refusing calls while the process exits (`cudaErrorCudartUnloading: driver

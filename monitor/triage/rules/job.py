@@ -215,8 +215,9 @@ def _full_message(ctx: Context, item: Located) -> str:
 
 
 # Py4J's heading for the Java exception on the line under it (PySpark's `Py4JJavaError: An
-# error occurred while calling o312.fit.`, then `: org.apache.spark.SparkException: …`)
-_PY4J_CALL = re.compile(r"^An error occurred while calling [\w.$]+?\.?\s*$")
+# error occurred while calling o312.fit.` or, for a static call, `… calling
+# z:org.apache.spark.api.python.PythonRDD.collectAndServe.`, then `: org.apache.spark.…`)
+_PY4J_CALL = re.compile(r"^An error occurred while calling [\w.$:]+?\.?\s*$")
 
 
 # A line a logger stamped (a time, glog's or absl's severity): another record, not the rest
@@ -921,10 +922,12 @@ def own_exception(ctx: Context) -> Finding | None:
     if on_device is not None and not culprits:
         # TensorFlow's allocator names the task and device it could not allocate on
         culprits = (f"{on_device[1]} ({on_device[2]})",)
-    elif category is Category.OOM and not culprits and (spots := places(message)):
-        # the message names where memory ran out (Spark's `ExecutorLostFailure (executor 798
-        # exited …) Reason: Container killed by YARN for exceeding memory limits`)
-        culprits = (_called(None, ", ".join(spots[:2])),)
+    elif category is Category.OOM and not culprits and (workers := [
+            w for w in places(message) if w.startswith(("executor ", "worker "))]):
+        # the message names the worker whose memory ran out (Spark's `ExecutorLostFailure
+        # (executor 798 exited …) Reason: Container killed by YARN for exceeding memory
+        # limits`); a pid or an address it names may be another process's
+        culprits = (workers[0],)
     evidence = [f"{raiser} raised {exc}: {message[:160]} ({first.where})"]
     if full is not None:
         evidence.append(f"just above it, its process's own line: '{full[0].text[:160]}' "
@@ -1013,10 +1016,17 @@ def _alike(item: Located) -> tuple[str, str]:
     return str(f.get("exc_type")), re.sub(r"\d+", "#", str(f.get("exc_message", "")))
 
 
+_CHAINED_WITHIN = 8  # lines from an exception to the next of its chain (`The above exception …`)
+
+
 def _every_rank_alike(ctx: Context, own: list[Located], first: Located) -> tuple[int, ...]:
     """The ranks that raised the same error as `first` (its numbers aside), where they are
     two or more and every global rank the logs show; () otherwise."""
-    alike = ctx.global_ranks([i for i in own if _alike(i) == _alike(first)])
+    # (the exceptions `first` chains into count as its own: a rank's paste that kept only its
+    # last one, `OSError: … is not a valid model identifier`, is the same failure)
+    chained = {_alike(i) for i in own if i.file_index == first.file_index and i.rank == first.rank
+               and 0 <= i.event.line - first.event.end_line <= _CHAINED_WITHIN}
+    alike = ctx.global_ranks([i for i in own if _alike(i) == _alike(first) or _alike(i) in chained])
     if len(alike) < 2:
         return ()
     return alike if _ranks_shown(ctx) == set(alike) else ()

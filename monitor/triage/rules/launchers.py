@@ -792,8 +792,10 @@ def _last_words(ctx: Context, exit_: Located, ids: set[int]) -> list[TailLine]:
 
 # A process's own last words that the failure was another's (JAX's `Terminating process because
 # the JAX distributed service detected fatal errors. This most likely indicates that another
-# task died`): it stopped because of that one, and is no culprit
-_ANOTHER_FAILED = re.compile(r"\banother (?:task|process|rank|worker) (?:died|failed|crashed)\b")
+# task died`, or `… that the coordinator task died`): it stopped because of that one, and is no
+# culprit (only its own labelled lines say so: an unlabelled line may be any task's)
+_ANOTHER_FAILED = re.compile(r"\b(?:another|the coordinator) (?:task|process|rank|worker) "
+                             r"(?:died|failed|crashed)\b")
 
 
 def _likeliest(causes: list[tuple[TailLine, Reading]]) -> tuple[TailLine, Reading] | None:
@@ -935,11 +937,15 @@ def _call_above(ctx: Context, item: Located) -> str | None:
 def _mpi_rank_of(ctx: Context, item: Located) -> int | None:
     """The rank an MPI error is from: its line's own rank, or the rank MPI names on that line
     (`(rank 2 in comm 0)`) or just below it (`*** reported by process [847773697,2]`)."""
-    if item.rank is not None and item.rank_origin in GLOBAL_ORIGINS:
-        return item.rank
     near = [e for e in ctx.of(EventKind.MPI_EXIT)
             if e.file_index == item.file_index and abs(e.event.line - item.event.line) <= 3]
-    return near[0].event.int_field("mpi_rank") if near else None
+    named = near[0].event.int_field("mpi_rank") if near else None
+    # (MPI's own word beats a rank the file was given as a whole: a file whose only tagged
+    # line is rank 0's `[1,0]<stdout>:` holds the error handler's lines of every rank)
+    if item.rank is not None and item.rank_origin in GLOBAL_ORIGINS and not (
+            item.rank_origin == "file" and named is not None):
+        return item.rank
+    return named
 
 
 _HYDRA_STATUS = re.compile(r"^=\s+((?:KILLED BY SIGNAL|EXIT CODE|EXIT STATUS): .*?)\s*$")
@@ -1016,9 +1022,14 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
         if MPI_ABORT.search(first.event.text):
             how = "called MPI_Abort" + (f" (errorcode {f['exitcode']})"
                                         if f.get("exitcode") is not None else "")
+        killed = _killed(f"{how} {first.event.text}")
         cause = _cause_shown_above(ctx, first, {rank} if rank is not None else set(),
-                                   _killed(f"{how} {first.event.text}")) or _cause_shown_below(
-                                       ctx, first)
+                                   killed) or _cause_shown_below(ctx, first)
+        if cause is None and rank is not None and not killed:
+            # or an error of its own in its own tagged lines (`[1,7]<stderr>: … NCCL WARN
+            # Invalid rank requested : 8/8`): its bug, which the patterns did not make an event
+            own = _cause_shown_above(ctx, first, {rank}, False, own_too=True)
+            cause = own if own is not None and _writer_of(own[0]) == rank else None
         if cause is not None:
             return _exit_with_cause(ctx, first, name, how, rank, cause)
         return Finding(
@@ -1045,12 +1056,18 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
         if cause is not None:
             return _exit_with_cause(ctx, first, name, str(f.get("status_text") or "exited"),
                                     ranks[0] if len(ranks) == 1 else None, cause)
-        if said is None and f.get("signal") == "SIGABRT" and _cause_shown_above(
-                ctx, first, set(ids), False, own_too=True) is not None:
+        own = (_cause_shown_above(ctx, first, set(ids), False, own_too=True)
+               if said is None and f.get("signal") == "SIGABRT" else None)
+        if own is not None:
             # the process aborted itself on an error of its own its last lines show (a failed
-            # CHECK, a C++ assert): that line is the story, which the lexicon reads
-            return None
-        if said is None and any(_ANOTHER_FAILED.search(t.text)
+            # CHECK, a C++ exception): that line is the story. Where the line carries the
+            # task's own label it names the task; unlabelled, it may be any task's (the
+            # lexicon reads it, naming none)
+            if _writer_of(own[0]) not in ids:
+                return None
+            return _exit_with_cause(ctx, first, name, str(f.get("status_text") or "aborted"),
+                                    ranks[0] if len(ranks) == 1 else None, own)
+        if said is None and any(_ANOTHER_FAILED.search(t.text) and _writer_of(t) in ids
                                 for t in _last_words(ctx, first, set(ids))):
             return Finding(
                 Category.UNDETERMINED, (), (),
@@ -1505,7 +1522,8 @@ def launcher_exit(ctx: Context) -> Finding | None:
                 host = item.event.host if len(hosts) == 1 and not hang else None
                 return Finding(
                     Category.UNDETERMINED, (), (f"a worker on node {host}",) if host else (),
-                    (f"DeepSpeed's launcher reports that a worker exited with code {code} "
+                    (f"DeepSpeed's launcher{' on node ' + host if host else ''} reports that "
+                     f"a worker exited with code {code} "
                      f"({item.where}); its line shows the last-started worker's command "
                      f"(--local_rank={local}), not the failed one's, and "
                      + (f"{len(workers)} workers were running" if workers else
