@@ -124,6 +124,13 @@ def _next_reading_where(ctx: Context, readings: Sequence[tuple[int, TailLine, Re
     return reading.where
 
 
+def _one_subject(ctx: Context) -> tuple[str, ...]:
+    """The one pod or node every file's orchestrator output that states one is about; () for
+    none, or for files about two (two pods stopped: no one of them is the story)."""
+    subjects = {s for scan in ctx.scans for s in scan.subjects}
+    return tuple(subjects) if len(subjects) == 1 else ()
+
+
 def _file_host(scan: FileScan) -> tuple[str, ...]:
     """The one machine whose syslog a file holds: a stop from outside names no node of its
     own, and the machine that logged it is the one stopped; () for none, or for several."""
@@ -265,9 +272,9 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     elif family in (Family.INFRASTRUCTURE, Family.CLOCK) and not ranks and (nodes := tuple(dict.fromkeys(
             # nodes or their scheduler: every node the family's lines name, not the first
             n for _, t, r in readings if r.family is family for n in node_names(t.text)))
-            # or the pod or node the file's orchestrator output is about (`kubectl describe
-            # pod w-4`'s Message line names neither), never an address under it
-            or ctx.scans[index].subjects or _file_host(ctx.scans[index])):
+            # or the one pod or node the files' orchestrator output is about (`kubectl
+            # describe pod w-4`'s Message line names neither), never an address under it
+            or _one_subject(ctx) or _file_host(ctx.scans[index])):
         name = _some(nodes)
     elif family is Family.GPU and not ranks and spots and "nvswitch" in first.text.lower():
         name = f"the NVSwitch at {where}"  # its driver's or Fabric Manager's line: not a GPU
