@@ -1807,7 +1807,6 @@ CAUSES.update({
     "su_accelerate_deepspeed_config_file_conflict": (Category.SOFTWARE, "rank 0"),
     "hy_nccl_teardown_warnings_exit0": (Category.UNDETERMINED, ""),
     "hy_watchdog_timeout_no_async_handling_final_save_finished": (Category.UNDETERMINED, ""),
-    "hy_ray_train_failure_config_restored_completed": (Category.UNDETERMINED, ""),
     "hy_real_torchrun_restarts_exhausted_sigkill": (Category.UNDETERMINED, "rank 1"),
     "hy_real_torchrun_restart_eio_exhausted": (Category.STORAGE_IO, "rank 2"),
     "hy_slurm_requeued_then_time_limit": (Category.INFRASTRUCTURE, ""),
@@ -2455,6 +2454,33 @@ CAUSES.update({
     "s9_connection_reset_alone_then_scancel": (Category.UNDETERMINED, ""),
     "s9_slurm_cancelled_by_user_but_task_oom_first": (Category.OOM, ""),
     "so4_dcp_missing_key_model_changed_software": (Category.SOFTWARE, ""),
+    "l16_pip_index_dns_setx": (Category.NETWORK, "pypi.internal.corp.example"),
+    "l16_pip_index_refused_srun": (Category.NETWORK, "10.0.3.17"),
+    "l16_pip_flash_attn_needs_torch": (Category.SOFTWARE, ""),
+    "l16_conda_http000_dns": (Category.NETWORK, "conda.anaconda.org"),
+    "l16_conda_package_not_found": (Category.SOFTWARE, ""),
+    "l16_git_clone_dns": (Category.NETWORK, "github.internal.example"),
+    "l16_git_clone_ssh_refused": (Category.NETWORK, "gitlab.corp.example"),
+    "l16_hf_download_dns_endpoint_not_in_line": (Category.NETWORK, ""),
+    "l16_hf_gated_401": (Category.SOFTWARE, ""),
+    "l16_aws_s3_endpoint_unreachable": (Category.NETWORK, "10.40.1.9"),
+    "l16_gsutil_access_denied": (Category.SOFTWARE, ""),
+    "l16_rsync_ssh_no_route": (Category.NETWORK, "data-node-3"),
+    "l16_scp_host_unresolved": (Category.NETWORK, "archive-01.hpc.example"),
+    "l16_wget_refused": (Category.NETWORK, "10.1.4.22"),
+    "l16_curl_resolve_fail": (Category.NETWORK, "models.internal.example"),
+    "l16_ninja_ext_compile_error": (Category.SOFTWARE, ""),
+    "l16_cc1plus_killed_no_oom_line": (Category.UNDETERMINED, ""),
+    "l16_cc1plus_killed_with_cgroup_oom": (Category.OOM, ""),
+    "l16_deepspeed_cpu_adam_ld": (Category.SOFTWARE, ""),
+    "l16_pyxis_enroot_registry_dns": (Category.NETWORK, "nvcr.io"),
+    "l16_srun_node_failure": (Category.INFRASTRUCTURE, "gpu-st-p4d-24xlarge-12"),
+    "l16_time_limit_during_upload": (Category.INFRASTRUCTURE, ""),
+    "l16_pdsh_ssh_no_route": (Category.NETWORK, "gpu-node-07"),
+    "l16_python_c_import_undefined_symbol": (Category.SOFTWARE, ""),
+    "l16_python_c_import_missing_module_srun": (Category.SOFTWARE, ""),
+    "l16_nvidia_smi_gpu_lost": (Category.GPU_CUDA, "0000:3B:00.0"),
+    "l16_setx_exit_no_cause": (Category.UNDETERMINED, ""),
     "c15_real_enospc_errno28_rank1": (Category.STORAGE_IO, "rank 1"),
     "c15_real_erofs_errno30_rank2": (Category.STORAGE_IO, "rank 2"),
     "c15_real_torch_load_central_directory_rank1": (Category.DATA, "rank 1"),
@@ -2757,6 +2783,8 @@ HEALTHY += ("n11_hdfs_pipeline_excluded_datanode_healthy", "n11_kafka_fetch_disc
 HEALTHY += ("hy_wandb_network_retry_training_continues", "gx_healthy_nvidia_smi_on_login_node",)
 HEALTHY += ("h14_k8s_all_completed", "h14_k8s_crashloop_recovered", "h14_pytorchjob_restart_then_succeeded", "h14_spark_executor_lost_retried_ok", "h14_openmpi_openib_warning_ok", "h14_torchrun_elastic_restart_ok",)
 HEALTHY += ("c15_c10d_refused_then_joined_healthy", "c15_hf_hub_429_retried_ok_healthy", "c15_s3_slowdown_retried_uploaded_healthy", "c15_xla_bfc_not_a_failure_healthy", "c15_unicode_bad_sample_skipped_healthy", "c15_wandb_network_error_resolved_healthy",)
+HEALTHY += ("hy_ray_train_failure_config_restored_completed",)  # read as undetermined before a failure the same file trained past was passed over
+HEALTHY += ("l16_pip_resolver_warning_healthy", "l16_pip_retry_then_ok_healthy", "l16_git_lfs_optional_fail_healthy", "l16_hf_retry_then_ok_healthy", "l16_cpp_ext_warning_healthy", "l16_docker_pull_retry_healthy", "l16_srun_step_busy_healthy", "l16_ssh_known_hosts_warning_healthy", "l16_wandb_install_fail_skipped_healthy", "l16_conda_newer_version_healthy",)
 
 
 def _triage(name: str) -> Diagnosis:

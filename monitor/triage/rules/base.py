@@ -383,7 +383,8 @@ def rank_stepped_on(ctx: Context, file_index: int, line: int, rank: int) -> bool
     return len(steps) >= 2
 
 
-_STEP_NUMBER = re.compile(r"(?i)\b(?:step|iter(?:ation)?)\b\W{0,3}(\d+)")
+# (Megatron pads its number: `iteration        1/     500`)
+_STEP_NUMBER = re.compile(r"(?i)\b(?:step|iter(?:ation)?)\b\W{0,3}? {0,12}(\d+)")
 
 
 _EXIT_REPORTS = (EventKind.CHILD_FAILED_SUMMARY, EventKind.AGENT_WORKER_FAILED)

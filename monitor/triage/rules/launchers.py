@@ -24,6 +24,7 @@ from monitor.triage.rules.base import (
     _ray_rank,
     _ray_task_name,
     _some,
+    file_trained_on,
     nfs_answered_again,
     table_entries,
     training_line,
@@ -201,6 +202,18 @@ def trained_past_every_failure(ctx: Context) -> Finding | None:
                 and not nfs_answered_again(ctx, e)]
     if not failures:
         return None
+    if all(e.rank is None and file_trained_on(ctx, e.file_index, e.event.end_line)
+           for e in failures):
+        # each failure of no rank's, after which its own file shows the job's training go on
+        # (a setup step the script went around: an optional package that would not install)
+        first = min(failures, key=Located.order)
+        return Finding(
+            Category.NONE, (), (),
+            (f"{who(first)} failed ({first.where}: {first.event.text.strip()[:120]}), and the "
+             "job's training went on after it in the same file, with nothing failing after",),
+            first,
+            ("Nothing to do: what failed was gone around; read it if it recurs.",),
+        )
     last_in: dict[int, int] = {}
     for e in failures:
         last_in[e.file_index] = max(last_in.get(e.file_index, 0), e.event.end_line)
@@ -1077,6 +1090,12 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
                 ("Read every task's own output (srun --label prefixes it) for the first to "
                  "fail, and the nodes' kernel logs (OOM killer) at that time.",),
             )
+        image = _image_import_cause(ctx, said[0], first) if said is not None else None
+        if image is not None:
+            # the container's image could not be fetched or unpacked: the registry could not
+            # be reached, or the node's disk filled, in enroot's words pyxis printed
+            return _exit_with_cause(ctx, first, f"the image import on node {f.get('node')}",
+                                    "could not start its container", None, image)
         if said is not None:  # the node said why first (its container could not start)
             tail, reading = said
             return Finding(
@@ -1132,6 +1151,29 @@ def _node_failed_first(ctx: Context, exit_: Located) -> tuple[TailLine, Reading]
             continue
         return tail, read_line(tail.text) or Reading(Family.INFRASTRUCTURE, m.group(0), ())
     return None
+
+
+# pyxis's copy of enroot's log (`pyxis: printing enroot log file:`, then each line indented
+# under `pyxis:`), printed just before it says it could not start the container
+_ENROOT_LOG = re.compile(r"\bpyxis: printing enroot log file:")
+# what enroot met that explains a failed import more than the node does: the registry it could
+# not reach (`curl: (6) Could not resolve host: nvcr.io`), a disk that filled
+_IMPORT_CAUSES = (Family.OOM, Family.CLOCK, Family.STORAGE, Family.NETWORK)
+
+
+def _image_import_cause(ctx: Context, could_not: TailLine,
+                        exit_: Located) -> tuple[TailLine, Reading] | None:
+    """The line of enroot's log, as pyxis printed it above its `couldn't start container`,
+    that says why the image could not be imported, when it names the network, storage,
+    memory or the clock."""
+    lines = [t for t in ctx.scans[exit_.file_index].tail
+             if could_not.line - _NEAR <= t.line < could_not.line]
+    start = next((i for i, t in enumerate(lines) if _ENROOT_LOG.search(t.text)), None)
+    if start is None:
+        return None
+    readings = [(t, r) for t in lines[start + 1:] if (r := read_line(t.text)) is not None
+                and r.family in _IMPORT_CAUSES]
+    return _likeliest(readings)
 
 
 def _killed_on_one_host(item: Located) -> Finding | None:

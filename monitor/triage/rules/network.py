@@ -225,6 +225,13 @@ def _network(ctx: Context, *, flushed_too: bool = False) -> Finding | None:
         culprit = f"the host name {host} (it does not resolve)"
         evidence.append(f"{who(first)} could not resolve the host name {host}: "
                         f"{fields.get('error')} ({first.where}, {later[0].where})")
+    elif not rendezvous and _host_port(fields) is None and _launch_endpoint(ctx) is None:
+        # a client's failure that names no endpoint, with no rendezvous in sight: the service
+        # a line above says the client was using (pip's `Looking in indexes: https://…`), or
+        # an endpoint the lines do not name (not a rendezvous)
+        used = _service_above(ctx, first)
+        culprit = f"the endpoint {used}" if used else "an endpoint the lines do not name"
+        evidence.append(f"{who(first)} could not reach {culprit} ({first.where})")
     else:
         endpoint = _endpoint(ctx, fields)
         culprit = f"the rendezvous endpoint {endpoint}"
@@ -436,6 +443,23 @@ def _launch_endpoint(ctx: Context) -> str | None:
             return f"{root} (as NCCL_COMM_ID gave it)"
         if (given := _host_port(fields)) is not None:
             return f"{given} (as the launcher was given)"
+    return None
+
+
+# A client's own word for the service it is using: pip's `Looking in indexes:
+# https://pypi.internal.corp.example/simple`, huggingface_hub's `… thrown while requesting HEAD
+# https://hf-mirror.example/…`
+_SERVICE_USED = re.compile(r"\bLooking in indexes: https?://([\w.-]+(?::\d+)?)|"
+                           r"\bthrown while requesting [A-Z]+ https?://([\w.-]+(?::\d+)?)")
+
+
+def _service_above(ctx: Context, item: Located) -> str | None:
+    """The service a line of the same file, up to 40 lines above `item`, says its client
+    was using."""
+    for t in reversed(ctx.scans[item.file_index].tail):
+        if item.event.line - 40 <= t.line < item.event.line and (
+                m := _SERVICE_USED.search(t.text)) is not None:
+            return m[1] or m[2]
     return None
 
 
@@ -739,7 +763,9 @@ def retries_exhausted(ctx: Context) -> Finding | None:
         # whatever it talked to (a store, a server), the endpoint could not be reached
         category = Category.NETWORK
         pool = _HTTP_POOL.search(first.event.text)
-        culprits = (f"the endpoint {pool[1]}:{pool[2]}",) if pool else ()
+        used = None if pool else _service_above(ctx, first)
+        culprits = ((f"the endpoint {pool[1]}:{pool[2]}",) if pool else
+                    (f"the endpoint {used}",) if used else ())
     # the rank that could not reach an endpoint is one end of the link, not its fault
     ranks = () if category is Category.NETWORK else ctx.global_ranks([first])
     recovering = sum(1 for e in ctx.of(EventKind.RETRY)
