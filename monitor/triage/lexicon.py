@@ -458,6 +458,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"(?i:\bhost (?:is )?unreachable)|"
                          # a name that did not resolve, in gRPC's and Java's words
                          r"DNS resolution failed|UnknownHostException|"
+                         # curl's exit codes for a connect that failed, timed out or was cut
+                         # (`curl: (28) Failed to connect … Timeout was reached`, `curl: (56)
+                         # Recv failure: Connection reset by peer`, `(35)` a TLS handshake)
+                         r"\bcurl: \((?:7|28|35|52|56)\) |"
                          # UCX's own codes and words for a peer it could not reach in time
                          r"UCS_ERR_(?:UNREACHABLE|ENDPOINT_TIMEOUT)|\bEndpoint timeout\b|"
                          # urllib3 under requests: the HTTP endpoint could not be reached

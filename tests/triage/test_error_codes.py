@@ -77,3 +77,21 @@ def test_a_poller_that_could_not_ask_for_a_preemption_notice_is_no_preemption(
         "preemption_sync_manager.cc:170] Failed to retrieve preemption notice from coordination "
         "service: UNAVAILABLE: Socket closed\n"))
     assert d.category is not Category.INFRASTRUCTURE
+
+
+def test_a_parsers_error_that_datasets_relayed_is_corrupt_data(tmp_path: Path) -> None:
+    """A paste that kept `DatasetGenerationError` without its own traceback's header: the
+    parser's error above it is what failed, on a data file."""
+    d = triage_texts(tmp_path, (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/opt/conda/lib/python3.11/site-packages/datasets/packaged_modules/'
+        'json/json.py", line 160, in _generate_tables\n'
+        "[rank0]:     pa_table = paj.read_json(\n"
+        "[rank0]: pyarrow.lib.ArrowInvalid: JSON parse error: Missing a closing quotation mark "
+        "in string. in row 3571\n"
+        "[rank0]: \n"
+        "[rank0]: The above exception was the direct cause of the following exception:\n"
+        "[rank0]: \n"
+        "[rank0]: datasets.exceptions.DatasetGenerationError: An error occurred while "
+        "generating the dataset\n"))
+    assert (d.category, d.culprit_ranks) == (Category.DATA, (0,))

@@ -2454,6 +2454,34 @@ CAUSES.update({
     "s9_connection_reset_alone_then_scancel": (Category.UNDETERMINED, ""),
     "s9_slurm_cancelled_by_user_but_task_oom_first": (Category.OOM, ""),
     "so4_dcp_missing_key_model_changed_software": (Category.SOFTWARE, ""),
+    "f17_megatron_srun_label_oom_rank13": (Category.OOM, "rank 13"),
+    "f17_megatron_rerun_disabled_nan_loss_rank5": (Category.SOFTWARE, "rank 5"),
+    "f17_megatron_ckpt_torch_save_enospc_rank0": (Category.STORAGE_IO, "rank 0"),
+    "f17_megatron_exit_signal_sigterm_preempted": (Category.INFRASTRUCTURE, ""),
+    "f17_megatron_nccl_ib_completion_error": (Category.NETWORK, "10.12.4.19"),
+    "f17_megatron_desync_rank11_optype": (Category.COLLECTIVE_DESYNC, "rank 11"),
+    "f17_nemo_preemption_callback_sigterm": (Category.INFRASTRUCTURE, ""),
+    "f17_nemo_two_node_oom_global14": (Category.OOM, "rank 14"),
+    "f17_nemo_run_slurm_node_failure": (Category.INFRASTRUCTURE, "h100-pod3-117"),
+    "f17_nemo_dcp_save_eio_rank3": (Category.STORAGE_IO, "rank 3"),
+    "f17_titan_oom_rank5_torchrun": (Category.OOM, "rank 5"),
+    "f17_titan_watchdog_all_ranks_no_cause": (Category.UNDETERMINED, ""),
+    "f17_titan_role_rank_localprefix_node1": (Category.OOM, "rank 8"),
+    "f17_ds_loss_scale_min_exception": (Category.SOFTWARE, ""),
+    "f17_hf_trainer_safetensors_storagefull_rank0": (Category.STORAGE_IO, "rank 0"),
+    "f17_accelerate_oom_rank3_tqdm": (Category.OOM, "rank 3"),
+    "f17_accelerate_ddp_unused_params_all_ranks": (Category.SOFTWARE, ""),
+    "f17_lightning_time_limit_sigterm_localrank": (Category.INFRASTRUCTURE, ""),
+    "f17_lightning_auto_requeue_usr1": (Category.INFRASTRUCTURE, ""),
+    "f17_lightning_node1_oom_global6": (Category.OOM, "rank 6"),
+    "f17_axolotl_two_node_oom_rank13": (Category.OOM, "rank 13"),
+    "f17_llamafactory_json_parse_rank0": (Category.DATA, "rank 0"),
+    "f17_raytrain_node_oom_killed": (Category.OOM, "10.0.4.17"),
+    "f17_raytrain_worker_died_system_error": (Category.UNDETERMINED, "5521"),
+    "f17_raytrain_rank_prefix_oom_rank5": (Category.OOM, "rank 5"),
+    "f17_verl_workerdict_rollout_oom": (Category.OOM, "43211"),
+    "f17_openrlhf_vllm_actor_node_died": (Category.INFRASTRUCTURE, "10.1.3.8"),
+    "hy_ray_train_failure_config_restored_completed": (Category.UNDETERMINED, ""),
     "l16_pip_index_dns_setx": (Category.NETWORK, "pypi.internal.corp.example"),
     "l16_pip_index_refused_srun": (Category.NETWORK, "10.0.3.17"),
     "l16_pip_flash_attn_needs_torch": (Category.SOFTWARE, ""),
@@ -2783,8 +2811,8 @@ HEALTHY += ("n11_hdfs_pipeline_excluded_datanode_healthy", "n11_kafka_fetch_disc
 HEALTHY += ("hy_wandb_network_retry_training_continues", "gx_healthy_nvidia_smi_on_login_node",)
 HEALTHY += ("h14_k8s_all_completed", "h14_k8s_crashloop_recovered", "h14_pytorchjob_restart_then_succeeded", "h14_spark_executor_lost_retried_ok", "h14_openmpi_openib_warning_ok", "h14_torchrun_elastic_restart_ok",)
 HEALTHY += ("c15_c10d_refused_then_joined_healthy", "c15_hf_hub_429_retried_ok_healthy", "c15_s3_slowdown_retried_uploaded_healthy", "c15_xla_bfc_not_a_failure_healthy", "c15_unicode_bad_sample_skipped_healthy", "c15_wandb_network_error_resolved_healthy",)
-HEALTHY += ("hy_ray_train_failure_config_restored_completed",)  # read as undetermined before a failure the same file trained past was passed over
 HEALTHY += ("l16_pip_resolver_warning_healthy", "l16_pip_retry_then_ok_healthy", "l16_git_lfs_optional_fail_healthy", "l16_hf_retry_then_ok_healthy", "l16_cpp_ext_warning_healthy", "l16_docker_pull_retry_healthy", "l16_srun_step_busy_healthy", "l16_ssh_known_hosts_warning_healthy", "l16_wandb_install_fail_skipped_healthy", "l16_conda_newer_version_healthy",)
+HEALTHY += ("f17_megatron_spiky_loss_nonfatal_healthy", "f17_megatron_straggler_report_healthy", "f17_megatron_exit_duration_healthy", "f17_megatron_after_training_done_healthy", "f17_nemo_warnings_healthy", "f17_titan_relooped_healthy", "f17_ds_overflow_and_flush_healthy", "f17_lightning_seed_warnings_healthy", "f17_llamafactory_healthy_warnings", "f17_composer_automicrobatch_recovered", "f17_verl_healthy_repeated_warnings",)
 
 
 def _triage(name: str) -> Diagnosis:

@@ -335,6 +335,19 @@ def _unparsable_input(exc: str, item: Located) -> bool:
         and any(n in _PARSER_ERRORS for n in names))
 
 
+def _parsing_a_dataset(ctx: Context, exc: str, item: Located) -> bool:
+    """A parser's error (Arrow's `JSON parse error … in row 3571`, `JSONDecodeError`) that
+    HF datasets turned into its `DatasetGenerationError` on the same rank just below (a paste
+    that kept that exception without its own traceback's header): a data file it could not
+    parse."""
+    if exc.rsplit(".", 1)[-1] not in _PARSER_ERRORS:
+        return False
+    return any(e.file_index == item.file_index and e.rank == item.rank
+               and 0 < e.event.line - item.event.end_line <= _CHAINED_WITHIN
+               and str(e.event.fields.get("exc_type", "")).endswith("DatasetGenerationError")
+               for e in ctx.of(EventKind.PYTHON_TRACEBACK))
+
+
 def _storage_refused(exc: str, message: str) -> bool:
     """Whether an exception is the file system's refusal (a disk, a quota, a mount) or an
     object store's refusal or failure of a call."""
@@ -795,8 +808,9 @@ def own_exception(ctx: Context) -> Finding | None:
         category = Category.INFRASTRUCTURE
     elif (CORRUPT_DATA.search(message)
           # (its own type with it: `tarfile.ReadError: unexpected end of data`)
-          or _CORRUPT_RAISED.search(f"{exc}: {message}") or _unparsable_input(
-            exc, first)) and "_tensor_to_object" not in str(first.event.fields.get("frames", "")):
+          or _CORRUPT_RAISED.search(f"{exc}: {message}") or _unparsable_input(exc, first)
+          or _parsing_a_dataset(ctx, exc, first)) and "_tensor_to_object" not in str(
+            first.event.fields.get("frames", "")):
         # the file it read is corrupt, not the disk
         category = Category.DATA
     elif _storage_refused(exc, message) or (

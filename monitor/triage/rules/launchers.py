@@ -202,10 +202,7 @@ def trained_past_every_failure(ctx: Context) -> Finding | None:
                 and not nfs_answered_again(ctx, e)]
     if not failures:
         return None
-    if all(e.rank is None and file_trained_on(ctx, e.file_index, e.event.end_line)
-           for e in failures):
-        # each failure of no rank's, after which its own file shows the job's training go on
-        # (a setup step the script went around: an optional package that would not install)
+    if all(_setup_gone_around(ctx, e) for e in failures):
         first = min(failures, key=Located.order)
         return Finding(
             Category.NONE, (), (),
@@ -235,6 +232,30 @@ def trained_past_every_failure(ctx: Context) -> Finding | None:
         first,
         ("The job recovered: read the failed attempt's first error if it recurs.",),
     )
+
+
+# Events that report a process's or a node's death, a hang or a stop: never a setup step
+_DEATHS = frozenset({
+    EventKind.WATCHDOG_TIMEOUT, EventKind.WATCHDOG_TERMINATED, EventKind.NCCL_TEARDOWN,
+    EventKind.HEARTBEAT_HANG, EventKind.XID, EventKind.GPU_FAULT, EventKind.HOST_OOM,
+    EventKind.CUDA_OOM, EventKind.CUDA_ERROR, EventKind.SIGNAL_KILL, EventKind.SLURM_CANCEL,
+    EventKind.SLURM_OOM, EventKind.SLURM_TASK_EXIT, EventKind.AGENT_WORKER_FAILED,
+    EventKind.AGENT_DEATH_SIGNAL, EventKind.CHILD_FAILED_SUMMARY, EventKind.NATIVE_CRASH,
+    EventKind.FAULTHANDLER, EventKind.MPI_EXIT, EventKind.POD_EVICTED, EventKind.ACTOR_DIED,
+    EventKind.DATALOADER_WORKER_DIED, EventKind.NCCL_ERROR, EventKind.REMOTE_ERROR,
+})
+
+
+def _setup_gone_around(ctx: Context, item: Located) -> bool:
+    """A failure of no rank's in a step the job's script ran before training, which its
+    file shows the job training past (an optional package that would not install, a `git lfs
+    pull` of files it did not need): no step line before it in its file, and two numbered
+    steps after it with nothing failing after. Never a death, a hang or a stop."""
+    return (item.rank is None and item.kind not in _DEATHS
+            and not any(t.line < item.event.line and training_line(t)
+                        for t in ctx.scans[item.file_index].tail)
+            and item.event.line >= ctx.scans[item.file_index].tail[0].line
+            and file_trained_on(ctx, item.file_index, item.event.end_line))
 
 
 # a new attempt's own word that it started again (`resuming from checkpoint …`, `attempt 2`,
@@ -1156,9 +1177,12 @@ def _node_failed_first(ctx: Context, exit_: Located) -> tuple[TailLine, Reading]
 # pyxis's copy of enroot's log (`pyxis: printing enroot log file:`, then each line indented
 # under `pyxis:`), printed just before it says it could not start the container
 _ENROOT_LOG = re.compile(r"\bpyxis: printing enroot log file:")
+# pyxis's word on the image it imports (`pyxis: importing docker image:
+# nvcr.io#nvidia/pytorch:24.05-py3`): its registry is before the `#`
+_IMAGE_REGISTRY = re.compile(r"\bpyxis: importing docker image: ([\w.-]+\.[\w.-]+(?::\d+)?)#")
 # what enroot met that explains a failed import more than the node does: the registry it could
 # not reach (`curl: (6) Could not resolve host: nvcr.io`), a disk that filled
-_IMPORT_CAUSES = (Family.OOM, Family.CLOCK, Family.STORAGE, Family.NETWORK)
+_IMPORT_CAUSES = (Family.OOM, Family.CLOCK, Family.STORAGE, Family.NETWORK, Family.PEER_LOST)
 
 
 def _image_import_cause(ctx: Context, could_not: TailLine,
@@ -1166,14 +1190,25 @@ def _image_import_cause(ctx: Context, could_not: TailLine,
     """The line of enroot's log, as pyxis printed it above its `couldn't start container`,
     that says why the image could not be imported, when it names the network, storage,
     memory or the clock."""
-    lines = [t for t in ctx.scans[exit_.file_index].tail
-             if could_not.line - _NEAR <= t.line < could_not.line]
-    start = next((i for i, t in enumerate(lines) if _ENROOT_LOG.search(t.text)), None)
-    if start is None:
-        return None
-    readings = [(t, r) for t in lines[start + 1:] if (r := read_line(t.text)) is not None
-                and r.family in _IMPORT_CAUSES]
-    return _likeliest(readings)
+    above = [t for t in ctx.scans[exit_.file_index].tail if t.line < could_not.line]
+    lines: list[TailLine] = []
+    for t in reversed(above):  # up through pyxis's lines to its header, however many
+        if _ENROOT_LOG.search(t.text):
+            readings = [(line, r) for line in lines if (r := read_line(line.text)) is not None
+                        and r.family in _IMPORT_CAUSES]
+            found = _likeliest(readings)
+            if found is None or found[1].family not in (Family.NETWORK, Family.PEER_LOST):
+                return found
+            # the registry's end of the link: the connection it reset or would not make is the
+            # network's, and where curl names no host, the image's registry is the far end
+            registry = next((m[1] for a in above if (m := _IMAGE_REGISTRY.search(a.text))),
+                            None)
+            where = found[1].where or ((registry,) if registry else ())
+            return found[0], Reading(Family.NETWORK, found[1].word, where)
+        if "pyxis:" not in t.text:
+            return None
+        lines.append(t)
+    return None
 
 
 def _killed_on_one_host(item: Located) -> Finding | None:

@@ -25,6 +25,7 @@ from monitor.triage.rules.base import (
     _CRASHED,
     _NCCL_UNEXPLAINED,
     _NET_SETUP,
+    _PASTE_BREAK,
     Context,
     Finding,
     _best_located,
@@ -449,17 +450,29 @@ def _launch_endpoint(ctx: Context) -> str | None:
 # A client's own word for the service it is using: pip's `Looking in indexes:
 # https://pypi.internal.corp.example/simple`, huggingface_hub's `… thrown while requesting HEAD
 # https://hf-mirror.example/…`
-_SERVICE_USED = re.compile(r"\bLooking in indexes: https?://([\w.-]+(?::\d+)?)|"
+# (pip hides an index's credentials as `https://build-bot:****@artifactory.corp.example/…`)
+_SERVICE_USED = re.compile(r"\bLooking in (?:indexes|links): https?://(?:[^@\s/]*@)?"
+                           r"([\w.-]+(?::\d+)?)|"
                            r"\bthrown while requesting [A-Z]+ https?://([\w.-]+(?::\d+)?)")
+# pip's own words on the package it was fetching (`…': /simple/sentencepiece/`, `No matching
+# distribution found for …`): the failure is pip's, and its index is the endpoint
+_PIPS_OWN = re.compile(r"/simple/|\bNo matching distribution found\b|\bpip\b")
+# where another command's output begins: the shell's trace of a command, pip's word that it
+# was done, another paste's part
+_NEXT_COMMAND = re.compile(r"^\+{1,3} \S|\bSuccessfully installed\b")
 
 
 def _service_above(ctx: Context, item: Located) -> str | None:
-    """The service a line of the same file, up to 40 lines above `item`, says its client
-    was using."""
+    """The service a line of the same file, up to 40 lines above `item` and in the same
+    command's output, says its client was using (pip's index only for pip's own failure)."""
     for t in reversed(ctx.scans[item.file_index].tail):
-        if item.event.line - 40 <= t.line < item.event.line and (
-                m := _SERVICE_USED.search(t.text)) is not None:
-            return m[1] or m[2]
+        if not item.event.line - 40 <= t.line < item.event.line:
+            continue
+        m = _SERVICE_USED.search(t.text)
+        if m is not None:
+            return m[2] or (m[1] if _PIPS_OWN.search(item.event.text) else None)
+        if _NEXT_COMMAND.search(t.text) or _PASTE_BREAK.search(t.text):
+            return None
     return None
 
 
