@@ -168,6 +168,8 @@ def diagnose(
     seconds: float = 0.0,
     skew: SkewOptions | None = None,
 ) -> Diagnosis:
+    scans, earlier = _last_attempt(scans)
+    problems = [*problems, *earlier]
     located, clock = _clocked(scans, clock_offsets or {}, skew or SkewOptions())
     topology = read_topology(located)
     located = promoted(located, topology)
@@ -264,6 +266,43 @@ def diagnose(
 
 
 _BARE_RANK = re.compile(r"rank (\d+)")
+
+# An attempt's own folder or file among a restarted job's logs: torchrun's `--log-dir` tree
+# (`attempt_0/3/stderr.log`), a script's `attempt-1.log`
+_ATTEMPT = re.compile(r"(?:^|(?<=[/_.-]))attempt[_-]?(\d+)(?=[/._-]|$)")
+
+
+def _last_attempt(scans: Sequence[FileScan]) -> tuple[list[FileScan], list[InputProblem]]:
+    """A restarted job's logs, each attempt in its own folder or file: the last attempt is
+    what ended the job (its failure, or its clean end after an earlier one failed), so the
+    earlier attempts' files are set aside, and said to be. Files of no attempt (the launcher's
+    console, its failure table) are kept, and so is every attempt where the last wrote
+    nothing."""
+    attempts: dict[str, dict[int, list[FileScan]]] = defaultdict(lambda: defaultdict(list))
+    where: dict[tuple[str, int], str] = {}  # each attempt's folder, or its one file
+    for scan in scans:
+        m = _ATTEMPT.search(scan.path)
+        if m is not None:
+            attempts[scan.path[:m.start()]][int(m[1])].append(scan)
+            where[(scan.path[:m.start()], int(m[1]))] = scan.path[:m.end()]
+    earlier: set[str] = set()
+    notes: list[InputProblem] = []
+    for group, numbers in attempts.items():
+        if len(numbers) < 2:
+            continue
+        last = max(numbers)
+        if not any(scan.lines for scan in numbers[last]):
+            continue  # the last attempt wrote nothing: the earlier ones are all there is
+        for number, files in sorted(numbers.items()):
+            if number < last:
+                earlier.update(scan.path for scan in files)
+                failed = " (it failed)" if any(
+                    e.level >= Level.ERROR for scan in files for e in scan.events) else ""
+                notes.append(InputProblem(
+                    where[(group, number)],
+                    f"attempt {number}{failed}, {len(files)} file(s), set aside: the job "
+                    f"restarted, and attempt {last} is the one that ended it", True))
+    return [scan for scan in scans if scan.path not in earlier], notes
 
 
 # the categories whose culprit is the process that failed (not one end of a link, nor a stop

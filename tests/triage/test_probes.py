@@ -2454,6 +2454,26 @@ CAUSES.update({
     "s9_connection_reset_alone_then_scancel": (Category.UNDETERMINED, ""),
     "s9_slurm_cancelled_by_user_but_task_oom_first": (Category.OOM, ""),
     "so4_dcp_missing_key_model_changed_software": (Category.SOFTWARE, ""),
+    "a18_real_tr_same_valueerror_every_attempt": (Category.SOFTWARE, "rank 1"),
+    "a18_real_tr_valueerror_then_oom_rank0": (Category.OOM, "rank 0"),
+    "a18_real_tr_eio_then_cuda_illegal_access": (Category.GPU_CUDA, "rank 0"),
+    "a18_real_tr_logdir_keyerror_then_sigkill_rank2": (Category.UNDETERMINED, "rank 2"),
+    "a18_real_tr_pasted_tail_last_attempt": (Category.SOFTWARE, "rank 1"),
+    "a18_tr_two_node_same_oom_every_attempt": (Category.OOM, "rank 5"),
+    "a18_tr_grep_excerpt_attempts_oom_rank3": (Category.OOM, "rank 3"),
+    "a18_tr_segfault_each_attempt_rank1": (Category.UNDETERMINED, "rank 1"),
+    "a18_tr_store_timeout_then_assertion": (Category.SOFTWARE, "rank 3"),
+    "a18_slurm_torchx_requeue_same_corrupt_parquet": (Category.DATA, "rank 3"),
+    "a18_slurm_preempt_requeue_then_ib_error": (Category.NETWORK, ""),
+    "a18_lightning_requeue_then_oom_rank1": (Category.OOM, "rank 1"),
+    "a18_megatron_requeue_same_node_launch_failure": (Category.GPU_CUDA, "rank 12"),
+    "a18_slurm_torchx_requeue_watchdog_each_time": (Category.UNDETERMINED, ""),
+    "a18_k8s_pytorchjob_backoff_same_import_error": (Category.SOFTWARE, "rank 5"),
+    "a18_k8s_crashloop_oomkilled_backoff": (Category.OOM, "llm-pretrain-worker-2"),
+    "a18_k8s_restarts_same_node_ecc": (Category.GPU_CUDA, "rank 27"),
+    "a18_ray_train_v2_max_failures_same_error": (Category.SOFTWARE, ""),
+    "a18_ray_tune_memory_killer_all_retries": (Category.OOM, "10.0.1.7"),
+    "a18_attempt_files_oom_then_enospc": (Category.STORAGE_IO, "rank 0"),
     "f17_megatron_srun_label_oom_rank13": (Category.OOM, "rank 13"),
     "f17_megatron_rerun_disabled_nan_loss_rank5": (Category.SOFTWARE, "rank 5"),
     "f17_megatron_ckpt_torch_save_enospc_rank0": (Category.STORAGE_IO, "rank 0"),
@@ -2813,6 +2833,7 @@ HEALTHY += ("h14_k8s_all_completed", "h14_k8s_crashloop_recovered", "h14_pytorch
 HEALTHY += ("c15_c10d_refused_then_joined_healthy", "c15_hf_hub_429_retried_ok_healthy", "c15_s3_slowdown_retried_uploaded_healthy", "c15_xla_bfc_not_a_failure_healthy", "c15_unicode_bad_sample_skipped_healthy", "c15_wandb_network_error_resolved_healthy",)
 HEALTHY += ("l16_pip_resolver_warning_healthy", "l16_pip_retry_then_ok_healthy", "l16_git_lfs_optional_fail_healthy", "l16_hf_retry_then_ok_healthy", "l16_cpp_ext_warning_healthy", "l16_docker_pull_retry_healthy", "l16_srun_step_busy_healthy", "l16_ssh_known_hosts_warning_healthy", "l16_wandb_install_fail_skipped_healthy", "l16_conda_newer_version_healthy",)
 HEALTHY += ("f17_megatron_spiky_loss_nonfatal_healthy", "f17_megatron_straggler_report_healthy", "f17_megatron_exit_duration_healthy", "f17_megatron_after_training_done_healthy", "f17_nemo_warnings_healthy", "f17_titan_relooped_healthy", "f17_ds_overflow_and_flush_healthy", "f17_lightning_seed_warnings_healthy", "f17_llamafactory_healthy_warnings", "f17_composer_automicrobatch_recovered", "f17_verl_healthy_repeated_warnings",)
+HEALTHY += ("a18_real_tr_two_sigkills_then_finished", "a18_real_tr_logdir_eio_then_finished", "a18_real_tr_dataloader_killed_once_recovered", "a18_tr_membership_change_regrow_recovered", "a18_tr_per_node_restart_then_finished", "a18_slurm_node_failure_requeue_completed", "a18_lightning_requeue_resumed_completed", "a18_ray_train_v1_restart_recovered", "a18_ray_train_v2_node_preempted_then_finished", "a18_torchft_group_lost_and_healed",)
 
 
 def _triage(name: str) -> Diagnosis:
