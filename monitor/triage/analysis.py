@@ -44,6 +44,7 @@ from monitor.triage.rules import (
     Context,
     Finding,
     nfs_answered_again,
+    one_subject,
     still_failing,
     table_entries,
 )
@@ -342,8 +343,8 @@ def _subject_named(ctx: Context, finding: Finding) -> Finding:
     if finding.culprit_ranks or finding.culprits or finding.category not in _SUBJECT_FAULTS:
         return finding
     scans = [ctx.scans[finding.cause.file_index]] if finding.cause is not None else ctx.scans
-    subjects = {s for scan in scans for s in scan.subjects}
-    return replace(finding, culprits=(subjects.pop(),)) if len(subjects) == 1 else finding
+    named = one_subject(scans)
+    return replace(finding, culprits=named) if named else finding
 
 
 def _stopped_by_launcher(ctx: Context) -> set[int]:

@@ -16,6 +16,7 @@ from monitor.triage.rules.base import (
     Finding,
     Rule,
     nfs_answered_again,
+    one_subject,
     stepped_past,
     table_entries,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "Finding",
     "Rule",
     "nfs_answered_again",
+    "one_subject",
     "stepped_past",
     "still_failing",
     "table_entries",

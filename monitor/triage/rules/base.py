@@ -90,6 +90,14 @@ def waits_for_nccl_id(item: Located) -> bool:
             and "ncclUniqueId" in item.event.text)
 
 
+def one_subject(scans: Sequence[FileScan]) -> tuple[str, ...]:
+    """The one pod or node every file's orchestrator output that states one is about (`pod
+    w-4 on node gpu-12` from a pasted `kubectl describe pod`); () for none, or for files about
+    two (two pods stopped: no one of them is the story)."""
+    subjects = {s for scan in scans for s in scan.subjects}
+    return tuple(subjects) if len(subjects) == 1 else ()
+
+
 def _best_located(items: Sequence[Located]) -> Located:
     """Of the lines that tell one failure, the one that says most of where it ran (NCCL's
     own line has host and pid; the same error quoted as a `Last error:` has neither)."""

@@ -473,8 +473,8 @@ def _nccl_refused_use(ctx: Context) -> Finding | None:
 
 
 def _warned_just_above(ctx: Context, item: Located) -> Located | None:
-    """The last NCCL WARN of the same process (its rank, or its host and pid) within a few
-    lines above `item`, in the same file."""
+    """The last NCCL WARN of the same process (its rank, or its pid) within a few lines above
+    `item`, in the same file, where its words name no cause of another family."""
     pid = item.event.fields.get("pid")
     near = [w for w in ctx.of(EventKind.NCCL_WARN)
             if w.file_index == item.file_index and 0 <= item.event.line - w.event.line <= 6

@@ -15,6 +15,7 @@ from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks, who
 from monitor.triage.lexicon import CATEGORY, OWN_FAULT, Family, Reading, looks_failed, read_line
 from monitor.triage.reader import TailLine, failed_alike
 from monitor.triage.rules.base import (
+    _CRASHED,
     _LEGACY_LOCAL,
     _SPAWN_EXIT,
     MPI_ABORT,
@@ -236,13 +237,13 @@ def trained_past_every_failure(ctx: Context) -> Finding | None:
 
 # Events that report a process's or a node's death, a hang or a stop: never a setup step
 _DEATHS = frozenset({
-    EventKind.WATCHDOG_TIMEOUT, EventKind.WATCHDOG_TERMINATED, EventKind.NCCL_TEARDOWN,
-    EventKind.HEARTBEAT_HANG, EventKind.XID, EventKind.GPU_FAULT, EventKind.HOST_OOM,
-    EventKind.CUDA_OOM, EventKind.CUDA_ERROR, EventKind.SIGNAL_KILL, EventKind.SLURM_CANCEL,
+    *_CRASHED, EventKind.WATCHDOG_TIMEOUT, EventKind.WATCHDOG_TERMINATED,
+    EventKind.NCCL_TEARDOWN, EventKind.HEARTBEAT_HANG, EventKind.XID, EventKind.GPU_FAULT,
+    EventKind.HOST_OOM, EventKind.CUDA_OOM, EventKind.CUDA_ERROR, EventKind.SLURM_CANCEL,
     EventKind.SLURM_OOM, EventKind.SLURM_TASK_EXIT, EventKind.AGENT_WORKER_FAILED,
-    EventKind.AGENT_DEATH_SIGNAL, EventKind.CHILD_FAILED_SUMMARY, EventKind.NATIVE_CRASH,
-    EventKind.FAULTHANDLER, EventKind.MPI_EXIT, EventKind.POD_EVICTED, EventKind.ACTOR_DIED,
-    EventKind.DATALOADER_WORKER_DIED, EventKind.NCCL_ERROR, EventKind.REMOTE_ERROR,
+    EventKind.AGENT_DEATH_SIGNAL, EventKind.CHILD_FAILED_SUMMARY, EventKind.MPI_EXIT,
+    EventKind.POD_EVICTED, EventKind.ACTOR_DIED, EventKind.DATALOADER_WORKER_DIED,
+    EventKind.NCCL_ERROR, EventKind.REMOTE_ERROR,
 })
 
 
@@ -251,10 +252,10 @@ def _setup_gone_around(ctx: Context, item: Located) -> bool:
     file shows the job training past (an optional package that would not install, a `git lfs
     pull` of files it did not need): no step line before it in its file, and two numbered
     steps after it with nothing failing after. Never a death, a hang or a stop."""
+    tail = ctx.scans[item.file_index].tail
     return (item.rank is None and item.kind not in _DEATHS
-            and not any(t.line < item.event.line and training_line(t)
-                        for t in ctx.scans[item.file_index].tail)
-            and item.event.line >= ctx.scans[item.file_index].tail[0].line
+            and bool(tail) and item.event.line >= tail[0].line
+            and not any(t.line < item.event.line and training_line(t) for t in tail)
             and file_trained_on(ctx, item.file_index, item.event.end_line))
 
 
@@ -996,6 +997,13 @@ def _hydra_status(ctx: Context, item: Located) -> str:
     return ""
 
 
+def _hang_reported(ctx: Context) -> bool:
+    """NCCL's watchdog or heartbeat monitor fired, or NCCL tore a communicator down: a hang
+    whose abort makes every worker exit, the first report of an exit only the first."""
+    return bool(ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN,
+                       EventKind.HEARTBEAT_HANG))
+
+
 def launcher_task_exit(ctx: Context) -> Finding | None:
     """mpirun and srun name the first process that died or exited by itself. An mpirun rank
     is the job's rank; an srun task is one only when srun started the ranks itself (not a
@@ -1003,8 +1011,7 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
     that process's own line above them says it."""
     # (a process that died of SIGABRT where NCCL's watchdog or heartbeat monitor fired: the
     # watchdog aborted it, a consequence of the hang, as signal_kill reads torchrun's table)
-    watchdog_aborted = bool(ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN,
-                                   EventKind.HEARTBEAT_HANG))
+    watchdog_aborted = _hang_reported(ctx)
     mpi = [e for e in ctx.of(EventKind.MPI_EXIT)
            if (e.event.level >= Level.ERROR or (e.event.level is Level.WARNING
                                                  and MPI_ABORT.search(e.event.text)))
@@ -1594,9 +1601,7 @@ def launcher_exit(ctx: Context) -> Finding | None:
                 # of another node exited too: then the first report is only the first
                 hosts = {e.event.host for e in ctx.of(EventKind.AGENT_WORKER_FAILED)
                          if e.event.int_field("exitcode") not in (None, 0)}
-                hang = ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN,
-                              EventKind.HEARTBEAT_HANG)
-                host = item.event.host if len(hosts) == 1 and not hang else None
+                host = item.event.host if len(hosts) == 1 and not _hang_reported(ctx) else None
                 return Finding(
                     Category.UNDETERMINED, (), (f"a worker on node {host}",) if host else (),
                     (f"DeepSpeed's launcher{' on node ' + host if host else ''} reports that "

@@ -31,6 +31,7 @@ from monitor.triage.rules.base import (
     _some,
     _writer,
     file_trained_on,
+    one_subject,
     others_trained_past,
     rank_stepped_on,
     trained_after,
@@ -122,13 +123,6 @@ def _next_reading_where(ctx: Context, readings: Sequence[tuple[int, TailLine, Re
             or any(first.line < t.line < line.line for t in tail)):
         return ()
     return reading.where
-
-
-def _one_subject(ctx: Context) -> tuple[str, ...]:
-    """The one pod or node every file's orchestrator output that states one is about; () for
-    none, or for files about two (two pods stopped: no one of them is the story)."""
-    subjects = {s for scan in ctx.scans for s in scan.subjects}
-    return tuple(subjects) if len(subjects) == 1 else ()
 
 
 def _file_host(scan: FileScan) -> tuple[str, ...]:
@@ -274,7 +268,7 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
             n for _, t, r in readings if r.family is family for n in node_names(t.text)))
             # or the one pod or node the files' orchestrator output is about (`kubectl
             # describe pod w-4`'s Message line names neither), never an address under it
-            or _one_subject(ctx) or _file_host(ctx.scans[index])):
+            or one_subject(ctx.scans) or _file_host(ctx.scans[index])):
         name = _some(nodes)
     elif family is Family.GPU and not ranks and spots and "nvswitch" in first.text.lower():
         name = f"the NVSwitch at {where}"  # its driver's or Fabric Manager's line: not a GPU
