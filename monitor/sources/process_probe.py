@@ -475,9 +475,9 @@ class ProcessProbe:
                 self._seen[pid] = _Seen(info, 0.0)
                 if info.role is ProcRole.RANK:
                     # Read each poll: a rank may be moved into its job's cgroup after it starts.
-                    cgroup = memory_cgroup(pid)
-                    kills = oom_kills(cgroup) if cgroup else None
                     known, _before, last, rose_at = self._oom.get(pid, (None, None, None, None))
+                    cgroup = _still_its_own(memory_cgroup(pid), known)
+                    kills = oom_kills(cgroup) if cgroup else None
                     same = known == cgroup and last is not None
                     before = last if same else kills
                     if same and kills is not None and last is not None and kills > last:
@@ -487,6 +487,17 @@ class ProcessProbe:
         # terminated afterwards (SIGTERM/SIGINT), so the first cause is named first.
         out.sort(key=lambda e: e.signal in _TEARDOWN_SIGNALS)
         return out
+
+
+def _still_its_own(cgroup: Path | None, known: Path | None) -> Path | None:
+    """The rank's memory cgroup as read now, unless the read lost it: on cgroup v1 the kernel
+    shows an exiting task (one the OOM killer is tearing down) in the root, and a vanished
+    task has none. A live rank is moved into a cgroup, never out to one of its ancestors."""
+    if known is None:
+        return cgroup
+    if cgroup is None or (cgroup != known and known.is_relative_to(cgroup)):
+        return known
+    return cgroup
 
 
 def _info(

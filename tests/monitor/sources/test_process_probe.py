@@ -217,3 +217,30 @@ def test_a_rank_seen_for_a_while_after_its_cgroups_oom_count_rose(
             break
     (dead,) = exits
     assert dead.rank == 1 and dead.oom_killed is oom
+
+
+def test_a_rank_shown_in_the_root_cgroup_while_the_oom_killer_tears_it_down(
+    launcher: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On cgroup v1 the kernel lists an exiting task in the root memory cgroup: a look that
+    catches the rank mid-teardown must not swap its cgroup's count for the root's."""
+    from monitor.sources import process_probe
+
+    own = tmp_path / "job" / "rank1"
+    own.mkdir(parents=True)
+    kills = {own: 0, tmp_path: 7}  # the root counts every cgroup's kills
+    where = {"cgroup": own}
+    monkeypatch.setattr(process_probe, "memory_cgroup", lambda pid: where["cgroup"])
+    monkeypatch.setattr(process_probe, "oom_kills", lambda cgroup: kills[cgroup])
+    parent = launcher("forever")  # type: ignore[operator]
+    probe = ProcessProbe(lambda: [parent.pid], ExitStatusBook(), 0.2)
+    ranks = _ranks(_poll_until(probe, lambda s: len(_ranks(s)) == 2))
+    probe.poll(time.monotonic())
+    kills[own] = 1  # the kernel counted the kill...
+    where["cgroup"] = tmp_path  # ...and shows the dying rank in the root
+    probe.poll(time.monotonic())
+    probe.poll(time.monotonic())
+    _kill_to_zombie(next(pid for pid, rank in ranks.items() if rank == 1))
+    exits = _poll_until(probe, lambda s: any(isinstance(o, ProcessExit) for o in s))
+    (dead,) = [o for o in exits if isinstance(o, ProcessExit)]
+    assert dead.rank == 1 and dead.oom_killed
