@@ -1553,7 +1553,10 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?P<error>Name or service not known|Temporary failure in name resolution|"
             r"nodename nor servname provided)",
         ),
-        post=lambda f, p: (EventKind.STORE_TIMEOUT, Level.ERROR,
+        # (c10d looks a host up for IPv6 and for IPv4: an IPv6 lookup that failed alone is
+        # its routine warning where the host has only an IPv4 address; the IPv4 one is not)
+        post=lambda f, p: (EventKind.STORE_TIMEOUT,
+                           Level.WARNING if "IPv6 network addresses of" in p else Level.ERROR,
                            {**f, "phase": "connect", "unresolved": True}),
     ),
     LinePattern(

@@ -339,11 +339,12 @@ def _subject_named(ctx: Context, finding: Finding) -> Finding:
     """A finding that names no culprit names the pod or node the scheduler's or
     orchestrator's output in its file states (`kubectl describe pod w-2`, an LSF report's
     execution host): the failing line (`Evicted`, `TERM_LOAD`) seldom names it. The file of
-    the line that decided, or where no event decided, the one subject all files state."""
+    the line that decided; where that states none (a pod's own log beside its `kubectl
+    describe`) or no event decided, the one subject all files state."""
     if finding.culprit_ranks or finding.culprits or finding.category not in _SUBJECT_FAULTS:
         return finding
     scans = [ctx.scans[finding.cause.file_index]] if finding.cause is not None else ctx.scans
-    named = one_subject(scans)
+    named = one_subject(scans) or (one_subject(ctx.scans) if len(scans) < len(ctx.scans) else ())
     return replace(finding, culprits=named) if named else finding
 
 

@@ -14,7 +14,7 @@ from monitor.parse.collectives import CollectivePicture
 from monitor.parse.log_events import EventKind
 from monitor.parse.log_patterns import FieldValue, Level
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, whereabouts, who
-from monitor.triage.lexicon import OWN_FAULT, is_pci_address, looks_failed, words_family
+from monitor.triage.lexicon import OWN_FAULT, is_pci_address, looks_failed, read_line, words_family
 from monitor.triage.reader import FileScan, TailLine, failed_alike
 from monitor.triage.topology import Topology
 
@@ -52,11 +52,12 @@ class Context:
     @cached_property
     def passed_threads(self) -> tuple[tuple[int, int, int], ...]:
         """(file index, first line, last line) of each traceback its process went on after
-        (`stepped_past`) or CPython swallowed (`swallowed`, up to its exception line): nothing
-        in those records is the job's failure."""
+        (`stepped_past`), whose connect a retry then made (`reconnected_after`), or CPython
+        swallowed (`swallowed`, up to its exception line): nothing in those records is the
+        job's failure."""
         return tuple((e.file_index, e.event.line, e.event.end_line)
                      for e in self.of(EventKind.PYTHON_TRACEBACK)
-                     if stepped_past(self, e)) + tuple(
+                     if stepped_past(self, e) or reconnected_after(self, e)) + tuple(
             (e.file_index, e.event.line, _exception_line(self, e))
             for e in self.of(EventKind.PYTHON_TRACEBACK) if swallowed(self, e))
 
@@ -461,6 +462,37 @@ def swallowed(ctx: Context, item: Located) -> bool:
         # (one record only: a second traceback after it is a real exception's)
         t.text.lstrip().startswith("Traceback (most recent call last)") for t in tail
         if item.event.line < t.line <= item.event.end_line)
+
+
+# A client's own word that a connection it had failed to make was made after all (Ray's
+# `Connected to Ray cluster.`, its `Ray runtime started.`)
+CONNECTED = re.compile(r"\b(?:Connected|Reconnected|connected) to (?!.*\b(?:fail|lost|refused))|"
+                       # netty's client in Spark's block fetches, after its retry
+                       r"\bSuccessfully created connection to\b|"
+                       r"\bRay runtime started\b|\bhas successfully connected\b|"
+                       # TensorFlow's and slurmctld's words for a peer or node that came back
+                       r"\bCluster successfully recovered\b|\bnow responding\b")
+
+
+def connected_after(ctx: Context, index: int, line: int, host: str = "") -> bool:
+    """The same file shows, after `line`, a connect made (to `host`, where given)."""
+    return any(t.line > line and CONNECTED.search(t.text) is not None and host in t.text
+               and read_line(t.text) is None for t in ctx.scans[index].tail)
+
+
+# an exception's word that its client could not connect to a host (Spark's block fetcher:
+# `IOException: Failed to connect to n52.internal/10.0.3.52:7337`)
+_COULD_NOT_CONNECT = re.compile(r"\b(?:[Ff]ailed to connect to |[Cc]ould not connect to |"
+                                r"[Cc]onnection refused: )(?P<host>[A-Za-z0-9][\w.\-]*)")
+
+
+def reconnected_after(ctx: Context, item: Located) -> bool:
+    """A traceback of a client that could not connect to a host, where its file later shows a
+    connect to that host made (`Retrying fetch (1/3)`, then `Successfully created connection
+    to n52.internal/…`): a retry that worked."""
+    said = _COULD_NOT_CONNECT.search(str(item.event.fields.get("exc_message", "")))
+    return said is not None and connected_after(ctx, item.file_index, item.event.end_line,
+                                                said["host"])
 
 
 def stepped_past(ctx: Context, item: Located) -> bool:

@@ -42,6 +42,7 @@ from monitor.triage.rules.base import (
     _ray_task_name,
     _spawn_reports,
     nfs_answered_again,
+    reconnected_after,
     says_nccl_unexplained,
     stepped_past,
     swallowed,
@@ -52,6 +53,7 @@ from monitor.triage.rules.unexplained import (
     failing_readings,
     retried_connects_above,
 )
+from monitor.triage.topology import task_ranks
 
 # Exceptions that are a file system's refusal whatever their message. A missing file
 # (FileNotFoundError) is not among them: a path the job got wrong, or two ranks racing on one
@@ -702,6 +704,26 @@ def _submitit_task(ctx: Context, item: Located) -> tuple[int, ...]:
     return (int(above[-1][1]),) if above else ()
 
 
+def _srun_task(ctx: Context, item: Located) -> tuple[int, ...]:
+    """The rank of an unlabelled traceback where srun, which started the ranks itself, then
+    names one task alone that exited with an error code of its own (`srun: error: n6: task 2:
+    Exited with exit code 1`; the others stopped later, by a signal), and no other process's
+    exception is shown: the one process that failed wrote the one traceback."""
+    if item.rank is not None or not ctx.topology.srun_ranks:
+        return ()
+    exits = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
+             if e.event.fields.get("exitcode") and not e.event.fields.get("signal")]
+    others = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
+              if e is not item and e.event.fields.get("exc_type")]
+    if len(exits) != 1 or others:
+        return ()
+    tasks = exits[0].event.fields.get("tasks")
+    if (exits[0].file_index != item.file_index or exits[0].event.line < item.event.line
+            or not isinstance(tasks, tuple) or len(tasks) != 1):
+        return ()
+    return task_ranks(ctx.topology, [int(t) for t in tasks if isinstance(t, int)])
+
+
 # a message that only says a wait ran out
 _WAIT_RAN_OUT = re.compile(r"(?i)\s*(?:socket )?(?:timeout|timed out)\W*$")
 
@@ -766,7 +788,8 @@ def own_exception(ctx: Context) -> Finding | None:
            and not _aftermath(ctx, item)
            and not stepped_past(ctx, item)
            and not swallowed(ctx, item)
-           and not _pipe_closed(item)]
+           and not _pipe_closed(item)
+           and not reconnected_after(ctx, item)]
     died = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
             if _WORKER_DIED.search(str(item.event.fields.get("exc_message", ""))) is not None]
     if not own or (died and died[0].order() < own[0].order()):
@@ -891,6 +914,23 @@ def own_exception(ctx: Context) -> Finding | None:
                                           first.event.rank)
         full = (_failed_above(ctx, first, Family.STORAGE)
                 if category is Category.SOFTWARE and lost is None else None)
+        killed = (_failed_above(ctx, first, Family.OOM)
+                  if category is Category.SOFTWARE and lost is None and full is None else None)
+        if killed is not None:
+            # the same process's own report, just above, that a worker was killed for its
+            # memory (`Lost executor 5 on n22: Container killed by YARN for exceeding memory
+            # limits`): the exception (the training that failed, an interrupted thread) only
+            # relays it
+            line, reading = killed
+            where = ", ".join(reading.where)
+            return Finding(
+                Category.OOM, (), (where,) if where else (),
+                (f"'{line.text.strip()[:160]}' ({ctx.scans[first.file_index].path}:"
+                 f"{line.line}), then {who(first)} raised {exc}: {message[:120]} "
+                 f"({first.where})",), first,
+                ("Give that worker more memory (or use less: smaller partitions, batches), "
+                 "and read the node's kernel or resource manager log for the kill.",),
+            )
         if full is not None:
             # the same process's own report, just above, that a disk filled or failed under
             # a tool it ran (a linker's `final link failed: No space left on device` under
@@ -911,7 +951,8 @@ def own_exception(ctx: Context) -> Finding | None:
     if not ranks and self_named is not None:  # `AssertionError: Rank 13: found NaN …`
         ranks = (int(next(g for g in self_named.groups() if g)),)
     if not ranks:
-        ranks = _launcher_named_rank(ctx, first) or _submitit_task(ctx, first)
+        ranks = (_launcher_named_rank(ctx, first) or _submitit_task(ctx, first)
+                 or _srun_task(ctx, first))
     task = None if ranks else _ray_task(ctx, first)
     raiser = _ray_task_name(task) if task is not None else who(first)
     worker = _failed_worker(ctx) if not ranks and task is None else None

@@ -186,11 +186,14 @@ _TRAINED_ON_LINES = 2
 # `max_epochs=20` reached.`)
 _FINISHED_TRAINING = re.compile(r"(?i)\btraining (?:is )?(?:finished|completed?|done)\b|"
                                 r"\bfinished training\b|"
+                                # submitit's last word on a job's function that returned
+                                r"\bJob completed successfully\b|"
                                 r"\bTrainer\.fit`? stopped: `?max_(?:epochs|steps)=\d+`? reached\b")
 # the scheduler's word that the stopped job goes back to the queue (`… CANCELLED AT … DUE TO
 # JOB REQUEUE ***`, Lightning's `Requeued SLURM job: 44560`)
 _REQUEUED = re.compile(r"(?i)\bDUE TO JOB REQUEUE\b|\bRequeued SLURM job\b|\bjob requeued\b|"
-                       r"\brequeuing job\b")
+                       # submitit's (`Requeued job 60601445 (3 remaining timeouts)`)
+                       r"\brequeuing job\b|\brequeued job \d+")
 
 
 def trained_past_every_failure(ctx: Context) -> Finding | None:
@@ -305,7 +308,13 @@ _JOB_SUCCEEDED = re.compile(r"\bFinal app status: SUCCEEDED, exitCode: 0\b|"
                             r"^\s*[\w.\-]+\s+Succeeded\s+\d+[smhd][\dsmhd]*\s*$|"
                             # SageMaker's toolkit and console, Google Batch's job events
                             r"\bReporting training SUCCESS\b|\bCompleted - Training job completed\b|"
-                            r"\bJob state is set from RUNNING to SUCCEEDED\b")
+                            r"\bJob state is set from RUNNING to SUCCEEDED\b|"
+                            # Kubeflow's training operator (`PyTorchJob bert-ft is successfully
+                            # completed.`), Spark's scheduler on a job whose lost tasks it ran
+                            # again (`Job 3 finished: save at …, took 2625.4 s`)
+                            r"\b(?:PyTorch|TF|MPI|XGBoost|Paddle|MX|JAX)Job [\w.\-]+ is "
+                            r"successfully completed\b|"
+                            r"\bDAGScheduler: Job \d+ finished: ")
 
 
 def job_succeeded(ctx: Context) -> Finding | None:
@@ -321,7 +330,11 @@ def job_succeeded(ctx: Context) -> Finding | None:
     if not said:
         return None
     failures = [e for e in ctx.located if e.event.level >= Level.ERROR]
-    if any(e.file_index not in said or e.event.end_line > said[e.file_index] for e in failures):
+    if any(e.event.end_line > said[e.file_index] if e.file_index in said
+           # another file's failure (a pod's own log): its process trained to the end after it
+           else not _trained_to_the_end([t for t in ctx.scans[e.file_index].tail
+                                         if t.line > e.event.end_line])
+           for e in failures):
         return None
     if any(t.line > last and looks_failed(t.text)
            for i, last in said.items() for t in ctx.scans[i].tail):
@@ -456,6 +469,16 @@ def scheduler(ctx: Context) -> Finding | None:
     if not items:
         return None
     first = min(items, key=Located.order)
+    # one file is written in order: an unstamped line of srun's above a stamped one came first
+    first = min((e for e in items if e.file_index == first.file_index),
+                key=lambda e: e.event.line)
+    if first.kind in (EventKind.AGENT_DEATH_SIGNAL, EventKind.AGENT_SIGTERM):
+        # the launcher's signal is the stop's effect; the platform's own word (an eviction, a
+        # node failure, a cancel), unstamped as Kubernetes' event tables are, says who and why
+        said = [e for e in (*cancels, *nodes, *ctx.of(EventKind.POD_EVICTED))
+                if _before(e, first) or (e.file_index != first.file_index and e.time is None)]
+        if said:
+            first = min(said, key=Located.order)
     began = _handler_began(ctx, first)
     # (earlier in time; or, for the job's own exception, earlier in the scheduler line's
     # own file: a traceback with no stamp above a stamped cancel came first)
@@ -473,6 +496,12 @@ def scheduler(ctx: Context) -> Finding | None:
         earlier = [e for e in earlier if not _lost_a_peer(e)]
     if earlier:
         return None  # the job was already failing when the scheduler stepped in
+    if first.kind is EventKind.SLURM_CANCEL and first.event.fields.get("reason") == "time_limit" \
+            and any(line.line < first.event.line and reading.family is Family.NETWORK
+                    for line, reading in failing_readings(ctx, first.file_index)):
+        # a connect that failed in words no pattern knows (Open MPI's `connect() to 10.1.2.3
+        # failed: No route to host`), then nothing until the time limit: the job hung on it
+        return None
     fields = first.event.fields
     if first.kind is EventKind.SLURM_CANCEL:
         text = (f"SLURM cancelled {str(fields.get('what', '')).lower()} {fields.get('job')} due "
@@ -709,7 +738,10 @@ def _said_before_crash(ctx: Context, crash: Located,
 
 
 def signal_kill(ctx: Context) -> Finding | None:
-    aborted_by_watchdog = bool(ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN))
+    # (or its watchdog thread ended on an NCCL error, `… terminated with exception: NCCL error:
+    # remote process exited …`, and took the process down with it: torch aborts then)
+    aborted_by_watchdog = bool(ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN,
+                                      EventKind.WATCHDOG_TERMINATED))
     for item in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
         signal = item.event.fields.get("root_signal")
         rank = item.event.fields.get("root_rank")
@@ -1629,6 +1661,9 @@ def launcher_exit(ctx: Context) -> Finding | None:
         if said is not None:
             return _memory_hardware(ranks, process, said, item)
         signal = item.event.fields.get("signal") or f"signal {-code}"
+        if signal == "SIGABRT" and ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN,
+                                          EventKind.WATCHDOG_TERMINATED):
+            continue  # NCCL's watchdog aborted it: the consequence of what it reports
         return Finding(
             Category.UNDETERMINED, ranks, (process,),
             (f"the launcher reports {process} killed by {signal} "

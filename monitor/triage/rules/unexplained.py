@@ -23,6 +23,7 @@ from monitor.triage.lexicon import (
 from monitor.triage.reader import FileScan, TailLine
 from monitor.triage.rules.base import (
     _NET_SETUP,
+    CONNECTED,
     Context,
     Finding,
     _called,
@@ -30,6 +31,7 @@ from monitor.triage.rules.base import (
     _killed_in_tail,
     _some,
     _writer,
+    connected_after,
     file_trained_on,
     one_subject,
     others_trained_past,
@@ -151,12 +153,6 @@ def _warned_then_went_on(ctx: Context, index: int, line: TailLine) -> bool:
         or trained_after(ctx, index, line.line))
 
 
-# A client's own word that a connection it had failed to make was made after all (Ray's
-# `Connected to Ray cluster.`, its `Ray runtime started.`)
-_CONNECTED = re.compile(r"\b(?:Connected|Reconnected|connected) to (?!.*\b(?:fail|lost|refused))|"
-                        r"\bRay runtime started\b|\bhas successfully connected\b|"
-                        # TensorFlow's and slurmctld's words for a peer or node that came back
-                        r"\bCluster successfully recovered\b|\bnow responding\b")
 # a failing line about a connection (`Failed to connect to GCS.`): a later connect answers it
 _ABOUT_CONNECTING = re.compile(r"(?i)\bconnect|\bnot responding\b|\bunreachable\b|\bis down\b|"
                                r"\bGRPC error information\b")
@@ -177,8 +173,7 @@ def _outlived(ctx: Context, index: int, line: TailLine) -> bool:
 
 def _reconnected(ctx: Context, index: int, line: TailLine) -> bool:
     """A failed connect that the same file later shows made: a retry that worked."""
-    return any(t.line > line.line and _CONNECTED.search(t.text) is not None
-               and read_line(t.text) is None for t in ctx.scans[index].tail)
+    return connected_after(ctx, index, line.line)
 
 
 # A failure whose own words say only that time ran out (etcd's `Error: context deadline
@@ -200,7 +195,7 @@ def retried_connects_above(ctx: Context, index: int, line: int,
              and (t.rank is None or rank is None or t.rank == rank)]
     found = [(t, reading) for t in above
              if (reading := read_words(t.text)).family is Family.NETWORK]
-    if not found or any(t.line > found[-1][0].line and _CONNECTED.search(t.text) is not None
+    if not found or any(t.line > found[-1][0].line and CONNECTED.search(t.text) is not None
                         for t in above):
         return None
     named = [(t, reading) for t, reading in found if reading.where]

@@ -1,0 +1,135 @@
+"""A failure another line explains, and a failure the job got past: the kill for memory an
+exception only relays, NCCL's own abort of a rank, srun's one task that failed alone, c10d's
+routine IPv6 lookup warning, a connect a retry then made."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from monitor.model import Category
+from monitor.parse.log_events import EventExtractor, EventKind, Level
+from monitor.triage.analysis import Diagnosis, diagnose
+from monitor.triage.reader import read_inputs
+
+
+def _triage(tmp_path: Path, **files: str) -> Diagnosis:
+    paths = []
+    for name, text in files.items():
+        path = tmp_path / f"{name}.log"
+        path.write_text(text, encoding="utf-8")
+        paths.append(str(path))
+    scans, problems, _ = read_inputs(paths)
+    return diagnose(scans, problems)
+
+
+def test_an_exception_under_a_workers_kill_for_memory_is_that_kill(tmp_path: Path) -> None:
+    diagnosis = _triage(tmp_path, driver=(
+        "23/11/14 09:02:16 INFO XGBoostSpark: start training on 16 workers\n"
+        "23/11/14 09:47:32 ERROR YarnScheduler: Lost executor 5 on dn-22.corp.local: Container "
+        "killed by YARN for exceeding memory limits.  33.2 GB of 32 GB physical memory used.\n"
+        "23/11/14 09:47:33 ERROR RabitTracker: Uncaught exception thrown by worker:\n"
+        "java.lang.InterruptedException\n"
+        "23/11/14 09:47:38 ERROR XGBoostSpark: the job was aborted due to \n"
+        "ml.dmlc.xgboost4j.java.XGBoostError: XGBoostModel training failed\n"
+        "\tat ml.dmlc.xgboost4j.scala.spark.XGBoost$.trainDistributed(XGBoost.scala:620)\n"))
+    assert diagnosis.category is Category.OOM, diagnosis.summary
+    assert any("executor 5" in c for c in diagnosis.culprits), diagnosis.culprits
+
+
+_WATCHDOG_ABORT = (
+    "[rank0]:[E718 03:12:57.411287 ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] Process group "
+    "watchdog thread terminated with exception: NCCL error: remote process exited or there was "
+    "a network error, NCCL version 2.18.3\n"
+    "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting "
+    "prematurely.\n"
+    "[2023-07-18 03:12:58,620] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending "
+    "process 3021 closing signal SIGTERM\n"
+    "[2023-07-18 03:12:59,902] torch.distributed.elastic.multiprocessing.api: [ERROR] failed "
+    "(exitcode: -6) local_rank: 0 (pid: 3020) of binary: /opt/conda/bin/python\n")
+
+
+def test_a_rank_nccls_watchdog_aborted_is_not_the_culprit(tmp_path: Path) -> None:
+    """Its watchdog thread ended on a peer's loss and aborted it: SIGABRT is the consequence."""
+    diagnosis = _triage(tmp_path, node0=_WATCHDOG_ABORT + (
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+        "============================================================\n"
+        "pretrain.py FAILED\n"
+        "------------------------------------------------------------\n"
+        "Root Cause (first observed failure):\n[0]:\n"
+        "  time      : 2023-07-18_03:12:58\n  host      : train-node-0\n"
+        "  rank      : 0 (local_rank: 0)\n  exitcode  : -6 (pid: 3020)\n"
+        "  error_file: <N/A>\n  traceback : Signal 6 (SIGABRT) received by PID 3020\n"),
+        # the peer's node, whose journal says it was powered off
+        node2=("Jul 18 03:11:58 train-node-2 python[3304]: [rank16] step  9390 heartbeat ok\n"
+               "Jul 18 03:12:40 train-node-2 systemd-logind[812]: Power key pressed.\n"
+               "Jul 18 03:12:40 train-node-2 systemd-logind[812]: Powering Off...\n"))
+    assert diagnosis.culprit_ranks == (), diagnosis.summary
+    assert not any("3020" in c for c in diagnosis.culprits), diagnosis.culprits
+
+
+def test_the_one_srun_task_that_exited_on_its_own_wrote_the_unlabelled_traceback(
+        tmp_path: Path) -> None:
+    diagnosis = _triage(tmp_path, slurm=(
+        "[rank 2] running validation\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/user/seg/metrics.py", line 41, in compute_miou\n'
+        "    iou = inter / union\n"
+        "ZeroDivisionError: division by zero\n"
+        "srun: error: gpu-node-06: task 2: Exited with exit code 1\n"
+        "slurmstepd: error: *** JOB 402117 ON gpu-node-05 CANCELLED AT 2024-06-03T07:00:18 DUE "
+        "TO TIME LIMIT ***\n"
+        "srun: error: gpu-node-05: tasks 0-1: Terminated\n"
+        "srun: error: gpu-node-06: task 3: Terminated\n"))
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, (2,)), (
+        diagnosis.summary)
+
+
+def test_two_tasks_that_exited_on_their_own_leave_the_traceback_unlabelled(
+        tmp_path: Path) -> None:
+    diagnosis = _triage(tmp_path, slurm=(
+        "Traceback (most recent call last):\n"
+        '  File "/home/user/train.py", line 9, in <module>\n'
+        "ZeroDivisionError: division by zero\n"
+        "srun: error: gpu-node-06: task 2: Exited with exit code 1\n"
+        "srun: error: gpu-node-05: task 1: Exited with exit code 1\n"
+        "srun: error: gpu-node-05: tasks 0,3: Terminated\n"))
+    assert diagnosis.culprit_ranks == (), diagnosis.summary
+
+
+def _levels(line: str) -> list[Level]:
+    extractor = EventExtractor()
+    events = [*extractor.feed(line, 1), *extractor.flush()]
+    return [e.level for e in events if e.kind is EventKind.STORE_TIMEOUT]
+
+
+def test_c10ds_ipv6_lookup_alone_is_a_warning_and_its_ipv4_one_an_error() -> None:
+    said = ("[W1129 00:50:03.084009120 socket.cpp:764] [c10d] The {} network addresses of "
+            "(pytorch-job-master-0, 29414) cannot be retrieved (gai error: -2 - Name or service "
+            "not known).")
+    assert _levels(said.format("IPv6")) == [Level.WARNING]
+    assert _levels(said.format("IPv4")) == [Level.ERROR]
+
+
+_FETCH_FAILED = (
+    "23/08/15 02:11:07 ERROR RetryingBlockFetcher: Exception while beginning fetch of 3 "
+    "outstanding blocks \n"
+    "java.io.IOException: Failed to connect to ip-10-0-3-52.ec2.internal/10.0.3.52:7337\n"
+    "\tat org.apache.spark.network.client.TransportClientFactory.createClient("
+    "TransportClientFactory.java:288)\n"
+    "23/08/15 02:11:07 INFO RetryingBlockFetcher: Retrying fetch (1/3) for 3 outstanding blocks "
+    "after 5000 ms\n")
+
+
+def test_a_connect_a_retry_then_made_is_not_the_failure(tmp_path: Path) -> None:
+    made = _triage(tmp_path, executor=_FETCH_FAILED + (
+        "23/08/15 02:11:12 INFO TransportClientFactory: Successfully created connection to "
+        "ip-10-0-3-52.ec2.internal/10.0.3.52:7337 after 2 ms (0 ms spent in bootstraps)\n"
+        "23/08/15 02:11:14 INFO Executor: Finished task 14.0 in stage 3.0 (TID 212).\n"))
+    assert made.category is Category.NONE, made.summary
+
+
+def test_a_connect_made_to_another_host_does_not_answer_the_failed_one(tmp_path: Path) -> None:
+    other = _triage(tmp_path, executor=_FETCH_FAILED + (
+        "23/08/15 02:11:12 INFO TransportClientFactory: Successfully created connection to "
+        "ip-10-0-3-18.ec2.internal/10.0.3.18:7337 after 2 ms (0 ms spent in bootstraps)\n"))
+    assert other.category is Category.NETWORK, other.summary
