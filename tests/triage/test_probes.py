@@ -2886,6 +2886,9 @@ CAUSES.update({
     "n19_slurm_node_failure_gloo_closed": (Category.INFRASTRUCTURE, 'gpu-node-12'),  # (Ranks 0, 1, 3 see gloo 'Connection closed by peer [10.3.0.112]', then 'srun: error: Node f)
 })
 HEALTHY += ("n19_torchrun_restart_then_finished", "n19_jax_late_joiner_healthy", "n19_tf_ps_startup_refused_retry_healthy", "n19_horovod_stall_warning_healthy", "n19_ompi_tcp_handshake_warning_healthy", "n19_spark_fetch_retry_healthy", "n19_c10d_ipv6_gai_warning_healthy", "n19_c10d_errno99_warning_healthy", "n19_vllm_gloo_loopback_warning_healthy",)
+CAUSES.update({
+    "n19_spark_yarn_lost_node": (Category.INFRASTRUCTURE, 'ip-10-0-5-17.ec2.internal'),  # (Executors 12 and 13 lost: 'Container marked as failed ... on host: ip-10-0-5-17.ec2.intern)
+})
 
 
 def _triage(name: str) -> Diagnosis:

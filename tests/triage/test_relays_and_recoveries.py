@@ -133,3 +133,46 @@ def test_a_connect_made_to_another_host_does_not_answer_the_failed_one(tmp_path:
         "23/08/15 02:11:12 INFO TransportClientFactory: Successfully created connection to "
         "ip-10-0-3-18.ec2.internal/10.0.3.18:7337 after 2 ms (0 ms spent in bootstraps)\n"))
     assert other.category is Category.NETWORK, other.summary
+
+
+def test_the_hub_named_in_a_chained_cause_above_the_last_exception(tmp_path: Path) -> None:
+    """Python prints a chain's causes first: the pool of the hub it could not reach is above."""
+    diagnosis = _triage(tmp_path, console=(
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/opt/conda/lib/python3.11/ssl.py", line 1321, in do_handshake\n'
+        "[rank0]: ssl.SSLCertVerificationError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate "
+        "verify failed: self-signed certificate in certificate chain (_ssl.c:1006)\n"
+        "[rank0]: \n"
+        "[rank0]: During handling of the above exception, another exception occurred:\n"
+        "[rank0]: \n"
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/opt/conda/lib/python3.11/site-packages/requests/adapters.py", line 517, '
+        "in send\n"
+        "[rank0]: requests.exceptions.SSLError: (MaxRetryError(\"HTTPSConnectionPool("
+        "host='huggingface.co', port=443): Max retries exceeded with url: /bert-base-uncased/"
+        "resolve/main/tokenizer_config.json\"))\n"
+        "[rank0]: \n"
+        "[rank0]: The above exception was the direct cause of the following exception:\n"
+        "[rank0]: \n"
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/home/user/finetune.py", line 40, in <module>\n'
+        "[rank0]: OSError: We couldn't connect to 'https://huggingface.co' to load this file, "
+        "couldn't find it in the cached files and it looks like bert-base-uncased is not the "
+        "path to a directory containing a file named tokenizer_config.json.\n"))
+    assert diagnosis.category is Category.NETWORK, diagnosis.summary
+    assert any("huggingface.co:443" in c for c in diagnosis.culprits), diagnosis.culprits
+
+
+def test_a_connect_to_a_node_the_file_said_was_lost_is_that_nodes_loss(tmp_path: Path) -> None:
+    diagnosis = _triage(tmp_path, driver=(
+        "23/08/14 11:02:41 ERROR YarnScheduler: Lost executor 12 on ip-10-0-5-17.ec2.internal: "
+        "Container marked as failed: container_1692000101234_0007_01_000013 on host: "
+        "ip-10-0-5-17.ec2.internal. Exit status: -100. Diagnostics: Container released on a "
+        "*lost* node\n"
+        "23/08/14 11:02:55 INFO DAGScheduler: Submitting ResultStage 5\n"
+        "org.apache.spark.shuffle.FetchFailedException: Failed to connect to "
+        "ip-10-0-5-17.ec2.internal/10.0.5.17:7337\n"
+        "\tat org.apache.spark.storage.ShuffleBlockFetcherIterator.throwFetchFailedException("
+        "ShuffleBlockFetcherIterator.scala:1232)\n"))
+    assert diagnosis.category is Category.INFRASTRUCTURE, diagnosis.summary
+    assert any("ip-10-0-5-17" in c for c in diagnosis.culprits), diagnosis.culprits

@@ -241,20 +241,26 @@ def _unreached(text: str, record: str = "") -> str | None:
     if (UNREACHED_ENDPOINT.search(text) is None
             or ANSWERED_OR_OFFLINE.search(f"{text}\n{record}") is not None):
         return None
-    where = _http_endpoint(text) or ", ".join(places(text))
+    # (or, where its own words name none, the HTTP pool of a cause chained in its record:
+    # the hub's `OSError: We couldn't connect to …` over urllib3's `HTTPSConnectionPool(…)`)
+    where = _http_endpoint(text) or ", ".join(places(text)) or _http_endpoint(record)
     if "Cannot connect to proxy" in text or "ProxyError" in text:
         return f"the proxy on the way to {where}" if where else "the proxy"
     return f"the link to {where}" if where else ""
 
 
 def _chained_endpoint(ctx: Context, first: Located) -> str:
-    """The endpoint the exceptions chained after `first` name, where its own words name none
+    """The endpoint the exceptions chained with `first` name, where its own words name none
     (`ConnectionRefusedError: [Errno 111] …`, then urllib3's and requests'
     `HTTPConnectionPool(host='10.0.12.9', port=8000)`): the link to it, or ""."""
-    # (a chained exception's line may be read as its own connection error event)
-    below = (i for i in ctx.of(EventKind.PYTHON_TRACEBACK, EventKind.CONNECTION_ERROR)
-             if i.file_index == first.file_index and 0 < i.event.line - first.event.end_line <= 40)
-    return next((f"the link to {endpoint}" for item in below
+    # (a chained exception's line may be read as its own connection error event; Python
+    # prints a chain cause first, so the causes of the last exception raised are above it)
+    chained = [i for i in ctx.of(EventKind.PYTHON_TRACEBACK, EventKind.CONNECTION_ERROR)
+               if i.file_index == first.file_index and i is not first
+               and (0 < i.event.line - first.event.end_line <= 40
+                    or 0 < first.event.line - i.event.end_line <= 40)
+               and (i.event.rank is None or i.event.rank == first.event.rank)]
+    return next((f"the link to {endpoint}" for item in chained
                  if (endpoint := _http_endpoint(
                      _said(ctx, item)[0] if item.kind is EventKind.PYTHON_TRACEBACK
                      else item.event.text))), "")
@@ -265,6 +271,20 @@ def _http_endpoint(text: str) -> str:
     port=8000)`), or ""."""
     m = _HTTP_ENDPOINT.search(text)
     return f"{m['host']}:{m['port']}" if m is not None else ""
+
+
+def _node_lost_above(ctx: Context, first: Located,
+                     unreached: str) -> tuple[TailLine, Reading, str] | None:
+    """A line of the same file above `first` that the lexicon reads as a node lost or
+    stopped from outside, naming a host the unreached endpoint names."""
+    for line, reading in failing_readings(ctx, first.file_index):
+        if line.line >= first.event.line or reading.family is not Family.INFRASTRUCTURE:
+            continue
+        for where in reading.where:
+            host = where.rsplit(" on ", 1)[-1].rstrip(".")
+            if len(host) > 3 and (f"to {host}:" in unreached or f"to {host} " in unreached):
+                return line, reading, host
+    return None
 
 
 def _unreached_finding(first: Located, unreached: str, evidence: str) -> Finding:
@@ -849,6 +869,18 @@ def own_exception(ctx: Context) -> Finding | None:
             # and ENOTDIR, `open file failed … Is a directory`)
             and _WRONG_PATH.search(message) is None):
         category = Category.STORAGE_IO
+    elif unreached is not None and (lost := _node_lost_above(ctx, first, unreached)):
+        # the host it could not reach is one the same file said was lost before (YARN's
+        # `Container released on a *lost* node`): the node's story, the connect its echo
+        line, reading, host = lost
+        return Finding(
+            Category.INFRASTRUCTURE, (), (f"node {host}",),
+            (f"'{line.text.strip()[:160]}' ({ctx.scans[first.file_index].path}:{line.line}), "
+             f"then {who(first)} raised {exc}: {message[:120]} ({first.where}), a connect to "
+             "that node",), first,
+            ("The node was lost (its resource manager's word): check its health and "
+             "resubmit.",),
+        )
     elif unreached is not None:
         # its client could not reach an endpoint or got no answer (a hub download, an HTTP
         # service): the network's story, and the raiser is only one end of it
