@@ -869,12 +869,12 @@ def own_exception(ctx: Context) -> Finding | None:
             # and ENOTDIR, `open file failed … Is a directory`)
             and _WRONG_PATH.search(message) is None):
         category = Category.STORAGE_IO
-    elif unreached is not None and (lost := _node_lost_above(ctx, first, unreached)):
+    elif unreached is not None and (gone := _node_lost_above(ctx, first, unreached)):
         # the host it could not reach is one the same file said was lost before (YARN's
         # `Container released on a *lost* node`): the node's story, the connect its echo
-        line, reading, host = lost
+        line, _reading, node = gone
         return Finding(
-            Category.INFRASTRUCTURE, (), (f"node {host}",),
+            Category.INFRASTRUCTURE, (), (f"node {node}",),
             (f"'{line.text.strip()[:160]}' ({ctx.scans[first.file_index].path}:{line.line}), "
              f"then {who(first)} raised {exc}: {message[:120]} ({first.where}), a connect to "
              "that node",), first,
