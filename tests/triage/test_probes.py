@@ -2887,6 +2887,10 @@ CAUSES.update({
 })
 HEALTHY += ("n19_torchrun_restart_then_finished", "n19_jax_late_joiner_healthy", "n19_tf_ps_startup_refused_retry_healthy", "n19_horovod_stall_warning_healthy", "n19_ompi_tcp_handshake_warning_healthy", "n19_spark_fetch_retry_healthy", "n19_c10d_ipv6_gai_warning_healthy", "n19_c10d_errno99_warning_healthy", "n19_vllm_gloo_loopback_warning_healthy",)
 CAUSES.update({
+    "i21_spark_torchdistributor_lost_node": (Category.INFRASTRUCTURE, 'dn-gpu-07.corp.local'),  # ('Container marked as failed: container_e07_..._000004 on host: dn-gpu-07.corp.local. Exit )
+    "i21_spark_barrier_executor_preempted": (Category.INFRASTRUCTURE, 'dn-gpu-03.corp.local'),  # ('Container container_e21_..._000006 on host: dn-gpu-03.corp.local was preempted.' (exit st)
+})
+CAUSES.update({
     "n19_spark_yarn_lost_node": (Category.INFRASTRUCTURE, 'ip-10-0-5-17.ec2.internal'),  # (Executors 12 and 13 lost: 'Container marked as failed ... on host: ip-10-0-5-17.ec2.intern)
 })
 

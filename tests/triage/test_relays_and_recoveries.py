@@ -176,3 +176,25 @@ def test_a_connect_to_a_node_the_file_said_was_lost_is_that_nodes_loss(tmp_path:
         "ShuffleBlockFetcherIterator.scala:1232)\n"))
     assert diagnosis.category is Category.INFRASTRUCTURE, diagnosis.summary
     assert any("ip-10-0-5-17" in c for c in diagnosis.culprits), diagnosis.culprits
+
+
+def test_sparks_aborted_job_is_its_executors_lost_node(tmp_path: Path) -> None:
+    """`Job aborted due to stage failure` relays a task's failure; the executor's loss above
+    it, in the resource manager's words, is the story."""
+    diagnosis = _triage(tmp_path, driver=(
+        "24/03/05 14:21:09 WARN YarnAllocator: Container marked as failed: "
+        "container_e07_1709600000000_0311_01_000004 on host: dn-gpu-07.corp.local. Exit status: "
+        "-100. Diagnostics: Container released on a *lost* node.\n"
+        "24/03/05 14:21:09 ERROR YarnScheduler: Lost executor 3 on dn-gpu-07.corp.local: "
+        "Container marked as failed: container_e07_1709600000000_0311_01_000004 on host: "
+        "dn-gpu-07.corp.local. Exit status: -100. Diagnostics: Container released on a *lost* "
+        "node.\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/user/jobs/train.py", line 88, in <module>\n'
+        "py4j.protocol.Py4JJavaError: An error occurred while calling "
+        "z:org.apache.spark.api.python.PythonRDD.collectAndServe.\n"
+        ": org.apache.spark.SparkException: Job aborted due to stage failure: Could not recover "
+        "from a failed barrier ResultStage. Most recent failure reason: Stage failed because "
+        "barrier task ResultTask(2, 2) finished unsuccessfully.\n"))
+    assert diagnosis.category is Category.INFRASTRUCTURE, diagnosis.summary
+    assert any("dn-gpu-07.corp.local" in c for c in diagnosis.culprits), diagnosis.culprits

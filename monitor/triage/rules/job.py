@@ -273,6 +273,15 @@ def _http_endpoint(text: str) -> str:
     return f"{m['host']}:{m['port']}" if m is not None else ""
 
 
+def _most_said(reading: Reading) -> tuple[str, ...]:
+    """The place a line names that says most (`executor 3 on dn-7.corp` over `executor 3`)."""
+    return (max(reading.where, key=len).rstrip("."),) if reading.where else ()
+
+
+# a task scheduler's word that a task of the job failed, the task's own failure told elsewhere
+_RELAYED_TASK_FAILURE = re.compile(r"\bJob aborted due to stage failure\b|\bExecutorLostFailure\b")
+
+
 def _node_lost_above(ctx: Context, first: Located,
                      unreached: str) -> tuple[TailLine, Reading, str] | None:
     """A line of the same file above `first` that the lexicon reads as a node lost or
@@ -919,9 +928,11 @@ def own_exception(ctx: Context) -> Finding | None:
         if said is not None and said.family is Family.INFRASTRUCTURE and (
                 stops_from_outside(message) or platform_verdict(message)):
             # the platform's own verdict, carried by the exception its SDK or the job raised
-            # (SageMaker's `Failed. Reason: CapacityError: …`, a preemption): no rank's fault
+            # (SageMaker's `Failed. Reason: CapacityError: …`, a preemption): no rank's fault;
+            # the node, where the same file's own line above says which
+            above = _failed_above(ctx, first, Family.INFRASTRUCTURE)
             return Finding(
-                Category.INFRASTRUCTURE, (), (),
+                Category.INFRASTRUCTURE, (), _most_said(above[1]) if above else (),
                 (f"{who(first)} raised {exc}: {message[:160]} ({first.where}); the platform's "
                  f"own verdict: '{said.word}'",), first,
                 ("Read the platform's record of the job (its events, the instance's history); "
@@ -948,6 +959,22 @@ def own_exception(ctx: Context) -> Finding | None:
                 if category is Category.SOFTWARE and lost is None else None)
         killed = (_failed_above(ctx, first, Family.OOM)
                   if category is Category.SOFTWARE and lost is None and full is None else None)
+        if killed is None and category is Category.SOFTWARE and lost is None and full is None \
+                and _RELAYED_TASK_FAILURE.search(message):
+            # Spark's word that a task failed (`Job aborted due to stage failure: … Lost task …
+            # ExecutorLostFailure …`), its executor's loss told just above (`Container released
+            # on a *lost* node`): the node's story
+            lost_node = _failed_above(ctx, first, Family.INFRASTRUCTURE)
+            if lost_node is not None:
+                gone_line, gone_said = lost_node
+                return Finding(
+                    Category.INFRASTRUCTURE, (), _most_said(gone_said),
+                    (f"'{gone_line.text.strip()[:160]}' ({ctx.scans[first.file_index].path}:"
+                     f"{gone_line.line}), then {who(first)} raised {exc}: {message[:120]} "
+                     f"({first.where})",), first,
+                    ("The executor's node was lost or taken back (its resource manager's word): "
+                     "check the node and resubmit.",),
+                )
         if killed is not None:
             # the same process's own report, just above, that a worker was killed for its
             # memory (`Lost executor 5 on n22: Container killed by YARN for exceeding memory
