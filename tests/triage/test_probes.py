@@ -2886,6 +2886,8 @@ CAUSES.update({
     "n19_slurm_node_failure_gloo_closed": (Category.INFRASTRUCTURE, 'gpu-node-12'),  # (Ranks 0, 1, 3 see gloo 'Connection closed by peer [10.3.0.112]', then 'srun: error: Node f)
 })
 HEALTHY += ("n19_torchrun_restart_then_finished", "n19_jax_late_joiner_healthy", "n19_tf_ps_startup_refused_retry_healthy", "n19_horovod_stall_warning_healthy", "n19_ompi_tcp_handshake_warning_healthy", "n19_spark_fetch_retry_healthy", "n19_c10d_ipv6_gai_warning_healthy", "n19_c10d_errno99_warning_healthy", "n19_vllm_gloo_loopback_warning_healthy",)
+
+HEALTHY += ("i21_ok_ray_autoscaler_removes_idle_after_fit",)
 CAUSES.update({
     "i21_spark_torchdistributor_lost_node": (Category.INFRASTRUCTURE, 'dn-gpu-07.corp.local'),  # ('Container marked as failed: container_e07_..._000004 on host: dn-gpu-07.corp.local. Exit )
     "i21_spark_barrier_executor_preempted": (Category.INFRASTRUCTURE, 'dn-gpu-03.corp.local'),  # ('Container container_e21_..._000006 on host: dn-gpu-03.corp.local was preempted.' (exit st)

@@ -198,3 +198,22 @@ def test_sparks_aborted_job_is_its_executors_lost_node(tmp_path: Path) -> None:
         "barrier task ResultTask(2, 2) finished unsuccessfully.\n"))
     assert diagnosis.category is Category.INFRASTRUCTURE, diagnosis.summary
     assert any("dn-gpu-07.corp.local" in c for c in diagnosis.culprits), diagnosis.culprits
+
+
+_IDLE_REMOVED = (
+    "Training completed after 10 iterations at 2024-03-27 10:48:14. Total running time: 47min\n"
+    "(autoscaler +53m10s) Removing 2 nodes of type gpu-worker (idle).\n"
+    "2024-03-27 10:53:46,552\tWARNING worker.py:2058 -- The node with node id: 3f5a7c9e1b3d and "
+    "address: 172.31.14.88 and node name: 172.31.14.88 has been marked dead because the "
+    "detector has missed too many heartbeats from it. This can happen when a \t(1) raylet "
+    "crashes unexpectedly (OOM, etc.)\n")
+
+
+def test_a_ray_node_its_autoscaler_just_removed_is_not_lost(tmp_path: Path) -> None:
+    assert _triage(tmp_path, driver=_IDLE_REMOVED).category is Category.NONE
+
+
+def test_a_ray_node_marked_dead_with_no_removal_before_it_is_lost(tmp_path: Path) -> None:
+    lost = _triage(tmp_path, driver=_IDLE_REMOVED.replace(
+        "(autoscaler +53m10s) Removing 2 nodes of type gpu-worker (idle).\n", ""))
+    assert lost.category is Category.INFRASTRUCTURE, lost.summary

@@ -52,12 +52,15 @@ class Context:
     @cached_property
     def passed_threads(self) -> tuple[tuple[int, int, int], ...]:
         """(file index, first line, last line) of each traceback its process went on after
-        (`stepped_past`), whose connect a retry then made (`reconnected_after`), or CPython
+        (`stepped_past`), whose connect a retry then made (`reconnected_after`), a Ray node its autoscaler had
+        just removed (`removed_idle_above`), or CPython
         swallowed (`swallowed`, up to its exception line): nothing in those records is the
         job's failure."""
         return tuple((e.file_index, e.event.line, e.event.end_line)
                      for e in self.of(EventKind.PYTHON_TRACEBACK)
                      if stepped_past(self, e) or reconnected_after(self, e)) + tuple(
+            (e.file_index, e.event.line, e.event.end_line)
+            for e in self.of(EventKind.ACTOR_DIED) if removed_idle_above(self, e)) + tuple(
             (e.file_index, e.event.line, _exception_line(self, e))
             for e in self.of(EventKind.PYTHON_TRACEBACK) if swallowed(self, e))
 
@@ -493,6 +496,20 @@ def reconnected_after(ctx: Context, item: Located) -> bool:
     said = _COULD_NOT_CONNECT.search(str(item.event.fields.get("exc_message", "")))
     return said is not None and connected_after(ctx, item.file_index, item.event.end_line,
                                                 said["host"])
+
+
+# Ray's autoscaler taking idle nodes away (`(autoscaler +53m10s) Removing 2 nodes of type
+# gpu-worker (idle).`)
+_REMOVED_IDLE = re.compile(r"\bRemoving \d+ nodes? of type \S+ \(idle\)")
+
+
+def removed_idle_above(ctx: Context, item: Located) -> bool:
+    """Ray marked a node dead right after its autoscaler, in the same file, removed idle
+    nodes (within a few lines): the removal, not a loss."""
+    if "marked dead" not in str(item.event.fields.get("message", "")):
+        return False
+    return any(0 < item.event.line - t.line <= 5 and _REMOVED_IDLE.search(t.text)
+               for t in ctx.scans[item.file_index].tail)
 
 
 def stepped_past(ctx: Context, item: Located) -> bool:

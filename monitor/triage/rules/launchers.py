@@ -27,6 +27,7 @@ from monitor.triage.rules.base import (
     _some,
     file_trained_on,
     nfs_answered_again,
+    removed_idle_above,
     table_entries,
     training_line,
 )
@@ -1341,7 +1342,9 @@ def _below(ctx: Context, item: Located) -> str:
 
 def actor_died(ctx: Context) -> Finding | None:
     """Ray: an actor or worker process died; Ray states the pid and, sometimes, the cause."""
-    items = ctx.of(EventKind.ACTOR_DIED)
+    # (a node the autoscaler had just removed for being idle is then marked dead: its own
+    # doing, not a loss)
+    items = [i for i in ctx.of(EventKind.ACTOR_DIED) if not removed_idle_above(ctx, i)]
     if not items:
         return None
     if any(s.order() < items[0].order() for s in ctx.of(EventKind.AGENT_DEATH_SIGNAL)):
