@@ -188,7 +188,7 @@ _PHASE_END_SLACK = 1.0
 # A step ends these phases; an evaluation keeps its hold (its own progress bar reads like
 # steps). A checkpoint ends with the first step after it: a save done in the background while
 # the job steps freezes nothing.
-_ENDED_BY_A_STEP = frozenset({"init", "nccl_init", "checkpoint"})
+ENDED_BY_A_STEP = frozenset({"init", "nccl_init", "checkpoint"})
 
 FindingKey = tuple[str, str, tuple[tuple[str, str], ...]]
 
@@ -277,7 +277,7 @@ class IncidentLayer:
             if obs.steps_seen > self.view.steps_seen:
                 self.view.last_progress_at = obs.at
                 if (
-                    self.view.in_phase(now) in _ENDED_BY_A_STEP
+                    self.view.in_phase(now) in ENDED_BY_A_STEP
                     and obs.at - self.view.phase_since >= _PHASE_END_SLACK
                 ):
                     # The job trains: start-up or the save is over (a stack seen in

@@ -37,7 +37,10 @@ Derived observations:
 - Suspicion: a rank used no CPU for `suspect_idle_seconds`; repeated every `recheck_seconds`
   while it stays idle, so the evidence stays fresh.
 - PhaseHint: a rank seen in a checkpoint, init or evaluation phase (once per episode), and each
-  local rank waiting in a collective meanwhile, so the progress detector widens its window.
+  local rank waiting in a collective meanwhile, so the progress detector widens its window. A
+  stack taken before the job's last step shows no init or checkpoint phase: a step ends those
+  (as the job view has it), and a rank dumped at start-up and not since is not starting up
+  still once the job has trained.
 
 Health: UNKNOWN until the sampler has been seen up and while py-spy cannot attach; otherwise
 the worst firing alert, or OK.
@@ -49,7 +52,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from monitor.incidents import HostStates, JobFacts
+from monitor.incidents import ENDED_BY_A_STEP, HostStates, JobFacts
 from monitor.model import (
     Category,
     ConcernHealth,
@@ -91,6 +94,9 @@ REMOTE_PEERS = -1  # stands for "the ranks on other nodes" where local victims a
 # CPU accounting has a 10 ms tick: a process must exceed the idle fraction by this much
 # before it counts as having run.
 _CPU_SLACK_SECONDS = 0.02
+# A step seen this soon after a stack was taken may have been printed before it (the line is
+# read, and the job's pace published on a tick, after the job prints it).
+_STEP_SEEN_SLACK_SECONDS = 2.0
 _SAMPLES_KEPT = 6
 
 
@@ -895,8 +901,11 @@ class StackDetector:
         for rank, pid in sorted(self._rank_pid.items()):
             proc = self._procs.get(pid)
             last = proc.samples[-1] if proc is not None and proc.samples else None
-            if last is not None and last.main is not None and last.main.phase is not None:
-                in_phase[rank] = (last.main.phase, f"stacks: {_main_frame(last)}")
+            if last is None or last.main is None or last.main.phase is None:
+                continue
+            if self._phase_over(last.main.phase, last.at):
+                continue
+            in_phase[rank] = (last.main.phase, f"stacks: {_main_frame(last)}")
         if in_phase:
             holder, (phase, _origin) = min(in_phase.items())
             for rank, (state, _frame) in sorted(states.items()):
@@ -911,6 +920,18 @@ class StackDetector:
                 self._hinted[rank] = wanted[0]
                 out.append(PhaseHint(now, rank, wanted[0].value, self._hold(wanted[0]), wanted[1]))
         return out
+
+    def _phase_over(self, phase: Phase, sampled_at: float) -> bool:
+        """Whether the job stepped after a stack showing this phase was taken, for a phase a
+        step ends (start-up, a save): such a stack says where the rank was then, not now. A
+        rank sampled at start-up in init_process_group and not sampled since (a later round
+        looked only at the suspect) is not still starting up once the job has trained."""
+        stepped = self.view.last_progress_at if self.view is not None else None
+        return (
+            stepped is not None
+            and phase.value in ENDED_BY_A_STEP
+            and stepped > sampled_at + _STEP_SEEN_SLACK_SECONDS
+        )
 
     def _hold(self, phase: Phase) -> float:
         return {
