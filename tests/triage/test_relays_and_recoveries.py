@@ -217,3 +217,78 @@ def test_a_ray_node_marked_dead_with_no_removal_before_it_is_lost(tmp_path: Path
     lost = _triage(tmp_path, driver=_IDLE_REMOVED.replace(
         "(autoscaler +53m10s) Removing 2 nodes of type gpu-worker (idle).\n", ""))
     assert lost.category is Category.INFRASTRUCTURE, lost.summary
+
+
+_SKIPPED_UPLOAD = (
+    "Epoch 0: 100%|##########| 8/8 [00:00<00:00, 64.07it/s, train_loss=0.0305]\n"
+    "2025-03-14 01:28:59,144 WARNING uploader: rank 0: sample upload skipped\n"
+    "Traceback (most recent call last):\n"
+    '  File "/home/user/proj/train.py", line 19, in on_train_epoch_end\n'
+    "    import boto3\n"
+    "ModuleNotFoundError: No module named 'boto3'\n"
+    "Epoch 1: 100%|##########| 8/8 [00:00<00:00, 150.68it/s, train_loss=0.0417]\n"
+    "`Trainer.fit` stopped: `max_epochs=2` reached.\n")
+
+
+def test_an_exception_the_program_logged_as_skipped_is_not_the_failure(tmp_path: Path) -> None:
+    assert _triage(tmp_path, fit=_SKIPPED_UPLOAD).category is Category.NONE
+
+
+def test_an_exception_logged_as_skipped_then_raised_again_is_the_failure(tmp_path: Path) -> None:
+    """A re-raise fails again below the record: Python's own report, with no record above."""
+    again = _SKIPPED_UPLOAD.replace("`Trainer.fit` stopped: `max_epochs=2` reached.\n", (
+        "Traceback (most recent call last):\n"
+        '  File "/home/user/proj/train.py", line 40, in <module>\n'
+        "    trainer.fit(model)\n"
+        "ModuleNotFoundError: No module named 'boto3'\n"))
+    assert _triage(tmp_path, fit=again).category is Category.SOFTWARE
+
+
+def _deepspeed(exits: str) -> str:
+    spawned = "".join(
+        f"[2025-04-01 22:05:17,61{r}] [INFO] [launch.py:256:main] process 5531{r} spawned with "
+        f"command: ['/home/user/venv/bin/python', '-u', 'train.py', '--local_rank={r}']\n"
+        for r in range(2))
+    return spawned + (
+        "[rank 1] BLEU computation failed, reporting NaN for this eval:\n"
+        "[rank 1] Traceback (most recent call last):\n"
+        '[rank 1]   File "/home/user/proj/eval_hooks.py", line 47, in run_eval\n'
+        "[rank 1] TypeError: BLEU: Each element of `hyps` should be a string.\n") + exits
+
+
+def test_every_worker_deepspeed_started_exited_cleanly(tmp_path: Path) -> None:
+    done = _triage(tmp_path, ds=_deepspeed(
+        "[2025-04-01 23:19:02,448] [INFO] [launch.py:351:main] Process 55311 exits successfully.\n"
+        "[2025-04-01 23:19:04,451] [INFO] [launch.py:351:main] Process 55310 exits successfully.\n"))
+    assert done.category is Category.NONE, done.summary
+
+
+def test_one_worker_deepspeed_started_did_not_exit_cleanly(tmp_path: Path) -> None:
+    one = _triage(tmp_path, ds=_deepspeed(
+        "[2025-04-01 23:19:02,448] [INFO] [launch.py:351:main] Process 55311 exits successfully.\n"))
+    assert one.category is not Category.NONE, one.summary
+
+
+def test_every_process_raising_alike_names_none_the_launcher_noticed_first(
+        tmp_path: Path) -> None:
+    raised = ("Traceback (most recent call last):\n"
+              '  File "/home/user/proj/pretrain.py", line 3, in <module>\n'
+              "ModuleNotFoundError: No module named 'flash_attn'\n")
+    diagnosis = _triage(tmp_path, stderr=raised * 2 + (
+        "E0314 01:22:52.176000 19719 torch/distributed/elastic/multiprocessing/api.py:1002] failed "
+        "(exitcode: 1) local_rank: 1 (pid: 19739) of binary: /home/user/venv/bin/python\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+        "============================================================\n"
+        "pretrain.py FAILED\n"
+        "------------------------------------------------------------\n"
+        "Failures:\n[1]:\n  time      : 2025-03-14_01:22:52\n  host      : a100-04\n"
+        "  rank      : 0 (local_rank: 0)\n  exitcode  : -15 (pid: 19738)  (SIGTERM)\n"
+        "  error_file: <N/A>\n  traceback : Signal 15 (SIGTERM) received by PID 19738\n"
+        "------------------------------------------------------------\n"
+        "Root Cause (first observed failure):\n[0]:\n  time      : 2025-03-14_01:22:52\n"
+        "  host      : a100-04\n  rank      : 1 (local_rank: 1)\n"
+        "  exitcode  : 1 (pid: 19739) \n  error_file: <N/A>\n"
+        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+        "============================================================\n"))
+    assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, ()), (
+        diagnosis.summary)

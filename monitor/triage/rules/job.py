@@ -41,11 +41,13 @@ from monitor.triage.rules.base import (
     _ray_task,
     _ray_task_name,
     _spawn_reports,
+    logged_as_handled,
     nfs_answered_again,
     reconnected_after,
     says_nccl_unexplained,
     stepped_past,
     swallowed,
+    table_entries,
     went_on_past,
 )
 from monitor.triage.rules.unexplained import (
@@ -733,6 +735,15 @@ def _submitit_task(ctx: Context, item: Located) -> tuple[int, ...]:
     return (int(above[-1][1]),) if above else ()
 
 
+def _raised_alike_unlabelled(ctx: Context, item: Located) -> int:
+    """How many tracebacks of `item`'s file that carry no rank label of their own raised the
+    same exception, message and all, as `item` (itself among them)."""
+    said = (item.event.fields.get("exc_type"), item.event.fields.get("exc_message"))
+    return sum(1 for e in ctx.of(EventKind.PYTHON_TRACEBACK)
+               if (e.rank is None or e.rank_origin == "file") and e.file_index == item.file_index
+               and (e.event.fields.get("exc_type"), e.event.fields.get("exc_message")) == said)
+
+
 def _srun_task(ctx: Context, item: Located) -> tuple[int, ...]:
     """The rank of an unlabelled traceback where srun, which started the ranks itself, then
     names one task alone that exited with an error code of its own (`srun: error: n6: task 2:
@@ -818,7 +829,8 @@ def own_exception(ctx: Context) -> Finding | None:
            and not stepped_past(ctx, item)
            and not swallowed(ctx, item)
            and not _pipe_closed(item)
-           and not reconnected_after(ctx, item)]
+           and not reconnected_after(ctx, item)
+           and not logged_as_handled(ctx, item)]
     died = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
             if _WORKER_DIED.search(str(item.event.fields.get("exc_message", ""))) is not None]
     if not own or (died and died[0].order() < own[0].order()):
@@ -1005,7 +1017,14 @@ def own_exception(ctx: Context) -> Finding | None:
                 first, f"the link to {where}" if where else "",
                 f"'{line.text[:160]}' ({ctx.scans[first.file_index].path}:{line.line}), then "
                 f"{who(first)} raised {exc}: {message[:120]} ({first.where})")
-    ranks = ctx.global_ranks([first])
+    # (the same exception from every process, in one file, none labelled: each raised it,
+    # and neither the file's one rank nor the launcher's first noticed is its writer)
+    raised_alike = _raised_alike_unlabelled(ctx, first)
+    processes = ctx.world_size or len({entry.get("rank") for table in ctx.of(
+        EventKind.CHILD_FAILED_SUMMARY) for entry in table_entries(table)})
+    every_one = (first.rank is None or first.rank_origin == "file") and (
+        2 <= processes <= raised_alike)
+    ranks = ctx.global_ranks([first]) if not every_one else ()
     self_named = _SELF_NAMED.match(message)
     if not ranks and self_named is not None:  # `AssertionError: Rank 13: found NaN …`
         ranks = (int(next(g for g in self_named.groups() if g)),)
@@ -1014,7 +1033,7 @@ def own_exception(ctx: Context) -> Finding | None:
                  or _srun_task(ctx, first))
     task = None if ranks else _ray_task(ctx, first)
     raiser = _ray_task_name(task) if task is not None else who(first)
-    worker = _failed_worker(ctx) if not ranks and task is None else None
+    worker = _failed_worker(ctx) if not ranks and task is None and not every_one else None
     table_rank = _failed_worker_rank(ctx) if worker else None
     if table_rank is not None:  # the failure table gives that worker's global rank
         ranks = (table_rank,)

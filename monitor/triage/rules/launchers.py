@@ -318,6 +318,21 @@ _JOB_SUCCEEDED = re.compile(r"\bFinal app status: SUCCEEDED, exitCode: 0\b|"
                             r"\bDAGScheduler: Job \d+ finished: ")
 
 
+# DeepSpeed's launcher starting each worker, and its word as each exits with status 0
+_SPAWNED = re.compile(r"\bprocess (\d+) spawned with command\b")
+_EXITED_CLEANLY = re.compile(r"\bProcess (\d+) exits successfully\b")
+
+
+def _every_worker_exited_cleanly(tail: list[TailLine]) -> list[int]:
+    """The line of DeepSpeed's launcher's last `Process N exits successfully`, where every
+    worker it started (`process N spawned with command`, in view) did so: [] otherwise."""
+    spawned = {m[1] for t in tail if (m := _SPAWNED.search(t.text))}
+    exited = {m[1]: t.line for t in tail if (m := _EXITED_CLEANLY.search(t.text))}
+    if not spawned or not spawned <= exited.keys():
+        return []
+    return [max(exited[pid] for pid in spawned)]
+
+
 def job_succeeded(ctx: Context) -> Finding | None:
     """A platform's own last word that the whole job succeeded (Spark's final app status,
     `ray job submit`'s, SageMaker's, Google Batch's), with every failing line of that file
@@ -326,8 +341,9 @@ def job_succeeded(ctx: Context) -> Finding | None:
     said: dict[int, int] = {}
     for index, scan in enumerate(ctx.scans):
         lines = [t.line for t in scan.tail if _JOB_SUCCEEDED.search(t.text)]
+        lines += _every_worker_exited_cleanly(scan.tail)
         if lines:
-            said[index] = lines[-1]
+            said[index] = max(lines)
     if not said:
         return None
     failures = [e for e in ctx.located if e.event.level >= Level.ERROR]
