@@ -276,6 +276,28 @@ def _nccl_prefix(payload: str) -> re.Match[str] | None:
     return m
 
 
+# The record a program logged an exception under, caught (`logger.warning("…", exc_info=True)`,
+# `logger.exception` under a message that says it went around it): a line that says it skipped,
+# ignored, went on, fell back or will retry, logged as a warning or ending in a colon
+_LOGGED_LEVEL = re.compile(r"(?:^|[\s\[|])(?:WARNING|WARN)(?:[\s\]|:]|$)")
+_HANDLED_WORDS = re.compile(r"(?i)\b(?:skipp(?:ed|ing)|ignor(?:ed|ing)|continu(?:ed|ing)|"
+                            r"reporting \w+ instead|reporting nan|fall(?:ing)? back|"
+                            r"will retry|retrying)\b")
+
+
+def _handled_record(prev: str, env: Envelope) -> str:
+    """The line right above a traceback, where it is the same writer's record of handling
+    it (its text, at most 200 characters), or ""."""
+    above = split_envelope(prev)
+    if above.rank is not None and env.rank is not None and above.rank != env.rank:
+        return ""
+    text = above.payload.rstrip()
+    if _HANDLED_WORDS.search(text) is None or not (
+            text.endswith(":") or _LOGGED_LEVEL.search(text) is not None):
+        return ""
+    return text[:200]
+
+
 class EventExtractor:
     """Turns lines into `LogEvent`s, grouping multi-line blocks. Feed lines in order.
 
@@ -463,6 +485,8 @@ class EventExtractor:
             block = self._new_block("traceback", key, env, payload[at:], index, rank)
             if 0 < index - self._thread_headers.get(key, -9) <= 2:
                 block.summary["in_thread"] = True
+            if prev is not None and (record := _handled_record(prev, env)):
+                block.summary["logged_under"] = record
             return block
         if payload.startswith("Fatal Python error:"):
             block = self._new_block("faulthandler", key, env, payload, index, rank)
@@ -810,6 +834,10 @@ class EventExtractor:
             }
             if "last_error" in block.summary:
                 fields["last_error"] = str(block.summary["last_error"])
+            if "logged_under" in block.summary:
+                # the writer's own record of handling it, on the line above (`WARNING …
+                # skipped`): a caught exception it logged
+                fields["logged_under"] = str(block.summary["logged_under"])
             if "worker_exception" in block.summary:
                 # the exception a DataLoader worker raised, under `Original Traceback`
                 fields["worker_exception"] = str(block.summary["worker_exception"])

@@ -2919,6 +2919,10 @@ CAUSES.update({
 })
 HEALTHY += ("s20_ok_lightning_callback_caught", "s20_ok_mpspawn_eval_caught", "s20_ok_torchrun_warnings", "s20_ok_torchrun_restart_finished", "s20_ok_deepspeed_caught_eval_error", "s20_ok_spark_task_retry", "s20_ok_mpirun_openfabrics_warning",)
 CAUSES.update({
+    "s20_torchrun_dataloader_badjson": (Category.DATA, 'rank 2'),  # (rank 2: 'Caught JSONDecodeError in DataLoader worker process 0' ... 'Invalid control chara)
+})
+HEALTHY += ("s20_ok_horovod_gloo_fallback",)
+CAUSES.update({
     "i21_spark_torchdistributor_lost_node": (Category.INFRASTRUCTURE, 'dn-gpu-07.corp.local'),  # ('Container marked as failed: container_e07_..._000004 on host: dn-gpu-07.corp.local. Exit )
     "i21_spark_barrier_executor_preempted": (Category.INFRASTRUCTURE, 'dn-gpu-03.corp.local'),  # ('Container container_e21_..._000006 on host: dn-gpu-03.corp.local was preempted.' (exit st)
 })

@@ -292,3 +292,35 @@ def test_every_process_raising_alike_names_none_the_launcher_noticed_first(
         "============================================================\n"))
     assert (diagnosis.category, diagnosis.culprit_ranks) == (Category.SOFTWARE, ()), (
         diagnosis.summary)
+
+
+def test_a_caught_exception_logged_early_in_a_long_log_is_passed_over(tmp_path: Path) -> None:
+    """The record above it is read as the line is parsed, not from the file's last lines."""
+    caught = ("[0]<stderr>:apex FusedAdam unavailable, falling back to torch.optim.AdamW:\n"
+              "[0]<stderr>:Traceback (most recent call last):\n"
+              '[0]<stderr>:  File "/home/user/proj/train_hvd.py", line 58, in build_optimizer\n'
+              "[0]<stderr>:    from apex.optimizers import FusedAdam\n"
+              "[0]<stderr>:ModuleNotFoundError: No module named 'apex'\n")
+    steps = "".join(f"[0]<stdout>:epoch {n} rank 0 train_loss {1 / (n + 1):.4f}\n"
+                    for n in range(300))
+    assert _triage(tmp_path, run=caught + steps).category is Category.NONE
+
+
+def test_the_record_above_an_exception_is_a_field_of_its_traceback() -> None:
+    extractor = EventExtractor()
+    lines = ["2025-03-14 01:28:59,146 WARNING uploader: rank 1: sample upload skipped",
+             "Traceback (most recent call last):",
+             '  File "/home/user/proj/train.py", line 19, in on_train_epoch_end',
+             "ModuleNotFoundError: No module named 'boto3'"]
+    events = []
+    for number, line in enumerate(lines, 1):
+        events += extractor.feed(line, number, prev=lines[number - 2] if number > 1 else None)
+    events += extractor.flush()
+    (traceback,) = [e for e in events if e.kind is EventKind.PYTHON_TRACEBACK]
+    assert "sample upload skipped" in str(traceback.fields["logged_under"])
+    # a plain line above (the last output before a crash) is no such record
+    plain = EventExtractor()
+    plain.feed("step 5 loss 2.31", 1)
+    events = plain.feed("Traceback (most recent call last):", 2, prev="step 5 loss 2.31")
+    events += plain.feed("ValueError: bad", 3) + plain.flush()
+    assert all("logged_under" not in e.fields for e in events)

@@ -513,28 +513,10 @@ def removed_idle_above(ctx: Context, item: Located) -> bool:
                for t in ctx.scans[item.file_index].tail)
 
 
-# The record a program logged an exception under, caught (`logger.warning("…", exc_info=True)`,
-# `logger.exception` under a message that says it went around it): a line that says it skipped,
-# ignored, went on, fell back or will retry, logged as a warning or ending in a colon
-_LOGGED_LEVEL = re.compile(r"(?:^|[\s\[|])(?:WARNING|WARN)(?:[\s\]|:]|$)")
-_LOGGED_HANDLED = re.compile(r"(?i)\b(?:skipp(?:ed|ing)|ignor(?:ed|ing)|continu(?:ed|ing)|"
-                             r"reporting \w+ instead|reporting nan|fall(?:ing)? back|"
-                             r"will retry|retrying)\b")
-
-
-def _logged_record(ctx: Context, item: Located) -> bool:
-    """The line right above a traceback, of the same writer, is the record it was logged
-    under as handled."""
-    above = [t for t in ctx.scans[item.file_index].tail
-             if item.event.line - 3 <= t.line < item.event.line and t.text.strip()]
-    if not above:
-        return False
-    record = above[-1]
-    if record.rank is not None and item.rank is not None and record.rank != item.rank:
-        return False
-    text = record.text.rstrip()
-    return _LOGGED_HANDLED.search(text) is not None and (
-        _LOGGED_LEVEL.search(text) is not None or text.endswith(":"))
+def _logged_record(item: Located) -> bool:
+    """The line right above a traceback is its writer's record of handling it (the parser's
+    `logged_under`)."""
+    return bool(item.event.fields.get("logged_under"))
 
 
 def logged_as_handled(ctx: Context, item: Located) -> bool:
@@ -542,12 +524,12 @@ def logged_as_handled(ctx: Context, item: Located) -> bool:
     sample upload skipped`, then the traceback), with nothing failing in its file after it but
     other tracebacks logged the same way: Python's own report of an uncaught exception has no
     record above it, and a re-raise would fail again below."""
-    if item.kind is not EventKind.PYTHON_TRACEBACK or not _logged_record(ctx, item):
+    if item.kind is not EventKind.PYTHON_TRACEBACK or not _logged_record(item):
         return False
     return not any(
         e.file_index == item.file_index and e.event.line > item.event.end_line
         and e.event.level >= Level.ERROR
-        and not (e.kind is EventKind.PYTHON_TRACEBACK and _logged_record(ctx, e))
+        and not (e.kind is EventKind.PYTHON_TRACEBACK and _logged_record(e))
         for e in ctx.located) and not any(
         t.line > item.event.end_line and looks_failed(t.text) and t.line not in _traceback_lines(ctx, item.file_index)
         for t in ctx.scans[item.file_index].tail)

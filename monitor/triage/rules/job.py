@@ -356,6 +356,11 @@ _WAITED_OUT = re.compile(r"\btook too long\b|\bbailing out\b|\b[Tt]imed out\b|"
 _PARSER_ERRORS = frozenset({"ArrowInvalid", "JSONDecodeError", "UnicodeDecodeError", "ParserError"})
 
 
+# a parser's error raised (its exception line, after any prefix a rank's lines carry)
+_PARSER_RAISED = re.compile(r"(?:^|\s)(?:\w+\.)*(?:" + "|".join(sorted(_PARSER_ERRORS)) + r"): ",
+                            re.MULTILINE)
+
+
 def _unparsable_input(exc: str, item: Located) -> bool:
     chain = item.event.fields.get("chain")
     names = [str(c).rsplit(".", 1)[-1] for c in chain] if isinstance(chain, tuple) else []
@@ -447,7 +452,9 @@ def dataloader(ctx: Context) -> Finding | None:
             # the worker's original exception (its last lines) may say the input is corrupt
             original = _worker_traceback(ctx, first)
             corrupt = (CORRUPT_DATA.search(first.event.text) or CORRUPT_DATA.search(original)
-                       or _CORRUPT_RAISED.search(original))
+                       or _CORRUPT_RAISED.search(original)
+                       # (a parser's error in the worker: a record the dataset could not parse)
+                       or _PARSER_RAISED.search(original))
             unreached = _unreached(original.rsplit("\n", 1)[-1], original)
             if unreached is not None and not corrupt:
                 # the worker read from an endpoint it could not reach (an object store)
