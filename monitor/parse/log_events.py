@@ -279,7 +279,7 @@ def _nccl_prefix(payload: str) -> re.Match[str] | None:
 # The record a program logged an exception under, caught (`logger.warning("…", exc_info=True)`,
 # `logger.exception` under a message that says it went around it): a line that says it skipped,
 # ignored, went on, fell back or will retry, logged as a warning or ending in a colon
-_LOGGED_LEVEL = re.compile(r"(?:^|[\s\[|])(?:WARNING|WARN)(?:[\s\]|:]|$)")
+_LOGGED_LEVEL = re.compile(r"(?:^|[\s\[|])WARNING(?:[\s\]|:]|$)")
 _HANDLED_WORDS = re.compile(r"(?i)\b(?:skipp(?:ed|ing)|ignor(?:ed|ing)|continu(?:ed|ing)|"
                             r"reporting \w+ instead|reporting nan|fall(?:ing)? back|"
                             r"will retry|retrying)\b")
@@ -292,7 +292,7 @@ def _handled_record(prev: str, env: Envelope) -> str:
     if above.rank is not None and env.rank is not None and above.rank != env.rank:
         return ""
     text = above.payload.rstrip()
-    if _HANDLED_WORDS.search(text) is None or not (
+    if " NCCL " in text or _HANDLED_WORDS.search(text) is None or not (
             text.endswith(":") or _LOGGED_LEVEL.search(text) is not None):
         return ""
     return text[:200]

@@ -926,10 +926,17 @@ _ERROR_ONLY = re.compile(r"\bExpected to have finished reduction in the prior it
 _SHELL_TRACE = re.compile(r"^\+{1,3} \S")
 
 
+# a platform's verdict on the whole application, logged at INFO (Spark's ApplicationMaster,
+# its scheduler on one of the application's jobs)
+_VERDICT_AT_INFO = re.compile(r"\bFinal app status: FAILED\b|\bDAGScheduler: Job \d+ failed: ")
+
+
 def looks_failed(text: str) -> bool:
     """True when a line reports a failure (before any family is read into it)."""
     if _SHELL_TRACE.match(text) is not None:
         return False
+    if _VERDICT_AT_INFO.search(text) is not None:
+        return True
     if ("grad" in text or "reduction" in text) and _ERROR_ONLY.search(text) is not None:
         return True
     if (any(literal in text for literal in _FAILED_LITERALS) and _BENIGN.search(text) is None

@@ -2922,6 +2922,24 @@ CAUSES.update({
     "s20_torchrun_dataloader_badjson": (Category.DATA, 'rank 2'),  # (rank 2: 'Caught JSONDecodeError in DataLoader worker process 0' ... 'Invalid control chara)
 })
 HEALTHY += ("s20_ok_horovod_gloo_fallback",)
+# a review's cases, each a failed job a rule of this round first misread (rv_)
+CAUSES.update({
+    "rv_another_jobs_pod_evicted": (Category.INFRASTRUCTURE, ""),
+    "rv_connect_failed_trained_then_time_limit": (Category.INFRASTRUCTURE, ""),
+    "rv_connected_to_a_longer_address": (Category.NETWORK, "10.0.3.5"),
+    "rv_connected_to_another_host": (Category.SOFTWARE, ""),
+    "rv_could_not_connect_to_the_endpoint": (Category.NETWORK, ""),
+    "rv_crash_after_a_skip_warning": (Category.SOFTWARE, ""),
+    "rv_crash_after_a_will_retry_warning": (Category.SOFTWARE, ""),
+    "rv_double_free_then_others_watchdogs": (Category.UNDETERMINED, "rank 2"),
+    "rv_logged_then_reraised_twice": (Category.SOFTWARE, "rank 1"),
+    "rv_operator_log_another_job_succeeded": (Category.UNDETERMINED, ""),
+    "rv_ray_idle_removed_then_training_node_lost": (Category.INFRASTRUCTURE, "172.31.14.88"),
+    "rv_spark_one_job_finished_next_failed": (Category.UNDETERMINED, ""),
+    "rv_spark_oom_rerun_then_keyerror": (Category.SOFTWARE, ""),
+    "rv_stall_again_then_time_limit": (Category.COLLECTIVE_DESYNC, "rank 1"),
+    "rv_stall_got_past_then_oom": (Category.OOM, "rank 1"),
+})
 CAUSES.update({
     "i21_spark_torchdistributor_lost_node": (Category.INFRASTRUCTURE, 'dn-gpu-07.corp.local'),  # ('Container marked as failed: container_e07_..._000004 on host: dn-gpu-07.corp.local. Exit )
     "i21_spark_barrier_executor_preempted": (Category.INFRASTRUCTURE, 'dn-gpu-03.corp.local'),  # ('Container container_e21_..._000006 on host: dn-gpu-03.corp.local was preempted.' (exit st)

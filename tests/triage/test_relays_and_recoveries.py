@@ -6,10 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from monitor.model import Category
 from monitor.parse.log_events import EventExtractor, EventKind, Level
 from monitor.triage.analysis import Diagnosis, diagnose
 from monitor.triage.reader import read_inputs
+
+PROBES = Path(__file__).resolve().parent.parent / "data" / "triage_probes"
 
 
 def _triage(tmp_path: Path, **files: str) -> Diagnosis:
@@ -271,6 +275,7 @@ def test_one_worker_deepspeed_started_did_not_exit_cleanly(tmp_path: Path) -> No
 
 def test_every_process_raising_alike_names_none_the_launcher_noticed_first(
         tmp_path: Path) -> None:
+    """Both failed of their own (the table says so); the root cause is the first it noticed."""
     raised = ("Traceback (most recent call last):\n"
               '  File "/home/user/proj/pretrain.py", line 3, in <module>\n'
               "ModuleNotFoundError: No module named 'flash_attn'\n")
@@ -282,8 +287,9 @@ def test_every_process_raising_alike_names_none_the_launcher_noticed_first(
         "pretrain.py FAILED\n"
         "------------------------------------------------------------\n"
         "Failures:\n[1]:\n  time      : 2025-03-14_01:22:52\n  host      : a100-04\n"
-        "  rank      : 0 (local_rank: 0)\n  exitcode  : -15 (pid: 19738)  (SIGTERM)\n"
-        "  error_file: <N/A>\n  traceback : Signal 15 (SIGTERM) received by PID 19738\n"
+        "  rank      : 0 (local_rank: 0)\n  exitcode  : 1 (pid: 19738)\n"
+        "  error_file: <N/A>\n"
+        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
         "------------------------------------------------------------\n"
         "Root Cause (first observed failure):\n[0]:\n  time      : 2025-03-14_01:22:52\n"
         "  host      : a100-04\n  rank      : 1 (local_rank: 1)\n"
@@ -324,3 +330,22 @@ def test_the_record_above_an_exception_is_a_field_of_its_traceback() -> None:
     events = plain.feed("Traceback (most recent call last):", 2, prev="step 5 loss 2.31")
     events += plain.feed("ValueError: bad", 3) + plain.flush()
     assert all("logged_under" not in e.fields for e in events)
+
+
+@pytest.mark.parametrize(("probe", "ranks", "never"), [
+    ("rv_double_free_then_others_watchdogs", (2,), ""),  # others' watchdogs excuse no rank
+    ("rv_logged_then_reraised_twice", (1,), ""),  # two copies of one traceback, one process
+    ("rv_another_jobs_pod_evicted", (), "etl-cron"),  # another job's pod in the event table
+    ("rv_spark_oom_rerun_then_keyerror", (), "executor"),  # a kill its task was run again after
+    ("rv_connected_to_a_longer_address", (), ""),  # 10.0.3.51 is not 10.0.3.5
+])
+def test_a_new_rule_does_not_reach_past_its_case(probe: str, ranks: tuple[int, ...],
+                                                   never: str) -> None:
+    """A review's cases: failed jobs a rule of this round first blamed or cleared wrongly."""
+    files = sorted(p for p in (PROBES / probe).rglob("*") if p.is_file()) if (
+        PROBES / probe).is_dir() else [PROBES / f"{probe}.log"]
+    scans, problems, _ = read_inputs([str(f) for f in files])
+    diagnosis = diagnose(scans, problems)
+    assert diagnosis.culprit_ranks == ranks, diagnosis.summary
+    assert diagnosis.category is not Category.NONE, diagnosis.summary
+    assert not never or not any(never in c for c in diagnosis.culprits), diagnosis.culprits

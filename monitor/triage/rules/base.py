@@ -53,7 +53,8 @@ class Context:
     def passed_threads(self) -> tuple[tuple[int, int, int], ...]:
         """(file index, first line, last line) of each traceback its process went on after
         (`stepped_past`), whose connect a retry then made (`reconnected_after`), a Ray node its autoscaler had
-        just removed (`removed_idle_above`), or CPython
+        just removed (`removed_idle_above`), a stall the lagging ranks trained past
+        (`stall_trained_past`), or CPython
         swallowed (`swallowed`, up to its exception line): nothing in those records is the
         job's failure."""
         return tuple((e.file_index, e.event.line, e.event.end_line)
@@ -62,6 +63,8 @@ class Context:
                      or logged_as_handled(self, e)) + tuple(
             (e.file_index, e.event.line, e.event.end_line)
             for e in self.of(EventKind.ACTOR_DIED) if removed_idle_above(self, e)) + tuple(
+            (e.file_index, e.event.line, e.event.end_line)
+            for e in self.of(EventKind.DESYNC_REPORT) if stall_trained_past(self, e)) + tuple(
             (e.file_index, e.event.line, _exception_line(self, e))
             for e in self.of(EventKind.PYTHON_TRACEBACK) if swallowed(self, e))
 
@@ -479,8 +482,11 @@ CONNECTED = re.compile(r"\b(?:Connected|Reconnected|connected) to (?!.*\b(?:fail
 
 
 def connected_after(ctx: Context, index: int, line: int, host: str = "") -> bool:
-    """The same file shows, after `line`, a connect made (to `host`, where given)."""
-    return any(t.line > line and CONNECTED.search(t.text) is not None and host in t.text
+    """The same file shows, after `line`, a connect made (to `host` as a whole name, where
+    given: `ps-1` is not `ps-12`, `10.0.3.5` not `10.0.3.51`)."""
+    named = re.compile(rf"(?<![\w.\-]){re.escape(host)}(?![\w\-]|\.\w)") if host else None
+    return any(t.line > line and CONNECTED.search(t.text) is not None
+               and (named is None or named.search(t.text) is not None)
                and read_line(t.text) is None for t in ctx.scans[index].tail)
 
 
@@ -495,22 +501,30 @@ def reconnected_after(ctx: Context, item: Located) -> bool:
     connect to that host made (`Retrying fetch (1/3)`, then `Successfully created connection
     to n52.internal/…`): a retry that worked."""
     said = _COULD_NOT_CONNECT.search(str(item.event.fields.get("exc_message", "")))
-    return said is not None and connected_after(ctx, item.file_index, item.event.end_line,
-                                                said["host"])
+    # (a host name, not prose: botocore's `Could not connect to the endpoint URL`)
+    return said is not None and any(c.isdigit() or c in ".-" for c in said["host"]) and (
+        connected_after(ctx, item.file_index, item.event.end_line, said["host"]))
 
 
 # Ray's autoscaler taking idle nodes away (`(autoscaler +53m10s) Removing 2 nodes of type
 # gpu-worker (idle).`)
 _REMOVED_IDLE = re.compile(r"\bRemoving \d+ nodes? of type \S+ \(idle\)")
+# a training run's word that it finished (Ray Train's `Training completed after 10 iterations`)
+_TRAINING_DONE = re.compile(r"(?i)\btraining (?:is )?(?:finished|completed?|done)\b")
 
 
 def removed_idle_above(ctx: Context, item: Located) -> bool:
     """Ray marked a node dead right after its autoscaler, in the same file, removed idle
-    nodes (within a few lines): the removal, not a loss."""
+    nodes (within a few lines) once the training had finished: the removal, not a loss."""
     if "marked dead" not in str(item.event.fields.get("message", "")):
         return False
-    return any(0 < item.event.line - t.line <= 5 and _REMOVED_IDLE.search(t.text)
-               for t in ctx.scans[item.file_index].tail)
+    tail = ctx.scans[item.file_index].tail
+    removed = [t.line for t in tail
+               if 0 < item.event.line - t.line <= 5 and _REMOVED_IDLE.search(t.text)]
+    # (and only once the training had finished: a node lost mid-run is a loss, whatever else
+    # the autoscaler did)
+    return bool(removed) and any(t.line < min(removed) and _TRAINING_DONE.search(t.text)
+                                 for t in tail)
 
 
 def _logged_record(item: Located) -> bool:
@@ -521,24 +535,56 @@ def _logged_record(item: Located) -> bool:
 
 def logged_as_handled(ctx: Context, item: Located) -> bool:
     """A traceback the program logged under a record of its own as handled (`WARNING uploader:
-    sample upload skipped`, then the traceback), with nothing failing in its file after it but
-    other tracebacks logged the same way: Python's own report of an uncaught exception has no
-    record above it, and a re-raise would fail again below."""
+    sample upload skipped`, then the traceback), after which its writer went on (a line of its
+    own that is no failure; or the same exception, logged the same way, went on before), with
+    nothing failing in its file after it but tracebacks logged the same way. A crash's own
+    report may follow any warning, but its writer writes nothing after it."""
     if item.kind is not EventKind.PYTHON_TRACEBACK or not _logged_record(item):
         return False
-    return not any(
-        e.file_index == item.file_index and e.event.line > item.event.end_line
-        and e.event.level >= Level.ERROR
-        and not (e.kind is EventKind.PYTHON_TRACEBACK and _logged_record(e))
-        for e in ctx.located) and not any(
-        t.line > item.event.end_line and looks_failed(t.text) and t.line not in _traceback_lines(ctx, item.file_index)
-        for t in ctx.scans[item.file_index].tail)
+    logged = _traceback_lines(ctx, item.file_index)
+    if any(e.file_index == item.file_index and e.event.line > item.event.end_line
+           and e.event.level >= Level.ERROR
+           and not (e.kind is EventKind.PYTHON_TRACEBACK and _logged_record(e))
+           for e in ctx.located) or any(
+            t.line > item.event.end_line and looks_failed(t.text) and t.line not in logged
+            for t in ctx.scans[item.file_index].tail):
+        return False
+    said = (item.event.fields.get("exc_type"), item.event.fields.get("exc_message"))
+    return _went_on(ctx, item) or any(
+        e.file_index == item.file_index and e.event.line < item.event.line
+        and e.rank == item.rank and _logged_record(e) and _went_on(ctx, e)
+        and (e.event.fields.get("exc_type"), e.event.fields.get("exc_message")) == said
+        for e in ctx.of(EventKind.PYTHON_TRACEBACK))
+
+
+def _went_on(ctx: Context, item: Located) -> bool:
+    """The writer of a traceback wrote a line after it that is no failure and no part of a
+    traceback logged as handled."""
+    logged = _traceback_lines(ctx, item.file_index)
+    return any(t.line > item.event.end_line and t.rank == item.rank and t.line not in logged
+               and t.text.strip() and not looks_failed(t.text)
+               for t in ctx.scans[item.file_index].tail)
 
 
 def _traceback_lines(ctx: Context, index: int) -> set[int]:
-    """The lines of the file's logged tracebacks (their own failing words are theirs)."""
-    return {line for e in ctx.of(EventKind.PYTHON_TRACEBACK) if e.file_index == index
+    """The lines of the file's tracebacks logged as handled (their own failing words are
+    theirs)."""
+    return {line for e in ctx.of(EventKind.PYTHON_TRACEBACK)
+            if e.file_index == index and _logged_record(e)
             for line in range(e.event.line, e.event.end_line + 1)}
+
+
+def stall_trained_past(ctx: Context, report: Located) -> bool:
+    """A desync report (Horovod's stall warning) after the last of which, in its file, each
+    rank it names as lagging logged steps of its own: a stall the job got past."""
+    lagging = ctx.picture.lagging
+    if not lagging:
+        return False
+    last = max(r.event.end_line for r in ctx.of(EventKind.DESYNC_REPORT)
+               if r.file_index == report.file_index)
+    tail = ctx.scans[report.file_index].tail
+    return all(any(t.line > last and t.rank == rank and training_line(t) for t in tail)
+               for rank in lagging)
 
 
 def stepped_past(ctx: Context, item: Located) -> bool:

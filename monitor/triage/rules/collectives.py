@@ -21,7 +21,6 @@ from monitor.triage.rules.base import (
     _ranks_text,
     raised_of_its_own,
     trained_after,
-    training_line,
     waits_for_nccl_id,
 )
 from monitor.triage.rules.unexplained import unrecognised_failure
@@ -31,20 +30,11 @@ def desync_report(ctx: Context) -> Finding | None:
     lagging = ctx.picture.lagging
     if not lagging:
         return None
-    reports = ctx.of(EventKind.DESYNC_REPORT)
+    reports = [r for r in ctx.of(EventKind.DESYNC_REPORT)
+               if not ctx.passed_over(r.file_index, r.event.line)]
+    if not reports:
+        return None  # (stalls the job got past: what failed after, if anything, is another's)
     first = reports[0]
-    if all(any(t.line > r.event.end_line and t.rank == rank and training_line(t)
-               for r in reports for t in ctx.scans[r.file_index].tail) for rank in lagging):
-        # a stall the job got past: each lagging rank's own steps follow the report
-        # (Horovod's stall warning, then every rank's epochs)
-        return Finding(
-            Category.NONE, (), (),
-            (f"the desync report named rank(s) {compress_ranks(lagging)} as lagging "
-             f"({first.where}), and each trained on after it: a stall the job got past",),
-            first,
-            ("Nothing to do; if such stalls recur, look at what delays those ranks (their "
-             "data loading, a first-step compile).",),
-        )
     return Finding(
         Category.COLLECTIVE_DESYNC, lagging, tuple(f"rank {r}" for r in lagging),
         (f"the desync report names rank(s) {compress_ranks(lagging)} as lagging "

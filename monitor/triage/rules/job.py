@@ -280,6 +280,12 @@ def _most_said(reading: Reading) -> tuple[str, ...]:
     return (max(reading.where, key=len).rstrip("."),) if reading.where else ()
 
 
+# an exception that relays a worker's loss: Spark's aborted job, a thread the loss interrupted,
+# a distributed trainer's word that its training failed (XGBoost on Spark)
+_RELAYS_A_LOST_WORKER = re.compile(r"\bJob aborted due to stage failure\b|ExecutorLost|"
+                                   r"InterruptedException|\btraining failed\b|\bjob was aborted\b")
+
+
 # a task scheduler's word that a task of the job failed, the task's own failure told elsewhere
 _RELAYED_TASK_FAILURE = re.compile(r"\bJob aborted due to stage failure\b|\bExecutorLostFailure\b")
 
@@ -976,8 +982,11 @@ def own_exception(ctx: Context) -> Finding | None:
                                           first.event.rank)
         full = (_failed_above(ctx, first, Family.STORAGE)
                 if category is Category.SOFTWARE and lost is None else None)
+        # (only an exception that relays a lost worker: another, below a kill its task was
+        # run again after, is its own)
         killed = (_failed_above(ctx, first, Family.OOM)
-                  if category is Category.SOFTWARE and lost is None and full is None else None)
+                  if category is Category.SOFTWARE and lost is None and full is None
+                  and _RELAYS_A_LOST_WORKER.search(f"{exc}: {message}") else None)
         if killed is None and category is Category.SOFTWARE and lost is None and full is None \
                 and _RELAYED_TASK_FAILURE.search(message):
             # Spark's word that a task failed (`Job aborted due to stage failure: … Lost task …
@@ -1026,11 +1035,17 @@ def own_exception(ctx: Context) -> Finding | None:
                 f"{who(first)} raised {exc}: {message[:120]} ({first.where})")
     # (the same exception from every process, in one file, none labelled: each raised it,
     # and neither the file's one rank nor the launcher's first noticed is its writer)
+    # (copies of one traceback are not processes: a process that logs an exception and then
+    # raises it prints it twice; where the launcher's table is there, it must show two or more
+    # processes failing of their own, not one failing and the rest stopped by it)
     raised_alike = _raised_alike_unlabelled(ctx, first)
-    processes = ctx.world_size or len({entry.get("rank") for table in ctx.of(
-        EventKind.CHILD_FAILED_SUMMARY) for entry in table_entries(table)})
+    entries = [entry for table in ctx.of(EventKind.CHILD_FAILED_SUMMARY)
+               for entry in table_entries(table)]
+    processes = ctx.world_size or len({entry.get("rank") for entry in entries})
+    failed_of_their_own = len({entry.get("rank") for entry in entries
+                               if entry.get("signal") not in ("SIGTERM", "SIGKILL")})
     every_one = (first.rank is None or first.rank_origin == "file") and (
-        2 <= processes <= raised_alike)
+        2 <= processes <= raised_alike) and (not entries or failed_of_their_own >= 2)
     ranks = ctx.global_ranks([first]) if not every_one else ()
     self_named = _SELF_NAMED.match(message)
     if not ranks and self_named is not None:  # `AssertionError: Rank 13: found NaN …`

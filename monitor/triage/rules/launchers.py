@@ -29,6 +29,7 @@ from monitor.triage.rules.base import (
     nfs_answered_again,
     removed_idle_above,
     table_entries,
+    trained_after,
     training_line,
 )
 from monitor.triage.rules.unexplained import failing_readings
@@ -318,6 +319,10 @@ _JOB_SUCCEEDED = re.compile(r"\bFinal app status: SUCCEEDED, exitCode: 0\b|"
                             r"\bDAGScheduler: Job \d+ finished: ")
 
 
+# a training operator's word on a job (`PyTorchJob bert-ft is failed because …`), and Spark's
+# scheduler on a job of the application that failed (`Job 1 failed: save at …`)
+_OPERATED_JOB = re.compile(r"\b(?:PyTorch|TF|MPI|XGBoost|Paddle|MX|JAX)Job ([\w.\-]+) is ")
+_SPARK_JOB_FAILED = re.compile(r"\bDAGScheduler: Job \d+ failed\b")
 # DeepSpeed's launcher starting each worker, and its word as each exits with status 0
 _SPAWNED = re.compile(r"\bprocess (\d+) spawned with command\b")
 _EXITED_CLEANLY = re.compile(r"\bProcess (\d+) exits successfully\b")
@@ -339,8 +344,15 @@ def job_succeeded(ctx: Context) -> Finding | None:
     before it and none in another file: lost tasks and executors the platform retried, not the
     job's failure."""
     said: dict[int, int] = {}
+    # (a training operator's log speaks of every job in the cluster: its word counts only
+    # where the files name one job; a Spark application runs many jobs, one may fail)
+    operated = {m[1] for scan in ctx.scans for t in scan.tail
+                if (m := _OPERATED_JOB.search(t.text)) is not None}
+    spark_failed = any(_SPARK_JOB_FAILED.search(t.text) for scan in ctx.scans for t in scan.tail)
     for index, scan in enumerate(ctx.scans):
-        lines = [t.line for t in scan.tail if _JOB_SUCCEEDED.search(t.text)]
+        lines = [t.line for t in scan.tail if (m := _JOB_SUCCEEDED.search(t.text)) is not None
+                 and not (m[0].endswith("successfully completed") and len(operated) > 1)
+                 and not (m[0].startswith("DAGScheduler") and spark_failed)]
         lines += _every_worker_exited_cleanly(scan.tail)
         if lines:
             said[index] = max(lines)
@@ -456,6 +468,19 @@ def _handler_began(ctx: Context, stop: Located) -> Located:
     return min(kills, key=lambda e: e.event.line) if kills else stop
 
 
+def _of_this_job(ctx: Context, item: Located) -> bool:
+    """An eviction of a pod the job's other files name (a pod's own log file, its `kubectl
+    logs` command, a line of its own): a namespace's event table lists other jobs' pods too.
+    Slurm's words are the job's own."""
+    pod = item.event.fields.get("pod")
+    if item.kind is not EventKind.POD_EVICTED or not pod:
+        return True
+    name = str(pod).rsplit("/", 1)[-1]
+    return any(name in scan.path.rsplit("/", 1)[-1] for scan in ctx.scans) or any(
+        name in t.text for index, scan in enumerate(ctx.scans) if index != item.file_index
+        for t in scan.tail)
+
+
 def scheduler(ctx: Context) -> Finding | None:
     cancels = [e for e in ctx.of(EventKind.SLURM_CANCEL)
                if e.event.fields.get("reason") in ("time_limit", "preemption", "node_failure")]
@@ -493,7 +518,8 @@ def scheduler(ctx: Context) -> Finding | None:
         # the launcher's signal is the stop's effect; the platform's own word (an eviction, a
         # node failure, a cancel), unstamped as Kubernetes' event tables are, says who and why
         said = [e for e in (*cancels, *nodes, *ctx.of(EventKind.POD_EVICTED))
-                if _before(e, first) or (e.file_index != first.file_index and e.time is None)]
+                if (_before(e, first) or (e.file_index != first.file_index and e.time is None))
+                and _of_this_job(ctx, e)]
         if said:
             first = min(said, key=Located.order)
     began = _handler_began(ctx, first)
@@ -515,9 +541,10 @@ def scheduler(ctx: Context) -> Finding | None:
         return None  # the job was already failing when the scheduler stepped in
     if first.kind is EventKind.SLURM_CANCEL and first.event.fields.get("reason") == "time_limit" \
             and any(line.line < first.event.line and reading.family is Family.NETWORK
+                    and not trained_after(ctx, first.file_index, line.line)
                     for line, reading in failing_readings(ctx, first.file_index)):
         # a connect that failed in words no pattern knows (Open MPI's `connect() to 10.1.2.3
-        # failed: No route to host`), then nothing until the time limit: the job hung on it
+        # failed: No route to host`), then no step until the time limit: the job hung on it
         return None
     fields = first.event.fields
     if first.kind is EventKind.SLURM_CANCEL:
@@ -754,11 +781,15 @@ def _said_before_crash(ctx: Context, crash: Located,
                        and (mine is None or mine.search(t.text) is not None)])
 
 
+def _own_watchdog_ended(ctx: Context, rank: int) -> bool:
+    """The rank's own NCCL watchdog thread ended on an error (`… terminated with exception:
+    NCCL error: remote process exited …`) and took the process down with it: torch aborts
+    then. Another rank's watchdog says nothing of this one's SIGABRT."""
+    return any(e.rank == rank for e in ctx.of(EventKind.WATCHDOG_TERMINATED))
+
+
 def signal_kill(ctx: Context) -> Finding | None:
-    # (or its watchdog thread ended on an NCCL error, `… terminated with exception: NCCL error:
-    # remote process exited …`, and took the process down with it: torch aborts then)
-    aborted_by_watchdog = bool(ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN,
-                                      EventKind.WATCHDOG_TERMINATED))
+    aborted_by_watchdog = bool(ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN))
     for item in ctx.of(EventKind.CHILD_FAILED_SUMMARY):
         signal = item.event.fields.get("root_signal")
         rank = item.event.fields.get("root_rank")
@@ -769,7 +800,7 @@ def signal_kill(ctx: Context) -> Finding | None:
             continue
         if not signal:
             continue
-        if signal == "SIGABRT" and aborted_by_watchdog:
+        if signal == "SIGABRT" and (aborted_by_watchdog or _own_watchdog_ended(ctx, rank)):
             continue  # the NCCL watchdog aborted it: a consequence of the timeout
         if signal == "SIGTERM" and _exited_of_its_own(item) is not None:
             continue  # stopped by the teardown of another worker's own exit (launcher_exit)
@@ -1680,8 +1711,12 @@ def launcher_exit(ctx: Context) -> Finding | None:
         if said is not None:
             return _memory_hardware(ranks, process, said, item)
         signal = item.event.fields.get("signal") or f"signal {-code}"
-        if signal == "SIGABRT" and ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN,
-                                          EventKind.WATCHDOG_TERMINATED):
+        tabled = ranks or tuple(r for table in ctx.of(EventKind.CHILD_FAILED_SUMMARY)
+                                for entry in table_entries(table)
+                                if entry.get("pid") == pid and isinstance(r := entry.get("rank"), int))
+        if signal == "SIGABRT" and (ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN)
+                                    or (len(set(tabled)) == 1
+                                        and _own_watchdog_ended(ctx, tabled[0]))):
             continue  # NCCL's watchdog aborted it: the consequence of what it reports
         return Finding(
             Category.UNDETERMINED, ranks, (process,),
