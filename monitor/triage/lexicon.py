@@ -699,6 +699,9 @@ _FAILED = re.compile(
 # shared object file" on every healthy job without a network plugin).
 _BENIGN = re.compile(
     r"(?i:warning:|deprecat|will retry|retrying)|"
+    # a search that tries sizes until one fits (Lightning's batch-size finder: `Batch size 256
+    # failed, trying batch size 192`)
+    r"\bBatch size \d+ failed, trying batch size \d+|"
     # TensorFlow's allocator in a run that goes on (`… ran out of memory trying to allocate
     # 2.26GiB … The caller indicates that this is not a failure, but may mean …`)
     r"The caller indicates that this is not a failure|"

@@ -1773,7 +1773,7 @@ CAUSES.update({
     "mo_two_ranks_oom_same_step": (Category.OOM, "rank 2"),
     "mo_old_launch_multinode_localrank_only": (Category.OOM, ""),
     "mo_lookalike_illegal_memory_access": (Category.GPU_CUDA, "rank 2"),
-    "mo_healthy_lightning_batch_size_finder": (Category.UNDETERMINED, ""),
+
 })
 HEALTHY += ("sx_boto_retry_upload_ok", "sx_tokenizers_fork_warning", "sx_dataloader_worker_count_warning", "sx_nfs_not_responding_then_ok", "sx_wds_warn_and_continue", "sx_pil_decompression_bomb_warning", "fh_ds_zero3_cache_flush_warning_healthy", "fh_ds_checkpoint_pause_resumed", "fh_megatron_ckpt_slow_iteration_healthy", "fh_horovod_gloo_stall_warning_recovered", "fh_lightning_slow_sanity_and_first_step_healthy", "fh_accelerate_kernel_warning_healthy", "fh_jax_very_slow_compile_healthy", "fh_xla_constant_folding_alarm_healthy", "fh_tf_mwms_seems_down_retry_recovered", "mo_healthy_tf_bfc_not_a_failure", "mo_healthy_deepspeed_cache_flush_warnings", "mo_healthy_vllm_kv_preemption", "mo_healthy_caught_oom_retry_smaller_batch", "mo_healthy_expandable_segments_warning", "mo_healthy_torchrun_restart_after_oom", "mo_healthy_xla_remat_warning",)
 
@@ -2922,6 +2922,35 @@ CAUSES.update({
     "s20_torchrun_dataloader_badjson": (Category.DATA, 'rank 2'),  # (rank 2: 'Caught JSONDecodeError in DataLoader worker process 0' ... 'Invalid control chara)
 })
 HEALTHY += ("s20_ok_horovod_gloo_fallback",)
+# (its batch-size finder's `Batch size 16 failed, trying batch size 8`, then a run to its end)
+HEALTHY += ("mo_healthy_lightning_batch_size_finder",)
+# a blind audit of out-of-memory failures and who ran out (o22_)
+CAUSES.update({
+    "o22_torchrun_sft7b_2node": (Category.OOM, 'rank 3'),  # ([rank3] raises torch.OutOfMemoryError 'GPU 3 has a total capacity of 79.15 GiB'; the torch)
+    "o22_ddp_vit_two_node_logs": (Category.OOM, 'rank 5'),  # (gpu-b02 shows [rank5] CUDA out of memory at 09:14:03 (table: rank 5, local_rank 1); gpu-b0)
+    "o22_moe_alltoall_two_nodes": (Category.OOM, 'rank 6'),  # (gpu-c02 device [2] logs 'NCCL WARN Cuda failure 2 'out of memory'' and [rank6] DistBackend)
+    "o22_jax_tpu_v4_32_compile": (Category.OOM, ''),  # (Every TPU worker fails compiling train_step with 'RESOURCE_EXHAUSTED: XLA:TPU compile perm)
+    "o22_sglang_gemma27b_tp2": (Category.OOM, ''),  # (Both TP0 and TP1 schedulers raise RuntimeError: Not enough memory. Please try to increase )
+    "o22_torchrun_zero_offload_dmesg": (Category.OOM, 'rank 2'),  # (torchrun table: rank 2 exitcode -9 (pid 48213); dmesg: 'Out of memory: Killed process 4821)
+    "o22_torchrun_asr_node1": (Category.UNDETERMINED, 'rank 5'),  # (Rank 5 (local_rank 1) exits with -9 / 'Signal 9 (SIGKILL) received by PID 9991' and no OOM)
+    "o22_megatron_srun_two_nodes": (Category.OOM, "task 5"),  # (slurmstepd: Detected 1 oom_kill event in StepId=4412871.0; srun: error: gpu-n017: task 5: )
+    "o22_det_two_gpu_workers12": (Category.UNDETERMINED, 'rank 1'),  # ([rank1] DataLoader worker (pid 2477) is killed by signal: Killed; nothing in the files say)
+    "o22_openclip_node1_with_dmesg": (Category.OOM, 'rank 6'),  # ([rank6] DataLoader worker (pid 91544) is killed by signal: Killed; node1 dmesg: 'Out of me)
+    "o22_k8s_pytorchjob_llama_ft": (Category.OOM, 'llama-ft-worker-2'),  # (Pod llama-ft-worker-2: State Terminated, Reason OOMKilled, Exit Code 137 (limit 480Gi); Py)
+    "o22_k8s_statefulset_bert": (Category.INFRASTRUCTURE, 'gke-ml-a2-pool-3c9f1e2d-x7qp'),  # (Pod Evicted: 'The node was low on resource: memory. Threshold quantity: 100Mi' with node M)
+    "o22_openrlhf_ppo_ray": (Category.UNDETERMINED, '288692'),  # (Actor worker PID 288692 died: 'Worker unexpectedly exits with a connection error code 2 ..)
+    "o22_horovod_mpirun_two_hosts": (Category.OOM, 'rank 5'),  # (mpirun noticed that process rank 5 with PID 22817 on node worker-03 exited on signal 9; wo)
+    "o22_gloo_embedding_cpu": (Category.UNDETERMINED, ''),  # (Only rank 0's log: RuntimeError ... Connection closed by peer [10.1.3.22]:52211; rss numbe)
+    "o22_dit_node0_only": (Category.UNDETERMINED, ''),  # (Ranks 0-3 on node0 all report Watchdog caught collective operation timeout on SeqNum=88417)
+    "o22_accelerate_fsdp_machine1": (Category.OOM, 'rank 9'),  # ([rank9] torch.OutOfMemoryError in FSDP unshard (Process index: 9, GPU 1); torchrun table: )
+    "o22_lightning_video_srun": (Category.OOM, 'rank 2'),  # (srun task 2 (GLOBAL_RANK 2) raises torch.cuda.OutOfMemoryError in validation_step; srun: e)
+    "o22_mp_spawn_gnn_node1": (Category.OOM, '40722'),  # (Two-node mp.spawn: node 1 'process 2 terminated with signal SIGKILL'; the script maps loca)
+    "o22_pretrain_index_build": (Category.OOM, 'rank 0'),  # ([rank0] numpy._core._exceptions._ArrayMemoryError: Unable to allocate 652. GiB while build)
+    "o22_tokenize_stage": (Category.OOM, ''),  # (Single-process tokenize step fails with a bare MemoryError in all_ids.extend(ids); the pip)
+    "o22_deepspeed_pdsh_two_nodes": (Category.OOM, 'rank 12'),  # (gpu-p02 [rank12] torch.OutOfMemoryError (local_rank 4); gpu-p01 rank 3 then gets ncclRemot)
+    "o22_torchrun_longctx_restarts": (Category.OOM, 'rank 3'),  # (Rank 3 hits CUDA out of memory on GPU 3; elastic restarts once and rank 3 OOMs again at th)
+})
+HEALTHY += ("o22_whisper_auto_micro_batch", "o22_lightning_convnext_bsf", "o22_deepspeed_z3_70b_sft", "o22_keras_effnet_4090", "o22_vllm_r1_distill_bench", "o22_ray_data_embed_corpus", "o22_k8s_eval_job_mmlu", "o22_torchrun_sdxl_restarts", "o22_ray_tune_resnet", "o22_slurm_pretrain_1b3_sacct",)
 # a review's cases, each a failed job a rule of this round first misread (rv_)
 CAUSES.update({
     "rv_another_jobs_pod_evicted": (Category.INFRASTRUCTURE, ""),

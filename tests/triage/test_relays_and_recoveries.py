@@ -349,3 +349,40 @@ def test_a_new_rule_does_not_reach_past_its_case(probe: str, ranks: tuple[int, .
     assert diagnosis.culprit_ranks == ranks, diagnosis.summary
     assert diagnosis.category is not Category.NONE, diagnosis.summary
     assert not never or not any(never in c for c in diagnosis.culprits), diagnosis.culprits
+
+
+_DESCRIBED = (
+    "$ kubectl -n ml describe pod eval-mmlu-7b-kx2vq\n"
+    "Name:             eval-mmlu-7b-kx2vq\n"
+    "Namespace:        ml\n"
+    "Node:             gpu-pool-b-8r2mn/10.128.1.44\n"
+    "Containers:\n"
+    "  eval:\n"
+    "    State:          Terminated\n"
+    "      Reason:       Completed\n"
+    "      Exit Code:    0\n"
+    "    Last State:     Terminated\n"
+    "      Reason:       OOMKilled\n"
+    "      Exit Code:    137\n"
+    "    Restart Count:  1\n")
+
+
+def test_a_container_that_completed_after_an_oom_kill_is_done(tmp_path: Path) -> None:
+    assert _triage(tmp_path, pod=_DESCRIBED).category is Category.NONE
+
+
+def test_a_container_running_again_after_an_oom_kill_keeps_it(tmp_path: Path) -> None:
+    """Running again is not done: its job may have failed for it."""
+    running = _DESCRIBED.replace("Terminated\n      Reason:       Completed\n      Exit Code:    0\n",
+                                 "Running\n", 1)
+    assert _triage(tmp_path, pod=running).category is Category.OOM
+
+
+def test_lightnings_batch_size_finder_trying_smaller_sizes_is_no_failure(tmp_path: Path) -> None:
+    assert _triage(tmp_path, fit=(
+        "Batch size 128 succeeded, trying batch size 256\n"
+        "Batch size 256 failed, trying batch size 192\n"
+        "Batch size 192 failed, trying batch size 160\n"
+        "Finished batch size finder, will continue with full run using batch size 160\n"
+        "Epoch 29: 100%|##########| 7536/7536 [41:12<00:00,  3.05it/s, train_loss=1.021]\n"
+        "`Trainer.fit` stopped: `max_epochs=30` reached.\n")).category is Category.NONE

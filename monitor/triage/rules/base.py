@@ -54,7 +54,8 @@ class Context:
         """(file index, first line, last line) of each traceback its process went on after
         (`stepped_past`), whose connect a retry then made (`reconnected_after`), a Ray node its autoscaler had
         just removed (`removed_idle_above`), a stall the lagging ranks trained past
-        (`stall_trained_past`), or CPython
+        (`stall_trained_past`), a container's earlier end its current state supersedes
+        (`superseded_last_states`), or CPython
         swallowed (`swallowed`, up to its exception line): nothing in those records is the
         job's failure."""
         return tuple((e.file_index, e.event.line, e.event.end_line)
@@ -65,6 +66,8 @@ class Context:
             for e in self.of(EventKind.ACTOR_DIED) if removed_idle_above(self, e)) + tuple(
             (e.file_index, e.event.line, e.event.end_line)
             for e in self.of(EventKind.DESYNC_REPORT) if stall_trained_past(self, e)) + tuple(
+            last_state for index in range(len(self.scans))
+            for last_state in superseded_last_states(self, index)) + tuple(
             (e.file_index, e.event.line, _exception_line(self, e))
             for e in self.of(EventKind.PYTHON_TRACEBACK) if swallowed(self, e))
 
@@ -585,6 +588,29 @@ def stall_trained_past(ctx: Context, report: Located) -> bool:
     tail = ctx.scans[report.file_index].tail
     return all(any(t.line > last and t.rank == rank and training_line(t) for t in tail)
                for rank in lagging)
+
+
+# `kubectl describe pod`'s container: its current state, then the one before (`Last State:`)
+_STATE = re.compile(r"^\s*State:\s+(\w+)")
+_LAST_STATE = re.compile(r"^\s*Last State:\s+\w+")
+_COMPLETED = re.compile(r"^\s*(?:Reason:\s+Completed|Exit Code:\s+0)\s*$")
+
+
+def superseded_last_states(ctx: Context, index: int) -> list[tuple[int, int, int]]:
+    """(file, first line, last line) of each `Last State:` block of `kubectl describe pod`
+    whose container's current state, just above it, completed with exit code 0: the container
+    was restarted and finished (an earlier OOMKilled is its past). A container running again
+    is not: its job may have failed for that past, as its operator may say."""
+    tail = ctx.scans[index].tail
+    out = []
+    for i, line in enumerate(tail):
+        if _LAST_STATE.match(line.text) is None:
+            continue
+        above = [t for t in tail[max(0, i - 8):i] if t.line >= line.line - 8]
+        state = next((m[1] for t in reversed(above) if (m := _STATE.match(t.text))), None)
+        if state == "Terminated" and sum(1 for t in above if _COMPLETED.match(t.text)) >= 2:
+            out.append((index, line.line, line.line + 5))
+    return out
 
 
 def stepped_past(ctx: Context, item: Located) -> bool:

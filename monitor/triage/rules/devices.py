@@ -167,7 +167,10 @@ def out_of_memory(ctx: Context) -> Finding | None:
     gpu += [e for e in ctx.of(EventKind.PYTHON_TRACEBACK, EventKind.NCCL_ERROR)
             if any(w in str(e.event.fields.get("last_error", ""))
                    for w in ("out of memory", "Failed to CUDA calloc", "Failed to CUDA malloc"))]
-    host = ctx.of(EventKind.HOST_OOM, EventKind.SLURM_OOM)
+    # (not a container's earlier end its current state supersedes: `kubectl describe`'s
+    # `Last State: … OOMKilled` above a restarted container that completed)
+    host = [e for e in ctx.of(EventKind.HOST_OOM, EventKind.SLURM_OOM)
+            if not ctx.passed_over(e.file_index, e.event.line)]
     tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT) if e.event.fields.get("oom")]
     # A worker killed by SIGKILL is usually the OOM killer, but only a kernel or cgroup line
     # says so; without one the `dataloader` rule names the worker, cause undetermined.
