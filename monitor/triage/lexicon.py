@@ -938,13 +938,13 @@ def looks_failed(text: str) -> bool:
     """True when a line reports a failure (before any family is read into it)."""
     if _SHELL_TRACE.match(text) is not None:
         return False
-    if _VERDICT_AT_INFO.search(text) is not None:
-        return True
     if ("grad" in text or "reduction" in text) and _ERROR_ONLY.search(text) is not None:
         return True
-    if (any(literal in text for literal in _FAILED_LITERALS) and _BENIGN.search(text) is None
-            and _FAILED.search(_NOT_FAILURE.sub(" ", text)) is not None
-            and not _retries_left(text) and not _skipped_bad_input(text)):
+    if any(literal in text for literal in _FAILED_LITERALS) and (
+            _VERDICT_AT_INFO.search(text) is not None
+            or (_BENIGN.search(text) is None
+                and _FAILED.search(_NOT_FAILURE.sub(" ", text)) is not None
+                and not _retries_left(text) and not _skipped_bad_input(text))):
         return True
     return _ray_error_with_words(text)
 

@@ -604,7 +604,7 @@ def superseded_last_states(ctx: Context, index: int) -> list[tuple[int, int, int
     tail = ctx.scans[index].tail
     out = []
     for i, line in enumerate(tail):
-        if _LAST_STATE.match(line.text) is None:
+        if "Last State:" not in line.text or _LAST_STATE.match(line.text) is None:
             continue
         above = [t for t in tail[max(0, i - 8):i] if t.line >= line.line - 8]
         state = next((m[1] for t in reversed(above) if (m := _STATE.match(t.text))), None)

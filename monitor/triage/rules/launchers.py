@@ -331,11 +331,18 @@ _EXITED_CLEANLY = re.compile(r"\bProcess (\d+) exits successfully\b")
 def _every_worker_exited_cleanly(tail: list[TailLine]) -> list[int]:
     """The line of DeepSpeed's launcher's last `Process N exits successfully`, where every
     worker it started (`process N spawned with command`, in view) did so: [] otherwise."""
-    spawned = {m[1] for t in tail if (m := _SPAWNED.search(t.text))}
-    exited = {m[1]: t.line for t in tail if (m := _EXITED_CLEANLY.search(t.text))}
+    spawned = {m[1] for t in tail if "spawned" in t.text and (m := _SPAWNED.search(t.text))}
+    if not spawned:
+        return []
+    exited = {m[1]: t.line for t in tail
+              if "exits successfully" in t.text and (m := _EXITED_CLEANLY.search(t.text))}
     if not spawned or not spawned <= exited.keys():
         return []
     return [max(exited[pid] for pid in spawned)]
+
+
+# words every success line above holds one of (a cheap test before the pattern's)
+_SUCCESS_WORDS = ("ucceeded", "UCCEEDED", "SUCCESS", "ompleted", "finished")
 
 
 def job_succeeded(ctx: Context) -> Finding | None:
@@ -346,11 +353,15 @@ def job_succeeded(ctx: Context) -> Finding | None:
     said: dict[int, int] = {}
     # (a training operator's log speaks of every job in the cluster: its word counts only
     # where the files name one job; a Spark application runs many jobs, one may fail)
+    said_lines = [(index, t, m) for index, scan in enumerate(ctx.scans) for t in scan.tail
+                  if any(w in t.text for w in _SUCCESS_WORDS)
+                  and (m := _JOB_SUCCEEDED.search(t.text)) is not None]
     operated = {m[1] for scan in ctx.scans for t in scan.tail
-                if (m := _OPERATED_JOB.search(t.text)) is not None}
-    spark_failed = any(_SPARK_JOB_FAILED.search(t.text) for scan in ctx.scans for t in scan.tail)
+                if "Job " in t.text and (m := _OPERATED_JOB.search(t.text)) is not None}
+    spark_failed = any("Job " in t.text and _SPARK_JOB_FAILED.search(t.text)
+                       for scan in ctx.scans for t in scan.tail)
     for index, scan in enumerate(ctx.scans):
-        lines = [t.line for t in scan.tail if (m := _JOB_SUCCEEDED.search(t.text)) is not None
+        lines = [t.line for i, t, m in said_lines if i == index
                  and not (m[0].endswith("successfully completed") and len(operated) > 1)
                  and not (m[0].startswith("DAGScheduler") and spark_failed)]
         lines += _every_worker_exited_cleanly(scan.tail)
