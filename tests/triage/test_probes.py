@@ -2951,6 +2951,9 @@ CAUSES.update({
     "o22_torchrun_longctx_restarts": (Category.OOM, 'rank 3'),  # (Rank 3 hits CUDA out of memory on GPU 3; elastic restarts once and rank 3 OOMs again at th)
 })
 HEALTHY += ("o22_whisper_auto_micro_batch", "o22_lightning_convnext_bsf", "o22_deepspeed_z3_70b_sft", "o22_keras_effnet_4090", "o22_vllm_r1_distill_bench", "o22_ray_data_embed_corpus", "o22_k8s_eval_job_mmlu", "o22_torchrun_sdxl_restarts", "o22_ray_tune_resnet", "o22_slurm_pretrain_1b3_sacct",)
+CAUSES.update({
+    "o22_slurm_video_single_gpu": (Category.OOM, '73122'),  # (RuntimeError: DataLoader worker (pid 73122) is killed by signal: Killed, and slurmstepd re)
+})
 # a review's cases, each a failed job a rule of this round first misread (rv_)
 CAUSES.update({
     "rv_another_jobs_pod_evicted": (Category.INFRASTRUCTURE, ""),

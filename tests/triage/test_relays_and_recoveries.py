@@ -386,3 +386,16 @@ def test_lightnings_batch_size_finder_trying_smaller_sizes_is_no_failure(tmp_pat
         "Finished batch size finder, will continue with full run using batch size 160\n"
         "Epoch 29: 100%|##########| 7536/7536 [41:12<00:00,  3.05it/s, train_loss=1.021]\n"
         "`Trainer.fit` stopped: `max_epochs=30` reached.\n")).category is Category.NONE
+
+
+def test_the_dataloader_worker_a_memory_limit_took_is_named(tmp_path: Path) -> None:
+    diagnosis = _triage(tmp_path, slurm=(
+        "Traceback (most recent call last):\n"
+        '  File "/home/user/venv/lib/python3.11/site-packages/torch/utils/data/_utils/'
+        'signal_handling.py", line 67, in handler\n'
+        "    _error_if_any_worker_fails()\n"
+        "RuntimeError: DataLoader worker (pid 73122) is killed by signal: Killed. \n"
+        "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=731905.batch cgroup. Some of "
+        "your processes may have been killed by the cgroup out-of-memory handler.\n"))
+    assert diagnosis.category is Category.OOM, diagnosis.summary
+    assert any("73122" in c for c in diagnosis.culprits), diagnosis.culprits

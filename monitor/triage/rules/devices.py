@@ -265,6 +265,11 @@ def out_of_memory(ctx: Context) -> Finding | None:
         culprits[:0] = [f"rank {r}" for r in ranks if f"rank {r}" not in culprits]
     for item in workers:
         evidence.append(f"{who(item)}: a DataLoader worker was killed (host memory) ({item.where})")
+        # (the worker its own report names, where no kill line names a process: the one the
+        # memory limit took)
+        if (pid := item.event.fields.get("pid")) and not culprits and len(workers) == 1:
+            of = ctx.global_ranks([item])
+            culprits.append(f"DataLoader worker pid {pid}" + (f" of rank {of[0]}" if of else ""))
     recs = []
     if gpu:
         recs.append("GPU memory: lower the micro-batch or sequence length, enable activation "
