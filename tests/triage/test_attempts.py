@@ -7,23 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from monitor.model import Category
-from monitor.triage.analysis import Diagnosis, diagnose
-from monitor.triage.reader import read_inputs
+from tests.triage.texts import triage_named
 
 EIO = ("[rank3]: Traceback (most recent call last):\n"
        '[rank3]:   File "/job/train.py", line 88, in <module>\n'
        "[rank3]: OSError: [Errno 5] Input/output error: '/data/shard-0007.bin'\n")
-
-
-def _triage(root: Path, files: dict[str, str]) -> Diagnosis:
-    paths = []
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        paths.append(str(path))
-    scans, problems, _ = read_inputs(paths)
-    return diagnose(scans, problems)
 
 
 def _steps(rank: int, first: int, last: int) -> str:
@@ -31,7 +19,7 @@ def _steps(rank: int, first: int, last: int) -> str:
 
 
 def test_an_attempt_that_trained_to_its_end_closes_the_one_before(tmp_path: Path) -> None:
-    d = _triage(tmp_path, {
+    d = triage_named(tmp_path, {
         "logs/attempt_0/3/stderr.log": EIO,
         "logs/attempt_0/3/stdout.log": _steps(3, 0, 40),
         "logs/attempt_1/3/stdout.log": "Resuming from checkpoint step 40\n" + _steps(3, 41, 60)
@@ -44,7 +32,7 @@ def test_an_attempt_that_trained_to_its_end_closes_the_one_before(tmp_path: Path
 
 
 def test_the_last_attempts_own_failure_is_the_story(tmp_path: Path) -> None:
-    d = _triage(tmp_path, {
+    d = triage_named(tmp_path, {
         "attempt-0.log": "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to "
                          "allocate 2.00 GiB. GPU 1 has a total capacity of 79.15 GiB\n",
         "attempt-1.log": "[rank0]: OSError: [Errno 28] No space left on device: "
@@ -54,7 +42,7 @@ def test_the_last_attempts_own_failure_is_the_story(tmp_path: Path) -> None:
 
 
 def test_a_last_attempt_that_wrote_nothing_sets_nothing_aside(tmp_path: Path) -> None:
-    d = _triage(tmp_path, {
+    d = triage_named(tmp_path, {
         "logs/attempt_0/3/stderr.log": EIO,
         "logs/attempt_1/3/stderr.log": "",
     })

@@ -4,15 +4,11 @@ job stays healthy, a guess names no culprit, and a real failure keeps its cause.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from monitor.model import Category
-from monitor.triage.analysis import Diagnosis, diagnose
-from monitor.triage.reader import read_inputs
-
-PROBES = Path(__file__).resolve().parent.parent / "data" / "triage_probes"
+from monitor.triage.analysis import Diagnosis
+from tests.triage.texts import PROBES, triage_probe
 
 HEALTHY = ("infra_mce_edac_corrected_healthy",  # corrected machine checks on a run that finished
            # runs that print a failure's words and went on or ended well
@@ -2982,13 +2978,7 @@ CAUSES.update({
 
 
 def _triage(name: str) -> Diagnosis:
-    job = PROBES / name
-    # (a folder holds each process's file as its launcher named it: `rank1.log`, Paddle's
-    # `workerlog.1`, torchrun's `--log-dir` tree `attempt_0/1/stderr.log`)
-    files = sorted(f for f in job.rglob("*") if f.is_file()) if job.is_dir() else [
-        PROBES / f"{name}.log"]
-    scans, problems, _ = read_inputs([str(f) for f in files])
-    return diagnose(scans, problems)
+    return triage_probe(name)
 
 
 def test_every_probe_has_an_expectation() -> None:

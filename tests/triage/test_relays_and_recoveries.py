@@ -10,20 +10,13 @@ import pytest
 
 from monitor.model import Category
 from monitor.parse.log_events import EventExtractor, EventKind, Level
-from monitor.triage.analysis import Diagnosis, diagnose
-from monitor.triage.reader import read_inputs
-
-PROBES = Path(__file__).resolve().parent.parent / "data" / "triage_probes"
+from monitor.triage.analysis import Diagnosis
+from tests.triage.texts import triage_named, triage_probe
 
 
 def _triage(tmp_path: Path, **files: str) -> Diagnosis:
-    paths = []
-    for name, text in files.items():
-        path = tmp_path / f"{name}.log"
-        path.write_text(text, encoding="utf-8")
-        paths.append(str(path))
-    scans, problems, _ = read_inputs(paths)
-    return diagnose(scans, problems)
+    """Each text in a file named after its keyword (`driver=` → `driver.log`)."""
+    return triage_named(tmp_path, {f"{name}.log": text for name, text in files.items()})
 
 
 def test_an_exception_under_a_workers_kill_for_memory_is_that_kill(tmp_path: Path) -> None:
@@ -342,10 +335,7 @@ def test_the_record_above_an_exception_is_a_field_of_its_traceback() -> None:
 def test_a_new_rule_does_not_reach_past_its_case(probe: str, ranks: tuple[int, ...],
                                                    never: str) -> None:
     """A review's cases: failed jobs a rule of this round first blamed or cleared wrongly."""
-    files = sorted(p for p in (PROBES / probe).rglob("*") if p.is_file()) if (
-        PROBES / probe).is_dir() else [PROBES / f"{probe}.log"]
-    scans, problems, _ = read_inputs([str(f) for f in files])
-    diagnosis = diagnose(scans, problems)
+    diagnosis = triage_probe(probe)
     assert diagnosis.culprit_ranks == ranks, diagnosis.summary
     assert diagnosis.category is not Category.NONE, diagnosis.summary
     assert not never or not any(never in c for c in diagnosis.culprits), diagnosis.culprits
