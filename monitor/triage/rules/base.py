@@ -513,7 +513,7 @@ def reconnected_after(ctx: Context, item: Located) -> bool:
 # gpu-worker (idle).`)
 _REMOVED_IDLE = re.compile(r"\bRemoving \d+ nodes? of type \S+ \(idle\)")
 # a training run's word that it finished (Ray Train's `Training completed after 10 iterations`)
-_TRAINING_DONE = re.compile(r"(?i)\btraining (?:is )?(?:finished|completed?|done)\b")
+TRAINING_DONE = re.compile(r"(?i)\btraining (?:is )?(?:finished|completed?|done)\b")
 
 
 def removed_idle_above(ctx: Context, item: Located) -> bool:
@@ -526,7 +526,7 @@ def removed_idle_above(ctx: Context, item: Located) -> bool:
                if 0 < item.event.line - t.line <= 5 and _REMOVED_IDLE.search(t.text)]
     # (and only once the training had finished: a node lost mid-run is a loss, whatever else
     # the autoscaler did)
-    return bool(removed) and any(t.line < min(removed) and _TRAINING_DONE.search(t.text)
+    return bool(removed) and any(t.line < min(removed) and TRAINING_DONE.search(t.text)
                                  for t in tail)
 
 
@@ -552,18 +552,22 @@ def logged_as_handled(ctx: Context, item: Located) -> bool:
             t.line > item.event.end_line and looks_failed(t.text) and t.line not in logged
             for t in ctx.scans[item.file_index].tail):
         return False
-    said = (item.event.fields.get("exc_type"), item.event.fields.get("exc_message"))
-    return _went_on(ctx, item) or any(
+    said = raised_as(item)
+    return _went_on(ctx, item, logged) or any(
         e.file_index == item.file_index and e.event.line < item.event.line
-        and e.rank == item.rank and _logged_record(e) and _went_on(ctx, e)
-        and (e.event.fields.get("exc_type"), e.event.fields.get("exc_message")) == said
+        and e.rank == item.rank and _logged_record(e) and _went_on(ctx, e, logged)
+        and raised_as(e) == said
         for e in ctx.of(EventKind.PYTHON_TRACEBACK))
 
 
-def _went_on(ctx: Context, item: Located) -> bool:
+def raised_as(item: Located) -> tuple[object, object]:
+    """A traceback's exception, type and message: two alike are the same error raised."""
+    return item.event.fields.get("exc_type"), item.event.fields.get("exc_message")
+
+
+def _went_on(ctx: Context, item: Located, logged: set[int]) -> bool:
     """The writer of a traceback wrote a line after it that is no failure and no part of a
-    traceback logged as handled."""
-    logged = _traceback_lines(ctx, item.file_index)
+    traceback logged as handled (`logged`, its file's such lines)."""
     return any(t.line > item.event.end_line and t.rank == item.rank and t.line not in logged
                and t.text.strip() and not looks_failed(t.text)
                for t in ctx.scans[item.file_index].tail)

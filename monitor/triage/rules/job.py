@@ -43,6 +43,7 @@ from monitor.triage.rules.base import (
     _spawn_reports,
     logged_as_handled,
     nfs_answered_again,
+    raised_as,
     reconnected_after,
     says_nccl_unexplained,
     stepped_past,
@@ -751,10 +752,10 @@ def _submitit_task(ctx: Context, item: Located) -> tuple[int, ...]:
 def _raised_alike_unlabelled(ctx: Context, item: Located) -> int:
     """How many tracebacks of `item`'s file that carry no rank label of their own raised the
     same exception, message and all, as `item` (itself among them)."""
-    said = (item.event.fields.get("exc_type"), item.event.fields.get("exc_message"))
+    said = raised_as(item)
     return sum(1 for e in ctx.of(EventKind.PYTHON_TRACEBACK)
                if (e.rank is None or e.rank_origin == "file") and e.file_index == item.file_index
-               and (e.event.fields.get("exc_type"), e.event.fields.get("exc_message")) == said)
+               and raised_as(e) == said)
 
 
 def _srun_task(ctx: Context, item: Located) -> tuple[int, ...]:

@@ -19,6 +19,7 @@ from monitor.triage.rules.base import (
     _LEGACY_LOCAL,
     _SPAWN_EXIT,
     MPI_ABORT,
+    TRAINING_DONE,
     Context,
     Finding,
     _message,
@@ -186,8 +187,7 @@ def restarted_then_finished(ctx: Context) -> Finding | None:
 _TRAINED_ON_LINES = 2
 # a training loop's own word that it finished (Lightning's `Trainer.fit` stopped:
 # `max_epochs=20` reached.`)
-_FINISHED_TRAINING = re.compile(r"(?i)\btraining (?:is )?(?:finished|completed?|done)\b|"
-                                r"\bfinished training\b|"
+_FINISHED_TRAINING = re.compile(TRAINING_DONE.pattern + r"|\bfinished training\b|"
                                 # submitit's last word on a job's function that returned
                                 r"\bJob completed successfully\b|"
                                 r"\bTrainer\.fit`? stopped: `?max_(?:epochs|steps)=\d+`? reached\b")
@@ -298,6 +298,8 @@ def _requeued_then_finished(ctx: Context, file_index: int, line: int) -> bool:
     return _trained_to_the_end([t for t in ctx.scans[file_index].tail if t.line > line])
 
 
+# the kinds of job Kubeflow's training operator runs (`PyTorchJob`, `MPIJob`, …)
+_OPERATOR_KINDS = "(?:PyTorch|TF|MPI|XGBoost|Paddle|MX|JAX)"
 # a whole job's own word that it succeeded, as its platform prints it last: Spark's
 # ApplicationMaster (`Final app status: SUCCEEDED, exitCode: 0`), `ray job submit`'s
 # (`Job 'raysubmit_…' succeeded`), SkyPilot's managed job (`✓ Managed job finished: 41
@@ -314,14 +316,13 @@ _JOB_SUCCEEDED = re.compile(r"\bFinal app status: SUCCEEDED, exitCode: 0\b|"
                             # Kubeflow's training operator (`PyTorchJob bert-ft is successfully
                             # completed.`), Spark's scheduler on a job whose lost tasks it ran
                             # again (`Job 3 finished: save at …, took 2625.4 s`)
-                            r"\b(?:PyTorch|TF|MPI|XGBoost|Paddle|MX|JAX)Job [\w.\-]+ is "
-                            r"successfully completed\b|"
+                            rf"\b{_OPERATOR_KINDS}Job [\w.\-]+ is successfully completed\b|"
                             r"\bDAGScheduler: Job \d+ finished: ")
 
 
 # a training operator's word on a job (`PyTorchJob bert-ft is failed because …`), and Spark's
 # scheduler on a job of the application that failed (`Job 1 failed: save at …`)
-_OPERATED_JOB = re.compile(r"\b(?:PyTorch|TF|MPI|XGBoost|Paddle|MX|JAX)Job ([\w.\-]+) is ")
+_OPERATED_JOB = re.compile(rf"\b{_OPERATOR_KINDS}Job ([\w.\-]+) is ")
 _SPARK_JOB_FAILED = re.compile(r"\bDAGScheduler: Job \d+ failed\b")
 # DeepSpeed's launcher starting each worker, and its word as each exits with status 0
 _SPAWNED = re.compile(r"\bprocess (\d+) spawned with command\b")
