@@ -344,8 +344,23 @@ def _subject_named(ctx: Context, finding: Finding) -> Finding:
     if finding.culprit_ranks or finding.culprits or finding.category not in _SUBJECT_FAULTS:
         return finding
     scans = [ctx.scans[finding.cause.file_index]] if finding.cause is not None else ctx.scans
-    named = one_subject(scans) or (one_subject(ctx.scans) if len(scans) < len(ctx.scans) else ())
+    named = (one_subject(scans) or (one_subject(ctx.scans) if len(scans) < len(ctx.scans) else ())
+             or (_pod_of_file(ctx, finding.cause.file_index) if finding.cause is not None else ()))
     return replace(finding, culprits=named) if named else finding
+
+
+# a pod's own log as `kubectl logs w-1 > w-1.log` saves it
+_LOG_SUFFIX = re.compile(r"(?:\.(?:log|txt|out|err))+$")
+
+
+def _pod_of_file(ctx: Context, index: int) -> tuple[str, ...]:
+    """The pod whose own log the deciding file is, where the file is named after a pod the
+    orchestrator's output in the files places on a node (`kubectl get pods -o wide`, a
+    drain's evictions): the line that decided (a SIGTERM the launcher received) names no
+    pod, its file does."""
+    stem = _LOG_SUFFIX.sub("", ctx.scans[index].path.replace("\\", "/").rsplit("/", 1)[-1])
+    known = {pod for scan in ctx.scans for pod in scan.pod_nodes}
+    return (f"pod {stem}",) if stem in known else ()
 
 
 def _stopped_by_launcher(ctx: Context) -> set[int]:

@@ -76,14 +76,36 @@ _WIDE_HEADER = re.compile(rb"^(?P<lead>[^\n]{0,80}?)\bNAME +[^\n]{0,400}?\bNODE(
 _TOKEN = re.compile(rb"[^\s]+")
 
 
+# `kubectl drain`'s output: the node cordoned, then each pod it evicts from that node
+# (`node/gpu-3 cordoned`, `evicting pod ml/w-1`, `pod/w-1 evicted`, `node/gpu-3 drained`;
+# kubectl before 1.17 quoted the names: `node "gpu-3" cordoned`)
+_DRAIN = re.compile(rb"^\s*node(?:/| \")(?P<node>[A-Za-z0-9][\w.-]*[\w])\"? (?P<step>cordoned|drained)\b|"
+                    rb"^\s*evicting pod \"?(?:[a-z0-9][\w.-]*/)?(?P<pod>[a-z0-9][\w.-]*[a-z0-9])\"?\s*$",
+                    re.MULTILINE)
+
+
+def _drained(text: bytes) -> list[tuple[str, str]]:
+    """The pods a `kubectl drain` in the file evicted, each with the node it drained."""
+    out, node = [], None
+    for m in _DRAIN.finditer(text):
+        if m["node"] is not None:
+            node = m["node"] if m["step"] == b"cordoned" else None
+        elif node is not None:
+            out.append((m["pod"].decode("utf-8", "replace"), node.decode("utf-8", "replace")))
+    return out
+
+
 def pod_nodes(text: bytes) -> dict[str, str]:
     """Each pod's node, as the orchestrator's output in a file states it: the scheduler's
-    `Successfully assigned` events and the rows of `kubectl get pods -o wide`. A pod the file
-    places on two nodes (a pod name reused over a day's paste) is placed on neither."""
+    `Successfully assigned` events, the rows of `kubectl get pods -o wide` and the pods a
+    `kubectl drain` evicted. A pod the file places on two nodes (a pod name reused over a
+    day's paste) is placed on neither."""
     found: dict[str, set[str]] = {}
     for m in _ASSIGNED.finditer(text):
         found.setdefault(m["pod"].decode("utf-8", "replace"), set()).add(
             m["node"].decode("utf-8", "replace"))
+    for pod, node in _drained(text):
+        found.setdefault(pod, set()).add(node)
     for header in _WIDE_HEADER.finditer(text):
         line = header.group(0)
         name_at = line.index(b"NAME", len(header["lead"]))

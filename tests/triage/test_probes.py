@@ -2975,6 +2975,11 @@ CAUSES.update({
 CAUSES.update({
     "n19_spark_yarn_lost_node": (Category.INFRASTRUCTURE, 'ip-10-0-5-17.ec2.internal'),  # (Executors 12 and 13 lost: 'Container marked as failed ... on host: ip-10-0-5-17.ec2.intern)
 })
+CAUSES.update({
+    # the SIGTERM is in the pod's own log; its node is in the drain's and the listing's output
+    "i21_eks_nth_spot_itn_worker_node": (Category.INFRASTRUCTURE, "ip-10-0-3-12"),
+    "i21_k8s_admin_drain_evicts_worker": (Category.INFRASTRUCTURE, "gpu-node-c03"),
+})
 
 
 def _triage(name: str) -> Diagnosis:

@@ -152,3 +152,51 @@ def test_a_pod_the_container_runtime_could_not_start_is_named_with_its_node(tmp_
     diagnosis = _diagnosis(tmp_path, {"k8s.txt": events})
     assert diagnosis.category is Category.INFRASTRUCTURE
     assert any("gpu-a100-14" in c for c in diagnosis.culprits), diagnosis.culprits
+
+
+DRAIN = """$ kubectl drain gpu-node-c03 --ignore-daemonsets --delete-emptydir-data
+node/gpu-node-c03 cordoned
+Warning: ignoring DaemonSet-managed Pods: kube-system/kube-proxy-7hs9d
+evicting pod ml/t5-xl-worker-1
+pod/t5-xl-worker-1 evicted
+node/gpu-node-c03 drained
+evicting pod ml/t5-xl-worker-9
+"""
+
+
+def test_a_drain_places_the_pods_it_evicted_on_the_node_it_drained() -> None:
+    assert pod_nodes(DRAIN.encode()) == {"t5-xl-worker-1": "gpu-node-c03"}
+    assert pod_nodes(DRAIN.replace("node/gpu-node-c03 cordoned",
+                                   'node "gpu-node-c03" cordoned').encode()) == {
+        "t5-xl-worker-1": "gpu-node-c03"}
+
+
+TERMINATED = """\
+[2024-09-11 08:18:44,201] torch.distributed.run: [WARNING] *****************************************
+[rank16]: | epoch 003 | 3800 / 4096 batches | lr 1.00e-04 | ms/batch 712.87 | loss  1.56
+[2024-09-11 14:20:06,114] torch.distributed.elastic.agent.server.api: [WARNING] Received 15 death signal, shutting down workers
+[2024-09-11 14:20:06,115] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process 61 closing signal SIGTERM
+torch.distributed.elastic.multiprocessing.api.SignalException: Process 1 got signal: 15
+"""
+
+
+RUNNING = """$ kubectl get pods -n ml -o wide
+NAME             READY   STATUS    RESTARTS   AGE    IP            NODE           NOMINATED NODE
+t5-xl-master-0   1/1     Running   0          6h2m   10.244.11.5   gpu-node-c01   <none>
+t5-xl-worker-1   1/1     Running   0          6h2m   10.244.13.7   gpu-node-c03   <none>
+"""
+
+
+@pytest.mark.parametrize("listing", [DRAIN, RUNNING])
+def test_a_stop_in_a_pods_own_log_names_that_pod_and_its_node(tmp_path: Path,
+                                                               listing: str) -> None:
+    # the launcher's SIGTERM names no pod; its file, saved by `kubectl logs`, does
+    diagnosis = _diagnosis(tmp_path, {"ops.txt": listing, "t5-xl-worker-1.log": TERMINATED})
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert diagnosis.culprits == ("pod t5-xl-worker-1 on node gpu-node-c03",)
+
+
+def test_a_file_named_after_no_listed_pod_names_no_pod(tmp_path: Path) -> None:
+    diagnosis = _diagnosis(tmp_path, {"ops.txt": DRAIN, "t5-xl-worker-2.log": TERMINATED})
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert not any("pod" in c for c in diagnosis.culprits), diagnosis.culprits
