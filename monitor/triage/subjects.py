@@ -86,7 +86,8 @@ _DRAIN = re.compile(rb"^\s*node(?:/| \")(?P<node>[A-Za-z0-9][\w.-]*[\w])\"? (?P<
 
 def _drained(text: bytes) -> list[tuple[str, str]]:
     """The pods a `kubectl drain` in the file evicted, each with the node it drained."""
-    out, node = [], None
+    out: list[tuple[str, str]] = []
+    node: bytes | None = None
     for m in _DRAIN.finditer(text):
         if m["node"] is not None:
             node = m["node"] if m["step"] == b"cordoned" else None
@@ -104,8 +105,8 @@ def pod_nodes(text: bytes) -> dict[str, str]:
     for m in _ASSIGNED.finditer(text):
         found.setdefault(m["pod"].decode("utf-8", "replace"), set()).add(
             m["node"].decode("utf-8", "replace"))
-    for pod, node in _drained(text):
-        found.setdefault(pod, set()).add(node)
+    for evicted, drained in _drained(text):
+        found.setdefault(evicted, set()).add(drained)
     for header in _WIDE_HEADER.finditer(text):
         line = header.group(0)
         name_at = line.index(b"NAME", len(header["lead"]))
