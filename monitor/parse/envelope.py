@@ -51,6 +51,11 @@ _AIRFLOW = re.compile(
 )
 # dmesg uptime stamp: `[  1843.308145] `.
 _DMESG = re.compile(r"\[\s*\d+\.\d+\] ")
+# `dmesg -T`'s wall-clock stamp, ctime's form: `[Sun Nov 29 03:58:12 2026] `.
+_DMESG_CTIME = re.compile(r"\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?P<mon>[A-Z][a-z]{2}) +(?P<day>\d{1,2}) "
+                          r"(?P<clock>\d\d:\d\d:\d\d) (?P<year>\d{4})\] ")
+_MONTHS = {name: number for number, name in enumerate(
+    ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
 # Shipper date prefix: `2026-09-18 19:29:24 ` or ISO `2024-08-23T22:22:51.871Z `; mpirun
 # --timestamp-output writes `2019-06-02T16:13:44.884Z: `.
 _DATE = re.compile(
@@ -277,6 +282,12 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
             if m is None:
                 m = _DMESG.match(text)
                 if m is not None:
+                    kind = "dmesg"
+            if m is None and text[1:2].isalpha():
+                m = _DMESG_CTIME.match(text)
+                if m is not None and m["mon"] in _MONTHS:
+                    timestamp = (f"{m['year']}-{_MONTHS[m['mon']]:02d}-{int(m['day']):02d} "
+                                 f"{m['clock']}")
                     kind = "dmesg"
             if m is None:
                 m = _TORCHRUN.match(text)

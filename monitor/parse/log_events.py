@@ -518,7 +518,9 @@ class EventExtractor:
             self._accept_child_failed(block, payload)
             return block
         m = _EXC_STRICT.match(payload)
-        if m is not None and m["exc"].split(".")[-1] not in _NOT_EXCEPTIONS:
+        # (the kernel's ring buffer holds no Python exception: `[ 1843.3] LustreError: 11-0: …`)
+        if (m is not None and m["exc"].split(".")[-1] not in _NOT_EXCEPTIONS
+                and "dmesg" not in env.prefixes):
             block = self._new_block("exception", key, env, payload, index, rank)
             self._set_exception(block, m)
             if prev is not None and _STILL_TRYING.search(payload) is None:

@@ -135,7 +135,11 @@ UNREACHED_ENDPOINT = re.compile(
     # the JVM's (Spark's and netty's clients: `Failed to connect to /10.0.10.5:7337`, the
     # address as Java prints it, and the `java.net.ConnectException` under it)
     r"\bFailed to connect to [\w.-]*/[\d.]+:\d+|\bjava\.net\.(?:ConnectException|"
-    r"NoRouteToHostException|UnknownHostException)\b")
+    r"NoRouteToHostException|UnknownHostException)\b|"
+    # Go's net package under a client written in Go (the W&B service, the kubelet): a name
+    # its resolver could not find, a connect refused, unroutable or timed out
+    r"\bdial (?:tcp|udp)[46]?(?: [^\s:]+:\d+)?: (?:lookup \S+ on \S+: no such host|connect: "
+    r"(?:connection refused|no route to host|network is unreachable)|i/o timeout)")
 # ... unless the endpoint answered (an HTTP status: access refused, a rate limit) or no
 # connection was tried at all (the hub's offline mode): the job's setup, not the network
 ANSWERED_OR_OFFLINE = re.compile(

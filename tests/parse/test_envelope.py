@@ -172,3 +172,16 @@ def test_google_clouds_replica_stream_names_the_replica_as_the_host() -> None:
     # the platform's own voice names no replica; a bare severity word is no envelope
     assert split_envelope("ERROR 2019-03-11 14:03:02 service Job failed.").host is None
     assert split_envelope("ERROR: something failed").prefixes == ()
+
+
+@pytest.mark.parametrize(("line", "stamp", "payload"), [
+    ("[Sun Nov 29 03:58:12 2026] Memory cgroup out of memory: Killed process 20371 (python3)",
+     "2026-11-29 03:58:12", "Memory cgroup out of memory: Killed process 20371 (python3)"),
+    ("[Thu Feb  6 07:01:02 2025] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.",
+     "2025-02-06 07:01:02", "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus."),
+])
+def test_dmesg_wall_clock_stamp_gives_the_line_its_time(line: str, stamp: str,
+                                                        payload: str) -> None:
+    """`dmesg -T` writes ctime's form; the stamp is read, the kernel's line kept."""
+    env = split_envelope(line)
+    assert (env.timestamp, env.prefixes, env.payload) == (stamp, ("dmesg",), payload)

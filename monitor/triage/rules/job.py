@@ -246,27 +246,52 @@ def _unreached(text: str, record: str = "") -> str | None:
         return None
     # (or, where its own words name none, the HTTP pool of a cause chained in its record:
     # the hub's `OSError: We couldn't connect to …` over urllib3's `HTTPSConnectionPool(…)`)
-    where = _http_endpoint(text) or ", ".join(places(text)) or _http_endpoint(record)
+    # (a client's target with its port says most; a bare host, least)
+    target = _client_target(text)
+    where = (_http_endpoint(text) or (target if ":" in target else "")
+             or ", ".join(places(text)) or _http_endpoint(record) or target)
     if "Cannot connect to proxy" in text or "ProxyError" in text:
         return f"the proxy on the way to {where}" if where else "the proxy"
     return f"the link to {where}" if where else ""
 
 
-def _chained_endpoint(ctx: Context, first: Located) -> str:
+def chained_endpoint(ctx: Context, first: Located) -> str:
     """The endpoint the exceptions chained with `first` name, where its own words name none
     (`ConnectionRefusedError: [Errno 111] …`, then urllib3's and requests'
-    `HTTPConnectionPool(host='10.0.12.9', port=8000)`): the link to it, or ""."""
+    `HTTPConnectionPool(host='10.0.12.9', port=8000)`, redis-py's `Error -2 connecting to
+    HOST:PORT.`): the link to it, or ""."""
     # (a chained exception's line may be read as its own connection error event; Python
     # prints a chain cause first, so the causes of the last exception raised are above it)
     chained = [i for i in ctx.of(EventKind.PYTHON_TRACEBACK, EventKind.CONNECTION_ERROR)
                if i.file_index == first.file_index and i is not first
                and (0 < i.event.line - first.event.end_line <= 40
-                    or 0 < first.event.line - i.event.end_line <= 40)
+                    or 0 < first.event.line - i.event.end_line <= 40
+                    # (or the traceback whose record holds it: its last exception the cause's)
+                    or i.event.line <= first.event.line <= i.event.end_line)
                and (i.event.rank is None or i.event.rank == first.event.rank)]
     return next((f"the link to {endpoint}" for item in chained
-                 if (endpoint := _http_endpoint(
+                 if (endpoint := _http_endpoint(text := (
                      _said(ctx, item)[0] if item.kind is EventKind.PYTHON_TRACEBACK
-                     else item.event.text))), "")
+                     else item.event.text)) or _client_target(text))), "")
+
+
+# what a client names as the target it could not reach: botocore's `Could not connect to
+# the endpoint URL: "https://sts.…/"` and `Connect timeout on endpoint URL: "…"`, the hub's
+# `couldn't connect to 'https://huggingface.co'`, urllib3's `Connection to HOST timed out`,
+# redis-py's `Error 111 connecting to HOST:PORT.`, Go's `Post "URL": dial tcp: …`
+_CLIENT_TARGET = re.compile(r"\bendpoint URL: \"https?://(?P<url>[\w.-]+(?::\d+)?)|"
+                            r"(?i:\bcouldn't (?:connect to|reach) )'https?://(?P<hub>[\w.-]+(?::\d+)?)|"
+                            r"\bConnection to (?P<host>[\w.-]+\.[\w-]+) timed out\b|"
+                            r"\bError -?\d+ connecting to (?P<redis>[\w.-]+:\d+)\.|"
+                            # Go's net/http: the request's method and URL before its error
+                            # (`Post "http://wandb.svc:8080/graphql": dial tcp: lookup …`)
+                            r"\b(?:Get|Post|Put|Head|Patch|Delete) \"https?://(?P<go>[\w.-]+(?::\d+)?)[/\"]")
+
+
+def _client_target(text: str) -> str:
+    """The host (and port) a client's own words name as what it could not reach, or ""."""
+    m = _CLIENT_TARGET.search(text)
+    return next((g for g in m.groups() if g), "") if m is not None else ""
 
 
 def _http_endpoint(text: str) -> str:
@@ -851,8 +876,9 @@ def own_exception(ctx: Context) -> Finding | None:
         return None  # (a worker's death before them: what follows may be its consequence)
     first = own[0]
     unreached = _unreached(*_said(ctx, first))
-    if unreached == "":
-        unreached = _chained_endpoint(ctx, first)
+    if unreached == "" or (unreached is not None and ":" not in unreached):
+        # (a chained cause's endpoint, with its port, says more than a bare host)
+        unreached = chained_endpoint(ctx, first) or unreached
     if unreached is not None:
         # a client that could not reach a service is that service's story where the logs show
         # it failing (another process's own error or crash, in a file of its own: files

@@ -29,6 +29,7 @@ from monitor.triage.rules.base import (
     file_trained_on,
     nfs_answered_again,
     removed_idle_above,
+    step_number,
     table_entries,
     trained_after,
     training_line,
@@ -440,10 +441,29 @@ def _steps_after(ctx: Context, file_index: int, line: int) -> int:
     tail = ctx.scans[file_index].tail
     again = next((t.line for t in tail if t.line > line and _STARTED_AGAIN.search(t.text)), None)
     if again is None:
+        again = _counted_again(tail, line)
+    if again is None:
         return 0
     return sum(1 for t in tail
                if t.line > again and _NO_NUMBER_LOSS.search(t.text) is None
                and (training_line(t) or _FINISHED_TRAINING.search(t.text)))
+
+
+def _counted_again(tail: list[TailLine], line: int) -> int | None:
+    """Where a new attempt's steps begin after `line` with no word of their own (torchrun's
+    restart says nothing at its default log level): the first training step after it numbered
+    below the last one before it, where the loop's word that training finished follows; the
+    line above that step (so that it counts), or None."""
+    before = [n for t in tail if t.line < line and training_line(t)
+              and (n := step_number(t.text)) is not None]
+    if not before:
+        return None
+    reset = next((t.line for t in tail if t.line > line and training_line(t)
+                  and (n := step_number(t.text)) is not None and n < before[-1]), None)
+    if reset is None or not any(t.line > reset and _FINISHED_TRAINING.search(t.text)
+                                for t in tail):
+        return None
+    return reset - 1
 
 
 # exceptions a stop from outside raises in the job, and the collective errors that follow

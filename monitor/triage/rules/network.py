@@ -47,6 +47,7 @@ from monitor.triage.rules.base import (
     trained_after,
 )
 from monitor.triage.rules.collectives import absent_rank, silent_file
+from monitor.triage.rules.job import chained_endpoint
 from monitor.triage.rules.unexplained import platform_stopped
 
 
@@ -231,7 +232,9 @@ def _network(ctx: Context, *, flushed_too: bool = False) -> Finding | None:
         # a line above says the client was using (pip's `Looking in indexes: https://…`), or
         # an endpoint the lines do not name (not a rendezvous)
         used = _service_above(ctx, first)
-        culprit = f"the endpoint {used}" if used else "an endpoint the lines do not name"
+        chained = chained_endpoint(ctx, first) if not used else ""
+        culprit = (f"the endpoint {used}" if used else chained
+                   or "an endpoint the lines do not name")
         evidence.append(f"{who(first)} could not reach {culprit} ({first.where})")
     else:
         endpoint = _endpoint(ctx, fields)
@@ -463,8 +466,12 @@ _NEXT_COMMAND = re.compile(r"^\+{1,3} \S|\bSuccessfully installed\b")
 
 
 def _service_above(ctx: Context, item: Located) -> str | None:
-    """The service a line of the same file, up to 40 lines above `item` and in the same
-    command's output, says its client was using (pip's index only for pip's own failure)."""
+    """The service `item`'s own line (huggingface_hub's retry: `… thrown while requesting HEAD
+    https://…`), or a line of the same file up to 40 lines above it and in the same command's
+    output, says its client was using (pip's index only for pip's own failure)."""
+    own = _SERVICE_USED.search(item.event.text)
+    if own is not None and own[2]:
+        return own[2]
     for t in reversed(ctx.scans[item.file_index].tail):
         if not item.event.line - 40 <= t.line < item.event.line:
             continue

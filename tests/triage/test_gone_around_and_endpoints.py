@@ -1,0 +1,144 @@
+"""A job that went around what failed (a restart the launcher did not announce, a pod that
+completed after its events' errors, a node's OOM kill from before the job began), the
+kernel's lines read as the kernel's, and the endpoint a client names in its own words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from monitor.model import Category
+from tests.triage.texts import triage_named, triage_texts
+
+BANNER = ("W1129 03:48:05.793000 12567 torch/distributed/run.py:874] "
+          "*****************************************\n")
+STEPS = "".join(f"[default0]:[2026-11-29 03:48:1{n}] step {n}/6 loss=0.3 lr=0.1\n"
+                for n in (1, 2, 3))
+KILLED = ("E1129 03:48:17.218000 12567 torch/distributed/elastic/multiprocessing/api.py:1002] "
+          "failed (exitcode: -9) local_rank: 1 (pid: 12593) of binary: /opt/conda/bin/python\n")
+AGAIN = "".join(f"[default0]:[2026-11-29 03:48:3{n}] step {n}/6 loss=0.2 lr=0.1\n"
+                for n in range(1, 7))
+FINISHED = "[default0]:[2026-11-29 03:48:31] training finished, saving final checkpoint\n"
+
+
+def test_a_restart_the_launcher_did_not_announce_then_finished_is_no_failure(
+        tmp_path: Path) -> None:
+    # torchrun restarts its group with no line of its own at its default log level: the step
+    # count starting over, then the loop's word that it finished, show the new attempt
+    diagnosis = triage_texts(tmp_path, BANNER + STEPS + KILLED + AGAIN + FINISHED)
+    assert diagnosis.category is Category.NONE, diagnosis.findings
+
+
+def test_steps_starting_over_without_finishing_are_no_recovery(tmp_path: Path) -> None:
+    diagnosis = triage_texts(tmp_path, BANNER + STEPS + KILLED + AGAIN)
+    assert diagnosis.category is Category.UNDETERMINED
+    assert diagnosis.culprits == ("local_rank 1 (pid 12593)",)
+
+
+DESCRIBED = """$ kubectl describe pod bert-ft-worker-0 -n nlp
+Name:             bert-ft-worker-0
+Namespace:        nlp
+Node:             a10g-pool-7m1q/10.20.3.41
+Status:           Succeeded
+Containers:
+  pytorch:
+    State:          Terminated
+      Reason:       Completed
+      Exit Code:    0
+    Restart Count:  0
+Events:
+  Type     Reason     Age   From     Message
+  ----     ------     ----  ----     -------
+  Warning  Failed     69m   kubelet  Failed to pull image "registry.internal/nlp/bert-ft:3.1.0": rpc error: code = Unknown desc = failed to pull and unpack image: dial tcp 10.20.0.5:443: i/o timeout
+  Warning  Failed     69m   kubelet  Error: ErrImagePull
+  Normal   Pulled     66m   kubelet  Successfully pulled image "registry.internal/nlp/bert-ft:3.1.0"
+"""
+
+
+@pytest.mark.parametrize(("state", "category"), [
+    ("Terminated\n      Reason:       Completed\n      Exit Code:    0", Category.NONE),
+    ("Running", Category.NETWORK),
+])
+def test_the_events_of_a_pod_that_completed_are_its_past(tmp_path: Path, state: str,
+                                                          category: Category) -> None:
+    text = DESCRIBED.replace("Terminated\n      Reason:       Completed\n      Exit Code:    0",
+                             state)
+    assert triage_texts(tmp_path, text).category is category
+
+
+DMESG = """\
+[Sun Nov 29 03:58:12 2026] jupyter-lab invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0, oom_score_adj=0
+[Sun Nov 29 03:58:12 2026] Memory cgroup out of memory: Killed process 20371 (python3) total-vm:52811032kB, anon-rss:31962208kB, file-rss:20112kB, shmem-rss:0kB
+"""
+JOB = ("W1129 04:05:38.505000 25714 torch/distributed/run.py:874] "
+       "*****************************************\n"
+       "[default0]:[2026-11-29 04:05:47] step 9/10 loss=0.2518 lr=0.1\n"
+       "[default0]:[2026-11-29 04:05:48] step 10/10 loss=0.1784 lr=0.1\n"
+       "[default0]:[2026-11-29 04:05:48] training finished, saving final checkpoint\n")
+
+
+@pytest.mark.parametrize(("killed_at", "category"), [
+    ("03:58:12", Category.NONE),  # 7 minutes before the job's first line: another's process
+    ("04:05:40", Category.OOM),  # while the job ran
+])
+def test_a_nodes_oom_kill_before_the_job_began_is_not_the_jobs(
+        tmp_path: Path, killed_at: str, category: Category) -> None:
+    diagnosis = triage_named(tmp_path, {"dmesg.log": DMESG.replace("03:58:12", killed_at),
+                                        "console.log": JOB})
+    assert diagnosis.category is category, diagnosis.findings
+
+
+def test_a_kernel_line_under_dmesg_is_no_python_exception(tmp_path: Path) -> None:
+    line = ("[ 1843.308145] LustreError: 11-0: scratch-OST0004-osc-ffff8d2b3c4e1000: operation "
+            "ost_write to node 10.10.1.14@o2ib failed: rc = -107\n")
+    diagnosis = triage_texts(tmp_path, line)
+    assert diagnosis.category is not Category.SOFTWARE
+    assert not any("raised LustreError" in f for f in diagnosis.findings), diagnosis.findings
+
+
+HUB = """\
+'[Errno -2] Name or service not known' thrown while requesting HEAD http://hf-mirror.corp.internal:8080/org/model/resolve/main/config.json
+Retrying in 1s [Retry 1/5].
+'[Errno -2] Name or service not known' thrown while requesting HEAD http://hf-mirror.corp.internal:8080/org/model/resolve/main/config.json
+[rank0]: httpx.ConnectError: [Errno -2] Name or service not known
+"""
+REDIS = """\
+Traceback (most recent call last):
+  File "/venv/lib/python3.11/site-packages/redis/connection.py", line 1581, in _connect
+    for res in socket.getaddrinfo(
+socket.gaierror: [Errno -2] Name or service not known
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/venv/lib/python3.11/site-packages/redis/connection.py", line 1077, in connect_check_health
+    raise ConnectionError(self._error_message(e))
+redis.exceptions.ConnectionError: Error -2 connecting to redis-master.infra.svc:6379. Name or service not known.
+"""
+STS = """\
+Traceback (most recent call last):
+  File "/opt/conda/lib/python3.11/site-packages/botocore/httpsession.py", line 493, in send
+    raise EndpointConnectionError(endpoint_url=request.url, error=e)
+botocore.exceptions.EndpointConnectionError: Could not connect to the endpoint URL: "https://sts.us-east-1.amazonaws.com/"
+"""
+WANDB = """\
+Traceback (most recent call last):
+  File "/home/user/llm-train/sft.py", line 3, in <module>
+    run = wandb.init(project="llm-sft")
+wandb.errors.errors.CommError: Timed out while retrying: Post "http://wandb.mlplatform.internal:8080/graphql": dial tcp: lookup wandb.mlplatform.internal on 10.96.0.10:53: no such host
+"""
+
+
+@pytest.mark.parametrize(("text", "endpoint"), [
+    (HUB, "hf-mirror.corp.internal:8080"),  # the hub's retry names the URL it requested
+    (REDIS, "redis-master.infra.svc:6379"),  # the chained cause's client names it
+    (STS, "sts.us-east-1.amazonaws.com"),
+    (WANDB, "wandb.mlplatform.internal:8080"),  # Go's request, not its resolver's address
+])
+def test_a_client_that_could_not_reach_its_service_names_it(tmp_path: Path, text: str,
+                                                             endpoint: str) -> None:
+    diagnosis = triage_texts(tmp_path, text)
+    assert diagnosis.category is Category.NETWORK, diagnosis.findings
+    assert any(endpoint in c for c in diagnosis.culprits), diagnosis.culprits
+    assert not any("10.96.0.10" in c for c in diagnosis.culprits)
