@@ -142,3 +142,91 @@ def test_a_client_that_could_not_reach_its_service_names_it(tmp_path: Path, text
     assert diagnosis.category is Category.NETWORK, diagnosis.findings
     assert any(endpoint in c for c in diagnosis.culprits), diagnosis.culprits
     assert not any("10.96.0.10" in c for c in diagnosis.culprits)
+
+
+CALLBACK = "".join(
+    f"Epoch {n}: 100%|##########| 782/782 [03:1{n % 10}<00:00, 4.0{n % 10}it/s, "
+    f"train_loss=1.{90 - n}0]\n" for n in range(0, 8)) + """\
+wandb: Network error (ConnectionError), entering retry loop.
+2025-05-12 10:41:27,903 - callbacks.sample_logger - ERROR - failed to upload sample predictions for epoch 7, continuing
+Traceback (most recent call last):
+  File "/home/user/proj/callbacks/sample_logger.py", line 61, in on_validation_epoch_end
+    trainer.logger.experiment.log({"samples": table}, commit=False)
+requests.exceptions.ConnectionError: HTTPSConnectionPool(host='api.wandb.ai', port=443): Max retries exceeded with url: /graphql (Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f2c>: Failed to establish a new connection: [Errno 101] Network is unreachable'))
+Epoch 8: 100%|##########| 782/782 [03:18<00:00, 4.08it/s, train_loss=1.420]
+wandb: Network error resolved after 0:01:12.402311, resuming normal operation.
+Epoch 9: 100%|##########| 782/782 [03:19<00:00, 4.09it/s, train_loss=1.360]
+`Trainer.fit` stopped: `max_epochs=10` reached.
+"""
+
+
+def test_a_callbacks_traceback_the_epochs_went_on_past_is_no_failure(tmp_path: Path) -> None:
+    # Lightning's bars number the epochs; a client's `resuming normal operation` is no restart
+    assert triage_texts(tmp_path, CALLBACK).category is Category.NONE
+    cut = CALLBACK.split("Epoch 8:")[0]
+    assert triage_texts(tmp_path / "cut", cut).category is Category.NETWORK
+
+
+FALLBACK = """\
+[rank0] loading config for acme-research/tiny-bert-base
+Could not reach the Hub ([Errno -2] Name or service not known). Using cached commit hash for 'acme-research/tiny-bert-base'.
+Could not reach the Hub ([Errno -2] Name or service not known). Using cached commit hash for 'acme-research/tiny-bert-base'.
+[rank0] step 2/8 loss 6.8703
+[rank0] step 4/8 loss 6.8459
+[rank0] step 6/8 loss 6.8315
+training finished, saving to /home/user/ckpt/final
+"""
+
+
+def test_each_ranks_same_setup_failure_the_job_trained_past_is_no_failure(
+        tmp_path: Path) -> None:
+    # two ranks' same line, one under the other: the steps after the last of them count
+    assert triage_texts(tmp_path, FALLBACK).category is Category.NONE
+
+
+RETRIED = """\
+$ torchrun --nproc-per-node=2 push.py
+[rank0]: urllib.error.URLError: <urlopen error [Errno 111] Connection refused>
+E1129 03:52:51.422000 15389 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 1) local_rank: 0 (pid: 15441) of binary: /home/user/venv/bin/python
+[rank0] step 1/6 loss=2.2500
+[rank0] step 6/6 loss=1.3286
+[rank0] done
+"""
+
+
+@pytest.mark.parametrize(("between", "status", "succeeded"), [
+    ("", "0", True),  # the launcher exited 0: its restart went on to succeed
+    ("", "1", False),
+    ("$ ls /home/user/ckpt\nfinal\n", "0", False),  # the 0 is ls's
+])
+def test_a_shells_exit_status_of_zero_after_the_launcher_is_its_success(
+        tmp_path: Path, between: str, status: str, succeeded: bool) -> None:
+    text = RETRIED + between + f"$ echo $?\n{status}\n"
+    assert (triage_texts(tmp_path, text).category is Category.NONE) is succeeded
+
+
+def test_torch_hubs_download_names_the_host_it_could_not_reach(tmp_path: Path) -> None:
+    text = """\
+Downloading: "https://artifacts.corp.internal/torchvision/resnet50-11ad3fa6.pth" to /home/user/.cache/torch/hub/checkpoints/resnet50-11ad3fa6.pth
+[rank0]: Traceback (most recent call last):
+[rank0]:   File "/usr/lib/python3.11/socket.py", line 962, in getaddrinfo
+[rank0]:     for res in _socket.getaddrinfo(host, port, family, type, proto, flags):
+[rank0]: socket.gaierror: [Errno -2] Name or service not known
+"""
+    diagnosis = triage_texts(tmp_path, text)
+    assert diagnosis.category is Category.NETWORK
+    assert diagnosis.culprits == ("the endpoint artifacts.corp.internal",)
+
+
+def test_horovods_shutdown_relays_another_ranks_exception(tmp_path: Path) -> None:
+    ranks = "".join(f"""\
+[1,{r}]<stderr>:Traceback (most recent call last):
+[1,{r}]<stderr>:  File "/home/user/proj/train_keras_hvd.py", line 188, in <module>
+[1,{r}]<stderr>:    model.fit(train_ds, epochs=40)
+[1,{r}]<stderr>:tensorflow.python.framework.errors_impl.UnknownError: Graph execution error:
+[1,{r}]<stderr>:
+[1,{r}]<stderr>:Horovod has been shut down. This was caused by an exception on one of the ranks or an attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished execution.
+""" for r in (3,))
+    diagnosis = triage_texts(tmp_path, ranks)
+    assert diagnosis.culprit_ranks == ()
+    assert diagnosis.category is not Category.SOFTWARE

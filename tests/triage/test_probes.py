@@ -3076,6 +3076,8 @@ HEALTHY += ("e25_c10d_refused_warnings_then_training", "e25_datasets_offline_cac
             "e25_mlflow_retry_then_ok", "e25_nccl_connect_refused_retry_then_init_ok",
             "e25_nfs_not_responding_then_ok", "e25_vllm_hub_retry_then_serving",
             "e25_wandb_network_error_resolved",)
+HEALTHY += ("u24_ok_lightning_callback_traceback_finished", "e25_hub_cached_commit_fallback",
+            "e25_restart_after_pushgateway_refused")
 
 def _triage(name: str) -> Diagnosis:
     return triage_probe(name)

@@ -381,7 +381,9 @@ _LEGACY_LOCAL = re.compile(r"--local[_-]rank[= ]'?(\d+)")
 
 
 # a new attempt's word (a restart, a resume, a requeue): steps after it are another process's
-_NEW_ATTEMPT = re.compile(r"(?i)\brestart|\bresum(?:e|ed|ing)\b|\bStarting worker group\b|"
+# (a client's `resuming normal operation` after its network came back is no new attempt)
+_NEW_ATTEMPT = re.compile(r"(?i)\brestart|\bresum(?:e|ed|ing)\b(?! normal operation)|"
+                          r"\bStarting worker group\b|"
                           r"\battempt[ #]\d|\brequeue")
 
 
@@ -406,6 +408,10 @@ def rank_stepped_on(ctx: Context, file_index: int, line: int, rank: int) -> bool
 
 # (Megatron pads its number: `iteration        1/     500`)
 _STEP_NUMBER = re.compile(r"(?i)\b(?:step|iter(?:ation)?)\b\W{0,3}? {0,12}(\d+)")
+
+
+# Lightning's progress bar of one epoch (`Epoch 8: 100%|██████████| 782/782 [03:18<00:00, …]`)
+_EPOCH_BAR = re.compile(r"^Epoch (\d+): +\d{1,3}%\|")
 
 
 def step_number(text: str) -> int | None:
@@ -703,7 +709,8 @@ _TRAINING = re.compile(r"(?i)(?:\b(?:step|iter(?:ation)?|epoch)\b\W{0,12}\d+|\b\
 
 def training_line(line: TailLine) -> bool:
     """A line of the job's training going on: its progress bar or a step's loss."""
-    return line.progress is not None or _TRAINING.search(line.text) is not None
+    return (line.progress is not None or _TRAINING.search(line.text) is not None
+            or _EPOCH_BAR.search(line.text) is not None)
 
 
 # A line that starts another part of a paste: a shell prompt and its command, a header a
@@ -722,10 +729,12 @@ def file_trained_on(ctx: Context, index: int, line: int) -> bool:
     after = [t for t in tail if t.line > line]
     if any(_NEW_ATTEMPT.search(t.text) for t in after):
         return False
+    # (numbered by step; where the file numbers none, by the epoch of Lightning's bars)
+    counter = _STEP_NUMBER if any(_STEP_NUMBER.search(t.text) for t in tail) else _EPOCH_BAR
     numbered = [(t.line, int(m[1])) for t in after if training_line(t)
-                and (m := _STEP_NUMBER.search(t.text)) is not None]
+                and (m := counter.search(t.text)) is not None]
     before = [int(m[1]) for t in tail if t.line < line
-              and (m := _STEP_NUMBER.search(t.text)) is not None]
+              and (m := counter.search(t.text)) is not None]
     later = [n for _, n in numbered if not before or n > max(before)]
     if len(later) < 2 or len(set(later)) < 2:
         return False

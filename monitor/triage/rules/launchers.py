@@ -209,7 +209,11 @@ def trained_past_every_failure(ctx: Context) -> Finding | None:
                 and not nfs_answered_again(ctx, e)]
     if not failures:
         return None
-    if all(_setup_gone_around(ctx, e) for e in failures):
+    # (judged from each file's last failure: two ranks' same failure, a line apart, are one)
+    last_of: dict[int, int] = {}
+    for e in failures:
+        last_of[e.file_index] = max(last_of.get(e.file_index, 0), e.event.end_line)
+    if all(_setup_gone_around(ctx, e, last_of[e.file_index]) for e in failures):
         first = min(failures, key=Located.order)
         return Finding(
             Category.NONE, (), (),
@@ -253,16 +257,17 @@ _DEATHS = frozenset({
 })
 
 
-def _setup_gone_around(ctx: Context, item: Located) -> bool:
+def _setup_gone_around(ctx: Context, item: Located, last: int) -> bool:
     """A failure of no rank's in a step the job's script ran before training, which its
     file shows the job training past (an optional package that would not install, a `git lfs
     pull` of files it did not need): no step line before it in its file, and two numbered
-    steps after it with nothing failing after. Never a death, a hang or a stop."""
+    steps after the file's last failure (`last`) with nothing failing after. Never a death,
+    a hang or a stop."""
     tail = ctx.scans[item.file_index].tail
     return (item.rank is None and item.kind not in _DEATHS
             and bool(tail) and item.event.line >= tail[0].line
             and not any(t.line < item.event.line and training_line(t) for t in tail)
-            and file_trained_on(ctx, item.file_index, item.event.end_line))
+            and file_trained_on(ctx, item.file_index, last))
 
 
 # a new attempt's own word that it started again (`resuming from checkpoint …`, `attempt 2`,
@@ -343,6 +348,30 @@ def _every_worker_exited_cleanly(tail: list[TailLine]) -> list[int]:
     return [max(exited[pid] for pid in spawned)]
 
 
+# a pasted shell's question for the last command's exit status (`$ echo $?`), answered `0`
+_ASKED_STATUS = re.compile(r"^\S{0,60}[$#] echo \$\?\s*$")
+
+
+_PROMPT = re.compile(r"^\S{0,60}[$#] \S")
+
+
+def _shell_said_zero(ctx: Context, index: int) -> list[int]:
+    """The line of a pasted shell's `0` under its `echo $?`, asked right after the command
+    whose output holds the file's failures (no other command between): that command (the
+    launcher) exited with status 0. [] where the shell said another status or nothing."""
+    tail = ctx.scans[index].tail
+    answers = {t.line: t.text.strip() for t in tail}
+    asked = [t.line for t in tail if "echo" in t.text and _ASKED_STATUS.match(t.text)
+             and answers.get(t.line + 1) == "0"]
+    if not asked:
+        return []
+    failed = max((e.event.end_line for e in ctx.located
+                  if e.file_index == index and e.event.level >= Level.ERROR), default=0)
+    if any(failed < t.line < asked[-1] and _PROMPT.match(t.text) for t in tail):
+        return []  # (another command ran after the failing one: the status is its)
+    return [asked[-1] + 1]
+
+
 # words every success line above holds one of (a cheap test before the pattern's)
 _SUCCESS_WORDS = ("ucceeded", "UCCEEDED", "SUCCESS", "ompleted", "finished")
 
@@ -366,7 +395,7 @@ def job_succeeded(ctx: Context) -> Finding | None:
         lines = [t.line for i, t, m in said_lines if i == index
                  and not (m[0].endswith("successfully completed") and len(operated) > 1)
                  and not (m[0].startswith("DAGScheduler") and spark_failed)]
-        lines += _every_worker_exited_cleanly(scan.tail)
+        lines += _every_worker_exited_cleanly(scan.tail) + _shell_said_zero(ctx, index)
         if lines:
             said[index] = max(lines)
     if not said:
