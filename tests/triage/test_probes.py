@@ -3078,6 +3078,10 @@ HEALTHY += ("e25_c10d_refused_warnings_then_training", "e25_datasets_offline_cac
             "e25_wandb_network_error_resolved",)
 HEALTHY += ("u24_ok_lightning_callback_traceback_finished", "e25_hub_cached_commit_fallback",
             "e25_restart_after_pushgateway_refused")
+CAUSES.update({
+    # the Xid's bus is rank 6's in NCCL's init lines of the one node
+    "j23_dgx_b07_xid": (Category.GPU_CUDA, "rank 6"),
+})
 
 def _triage(name: str) -> Diagnosis:
     return triage_probe(name)

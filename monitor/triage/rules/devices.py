@@ -118,10 +118,13 @@ def gpu_hardware(ctx: Context) -> Finding | None:
         culprits.append(f"GPU {pci} (Xid {', '.join(str(c) for c in sorted(causes))})")
     if hw_xids and not ranks:
         # the process an Xid names (`pid=88231`) is a rank where a launcher's summary or
-        # NCCL's init lines give that pid's rank
+        # NCCL's init lines give that pid's rank; the GPU it names is one where NCCL's init
+        # lines on the job's one node give the rank that ran on that bus
         pid_rank = {**_nccl_pids(ctx), **_launcher_pids(ctx)}
+        bus_rank = _nccl_buses(ctx)
         ranks = tuple(sorted({r for x in hw_xids if (r := pid_rank.get(
-            x.event.int_field("pid") or -1)) is not None}))
+            x.event.int_field("pid") or -1, bus_rank.get(_pci_key(x.event.fields.get("pci")))))
+            is not None}))
         culprits = [*(f"rank {r}" for r in ranks), *culprits]
     if hw_xids:
         pids = sorted({str(x.event.fields["pid"]) for x in hw_xids if x.event.fields.get("pid")})
@@ -291,6 +294,34 @@ def _nccl_pids(ctx: Context) -> dict[int, int]:
         for (_host, pid), (_nranks, rank) in scan.pid_ranks.items():
             seen[pid].add(rank)
     return {pid: next(iter(ranks)) for pid, ranks in seen.items() if len(ranks) == 1}
+
+
+def _pci_key(pci: object) -> str:
+    """A GPU's PCI address as domain:bus:device, lower case (`0000:b1:00`)."""
+    parts = str(pci or "").lower().removeprefix("pci:").split(".")[0].split(":")
+    return ":".join(p.zfill(2) if i else p.zfill(4) for i, p in enumerate(parts)) if len(
+        parts) == 3 else ""
+
+
+def _nccl_buses(ctx: Context) -> dict[str, int]:
+    """PCI address → global rank, from NCCL's init lines of the job's world communicator
+    (`… rank 6 nranks 8 cudaDev 6 nvmlDev 6 busId b1000 … Init COMPLETE`), where they show
+    every rank of it on one host (another node has the same buses) and each bus one rank's."""
+    inits = [e for e in ctx.of(EventKind.NCCL_INIT) if e.event.fields.get("bus_id")]
+    world = max((e.event.int_field("nranks") or 0 for e in inits), default=0)
+    inits = [e for e in inits if e.event.int_field("nranks") == world]
+    if len({e.event.fields.get("host") or e.event.host for e in inits}) != 1:
+        return {}
+    seen: dict[str, set[int]] = defaultdict(set)
+    for e in inits:
+        # NCCL prints the bus id as the hex of the address's digits (`0000:b1:00.0` → b1000)
+        digits = str(e.event.fields["bus_id"]).lower().zfill(9)
+        rank = e.event.int_field("nccl_rank")
+        if rank is not None:
+            seen[f"{digits[:4]}:{digits[4:6]}:{digits[6:8]}"].add(rank)
+    if len({r for ranks in seen.values() for r in ranks}) != world:
+        return {}  # (the world's every rank on that one host: a job of one node)
+    return {bus: next(iter(r)) for bus, r in seen.items() if len(r) == 1}
 
 
 def _launcher_pids(ctx: Context) -> dict[int, int]:
