@@ -230,3 +230,19 @@ def test_horovods_shutdown_relays_another_ranks_exception(tmp_path: Path) -> Non
     diagnosis = triage_texts(tmp_path, ranks)
     assert diagnosis.culprit_ranks == ()
     assert diagnosis.category is not Category.SOFTWARE
+
+
+def test_the_one_url_in_a_refused_clients_frames_is_its_endpoint(tmp_path: Path) -> None:
+    frames = """\
+[rank1]: Traceback (most recent call last):
+[rank1]:   File "/home/user/proj/train_e.py", line 8, in fetch_shard
+[rank1]:     return urllib.request.urlopen(f"http://10.0.7.21:18080/shard/{step}", timeout=5).read()
+[rank1]:   File "/opt/conda/lib/python3.11/urllib/request.py", line 1351, in do_open
+[rank1]:     raise URLError(err)
+[rank1]: urllib.error.URLError: <urlopen error [Errno 111] Connection refused>
+"""
+    diagnosis = triage_texts(tmp_path, frames)
+    assert diagnosis.category is Category.NETWORK
+    assert diagnosis.culprits == ("the link to 10.0.7.21:18080",)
+    two = frames.replace('[rank1]:   File "/opt/conda', '[rank1]:     # mirror https://mirror.corp:8443/\n[rank1]:   File "/opt/conda')
+    assert triage_texts(tmp_path / "two", two).culprits == ()

@@ -1916,7 +1916,7 @@ CAUSES.update({
     "n2_urllib3_v1_temp_name_resolution_mlflow": (Category.NETWORK, "mlflow.internal"),
     "n2_curl_could_not_resolve_prologue": (Category.NETWORK, "artifacts.corp.example"),
     "n2_real_tls_cert_verify_selfsigned": (Category.SOFTWARE, ""),
-    "n2_real_httpx_connect_refused": (Category.NETWORK, ""),
+    "n2_real_httpx_connect_refused": (Category.NETWORK, "127.0.0.1:28001"),
     "n2_aiohttp_cannot_connect_host": (Category.NETWORK, "10.0.14.3"),
     "n2_requests_remote_disconnected_alone": (Category.UNDETERMINED, ""),
     "n2_openai_client_read_timeout": (Category.UNDETERMINED, ""),

@@ -249,7 +249,8 @@ def _unreached(text: str, record: str = "") -> str | None:
     # (a client's target with its port says most; a bare host, least)
     target = _client_target(text)
     where = (_http_endpoint(text) or (target if ":" in target else "")
-             or ", ".join(places(text)) or _http_endpoint(record) or target)
+             or ", ".join(places(text)) or _http_endpoint(record) or target
+             or _one_url_in(record))
     if "Cannot connect to proxy" in text or "ProxyError" in text:
         return f"the proxy on the way to {where}" if where else "the proxy"
     return f"the link to {where}" if where else ""
@@ -286,6 +287,17 @@ _CLIENT_TARGET = re.compile(r"\bendpoint URL: \"https?://(?P<url>[\w.-]+(?::\d+)
                             # Go's net/http: the request's method and URL before its error
                             # (`Post "http://wandb.svc:8080/graphql": dial tcp: lookup …`)
                             r"\b(?:Get|Post|Put|Head|Patch|Delete) \"https?://(?P<go>[\w.-]+(?::\d+)?)[/\"]")
+
+
+_URL_HOST_PORT = re.compile(r"\bhttps?://([\w.-]+(?::\d+)?)")
+
+
+def _one_url_in(record: str) -> str:
+    """The one host (and port) the URLs of an exception's record name: its frames' code
+    (`urlopen(f"http://10.0.7.21:18080/shard/{step}")`) where its message names none; "" for
+    none or several."""
+    hosts = set(_URL_HOST_PORT.findall(record))
+    return next(iter(hosts)) if len(hosts) == 1 else ""
 
 
 def _client_target(text: str) -> str:
