@@ -285,7 +285,9 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
                     kind = "dmesg"
             if m is None and text[1:2].isalpha():
                 m = _DMESG_CTIME.match(text)
-                if m is not None and m["mon"] in _MONTHS:
+                if m is not None and m["mon"] not in _MONTHS:
+                    m = None
+                if m is not None:
                     timestamp = (f"{m['year']}-{_MONTHS[m['mon']]:02d}-{int(m['day']):02d} "
                                  f"{m['clock']}")
                     kind = "dmesg"

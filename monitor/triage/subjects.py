@@ -79,20 +79,27 @@ _TOKEN = re.compile(rb"[^\s]+")
 # `kubectl drain`'s output: the node cordoned, then each pod it evicts from that node
 # (`node/gpu-3 cordoned`, `evicting pod ml/w-1`, `pod/w-1 evicted`, `node/gpu-3 drained`;
 # kubectl before 1.17 quoted the names: `node "gpu-3" cordoned`)
-_DRAIN = re.compile(rb"^\s*node(?:/| \")(?P<node>[A-Za-z0-9][\w.-]*[\w])\"? (?P<step>cordoned|drained)\b|"
+_DRAIN = re.compile(rb"^\s*node(?:/| \")(?P<node>[A-Za-z0-9][\w.-]*[\w])\"? "
+                    rb"(?P<step>cordoned|already cordoned|drained)\b|"
                     rb"^\s*evicting pod \"?(?:[a-z0-9][\w.-]*/)?(?P<pod>[a-z0-9][\w.-]*[a-z0-9])\"?\s*$",
                     re.MULTILINE)
 
 
 def _drained(text: bytes) -> list[tuple[str, str]]:
-    """The pods a `kubectl drain` in the file evicted, each with the node it drained."""
+    """The pods a `kubectl drain` in the file evicted, each with the node it drained: only
+    while one node is cordoned and not yet drained (`kubectl drain A B` cordons both, then
+    evicts node by node, naming no node on its eviction lines)."""
     out: list[tuple[str, str]] = []
-    node: bytes | None = None
+    cordoned: set[bytes] = set()
     for m in _DRAIN.finditer(text):
         if m["node"] is not None:
-            node = m["node"] if m["step"] == b"cordoned" else None
-        elif node is not None:
-            out.append((m["pod"].decode("utf-8", "replace"), node.decode("utf-8", "replace")))
+            if m["step"] == b"drained":
+                cordoned.discard(m["node"])
+            else:
+                cordoned.add(m["node"])
+        elif len(cordoned) == 1:
+            out.append((m["pod"].decode("utf-8", "replace"),
+                        next(iter(cordoned)).decode("utf-8", "replace")))
     return out
 
 

@@ -3010,7 +3010,7 @@ CAUSES.update({
 HEALTHY += ("j23_bert_mlm_elastic_restart", "j23_ckpt_upload_retry_run",
             "j23_ds_pdsh_two_node_run", "j23_k8s_bert_job_pods", "j23_mpirun_openfabrics_run",
             "j23_ray_job_preprocess_train", "j23_resnet_ddp_two_node", "j23_slurm_77001_requeue",
-            "j23_swin_node_dmesg",)
+           )
 CAUSES.update({
     "u24_torchrun_keyerror_then_gloo_relay": (Category.SOFTWARE, 'rank 1'),  # (rank1 raises KeyError: 'labels' first; rank0 then fails with gloo 'Connection closed by pe)
     "u24_torchrun_errorfile_table_only": (Category.SOFTWARE, 'rank 1'),  # (Only the launcher tail is pasted; the Root Cause entry for rank 1 carries the error_file t)
@@ -3081,6 +3081,19 @@ HEALTHY += ("u24_ok_lightning_callback_traceback_finished", "e25_hub_cached_comm
 CAUSES.update({
     # the Xid's bus is rank 6's in NCCL's init lines of the one node
     "j23_dgx_b07_xid": (Category.GPU_CUDA, "rank 6"),
+})
+CAUSES.update({
+    # the review of the pod, shell-status, Events, set-up and endpoint rules: each stays in its
+    # case (a pipeline's status, a table's rows, one node cordoned, the same host's port)
+    "rv26_tee_status": (Category.OOM, "rank 1"),
+    "rv26_events_hide_oom": (Category.OOM, "pid 51873"),
+    "rv26_events_run_into_next_command": (Category.OOM, "pid 51873"),
+    "rv26_dmesg_local_tz": (Category.OOM, "pid 25714"),
+    "rv26_tail_two_workers": (Category.NETWORK, ""),
+    "rv26_later_client_port_wins": (Category.NETWORK, "ml-datasets.s3.us-west-2.amazonaws.com"),
+    "rv26_hub_download_then_other_failure": (Category.NETWORK, ""),
+    "rv26_drain_two_nodes": (Category.INFRASTRUCTURE, ""),
+    "rv26_cordon_then_drain": (Category.INFRASTRUCTURE, ""),
 })
 
 def _triage(name: str) -> Diagnosis:
@@ -3172,3 +3185,13 @@ def test_a_failure_no_one_rank_is_to_blame_for_names_no_rank(name: str) -> None:
     diagnosis = _triage(name)
     assert diagnosis.culprit_ranks == (), diagnosis.summary
     assert diagnosis.category is CAUSES[name][0], diagnosis.summary
+
+
+@pytest.mark.parametrize(("name", "wrong"), [
+    ("rv26_drain_two_nodes", "gpu-node-c03"),  # two nodes cordoned: which one's pod, unsaid
+    ("rv26_cordon_then_drain", "gpu-node-c03"),
+    ("rv26_hub_download_then_other_failure", "download.pytorch.org"),  # a finished download
+    ("rv26_later_client_port_wins", "mlflow"),  # a later exception's endpoint
+])
+def test_a_reviewed_case_names_no_wrong_culprit(name: str, wrong: str) -> None:
+    assert not any(wrong in c for c in _triage(name).culprits)

@@ -200,3 +200,14 @@ def test_a_file_named_after_no_listed_pod_names_no_pod(tmp_path: Path) -> None:
     diagnosis = _diagnosis(tmp_path, {"ops.txt": DRAIN, "t5-xl-worker-2.log": TERMINATED})
     assert diagnosis.category is Category.INFRASTRUCTURE
     assert not any("pod" in c for c in diagnosis.culprits), diagnosis.culprits
+
+
+@pytest.mark.parametrize("ops", [
+    # `kubectl drain A B` cordons both, then evicts node by node: no eviction says whose
+    DRAIN.replace("node/gpu-node-c03 cordoned\n", "node/gpu-node-c02 cordoned\nnode/gpu-node-c03 cordoned\n"),
+    # nodes cordoned before, then one drained (`already cordoned`)
+    "node/gpu-node-c02 cordoned\nnode/gpu-node-c03 cordoned\n" + DRAIN.replace(
+        "node/gpu-node-c03 cordoned", "node/gpu-node-c03 already cordoned"),
+])
+def test_evictions_while_two_nodes_are_cordoned_place_no_pod(ops: str) -> None:
+    assert "t5-xl-worker-1" not in pod_nodes(ops.encode())

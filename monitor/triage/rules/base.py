@@ -11,7 +11,7 @@ from functools import cached_property
 
 from monitor.model import Category
 from monitor.parse.collectives import CollectivePicture
-from monitor.parse.log_events import EventKind, parse_stamp
+from monitor.parse.log_events import EventKind
 from monitor.parse.log_patterns import FieldValue, Level
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, whereabouts, who
 from monitor.triage.lexicon import OWN_FAULT, is_pci_address, looks_failed, read_line, words_family
@@ -55,9 +55,8 @@ class Context:
         (`stepped_past`), whose connect a retry then made (`reconnected_after`), a Ray node its autoscaler had
         just removed (`removed_idle_above`), a stall the lagging ranks trained past
         (`stall_trained_past`), a container's earlier end its current state supersedes
-        (`superseded_last_states`), CPython swallowed (`swallowed`, up to its exception
-        line), or a kernel's OOM kill before a job that then finished began
-        (`before_a_finished_job`): nothing in those records is the job's failure."""
+        (`superseded_last_states`), or CPython swallowed (`swallowed`, up to its exception
+        line): nothing in those records is the job's failure."""
         return tuple((e.file_index, e.event.line, e.event.end_line)
                      for e in self.of(EventKind.PYTHON_TRACEBACK)
                      if stepped_past(self, e) or reconnected_after(self, e)
@@ -69,9 +68,7 @@ class Context:
             last_state for index in range(len(self.scans))
             for last_state in superseded_last_states(self, index)) + tuple(
             (e.file_index, e.event.line, _exception_line(self, e))
-            for e in self.of(EventKind.PYTHON_TRACEBACK) if swallowed(self, e)) + tuple(
-            (e.file_index, e.event.line, e.event.end_line)
-            for e in self.of(EventKind.HOST_OOM) if before_a_finished_job(self, e))
+            for e in self.of(EventKind.PYTHON_TRACEBACK) if swallowed(self, e))
 
     def passed_over(self, file_index: int, line: int) -> bool:
         """Whether a line of a file lies in a record the job went on after (`passed_threads`)."""
@@ -544,32 +541,6 @@ def removed_idle_above(ctx: Context, item: Located) -> bool:
                                  for t in tail)
 
 
-# how far before a job's first stamped line a failure must lie to be another's (the node's
-# kernel and the job stamp their lines by clocks that may differ a little)
-_BEFORE_THE_JOB_S = 60.0
-
-
-def before_a_finished_job(ctx: Context, item: Located) -> bool:
-    """A kernel's OOM kill on the node that came before the job began, of a job whose own files
-    show it training to its end with nothing failing: another process's (a notebook's, an
-    earlier job's), not this job's. The job is every other file, each read from its first
-    line, which is stamped (the job began there); one of them says training finished."""
-    stamp = item.event.stamp
-    others = [index for index in range(len(ctx.scans)) if index != item.file_index]
-    if stamp is None or not others:
-        return False
-    year = stamp.year if stamp.year is not None else 2000
-    for index in others:
-        tail = ctx.scans[index].tail
-        began = parse_stamp(tail[0].text) if tail and tail[0].line == 1 else None
-        if began is None or began.sort_key(year) - stamp.sort_key(year) < _BEFORE_THE_JOB_S:
-            return False
-    if any(i.file_index != item.file_index and i.event.level >= Level.ERROR
-           for i in ctx.located):
-        return False
-    return any(TRAINING_DONE.search(t.text) for index in others for t in ctx.scans[index].tail)
-
-
 def _logged_record(item: Located) -> bool:
     """The line right above a traceback is its writer's record of handling it (the parser's
     `logged_under`)."""
@@ -672,8 +643,10 @@ def _events_of_a_completed_pod(tail: list[TailLine], index: int) -> list[tuple[i
             states.append(m[1] == "Terminated"
                           and sum(1 for t in below if _COMPLETED.match(t.text)) >= 2)
         elif line.text.rstrip() == "Events:" and states and all(states):
-            end = next((t.line for t in tail[i + 1:] if not t.text.strip()
-                        or t.text.startswith(("Name:", "$ "))), tail[-1].line + 1)
+            # (its rows are indented; the table ends at the first line that is not: the next
+            # command's prompt, its output, another paste)
+            end = next((t.line for t in tail[i + 1:]
+                        if not t.text.strip() or not t.text[:1].isspace()), tail[-1].line + 1)
             out.append((index, line.line, end - 1))
     return out
 

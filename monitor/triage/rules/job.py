@@ -888,9 +888,15 @@ def own_exception(ctx: Context) -> Finding | None:
         return None  # (a worker's death before them: what follows may be its consequence)
     first = own[0]
     unreached = _unreached(*_said(ctx, first))
-    if unreached == "" or (unreached is not None and ":" not in unreached):
-        # (a chained cause's endpoint, with its port, says more than a bare host)
-        unreached = chained_endpoint(ctx, first) or unreached
+    if unreached == "":
+        unreached = chained_endpoint(ctx, first)
+    elif unreached is not None and ":" not in unreached:
+        # (a chained cause's endpoint says more where it is the same host with its port;
+        # another host is another exception's)
+        chained = chained_endpoint(ctx, first)
+        bare = unreached.removeprefix("the link to ")
+        if chained.removeprefix("the link to ").startswith(f"{bare}:"):
+            unreached = chained
     if unreached is not None:
         # a client that could not reach a service is that service's story where the logs show
         # it failing (another process's own error or crash, in a file of its own: files

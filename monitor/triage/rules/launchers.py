@@ -209,11 +209,14 @@ def trained_past_every_failure(ctx: Context) -> Finding | None:
                 and not nfs_answered_again(ctx, e)]
     if not failures:
         return None
-    # (judged from each file's last failure: two ranks' same failure, a line apart, are one)
-    last_of: dict[int, int] = {}
+    # (each judged from the last line of the same words in its file: two ranks' same
+    # failure, a line apart, are one)
+    last_said: dict[tuple[int, str], int] = {}
     for e in failures:
-        last_of[e.file_index] = max(last_of.get(e.file_index, 0), e.event.end_line)
-    if all(_setup_gone_around(ctx, e, last_of[e.file_index]) for e in failures):
+        key = (e.file_index, e.event.text.strip())
+        last_said[key] = max(last_said.get(key, 0), e.event.end_line)
+    if all(_setup_gone_around(ctx, e, last_said[(e.file_index, e.event.text.strip())])
+           for e in failures):
         first = min(failures, key=Located.order)
         return Finding(
             Category.NONE, (), (),
@@ -261,8 +264,8 @@ def _setup_gone_around(ctx: Context, item: Located, last: int) -> bool:
     """A failure of no rank's in a step the job's script ran before training, which its
     file shows the job training past (an optional package that would not install, a `git lfs
     pull` of files it did not need): no step line before it in its file, and two numbered
-    steps after the file's last failure (`last`) with nothing failing after. Never a death,
-    a hang or a stop."""
+    steps after `last` (the last line of the same failure in its file) with nothing failing
+    after. Never a death, a hang or a stop."""
     tail = ctx.scans[item.file_index].tail
     return (item.rank is None and item.kind not in _DEATHS
             and bool(tail) and item.event.line >= tail[0].line
@@ -357,8 +360,9 @@ _PROMPT = re.compile(r"^\S{0,60}[$#] \S")
 
 def _shell_said_zero(ctx: Context, index: int) -> list[int]:
     """The line of a pasted shell's `0` under its `echo $?`, asked right after the command
-    whose output holds the file's failures (no other command between): that command (the
-    launcher) exited with status 0. [] where the shell said another status or nothing."""
+    whose output holds the file's failures (no other command between, no pipe in it, no
+    failure table of torchrun's in its output): that command (the launcher) exited with
+    status 0. [] where the shell said another status or nothing."""
     tail = ctx.scans[index].tail
     answers = {t.line: t.text.strip() for t in tail}
     asked = [t.line for t in tail if "echo" in t.text and _ASKED_STATUS.match(t.text)
@@ -369,6 +373,13 @@ def _shell_said_zero(ctx: Context, index: int) -> list[int]:
                   if e.file_index == index and e.event.level >= Level.ERROR), default=0)
     if any(failed < t.line < asked[-1] and _PROMPT.match(t.text) for t in tail):
         return []  # (another command ran after the failing one: the status is its)
+    command = next((t.text for t in reversed(tail) if t.line < asked[-1]
+                    and _PROMPT.match(t.text) and "echo" not in t.text), "")
+    if "|" in command or any(e.file_index == index
+                             for e in ctx.of(EventKind.CHILD_FAILED_SUMMARY)):
+        # a pipeline's status is its last command's (`torchrun … | tee run.log`), and
+        # torchrun's failure table is its own word that it exited non-zero
+        return []
     return [asked[-1] + 1]
 
 
