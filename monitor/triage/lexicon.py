@@ -709,6 +709,10 @@ _BENIGN = re.compile(
     # TensorFlow's allocator in a run that goes on (`… ran out of memory trying to allocate
     # 2.26GiB … The caller indicates that this is not a failure, but may mean …`)
     r"The caller indicates that this is not a failure|"
+    # ... and its dataset's iterator torn down at the interpreter's exit, after the run
+    # (`W …generator_dataset_op.cc:108] Error occurred when finalizing GeneratorDataset
+    # iterator: FAILED_PRECONDITION: Python interpreter state is not initialized`)
+    r"\bError occurred when finalizing GeneratorDataset iterator\b|"
     # huggingface_hub's backoff: `'(ReadTimeoutError(…))' thrown while requesting HEAD https://…`,
     # then `Retrying in 1s [Retry 1/5].` (its last try's failure is raised as an exception)
     r"' thrown while requesting [A-Z]+ https?://|"

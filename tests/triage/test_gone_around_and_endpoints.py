@@ -224,3 +224,50 @@ def test_the_events_table_ends_where_its_rows_do(tmp_path: Path) -> None:
              "[Tue Aug  6 10:12:01 2024] Memory cgroup out of memory: Killed process 51873 "
              "(python) total-vm:81234567kB, anon-rss:60123456kB, file-rss:0kB, shmem-rss:0kB\n")
     assert triage_texts(tmp_path, DESCRIBED + after).category is Category.OOM
+
+
+SPARK = """\
+23/06/12 08:41:07 INFO DAGScheduler: Submitting 16 missing tasks from ShuffleMapStage 3 (MapPartitionsRDD[14] at repartition at NativeMethodAccessorImpl.java:0)
+23/06/12 08:44:52 ERROR YarnScheduler: Lost executor 5 on ip-10-0-7-44.ec2.internal: Container killed by YARN for exceeding physical memory limits. 11.1 GB of 11 GB physical memory used.
+23/06/12 08:44:52 WARN TaskSetManager: Lost task 9.0 in stage 3.0 (TID 41) (ip-10-0-7-44.ec2.internal executor 5): ExecutorLostFailure (executor 5 exited caused by one of the running tasks) Reason: Container killed by YARN for exceeding physical memory limits.
+23/06/12 08:44:52 INFO TaskSetManager: Starting task 9.1 in stage 3.0 (TID 47) (ip-10-0-7-51.ec2.internal, executor 8, partition 9, PROCESS_LOCAL, 4472 bytes)
+23/06/12 08:45:44 INFO TaskSetManager: Finished task 9.1 in stage 3.0 (TID 47) in 52113 ms on ip-10-0-7-51.ec2.internal (executor 8) (16/16)
+23/06/12 08:45:44 INFO DAGScheduler: ShuffleMapStage 3 (repartition at NativeMethodAccessorImpl.java:0) finished in 277.104 s
+"""
+
+
+def test_a_lost_executor_whose_tasks_spark_ran_again_is_no_failure(tmp_path: Path) -> None:
+    assert triage_texts(tmp_path, SPARK).category is Category.NONE
+    again_lost = SPARK.replace("Finished task 9.1", "Finished task 8.1")
+    assert triage_texts(tmp_path / "lost", again_lost).category is Category.OOM
+
+
+def test_a_node_failure_names_the_node_open_mpi_lost(tmp_path: Path) -> None:
+    text = """\
+[2024-07-17 02:18:43] iteration      500/  300000 | lm loss: 5.702513E+00
+--------------------------------------------------------------------------
+ORTE has lost communication with a remote daemon.
+
+  HNP daemon   : [[16919,0],0] on node node1009
+  Remote daemon: [[16919,0],4] on node node1017
+
+This is usually due to either a failure of the TCP network
+connection to the node, or possibly an internal failure of
+the daemon itself. We cannot recover from this failure, and
+therefore will terminate the job.
+--------------------------------------------------------------------------
+slurmstepd: error: *** JOB 31580279 ON node1009 CANCELLED AT 2024-07-17T02:19:52 DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***
+"""
+    diagnosis = triage_texts(tmp_path, text)
+    assert diagnosis.category is Category.INFRASTRUCTURE
+    assert diagnosis.culprits == ("node node1017",)
+
+
+def test_tensorflows_iterator_finalized_at_exit_is_no_failure(tmp_path: Path) -> None:
+    text = """\
+Epoch 3/3
+70/70 [==============================] - 3s 41ms/step - loss: 2.1208 - accuracy: 0.5103
+2023-01-18 07:02:36.882193: W tensorflow/core/kernels/data/generator_dataset_op.cc:108] Error occurred when finalizing GeneratorDataset iterator: FAILED_PRECONDITION: Python interpreter state is not initialized. The process may be terminated.
+\t [[{{node PyFunc}}]]
+"""
+    assert triage_texts(tmp_path, text).category is Category.NONE

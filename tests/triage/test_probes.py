@@ -3095,6 +3095,54 @@ CAUSES.update({
     "rv26_drain_two_nodes": (Category.INFRASTRUCTURE, ""),
     "rv26_cordon_then_drain": (Category.INFRASTRUCTURE, ""),
 })
+CAUSES.update({
+    "p26_ompi_horovod_rank6_sigkill_oom": (Category.OOM, 'rank 6'),  # (mpirun: 'process rank 6 with PID 48213 on node cn-07 exited on signal 9 (Killed)'; cn-07 d)
+    "p26_ompi_segv_rank5_no_cause": (Category.UNDETERMINED, 'rank 5'),  # ('[gpu-node-2:31877] Signal: Segmentation fault (11)' and 'mpirun noticed that process rank)
+    "p26_ompi_orte_lost_daemon_node_failure": (Category.INFRASTRUCTURE, 'node1017'),  # ('ORTE has lost communication with a remote daemon ... Remote daemon: [[16919,0],4] on node)
+    "p26_intelmpi_rank6_cgroup_oom": (Category.OOM, 'rank 6'),  # (Hydra: 'RANK 6 PID 90211 RUNNING AT c112 / KILLED BY SIGNAL: 9 (Killed)'; c112 journal: 'M)
+    "p26_cray_srun_task13_oom": (Category.OOM, 'task 13'),  # ('slurmstepd: error: Detected 1 oom_kill event in StepId=8538204.0' and 'srun: error: nid00)
+    "p26_srun_task5_ecc_xid48": (Category.GPU_CUDA, 'rank 5'),  # (Task/rank 5 fails first with 'CUDA error: uncorrectable ECC error encountered'; gpu-a-014 )
+    "p26_ray_core_memory_monitor_kill": (Category.OOM, '11362'),  # ('ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory ..)
+    "p26_ddp_dataloader_worker_oom_rank5": (Category.OOM, 'rank 5'),  # ([rank5]: 'DataLoader worker (pid 71234) is killed by signal: Killed.'; gpu-a-01 dmesg: 'Ou)
+    "p26_dataloader_worker_killed_single_proc": (Category.UNDETERMINED, '1692'),  # ('RuntimeError: DataLoader worker (pid 1692) is killed by signal: Killed.' with no memory o)
+    "p26_ddp_dataloader_corrupt_image_rank6": (Category.DATA, 'rank 6'),  # ([rank6]: 'Caught UnidentifiedImageError in DataLoader worker process 3' / 'cannot identify)
+    "p26_ddp_dataloader_worker_segv_rank2": (Category.UNDETERMINED, 'rank 2'),  # ('ERROR: Unexpected segmentation fault encountered in worker.' then [rank2] 'DataLoader wor)
+    "p26_torchrun_2node_rank10_sigkill_oom": (Category.OOM, 'rank 10'),  # (h100-b: 'Out of memory: Killed process 52212 (python)' at 07:39:36 and launcher root cause)
+    "p26_torchrun_rank1_sigkill_unexplained": (Category.UNDETERMINED, 'rank 1'),  # (Launcher: 'failed (exitcode: -9) local_rank: 1 (pid: 1424)' / 'Signal 9 (SIGKILL) received)
+    "p26_coredump_rank3_sigsegv": (Category.UNDETERMINED, 'rank 3'),  # (Launcher root cause 'rank : 3 ... exitcode : -11 (pid: 48213)' and systemd-coredump 'Proce)
+    "p26_srun_task6_segfault_in_libcuda": (Category.UNDETERMINED, 'rank 6'),  # ('srun: error: gpu-b-03: task 6: Segmentation fault (core dumped)'; kernel 'python[91822]: )
+    "p26_xid31_rank3_illegal_address": (Category.GPU_CUDA, 'rank 3'),  # ([rank3] 'CUDA error: an illegal memory access was encountered' and dmesg 'Xid (PCI:0000:4c)
+    "p26_k8s_worker_pod_oomkilled": (Category.OOM, 'llama-ft-worker-0'),  # (kubectl describe: llama-ft-worker-0 'State: Terminated / Reason: OOMKilled / Exit Code: 13)
+    "p26_k8s_pod_evicted_ephemeral_storage": (Category.INFRASTRUCTURE, 'sd-finetune-6f7d9c8b5-q2kxp'),  # (Pod sd-finetune-6f7d9c8b5-q2kxp 'Reason: Evicted' — 'The node was low on resource: ephemer)
+    "p26_dask_worker_memory_killedworker": (Category.OOM, '10.0.3.17:39513'),  # ('Worker tcp://10.0.3.17:39513 (pid=5512) exceeded 95% memory budget. Restarting...' then K)
+    "p26_torchrun_store_connect_timeout": (Category.NETWORK, '10.4.0.11:29500'),  # ('[c10d] TCP client failed to connect/validate to host 10.4.0.11:29500 ... The client socke)
+    "p26_watchdog_all_ranks_same_seq": (Category.UNDETERMINED, ''),  # (All 8 ranks report the same 'WorkNCCL(SeqNum=7731, OpType=ALLREDUCE ...)' timeout with 'la)
+})
+HEALTHY += ("p26_ok_torchrun_restart_then_finished", "p26_ok_ray_data_oom_task_retried",
+            "p26_ok_spark_executor_lost_task_retried", "p26_ok_coredump_unrelated_node_process",
+            "p26_ok_vllm_serving_with_warnings", "p26_ok_mpirun_openib_warning_finished",
+            "p26_ok_k8s_pod_oomkilled_restarted_succeeded",
+            "p26_ok_pyspy_during_slow_ckpt_then_finished",)
+CAUSES.update({
+    "t28_tf_mwms_oom_worker1": (Category.OOM, '/job:worker/replica:0/task:1'),  # (worker1.log: 'OOM when allocating tensor with shape[256,2048,7,7] ... on /job:worker/repli)
+    "t28_tf_mwms_socket_closed_only": (Category.UNDETERMINED, ''),  # (Only worker0.log is given; its one error is 'UNAVAILABLE: Socket closed' / 'Collective ops)
+    "t28_tf_ps_ps0_oomkilled": (Category.OOM, 'tfjob-ctr-ps-0'),  # (kubectl describe of tfjob-ctr-ps-0 shows 'Last State: Terminated / Reason: OOMKilled / Exi)
+    "t28_hvd_gloo_tf_gpu_oom": (Category.OOM, 'rank 1'),  # ('[1]<stderr>: ... ResourceExhaustedError: OOM when allocating tensor with shape[98304,8192)
+    "t28_hvd_mismatched_broadcast_shapes": (Category.COLLECTIVE_DESYNC, ''),  # (All four ranks raise the same coordinator verdict 'Mismatched BROADCAST tensor shapes: One)
+    "t28_hvd_nccl_ib_completion_error": (Category.NETWORK, ''),  # (Ranks on both nodes log 'NCCL WARN NET/IB : Got completion from peer ... with error 12 ...)
+    "t28_hvd_mpirun_sigkill_dmesg_oom": (Category.OOM, 'rank 7'),  # (mpirun: 'process rank 7 with PID 41873 on node trn-node-2 exited on signal 9 (Killed)'; dm)
+    "t28_jax_heartbeat_task3_silent": (Category.UNDETERMINED, '/job:jax_worker/replica:0/task:3'),  # (host3.log simply stops after step 3100 with no error; the coordinator reports 'Task /job:j)
+    "t28_jax_coordinator_conn_refused": (Category.NETWORK, '10.128.0.4:8476'),  # (Both workers fail in jax.distributed.initialize with 'failed to connect to all addresses; )
+    "t28_paddle_legacy_rank2_typeerror": (Category.SOFTWARE, 'rank 2'),  # (Single node (ips: 127.0.0.1). log/workerlog.2 ends in 'TypeError: forward() got an unexpec)
+    "t28_ray_xgb_actor_oom_killed": (Category.OOM, '10.0.5.23'),  # (Ray's memory monitor kills the XGBoost actor: 'Worker exit detail: Task was killed due to )
+    "t28_torch_launch_legacy_rank1_keyerror": (Category.SOFTWARE, 'rank 1'),  # (Single node. '[rank1]: KeyError: 'lr_schedule'' in train_legacy.py comes first; rank 0's g)
+    "t28_mp_spawn_store_wait_timeout": (Category.INIT_TIMEOUT, ''),  # (Process 0 created the TCPStore and waited: 'torch.distributed.DistStoreError: Timed out af)
+})
+HEALTHY += ("t28_tf_mwms_autoshard_warnings_ok", "t28_jax_rendezvous_false_positive_ok",
+            "t28_paddle_launch_retry_connect_ok", "t28_mindspore_msrun_finalize_warnings_ok",
+            "t28_byteps_mxnet_ok", "t28_ray_xgb_actor_restart_ok", "t28_spark_prep_task_retry_ok",
+            "t28_lgbm_dask_warnings_ok", "t28_torch_launch_legacy_warnings_ok",
+            "t28_mp_spawn_numpy_warning_ok",)
 
 def _triage(name: str) -> Diagnosis:
     return triage_probe(name)

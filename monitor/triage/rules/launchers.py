@@ -657,8 +657,14 @@ def scheduler(ctx: Context) -> Finding | None:
         text += f"; {len(named)} nodes in all"
     elif first.kind is EventKind.SLURM_CANCEL:
         # the node slurmstepd wrote it on is only where it ran (after a node failure, one
-        # that survived): a stop from outside names no node at fault
-        culprit = ()
+        # that survived): a stop from outside names no node at fault; a node failure, the
+        # node Open MPI lost the daemon of before it (`Remote daemon: [[…],4] on node n17`)
+        lost = [str(e.event.fields["peer_host"]) for e in ctx.of(EventKind.MPI_PEER_LOST)
+                if e.event.fields.get("peer_host") and _before(e, first)
+                and any(d.file_index == e.file_index and d.event.fields.get("daemon")
+                        and 0 < e.event.line - d.event.line <= 10
+                        for d in ctx.of(EventKind.MPI_PEER_LOST))] if _node_failed(first) else []
+        culprit = (f"node {lost[0]}",) if len(set(lost)) == 1 else ()
     else:
         culprit = (f"node {fields['node']}",) if fields.get("node") else ()
     return Finding(

@@ -72,7 +72,7 @@ def failing_readings(ctx: Context, index: int,
     out = []
     for tail in scan.loose:
         if (tail.line in judged or ctx.passed_over(index, tail.line)
-                or _warned_then_went_on(ctx, index, tail)):
+                or _warned_then_went_on(ctx, index, tail) or _spark_ran_again(scan, tail.line)):
             continue
         reading = read_line(tail.text)
         if reading is not None and reading.family is Family.FAILED and (
@@ -89,6 +89,29 @@ def failing_readings(ctx: Context, index: int,
             continue
         out.append((tail, reading))
     return out
+
+
+# Spark's scheduler on a task it lost (`Lost task 9.0 in stage 3.0 (TID 41) …`) and on an
+# attempt of it that finished (`Finished task 9.1 in stage 3.0 (TID 47) … (16/16)`)
+_LOST_TASK = re.compile(r"\bLost task (\d+)\.(\d+) in stage (\d+\.\d+)\b")
+_FINISHED_TASK = re.compile(r"\bFinished task (\d+)\.(\d+) in stage (\d+\.\d+)\b")
+_SPARK_TASK_LINES = 5  # how far below an executor's loss Spark lists the tasks it lost
+
+
+def _spark_ran_again(scan: FileScan, line: int) -> bool:
+    """A loss Spark's scheduler ran again: every task it lost at `line` or in the few lines
+    below (an executor YARN killed, then `Lost task 9.0 in stage 3.0`) has a later attempt
+    that finished in the same file (`Finished task 9.1 in stage 3.0`)."""
+    lost = [(m[1], int(m[2]), m[3]) for t in scan.tail
+            if line <= t.line <= line + _SPARK_TASK_LINES and "Lost task" in t.text
+            and (m := _LOST_TASK.search(t.text)) is not None]
+    if not lost:
+        return False
+    finished = [(m[1], int(m[2]), m[3], t.line) for t in scan.tail
+                if t.line > line and "Finished task" in t.text
+                and (m := _FINISHED_TASK.search(t.text)) is not None]
+    return all(any(task == f[0] and stage == f[2] and f[1] > attempt for f in finished)
+               for task, attempt, stage in lost)
 
 
 def platform_stopped(ctx: Context) -> bool:
