@@ -3143,6 +3143,16 @@ HEALTHY += ("t28_tf_mwms_autoshard_warnings_ok", "t28_jax_rendezvous_false_posit
             "t28_byteps_mxnet_ok", "t28_ray_xgb_actor_restart_ok", "t28_spark_prep_task_retry_ok",
             "t28_lgbm_dask_warnings_ok", "t28_torch_launch_legacy_warnings_ok",
             "t28_mp_spawn_numpy_warning_ok",)
+CAUSES.update({
+    # the second review: a later run's steps or epochs are no restart of the failed one
+    "rv27_two_stage_pipeline": (Category.SOFTWARE, "rank 1"),
+    "rv27_lightning_two_scripts": (Category.DATA, ""),
+    "rv27_interleaved_url": (Category.NETWORK, ""),
+})
+HEALTHY += ("rv27_lightning_ckpt_verbose",)
+# (their rank is tested below: the Xid there names no rank of the job's)
+NOT.update({"rv27_stale_xid_same_host": Category.NONE, "rv27_xid_other_host_oom": Category.NONE,
+            "rv27_single_process_dataparallel": Category.NONE})
 
 def _triage(name: str) -> Diagnosis:
     return triage_probe(name)
@@ -3240,6 +3250,11 @@ def test_a_failure_no_one_rank_is_to_blame_for_names_no_rank(name: str) -> None:
     ("rv26_cordon_then_drain", "gpu-node-c03"),
     ("rv26_hub_download_then_other_failure", "download.pytorch.org"),  # a finished download
     ("rv26_later_client_port_wins", "mlflow"),  # a later exception's endpoint
+    ("rv27_interleaved_url", "storage.googleapis.com"),  # another rank's line in the traceback
+    # an Xid of a process not the job's, of another host, or of one process driving every GPU
+    ("rv27_stale_xid_same_host", "rank 6"),
+    ("rv27_xid_other_host_oom", "rank 6"),
+    ("rv27_single_process_dataparallel", "rank 6"),
 ])
 def test_a_reviewed_case_names_no_wrong_culprit(name: str, wrong: str) -> None:
     assert not any(wrong in c for c in _triage(name).culprits)

@@ -691,6 +691,18 @@ def training_line(line: TailLine) -> bool:
 _PASTE_BREAK = re.compile(r"^\s*(?:\S*[$#%>] \S|(?:-{3,}|={3,}|#{3,}) ?\S.*|==> .* <==\s*$)")
 
 
+# a shell's trace of a command it runs (`+ torchrun … finetune.py`, under `set -x`)
+_SHELL_TRACED = re.compile(r"^\+{1,3} \S")
+
+
+def another_part_between(tail: list[TailLine], first: int, last: int) -> bool:
+    """A line between `first` and `last` that starts another command's output or another
+    paste (a shell prompt or trace, a `==> w-2.log <==` header): what follows is not the same
+    run's."""
+    return any(first < t.line < last and (_PASTE_BREAK.search(t.text)
+                                          or _SHELL_TRACED.match(t.text)) for t in tail)
+
+
 def file_trained_on(ctx: Context, index: int, line: int) -> bool:
     """A failing line of no rank's after which its file shows the job's training go on: two
     steps numbered past every step before the line, with no failing line, no new attempt's
@@ -702,12 +714,15 @@ def file_trained_on(ctx: Context, index: int, line: int) -> bool:
     after = [t for t in tail if t.line > line]
     if any(_NEW_ATTEMPT.search(t.text) for t in after):
         return False
-    # (numbered by step; where the file numbers none, by the epoch of Lightning's bars)
-    counter = _STEP_NUMBER if any(_STEP_NUMBER.search(t.text) for t in tail) else _EPOCH_BAR
+    # (numbered by step; where no training line numbers one, by the epoch of Lightning's bars)
+    counter = _STEP_NUMBER if any(training_line(t) and _STEP_NUMBER.search(t.text)
+                                  for t in tail) else _EPOCH_BAR
     numbered = [(t.line, int(m[1])) for t in after if training_line(t)
                 and (m := counter.search(t.text)) is not None]
     before = [int(m[1]) for t in tail if t.line < line
               and (m := counter.search(t.text)) is not None]
+    if numbered and before and numbered[0][1] < max(before):
+        return False  # (the count started over: another run, not this one going on)
     later = [n for _, n in numbered if not before or n > max(before)]
     if len(later) < 2 or len(set(later)) < 2:
         return False

@@ -121,10 +121,8 @@ def gpu_hardware(ctx: Context) -> Finding | None:
         # NCCL's init lines give that pid's rank; the GPU it names is one where NCCL's init
         # lines on the job's one node give the rank that ran on that bus
         pid_rank = {**_nccl_pids(ctx), **_launcher_pids(ctx)}
-        bus_rank = _nccl_buses(ctx)
         ranks = tuple(sorted({r for x in hw_xids if (r := pid_rank.get(
-            x.event.int_field("pid") or -1, bus_rank.get(_pci_key(x.event.fields.get("pci")))))
-            is not None}))
+            x.event.int_field("pid") or -1, _bus_rank(ctx, x))) is not None}))
         culprits = [*(f"rank {r}" for r in ranks), *culprits]
     if hw_xids:
         pids = sorted({str(x.event.fields["pid"]) for x in hw_xids if x.event.fields.get("pid")})
@@ -303,25 +301,44 @@ def _pci_key(pci: object) -> str:
         parts) == 3 else ""
 
 
-def _nccl_buses(ctx: Context) -> dict[str, int]:
-    """PCI address → global rank, from NCCL's init lines of the job's world communicator
-    (`… rank 6 nranks 8 cudaDev 6 nvmlDev 6 busId b1000 … Init COMPLETE`), where they show
-    every rank of it on one host (another node has the same buses) and each bus one rank's."""
+def _bus_rank(ctx: Context, xid: Located) -> int | None:
+    """The rank on the bus an Xid names, where it names no process of its own (a pid that is
+    none of the job's is another program's GPU use) and no host other than the job's."""
+    if xid.event.int_field("pid") is not None:
+        return None
+    buses, host = _nccl_buses(ctx)
+    said = xid.event.fields.get("host") or xid.event.host
+    if said and said != host:
+        return None
+    return buses.get(_pci_key(xid.event.fields.get("pci")))
+
+
+def _nccl_buses(ctx: Context) -> tuple[dict[str, int], str]:
+    """PCI address → global rank, and the host, from NCCL's init lines of the job's world
+    communicator (`… rank 6 nranks 8 cudaDev 6 nvmlDev 6 busId b1000 … Init COMPLETE`), where
+    they show every rank of it on one host (another node has the same buses), each rank its own
+    process on one bus."""
     inits = [e for e in ctx.of(EventKind.NCCL_INIT) if e.event.fields.get("bus_id")]
     world = max((e.event.int_field("nranks") or 0 for e in inits), default=0)
     inits = [e for e in inits if e.event.int_field("nranks") == world]
-    if len({e.event.fields.get("host") or e.event.host for e in inits}) != 1:
-        return {}
+    hosts = {str(e.event.fields.get("host") or e.event.host or "") for e in inits}
+    if len(hosts) != 1:
+        return {}, ""
     seen: dict[str, set[int]] = defaultdict(set)
+    buses_of: dict[int, set[str]] = defaultdict(set)
     for e in inits:
         # NCCL prints the bus id as the hex of the address's digits (`0000:b1:00.0` → b1000)
         digits = str(e.event.fields["bus_id"]).lower().zfill(9)
-        rank = e.event.int_field("nccl_rank")
+        bus, rank = f"{digits[:4]}:{digits[4:6]}:{digits[6:8]}", e.event.int_field("nccl_rank")
         if rank is not None:
-            seen[f"{digits[:4]}:{digits[4:6]}:{digits[6:8]}"].add(rank)
-    if len({r for ranks in seen.values() for r in ranks}) != world:
-        return {}  # (the world's every rank on that one host: a job of one node)
-    return {bus: next(iter(r)) for bus, r in seen.items() if len(r) == 1}
+            seen[bus].add(rank)
+            buses_of[rank].add(bus)
+    pids = {e.event.fields.get("pid") for e in inits}
+    if len(buses_of) != world or len(pids) != world or any(len(b) > 1 for b in buses_of.values()):
+        # (the world's every rank on that one host, each its own process on one bus: a job of
+        # one node, not one process driving every GPU, nor two runs of it)
+        return {}, ""
+    return {bus: next(iter(r)) for bus, r in seen.items() if len(r) == 1}, next(iter(hosts))
 
 
 def _launcher_pids(ctx: Context) -> dict[int, int]:

@@ -249,8 +249,7 @@ def _unreached(text: str, record: str = "") -> str | None:
     # (a client's target with its port says most; a bare host, least)
     target = _client_target(text)
     where = (_http_endpoint(text) or (target if ":" in target else "")
-             or ", ".join(places(text)) or _http_endpoint(record) or target
-             or _one_url_in(record))
+             or ", ".join(places(text)) or _http_endpoint(record) or target)
     if "Cannot connect to proxy" in text or "ProxyError" in text:
         return f"the proxy on the way to {where}" if where else "the proxy"
     return f"the link to {where}" if where else ""
@@ -292,12 +291,20 @@ _CLIENT_TARGET = re.compile(r"\bendpoint URL: \"https?://(?P<url>[\w.-]+(?::\d+)
 _URL_HOST_PORT = re.compile(r"\bhttps?://([\w.-]+(?::\d+)?)")
 
 
-def _one_url_in(record: str) -> str:
-    """The one host (and port) the URLs of an exception's record name: its frames' code
-    (`urlopen(f"http://10.0.7.21:18080/shard/{step}")`) where its message names none; "" for
-    none or several."""
-    hosts = set(_URL_HOST_PORT.findall(record))
+def _one_url_in(code: str) -> str:
+    """The one host (and port) the URLs of a traceback's code lines name
+    (`urlopen(f"http://10.0.7.21:18080/shard/{step}")`); "" for none or several."""
+    hosts = set(_URL_HOST_PORT.findall(code))
     return next(iter(hosts)) if len(hosts) == 1 else ""
+
+
+def _own_code_lines(ctx: Context, item: Located) -> str:
+    """The code lines of a traceback's frames (indented under their `File "…"` line), its own
+    process's only (another rank's line printed in the middle is not its code)."""
+    return "\n".join(t.text for t in ctx.scans[item.file_index].tail
+                     if item.event.line <= t.line <= item.event.end_line
+                     and t.rank == item.event.rank and t.text.startswith("    ")
+                     and not t.text.lstrip().startswith("File "))
 
 
 def _client_target(text: str) -> str:
@@ -890,6 +897,8 @@ def own_exception(ctx: Context) -> Finding | None:
     unreached = _unreached(*_said(ctx, first))
     if unreached == "":
         unreached = chained_endpoint(ctx, first)
+    if unreached == "" and (url := _one_url_in(_own_code_lines(ctx, first))):
+        unreached = f"the link to {url}"
     elif unreached is not None and ":" not in unreached:
         # (a chained cause's endpoint says more where it is the same host with its port;
         # another host is another exception's)

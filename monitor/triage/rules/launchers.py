@@ -26,6 +26,7 @@ from monitor.triage.rules.base import (
     _ray_rank,
     _ray_task_name,
     _some,
+    another_part_between,
     file_trained_on,
     nfs_answered_again,
     removed_idle_above,
@@ -489,21 +490,30 @@ def _steps_after(ctx: Context, file_index: int, line: int) -> int:
                and (training_line(t) or _FINISHED_TRAINING.search(t.text)))
 
 
+# the total a step line counts to (`step 3/6`, `iteration 300/ 500000`)
+_STEP_TOTAL = re.compile(r"(?i)\b(?:step|iter(?:ation)?)\W{0,3} {0,12}\d+ ?/ *(\d+)")
+
+
 def _counted_again(tail: list[TailLine], line: int) -> int | None:
     """Where a new attempt's steps begin after `line` with no word of their own (torchrun's
     restart says nothing at its default log level): the first training step after it numbered
-    below the last one before it, where the loop's word that training finished follows; the
-    line above that step (so that it counts), or None."""
-    before = [n for t in tail if t.line < line and training_line(t)
-              and (n := step_number(t.text)) is not None]
+    below the last one before it, counting to the same total, with no other command's output
+    between, where the loop's word that training finished follows; the line above that step
+    (so that it counts), or None."""
+    steps = [t for t in tail if training_line(t) and step_number(t.text) is not None]
+    before = [t for t in steps if t.line < line]
     if not before:
         return None
-    reset = next((t.line for t in tail if t.line > line and training_line(t)
-                  and (n := step_number(t.text)) is not None and n < before[-1]), None)
-    if reset is None or not any(t.line > reset and _FINISHED_TRAINING.search(t.text)
+    last = step_number(before[-1].text) or 0
+    reset = next((t for t in steps if t.line > line and (step_number(t.text) or 0) < last), None)
+    if reset is None or not any(t.line > reset.line and _FINISHED_TRAINING.search(t.text)
                                 for t in tail):
         return None
-    return reset - 1
+    if another_part_between(tail, before[-1].line, reset.line) or (
+            _STEP_TOTAL.search(before[-1].text) and _STEP_TOTAL.search(reset.text)
+            and _STEP_TOTAL.findall(before[-1].text) != _STEP_TOTAL.findall(reset.text)):
+        return None  # (another command's run, or another run's step count: not a restart)
+    return reset.line - 1
 
 
 # exceptions a stop from outside raises in the job, and the collective errors that follow
