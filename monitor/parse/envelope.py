@@ -54,6 +54,7 @@ _DMESG = re.compile(r"\[\s*\d+\.\d+\] ")
 # `dmesg -T`'s wall-clock stamp, ctime's form: `[Sun Nov 29 03:58:12 2026] `.
 _DMESG_CTIME = re.compile(r"\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?P<mon>[A-Z][a-z]{2}) +(?P<day>\d{1,2}) "
                           r"(?P<clock>\d\d:\d\d:\d\d) (?P<year>\d{4})\] ")
+_WEEKDAYS = frozenset(("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"))
 _MONTHS = {name: number for number, name in enumerate(
     ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
 # Shipper date prefix: `2026-09-18 19:29:24 ` or ISO `2024-08-23T22:22:51.871Z `; mpirun
@@ -283,7 +284,7 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
                 m = _DMESG.match(text)
                 if m is not None:
                     kind = "dmesg"
-            if m is None and text[1:2].isalpha():
+            if m is None and text[1:4] in _WEEKDAYS:
                 m = _DMESG_CTIME.match(text)
                 if m is not None and m["mon"] not in _MONTHS:
                     m = None
