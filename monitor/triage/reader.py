@@ -138,6 +138,9 @@ class FileScan:
     # the global ranks the file's first lines declare for the process that writes it
     # (`RANK=9 LOCAL_RANK=1 WORLD_SIZE=16`, Lightning's `GLOBAL_RANK: 6, MEMBER: 7/8`)
     declared_ranks: set[int] = field(default_factory=set)
+    # the shell commands a paste shows in the file's head (`$ torchrun … train.py`), each
+    # with its line: what ran, where the file's last lines no longer show it
+    head_commands: list[tuple[int, str]] = field(default_factory=list)
     # the sizes of the job's world its first lines state (`world_size=1`, `MPI size: 1`)
     declared_worlds: set[int] = field(default_factory=set)
 
@@ -418,6 +421,10 @@ def file_start(head: bytes) -> bytes:
 # SkyPilot's tag on each line of a multi-node task (`(worker1, rank=1, pid=4888, ip=…) `): its
 # `rank` is the node's, never a process's
 _NODE_RANK_TAG = re.compile(SKYPILOT_TAG.encode())
+
+
+_HEAD_COMMAND = re.compile(rb"^(?:\S{0,60}[$#] |\+{1,3} )\S[^\n]{0,400}", re.MULTILINE)
+_HEAD_COMMANDS = 20  # of a file's head, its first shell commands kept
 
 
 def declared_ranks(start: bytes) -> set[int]:
@@ -898,6 +905,9 @@ class _Reader:
         """What the file's head says about every line: a margin to strip, a tag to strip, the
         rank its writer declares."""
         start = file_start(head)
+        self.scan.head_commands = [
+            (head.count(b"\n", 0, m.start()) + 1, m[0].decode("utf-8", "replace"))
+            for m in _HEAD_COMMAND.finditer(head)][:_HEAD_COMMANDS]
         self.scan.declared_ranks = declared_ranks(start)
         self.scan.declared_worlds = declared_worlds(start)
         self.margin = file_margin(head)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from monitor.model import Category
+from monitor.triage.rules.base import TRAINING_DONE
 from tests.triage.texts import triage_texts
 
 BANNER = ("W1129 03:48:05.793000 12567 torch/distributed/run.py:874] "
@@ -213,9 +214,19 @@ def test_the_one_url_in_a_refused_clients_frames_is_its_endpoint(tmp_path: Path)
     assert triage_texts(tmp_path / "two", two).culprits == ()
 
 
-def test_a_pipelines_status_is_not_the_launchers(tmp_path: Path) -> None:
-    text = RETRIED.replace("push.py", "push.py 2>&1 | tee run.log") + "$ echo $?\n0\n"
+@pytest.mark.parametrize("command", [
+    "$ torchrun --nproc-per-node=2 push.py 2>&1 | tee run.log",  # the status is tee's
+    "$ kubectl logs -f push-worker-0",  # a viewer's status: 0 whatever it showed
+    "$ torchrun --nproc-per-node=2 push.py; ls",  # a list's status is its last command's
+])
+def test_a_status_not_the_launchers_own_is_no_success(tmp_path: Path, command: str) -> None:
+    text = RETRIED.replace("$ torchrun --nproc-per-node=2 push.py", command) + "$ echo $?\n0\n"
     assert triage_texts(tmp_path, text).category is not Category.NONE
+
+
+def test_ray_trains_report_of_an_iteration_is_not_the_end_of_training() -> None:
+    assert TRAINING_DONE.search("Training finished iteration 12 at 2024-05-01 10:00:00") is None
+    assert TRAINING_DONE.search("training finished, saving final checkpoint") is not None
 
 
 def test_the_events_table_ends_where_its_rows_do(tmp_path: Path) -> None:

@@ -3153,6 +3153,13 @@ HEALTHY += ("rv27_lightning_ckpt_verbose",)
 # (their rank is tested below: the Xid there names no rank of the job's)
 NOT.update({"rv27_stale_xid_same_host": Category.NONE, "rv27_xid_other_host_oom": Category.NONE,
             "rv27_single_process_dataparallel": Category.NONE})
+# the third review, of the rules that say a job did not fail: each of these failed and did not
+# recover (a traceback at the script's top level, its steps flushed after it; a listing's
+# other job that succeeded; a viewer's exit status; another node's failed workers with the
+# same pids; the job script's next step loading the checkpoint)
+NOT.update({"rv28_buffered_stdout": Category.NONE, "rv28_kubectl_get_rows": Category.NONE,
+            "rv28_echo_status_of_viewer": Category.NONE, "rv28_ds_pdsh_pids": Category.NONE,
+            "rv28_eval_after_crash": Category.NONE})
 
 def _triage(name: str) -> Diagnosis:
     return triage_probe(name)

@@ -524,7 +524,8 @@ def reconnected_after(ctx: Context, item: Located) -> bool:
 # gpu-worker (idle).`)
 _REMOVED_IDLE = re.compile(r"\bRemoving \d+ nodes? of type \S+ \(idle\)")
 # a training run's word that it finished (Ray Train's `Training completed after 10 iterations`)
-TRAINING_DONE = re.compile(r"(?i)\btraining (?:is )?(?:finished|completed?|done)\b")
+# (not Ray Train's report of each iteration: `Training finished iteration 12 at …`)
+TRAINING_DONE = re.compile(r"(?i)\btraining (?:is )?(?:finished|completed?|done)\b(?! iteration)")
 
 
 def removed_idle_above(ctx: Context, item: Located) -> bool:
@@ -651,6 +652,19 @@ def _events_of_a_completed_pod(tail: list[TailLine], index: int) -> list[tuple[i
     return out
 
 
+def _ended_its_run(ctx: Context, item: Located) -> bool:
+    """A traceback that ran out of the main script's top level (its outermost frame
+    `<module>`, no thread's) after its file showed training steps: it ended the process that
+    trained, and step lines after it are that process's output flushed at its exit (a
+    script's stdout to a file is block-buffered) or another process's, not training going
+    on."""
+    frames = item.event.fields.get("frames")
+    outermost = frames[0] if isinstance(frames, tuple) and frames else ""
+    return (str(outermost).endswith(" <module>") and not item.event.fields.get("in_thread")
+            and any(t.line < item.event.line and training_line(t)
+                    for t in ctx.scans[item.file_index].tail))
+
+
 def stepped_past(ctx: Context, item: Located) -> bool:
     """A traceback its process went on after: its own rank logged later steps (it caught and
     logged the error), or, raised in a thread other than the main one (`Exception in thread
@@ -659,7 +673,8 @@ def stepped_past(ctx: Context, item: Located) -> bool:
         return False
     if item.rank is not None and item.rank_origin in GLOBAL_ORIGINS:
         return rank_stepped_on(ctx, item.file_index, item.event.end_line, item.rank)
-    if item.rank is None and file_trained_on(ctx, item.file_index, item.event.end_line):
+    if (item.rank is None and not _ended_its_run(ctx, item)
+            and file_trained_on(ctx, item.file_index, item.event.end_line)):
         return True
     if not item.event.fields.get("in_thread") or waits_ran_out_after(
             ctx, item.file_index, item.event.end_line, item.time):
@@ -695,12 +710,16 @@ _PASTE_BREAK = re.compile(r"^\s*(?:\S*[$#%>] \S|(?:-{3,}|={3,}|#{3,}) ?\S.*|==> 
 _SHELL_TRACED = re.compile(r"^\+{1,3} \S")
 
 
-def another_part_between(tail: list[TailLine], first: int, last: int) -> bool:
-    """A line between `first` and `last` that starts another command's output or another
-    paste (a shell prompt or trace, a `==> w-2.log <==` header): what follows is not the same
-    run's."""
-    return any(first < t.line < last and (_PASTE_BREAK.search(t.text)
-                                          or _SHELL_TRACED.match(t.text)) for t in tail)
+def another_part_between(scan: FileScan, first: int, last: int) -> bool:
+    """A line between `first` and `last` where the job's script ran its next command (its
+    shell's trace, `+ python eval.py`): what follows is not the same run's. A command the file
+    showed before `first` run again (a requeued job's script tracing its `+ srun … train.py`
+    anew) is the same run's next attempt; a user's own command (`$ kubectl logs w-1`) shows
+    what ran, and is no step of the job."""
+    ran = {t.text.strip() for t in scan.tail if t.line <= first} | {
+        text.strip() for line, text in scan.head_commands if line <= first}
+    return any(first < t.line < last and _SHELL_TRACED.match(t.text)
+               and t.text.strip() not in ran for t in scan.tail)
 
 
 def file_trained_on(ctx: Context, index: int, line: int) -> bool:

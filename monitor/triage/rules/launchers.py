@@ -13,7 +13,7 @@ from monitor.parse.log_events import EventKind, Level
 from monitor.parse.log_patterns import FieldValue
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks, who
 from monitor.triage.lexicon import CATEGORY, OWN_FAULT, Family, Reading, looks_failed, read_line
-from monitor.triage.reader import TailLine, failed_alike
+from monitor.triage.reader import FileScan, TailLine, failed_alike
 from monitor.triage.rules.base import (
     _CRASHED,
     _LEGACY_LOCAL,
@@ -330,6 +330,9 @@ _JOB_SUCCEEDED = re.compile(r"\bFinal app status: SUCCEEDED, exitCode: 0\b|"
                             r"\bDAGScheduler: Job \d+ finished: ")
 
 
+# kubectl's rows of a training operator's jobs (`gpt-sft   Succeeded   15m`, `… Failed …`)
+_JOB_ROW = re.compile(r"^\s*[\w.\-]+\s+Succeeded\s+\d+[smhd][\dsmhd]*\s*$")
+_JOB_ROW_FAILED = re.compile(r"^\s*[\w.\-]+\s+Failed\s+\d+[smhd][\dsmhd]*\s*$")
 # a training operator's word on a job (`PyTorchJob bert-ft is failed because …`), and Spark's
 # scheduler on a job of the application that failed (`Job 1 failed: save at …`)
 _OPERATED_JOB = re.compile(rf"\b{_OPERATOR_KINDS}Job ([\w.\-]+) is ")
@@ -337,6 +340,8 @@ _SPARK_JOB_FAILED = re.compile(r"\bDAGScheduler: Job \d+ failed\b")
 # DeepSpeed's launcher starting each worker, and its word as each exits with status 0
 _SPAWNED = re.compile(r"\bprocess (\d+) spawned with command\b")
 _EXITED_CLEANLY = re.compile(r"\bProcess (\d+) exits successfully\b")
+# ... and its word on one that did not, pdsh's on a node's launcher that did not
+_EXITED_FAILED = re.compile(r"\bexits with return code = (?!0\b)-?\d+|\bssh exited with exit code [1-9]")
 
 
 def _every_worker_exited_cleanly(tail: list[TailLine]) -> list[int]:
@@ -349,6 +354,8 @@ def _every_worker_exited_cleanly(tail: list[TailLine]) -> list[int]:
               if "exits successfully" in t.text and (m := _EXITED_CLEANLY.search(t.text))}
     if not spawned or not spawned <= exited.keys():
         return []
+    if any(_EXITED_FAILED.search(t.text) for t in tail):
+        return []  # (another node's launcher, its pids the same, saw a worker fail)
     return [max(exited[pid] for pid in spawned)]
 
 
@@ -357,6 +364,9 @@ _ASKED_STATUS = re.compile(r"^\S{0,60}[$#] echo \$\?\s*$")
 
 
 _PROMPT = re.compile(r"^\S{0,60}[$#] \S")
+# a command that runs the job: a launcher, the interpreter on a script, a job script
+_LAUNCHED = re.compile(r"[$#] (?:\S+=\S+ )*(?:torchrun|python[\d.]*|srun|mpirun|mpiexec|"
+                       r"deepspeed|accelerate launch|horovodrun|bash \S+\.sh|\./\S+\.sh)\b")
 
 
 def _shell_said_zero(ctx: Context, index: int) -> list[int]:
@@ -374,12 +384,17 @@ def _shell_said_zero(ctx: Context, index: int) -> list[int]:
                   if e.file_index == index and e.event.level >= Level.ERROR), default=0)
     if any(failed < t.line < asked[-1] and _PROMPT.match(t.text) for t in tail):
         return []  # (another command ran after the failing one: the status is its)
-    command = next((t.text for t in reversed(tail) if t.line < asked[-1]
-                    and _PROMPT.match(t.text) and "echo" not in t.text), "")
-    if "|" in command or any(e.file_index == index
-                             for e in ctx.of(EventKind.CHILD_FAILED_SUMMARY)):
-        # a pipeline's status is its last command's (`torchrun … | tee run.log`), and
-        # torchrun's failure table is its own word that it exited non-zero
+    # (the command above it: in the file's last lines, or in its head where they are long)
+    shown = [(t.line, t.text) for t in tail] + [
+        c for c in ctx.scans[index].head_commands if c[0] < (tail[0].line if tail else 1)]
+    command = next((text for line, text in sorted(shown, reverse=True) if line < asked[-1]
+                    and _PROMPT.match(text) and "echo" not in text), "")
+    if (_LAUNCHED.search(command) is None or any(c in command for c in "|;&")
+            or any(e.file_index == index for e in ctx.of(EventKind.CHILD_FAILED_SUMMARY))):
+        # only a launcher's or the job's own command (a viewer's, `kubectl logs` or `tail`,
+        # exits 0 whatever it showed); a pipeline's status is its last command's (`torchrun …
+        # | tee run.log`), a list's its last; torchrun's failure table is its own word that it
+        # exited non-zero
         return []
     return [asked[-1] + 1]
 
@@ -403,10 +418,15 @@ def job_succeeded(ctx: Context) -> Finding | None:
                 if "Job " in t.text and (m := _OPERATED_JOB.search(t.text)) is not None}
     spark_failed = any("Job " in t.text and _SPARK_JOB_FAILED.search(t.text)
                        for scan in ctx.scans for t in scan.tail)
+    # (a kubectl listing of jobs speaks of each: its Succeeded row counts only where no row of
+    # the same file is a job that failed)
+    listed_failed = {index for index, scan in enumerate(ctx.scans)
+                     if any(_JOB_ROW_FAILED.match(t.text) for t in scan.tail)}
     for index, scan in enumerate(ctx.scans):
         lines = [t.line for i, t, m in said_lines if i == index
                  and not (m[0].endswith("successfully completed") and len(operated) > 1)
-                 and not (m[0].startswith("DAGScheduler") and spark_failed)]
+                 and not (m[0].startswith("DAGScheduler") and spark_failed)
+                 and not (index in listed_failed and _JOB_ROW.match(m[0]))]
         lines += _every_worker_exited_cleanly(scan.tail) + _shell_said_zero(ctx, index)
         if lines:
             said[index] = max(lines)
@@ -481,8 +501,10 @@ def _steps_after(ctx: Context, file_index: int, line: int) -> int:
     had not yet noticed the failure, another run's, or an evaluator's."""
     tail = ctx.scans[file_index].tail
     again = next((t.line for t in tail if t.line > line and _STARTED_AGAIN.search(t.text)), None)
+    if again is not None and another_part_between(ctx.scans[file_index], line, again):
+        return 0  # (another command's output: `+ python eval.py` loading the checkpoint)
     if again is None:
-        again = _counted_again(tail, line)
+        again = _counted_again(ctx.scans[file_index], line)
     if again is None:
         return 0
     return sum(1 for t in tail
@@ -494,12 +516,13 @@ def _steps_after(ctx: Context, file_index: int, line: int) -> int:
 _STEP_TOTAL = re.compile(r"(?i)\b(?:step|iter(?:ation)?)\W{0,3} {0,12}\d+ ?/ *(\d+)")
 
 
-def _counted_again(tail: list[TailLine], line: int) -> int | None:
+def _counted_again(scan: FileScan, line: int) -> int | None:
     """Where a new attempt's steps begin after `line` with no word of their own (torchrun's
     restart says nothing at its default log level): the first training step after it numbered
     below the last one before it, counting to the same total, with no other command's output
     between, where the loop's word that training finished follows; the line above that step
     (so that it counts), or None."""
+    tail = scan.tail
     steps = [t for t in tail if training_line(t) and step_number(t.text) is not None]
     before = [t for t in steps if t.line < line]
     if not before:
@@ -509,7 +532,7 @@ def _counted_again(tail: list[TailLine], line: int) -> int | None:
     if reset is None or not any(t.line > reset.line and _FINISHED_TRAINING.search(t.text)
                                 for t in tail):
         return None
-    if another_part_between(tail, before[-1].line, reset.line) or (
+    if another_part_between(scan, before[-1].line, reset.line) or (
             _STEP_TOTAL.search(before[-1].text) and _STEP_TOTAL.search(reset.text)
             and _STEP_TOTAL.findall(before[-1].text) != _STEP_TOTAL.findall(reset.text)):
         return None  # (another command's run, or another run's step count: not a restart)

@@ -84,7 +84,7 @@ def failing_readings(ctx: Context, index: int,
             if said.family < Family.PEER_LOST and _WRAPPED_ON.match(rest.lstrip()):
                 reading = Reading(said.family, said.word, reading.where or said.where)
         if reading is None or _plugin_fallback_line(scan, tail, reading) or (
-                _about_connecting(tail, reading) and (_reconnected(ctx, index, tail)
+                _about_connecting(tail, reading) and (_reconnected(ctx, index, tail, reading)
                                                       or _outlived(ctx, index, tail))):
             continue
         out.append((tail, reading))
@@ -194,9 +194,11 @@ def _outlived(ctx: Context, index: int, line: TailLine) -> bool:
     return _WARNED.search(line.text) is not None and others_trained_past(ctx, index, line.line)
 
 
-def _reconnected(ctx: Context, index: int, line: TailLine) -> bool:
-    """A failed connect that the same file later shows made: a retry that worked."""
-    return connected_after(ctx, index, line.line)
+def _reconnected(ctx: Context, index: int, line: TailLine, reading: Reading) -> bool:
+    """A failed connect that the same file later shows made (to the host it named, where it
+    named one): a retry that worked."""
+    host = next((w for w in reading.where if re.fullmatch(r"[\w.\-]+", w)), "")
+    return connected_after(ctx, index, line.line, host)
 
 
 # A failure whose own words say only that time ran out (etcd's `Error: context deadline
