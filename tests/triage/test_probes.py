@@ -3160,6 +3160,12 @@ NOT.update({"rv27_stale_xid_same_host": Category.NONE, "rv27_xid_other_host_oom"
 NOT.update({"rv28_buffered_stdout": Category.NONE, "rv28_kubectl_get_rows": Category.NONE,
             "rv28_echo_status_of_viewer": Category.NONE, "rv28_ds_pdsh_pids": Category.NONE,
             "rv28_eval_after_crash": Category.NONE})
+CAUSES.update({
+    # the fourth review, of the rules that name a rank: the earlier exit of two nodes' tables
+    "rv29_two_tables_exit1_then_sigkill": (Category.UNDETERMINED, "rank 9"),
+    # the rank the barrier names said it reached it and waited on its coordinator
+    "rv29_mbarrier_root_late": (Category.COLLECTIVE_DESYNC, ""),
+})
 
 def _triage(name: str) -> Diagnosis:
     return triage_probe(name)
@@ -3262,6 +3268,8 @@ def test_a_failure_no_one_rank_is_to_blame_for_names_no_rank(name: str) -> None:
     ("rv27_stale_xid_same_host", "rank 6"),
     ("rv27_xid_other_host_oom", "rank 6"),
     ("rv27_single_process_dataparallel", "rank 6"),
+    ("rv29_two_tables_exit1_then_sigkill", "rank 3"),
+    ("rv29_mbarrier_root_late", "rank 1"),
 ])
 def test_a_reviewed_case_names_no_wrong_culprit(name: str, wrong: str) -> None:
     assert not any(wrong in c for c in _triage(name).culprits)

@@ -509,6 +509,25 @@ def monitored_barrier(ctx: Context) -> Finding | None:
               for r in ctx.global_ranks([e])}
     if raised and raised <= set(ranks):
         return None  # the missing ranks raised their own errors instead: the rules after say
+    # the ranks it names, each in its own words, reached the barrier and waited on its
+    # coordinator (`Rank 1 successfully reached monitoredBarrier, but received errors while
+    # waiting for send/recv from rank 0`): the coordinator came late, not they
+    reached = {r for i in ctx.of(EventKind.MONITORED_BARRIER)
+               if i.event.fields.get("coordinator") is not None
+               for r in (ctx.global_ranks([i]) or (i.event.int_field("reporter_rank"),))
+               if r is not None}
+    if set(ranks) <= reached:
+        coordinator = next(i.event.fields.get("coordinator") for i in ctx.of(
+            EventKind.MONITORED_BARRIER) if i.event.fields.get("coordinator") is not None)
+        return Finding(
+            Category.COLLECTIVE_DESYNC, (), (),
+            (f"the monitored barrier reports that rank(s) {compress_ranks(ranks)} did not reach "
+             f"it ({first.where}), but each says it reached it and waited on rank "
+             f"{coordinator}, which enforces it: rank {coordinator} came late, and why is not "
+             "shown",), first,
+            (f"Read what rank {coordinator} did before the barrier (a long checkpoint, an "
+             "evaluation only it runs).",),
+        )
     return Finding(
         Category.COLLECTIVE_DESYNC, ranks, tuple(f"rank {r}" for r in ranks),
         (f"the monitored barrier reports that rank(s) {compress_ranks(ranks)} did not reach it "

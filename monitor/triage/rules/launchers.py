@@ -9,7 +9,7 @@ from collections.abc import Collection
 
 from monitor.model import Category
 from monitor.parse.envelope import split_envelope
-from monitor.parse.log_events import EventKind, Level
+from monitor.parse.log_events import EventKind, Level, parse_stamp
 from monitor.parse.log_patterns import FieldValue
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks, who
 from monitor.triage.lexicon import CATEGORY, OWN_FAULT, Family, Reading, looks_failed, read_line
@@ -911,6 +911,8 @@ def signal_kill(ctx: Context) -> Finding | None:
             continue
         if not signal:
             continue
+        if _exited_earlier_elsewhere(ctx, item):
+            return None  # another node's table: its root exited first with a code (launcher_exit)
         if signal == "SIGABRT" and (aborted_by_watchdog or _own_watchdog_ended(ctx, rank)):
             continue  # the NCCL watchdog aborted it: a consequence of the timeout
         if signal == "SIGTERM" and _exited_of_its_own(item) is not None:
@@ -955,6 +957,32 @@ def signal_kill(ctx: Context) -> Finding | None:
              "-i 'killed process'` on that host and `sacct -j JOB -o MaxRSS,State`.",),
         )
     return None
+
+
+def _exited_earlier_elsewhere(ctx: Context, table: Located) -> bool:
+    """Another failure table (another node's launcher) whose root cause exited with a code of
+    its own, no signal and no peer's loss in its record, minutes before this table's root was
+    killed: that exit came first, and this kill may be its consequence."""
+    killed_at = _table_time(table)
+    return killed_at is not None and any(
+        other is not table and not other.event.fields.get("root_signal")
+        and isinstance(other.event.fields.get("root_rank"), int)
+        and (exited_at := _table_time(other)) is not None
+        # (minutes apart: nodes' clocks hours apart are other time zones, not an order)
+        and 0 < killed_at - exited_at <= _TABLES_APART_S
+        # (and its own error no peer's loss relayed: `Connection reset by peer`)
+        and not any(_PEER_LOSS_WORDS.search(t.text) for t in ctx.scans[other.file_index].tail
+                    if other.event.line <= t.line <= other.event.end_line)
+        for other in ctx.of(EventKind.CHILD_FAILED_SUMMARY))
+
+
+_TABLES_APART_S = 600.0
+
+
+def _table_time(table: Located) -> float | None:
+    """A failure table's root cause time (`2026-11-28_06:58:37`), in seconds."""
+    stamp = parse_stamp(str(table.event.fields.get("root_time") or ""))
+    return stamp.sort_key(stamp.year or 2000) if stamp is not None else None
 
 
 def _own_check_above(ctx: Context, table: Located) -> TailLine | None:
