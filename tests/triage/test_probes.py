@@ -3165,6 +3165,10 @@ CAUSES.update({
     "rv29_two_tables_exit1_then_sigkill": (Category.UNDETERMINED, "rank 9"),
     # the rank the barrier names said it reached it and waited on its coordinator
     "rv29_mbarrier_root_late": (Category.COLLECTIVE_DESYNC, ""),
+    # a subgroup's collective: the rank behind in the default group waits in its own group,
+    # and the world's other ranks are not in the subgroup's hang at all
+    "rv29_tp_subgroup_waiter_b": (Category.COLLECTIVE_DESYNC, ""),
+    "rv29_subgroup_hang_absent_nonmember": (Category.UNDETERMINED, ""),
 })
 
 def _triage(name: str) -> Diagnosis:
@@ -3270,6 +3274,8 @@ def test_a_failure_no_one_rank_is_to_blame_for_names_no_rank(name: str) -> None:
     ("rv27_single_process_dataparallel", "rank 6"),
     ("rv29_two_tables_exit1_then_sigkill", "rank 3"),
     ("rv29_mbarrier_root_late", "rank 1"),
+    ("rv29_tp_subgroup_waiter_b", "rank 3"),
+    ("rv29_subgroup_hang_absent_nonmember", "rank 1"),
 ])
 def test_a_reviewed_case_names_no_wrong_culprit(name: str, wrong: str) -> None:
     assert not any(wrong in c for c in _triage(name).culprits)

@@ -153,6 +153,24 @@ def straggler(ctx: Context) -> Finding | None:
         category, doing = _straggler_activity(ctx, stuck.stragglers)
         if doing:
             evidence.append(doing)
+        # a rank behind that is itself waiting, timed out, in another collective (another
+        # group's: its tensor-parallel group's) is held there by someone else, not at fault
+        elsewhere = [e for e in ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.PG_STATUS)
+                     if e.rank in stuck.stragglers and e.rank_origin in GLOBAL_ORIGINS
+                     and (e.kind is EventKind.WATCHDOG_TIMEOUT
+                          or e.event.fields.get("source") == "watchdog")
+                     and _of_a_subgroup(ctx, (e.rank,), only=e)
+                     and str(e.event.fields.get("pg_id", "")) != str(stuck.pg)]
+        if elsewhere:
+            return Finding(
+                Category.COLLECTIVE_DESYNC, (), (),
+                (*evidence, f"rank {elsewhere[0].rank} is itself waiting: its watchdog timed out "
+                 f"in collective #{elsewhere[0].event.fields.get('seq')} of another group "
+                 f"({elsewhere[0].where}); the rank that holds both is not shown"),
+                elsewhere[0],
+                ("Find the rank in neither collective (its stack, its log's last lines): the "
+                 "ranks behind here wait on it in their own group.",),
+            )
         held = [e for e in ctx.of(EventKind.STORE_TIMEOUT)
                 if e.rank in stuck.stragglers and waits_for_nccl_id(e)]
         if held:
@@ -246,6 +264,22 @@ def _file_named_ranks(ctx: Context) -> dict[int, FileScan]:
     return out
 
 
+def _of_a_subgroup(ctx: Context, waiting: Sequence[int], only: Located | None = None) -> bool:
+    """The waiting ranks' own lines (or `only`) show their collective is a subgroup's (a
+    tensor- or pipeline-parallel group): its rank in the group differs from the global rank
+    (`[rank2]:… [Rank 0] Watchdog caught …`), or its group is not the default one
+    (`[PG ID 2 …]`). The world's other ranks need not be in it at all."""
+    items = [only] if only is not None else ctx.of(EventKind.WATCHDOG_TIMEOUT,
+                                                   EventKind.PG_STATUS)
+    for item in items:
+        if item.rank not in waiting or item.rank_origin not in GLOBAL_ORIGINS:
+            continue
+        pg_rank, pg = item.event.int_field("pg_rank"), item.event.fields.get("pg_id")
+        if (pg_rank is not None and pg_rank != item.rank) or pg not in (None, "0", 0):
+            return True
+    return False
+
+
 def absent_rank(ctx: Context) -> Finding | None:
     """Every rank that reported waits in the same collective and the others of a known world
     said nothing: the silent rank is the suspect (it never entered, or died without a word)."""
@@ -256,7 +290,7 @@ def absent_rank(ctx: Context) -> Finding | None:
     if world is None:
         return None
     for stuck in ctx.picture.stuck:
-        if stuck.stragglers or not stuck.waiting:
+        if stuck.stragglers or not stuck.waiting or _of_a_subgroup(ctx, stuck.waiting):
             continue
         # (NCCL's INFO return-code traces are no report: a rank's own comm abort as its
         # process exits prints them)
