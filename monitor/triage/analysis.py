@@ -396,6 +396,9 @@ def _placed(culprits: tuple[str, ...], located: Sequence[Located]) -> tuple[str,
     return tuple(out)
 
 
+_HOST_PID = re.compile(r"(?P<host>[\w.\-]+):(?P<pid>\d+)")
+
+
 def _as_launched(culprits: tuple[str, ...], located: Sequence[Located]) -> tuple[str, ...]:
     """A culprit rank torchrun's failure table lists, with what the table says of it (its
     local rank, pid and host) where the culprit does not say it yet: the page names the
@@ -416,6 +419,11 @@ def _as_launched(culprits: tuple[str, ...], located: Sequence[Located]) -> tuple
         m = _BARE_RANK.match(name)
         m = m if m is not None and name[m.end():m.end() + 2] in ("", " (") else None
         facts = said.get(int(m.group(1)), {}) if m is not None else {}
+        placed = _HOST_PID.fullmatch(name[m.end() + 2:-1]) if m is not None else None
+        if placed is not None and facts.get("pid") and placed["pid"] != facts["pid"]:
+            # (a host:pid read off another process's line in the rank's file: the launcher's
+            # own pid for the rank says which process it was)
+            name = name[:m.end()] if m is not None else name
         more = [f"{k} {v}" for k, v in facts.items()
                 if (k not in name if k == "local_rank" else v not in name)]
         if m is not None and more:

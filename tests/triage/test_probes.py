@@ -3169,6 +3169,8 @@ CAUSES.update({
     # and the world's other ranks are not in the subgroup's hang at all
     "rv29_tp_subgroup_waiter_b": (Category.COLLECTIVE_DESYNC, ""),
     "rv29_subgroup_hang_absent_nonmember": (Category.UNDETERMINED, ""),
+    # the host:pid of another process's line in the rank's file: the table's pid is the rank's
+    "rv29_placed_wrong_pid": (Category.SOFTWARE, "rank 9 (local_rank 1, pid 77101, host gpu-c02)"),
 })
 
 def _triage(name: str) -> Diagnosis:
@@ -3276,6 +3278,7 @@ def test_a_failure_no_one_rank_is_to_blame_for_names_no_rank(name: str) -> None:
     ("rv29_mbarrier_root_late", "rank 1"),
     ("rv29_tp_subgroup_waiter_b", "rank 3"),
     ("rv29_subgroup_hang_absent_nonmember", "rank 1"),
+    ("rv29_placed_wrong_pid", "77100"),
 ])
 def test_a_reviewed_case_names_no_wrong_culprit(name: str, wrong: str) -> None:
     assert not any(wrong in c for c in _triage(name).culprits)
