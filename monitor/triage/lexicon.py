@@ -934,7 +934,7 @@ _ERROR_ONLY = re.compile(r"\bExpected to have finished reduction in the prior it
 
 
 # a shell's trace of a command it runs (`set -x`: `+ grep -E 'NET/IB : …' train.log`)
-_SHELL_TRACE = re.compile(r"^\+{1,3} \S")
+SHELL_TRACE = re.compile(r"^\+{1,3} \S")
 
 
 # a platform's verdict on the whole application, logged at INFO (Spark's ApplicationMaster,
@@ -944,7 +944,7 @@ _VERDICT_AT_INFO = re.compile(r"\bFinal app status: FAILED\b|\bDAGScheduler: Job
 
 def looks_failed(text: str) -> bool:
     """True when a line reports a failure (before any family is read into it)."""
-    if _SHELL_TRACE.match(text) is not None:
+    if SHELL_TRACE.match(text) is not None:
         return False
     if ("grad" in text or "reduction" in text) and _ERROR_ONLY.search(text) is not None:
         return True

@@ -14,7 +14,14 @@ from monitor.parse.collectives import CollectivePicture
 from monitor.parse.log_events import EventKind
 from monitor.parse.log_patterns import FieldValue, Level
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, whereabouts, who
-from monitor.triage.lexicon import OWN_FAULT, is_pci_address, looks_failed, read_line, words_family
+from monitor.triage.lexicon import (
+    OWN_FAULT,
+    SHELL_TRACE,
+    is_pci_address,
+    looks_failed,
+    read_line,
+    words_family,
+)
 from monitor.triage.reader import FileScan, TailLine, failed_alike
 from monitor.triage.topology import Topology
 
@@ -706,10 +713,6 @@ def training_line(line: TailLine) -> bool:
 _PASTE_BREAK = re.compile(r"^\s*(?:\S*[$#%>] \S|(?:-{3,}|={3,}|#{3,}) ?\S.*|==> .* <==\s*$)")
 
 
-# a shell's trace of a command it runs (`+ torchrun … finetune.py`, under `set -x`)
-_SHELL_TRACED = re.compile(r"^\+{1,3} \S")
-
-
 def another_part_between(scan: FileScan, first: int, last: int) -> bool:
     """A line between `first` and `last` where the job's script ran its next command (its
     shell's trace, `+ python eval.py`): what follows is not the same run's. A command the file
@@ -718,7 +721,7 @@ def another_part_between(scan: FileScan, first: int, last: int) -> bool:
     what ran, and is no step of the job."""
     ran = {t.text.strip() for t in scan.tail if t.line <= first} | {
         text.strip() for line, text in scan.head_commands if line <= first}
-    return any(first < t.line < last and _SHELL_TRACED.match(t.text)
+    return any(first < t.line < last and SHELL_TRACE.match(t.text)
                and t.text.strip() not in ran for t in scan.tail)
 
 

@@ -156,10 +156,10 @@ def straggler(ctx: Context) -> Finding | None:
         # a rank behind that is itself waiting, timed out, in another collective (another
         # group's: its tensor-parallel group's) is held there by someone else, not at fault
         elsewhere = [e for e in ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.PG_STATUS)
-                     if e.rank in stuck.stragglers and e.rank_origin in GLOBAL_ORIGINS
+                     if e.rank in stuck.stragglers
                      and (e.kind is EventKind.WATCHDOG_TIMEOUT
                           or e.event.fields.get("source") == "watchdog")
-                     and _of_a_subgroup(ctx, (e.rank,), only=e)
+                     and _in_a_subgroup(e)
                      and str(e.event.fields.get("pg_id", "")) != str(stuck.pg)]
         if elsewhere:
             return Finding(
@@ -264,20 +264,21 @@ def _file_named_ranks(ctx: Context) -> dict[int, FileScan]:
     return out
 
 
-def _of_a_subgroup(ctx: Context, waiting: Sequence[int], only: Located | None = None) -> bool:
-    """The waiting ranks' own lines (or `only`) show their collective is a subgroup's (a
-    tensor- or pipeline-parallel group): its rank in the group differs from the global rank
+def _in_a_subgroup(item: Located) -> bool:
+    """A rank's own watchdog or status line shows its collective is a subgroup's (a tensor- or
+    pipeline-parallel group): its rank in the group differs from its global rank
     (`[rank2]:… [Rank 0] Watchdog caught …`), or its group is not the default one
     (`[PG ID 2 …]`). The world's other ranks need not be in it at all."""
-    items = [only] if only is not None else ctx.of(EventKind.WATCHDOG_TIMEOUT,
-                                                   EventKind.PG_STATUS)
-    for item in items:
-        if item.rank not in waiting or item.rank_origin not in GLOBAL_ORIGINS:
-            continue
-        pg_rank, pg = item.event.int_field("pg_rank"), item.event.fields.get("pg_id")
-        if (pg_rank is not None and pg_rank != item.rank) or pg not in (None, "0", 0):
-            return True
-    return False
+    if item.rank_origin not in GLOBAL_ORIGINS:
+        return False
+    pg_rank, pg = item.event.int_field("pg_rank"), item.event.fields.get("pg_id")
+    return (pg_rank is not None and pg_rank != item.rank) or pg not in (None, "0", 0)
+
+
+def _of_a_subgroup(ctx: Context, waiting: Sequence[int]) -> bool:
+    """The waiting ranks' own lines show their collective is a subgroup's."""
+    return any(item.rank in waiting and _in_a_subgroup(item)
+               for item in ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.PG_STATUS))
 
 
 def absent_rank(ctx: Context) -> Finding | None:
@@ -546,13 +547,12 @@ def monitored_barrier(ctx: Context) -> Finding | None:
     # the ranks it names, each in its own words, reached the barrier and waited on its
     # coordinator (`Rank 1 successfully reached monitoredBarrier, but received errors while
     # waiting for send/recv from rank 0`): the coordinator came late, not they
-    reached = {r for i in ctx.of(EventKind.MONITORED_BARRIER)
-               if i.event.fields.get("coordinator") is not None
+    waited = _waited_on_coordinator(ctx)
+    reached = {r for i in waited
                for r in (ctx.global_ranks([i]) or (i.event.int_field("reporter_rank"),))
                if r is not None}
-    if set(ranks) <= reached:
-        coordinator = next(i.event.fields.get("coordinator") for i in ctx.of(
-            EventKind.MONITORED_BARRIER) if i.event.fields.get("coordinator") is not None)
+    if waited and set(ranks) <= reached:
+        coordinator = waited[0].event.fields.get("coordinator")
         return Finding(
             Category.COLLECTIVE_DESYNC, (), (),
             (f"the monitored barrier reports that rank(s) {compress_ranks(ranks)} did not reach "
@@ -571,13 +571,20 @@ def monitored_barrier(ctx: Context) -> Finding | None:
     )
 
 
+def _waited_on_coordinator(ctx: Context) -> list[Located]:
+    """The reports of ranks that reached gloo's monitored barrier and waited on the rank that
+    enforces it (`Rank 1 successfully reached monitoredBarrier, but received errors while
+    waiting for send/recv from rank 0`)."""
+    return [i for i in ctx.of(EventKind.MONITORED_BARRIER)
+            if i.event.fields.get("coordinator") is not None]
+
+
 def barrier_unanswered(ctx: Context) -> Finding | None:
     """Ranks that reached gloo's monitored barrier and got no answer from rank 0, with rank 0's
     report not among the logs: rank 0 alone enforces the timeout and names who did not
     arrive, so these reports blame no one (and rank 0's own failure, when shown, came first
     in the rules)."""
-    items = [i for i in ctx.of(EventKind.MONITORED_BARRIER)
-             if i.event.fields.get("coordinator") is not None]
+    items = _waited_on_coordinator(ctx)
     if not items:
         return None
     first = items[0]

@@ -121,8 +121,9 @@ def gpu_hardware(ctx: Context) -> Finding | None:
         # NCCL's init lines give that pid's rank; the GPU it names is one where NCCL's init
         # lines on the job's one node give the rank that ran on that bus
         pid_rank = {**_nccl_pids(ctx), **_launcher_pids(ctx)}
+        buses = _nccl_buses(ctx)
         ranks = tuple(sorted({r for x in hw_xids if (r := pid_rank.get(
-            x.event.int_field("pid") or -1, _bus_rank(ctx, x))) is not None}))
+            x.event.int_field("pid") or -1, _bus_rank(buses, x))) is not None}))
         culprits = [*(f"rank {r}" for r in ranks), *culprits]
     if hw_xids:
         pids = sorted({str(x.event.fields["pid"]) for x in hw_xids if x.event.fields.get("pid")})
@@ -301,16 +302,17 @@ def _pci_key(pci: object) -> str:
         parts) == 3 else ""
 
 
-def _bus_rank(ctx: Context, xid: Located) -> int | None:
-    """The rank on the bus an Xid names, where it names no process of its own (a pid that is
-    none of the job's is another program's GPU use) and no host other than the job's."""
+def _bus_rank(buses: tuple[dict[str, int], str], xid: Located) -> int | None:
+    """The rank on the bus an Xid names (`buses`: `_nccl_buses`), where it names no process of
+    its own (a pid that is none of the job's is another program's GPU use) and no host other
+    than the job's."""
     if xid.event.int_field("pid") is not None:
         return None
-    buses, host = _nccl_buses(ctx)
+    ranks, host = buses
     said = xid.event.fields.get("host") or xid.event.host
     if said and said != host:
         return None
-    return buses.get(_pci_key(xid.event.fields.get("pci")))
+    return ranks.get(_pci_key(xid.event.fields.get("pci")))
 
 
 def _nccl_buses(ctx: Context) -> tuple[dict[str, int], str]:
