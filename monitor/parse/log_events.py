@@ -941,6 +941,12 @@ _SUMMARY_FIELD = re.compile(r"^\s*(?:time {6}|host {6}|rank {6}|exitcode {2}|err
 _SUMMARY_LINE = re.compile(_SUMMARY_FIELD.pattern + r"|^Root Cause \(first observed failure\):")
 
 
+def failure_table_line(text: str) -> bool:
+    """Whether a line is a field of torchrun's failure table: the launcher's words of a rank,
+    not the rank's own."""
+    return _SUMMARY_FIELD.match(text) is not None
+
+
 def _failure_entry(entry: Mapping[str, object], prefix: str) -> Fields:
     out: Fields = {}
     rank = re.match(r"(-?\d+)(?: \(local_rank: (\d+)\))?", str(entry.get("rank", "")))

@@ -36,3 +36,52 @@ def test_buses_of_two_nodes_name_no_rank(tmp_path: Path) -> None:
                                         "console.log": _inits(("dgx-b07", "dgx-b08"))})
     assert diagnosis.category is Category.GPU_CUDA
     assert diagnosis.culprit_ranks == ()
+
+
+# The job's own failure, stamped: rank 3's CUDA out of memory at 02:13, the torchrun table after.
+OWN_FAILURE = """\
+[default0]:[2024-08-08 02:10:03] epoch 2 step 88080 loss 0.6695
+[default3]:[rank3]: Traceback (most recent call last):
+[default3]:[rank3]:   File "/home/user/train.py", line 211, in <module>
+[default3]:[rank3]:     loss.backward()
+[default3]:[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 \
+has a total capacity of 79.10 GiB of which 1.31 GiB is free.
+E0808 02:13:52.031000 3101 torch/distributed/elastic/multiprocessing/api.py:833] failed \
+(exitcode: 1) local_rank: 3 (pid: 3117) of binary: /opt/conda/bin/python
+"""
+
+
+def _xid_at(stamp: str, host: str = "") -> str:
+    where = f"{stamp} {host} kernel:" if host else f"[{stamp}]"
+    return f"{where} NVRM: Xid (PCI:0000:b1:00): 79, pid='<unknown>', name=<unknown>, GPU has " \
+           "fallen off the bus.\n"
+
+
+def test_an_xid_a_day_before_the_job_is_not_its_failure(tmp_path: Path) -> None:
+    # a node's dmesg keeps yesterday's fault (the GPU was reset since): farther from the job's
+    # own lines than any two time zones are apart
+    diagnosis = triage_named(tmp_path, {
+        "dmesg.log": _xid_at("Wed Aug  7 09:41:02 2024"),
+        "console.log": _inits(("dgx-b07",)) + OWN_FAILURE})
+    assert diagnosis.category is Category.OOM, diagnosis.summary
+    assert diagnosis.culprit_ranks == (3,)
+
+
+def test_an_xid_hours_from_the_job_may_be_a_zone_apart_and_is_kept(tmp_path: Path) -> None:
+    # 10 hours before the job's lines: a dmesg in local time beside a log in UTC can be that
+    # far apart for one moment
+    diagnosis = triage_named(tmp_path, {
+        "dmesg.log": _xid_at("Wed Aug  7 16:13:49 2024"),
+        "console.log": _inits(("dgx-b07",)) + OWN_FAILURE})
+    assert diagnosis.category is Category.GPU_CUDA, diagnosis.summary
+
+
+def test_an_xid_on_another_host_than_the_whole_world_is_not_its_failure(tmp_path: Path) -> None:
+    console = _inits(("dgx-b07",)) + OWN_FAILURE
+    other = triage_named(tmp_path / "other", {"kern.log": _xid_at("Aug  8 02:13:49", "dgx-b11"),
+                                              "console.log": console})
+    assert other.category is Category.OOM, other.summary
+    same = triage_named(tmp_path / "same", {"kern.log": _xid_at("Aug  8 02:13:49", "dgx-b07"),
+                                            "console.log": console})
+    assert same.category is Category.GPU_CUDA, same.summary
+    assert same.culprit_ranks == (6,)

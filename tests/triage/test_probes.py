@@ -918,7 +918,7 @@ CAUSES.update({
     "hg_01_nccl110_bare_watchdog_single_rank": (Category.UNDETERMINED, ""),
     "hg_02_nccl111_blocking_wait_python_raise": (Category.UNDETERMINED, ""),
     "hg_03_nccl113_two_ranks_both_inside": (Category.COLLECTIVE_HANG, ""),
-    "hg_04_nccl20_silent_rank_others_timeout": (Category.UNDETERMINED, ""),
+    "hg_04_nccl20_silent_rank_others_timeout": (Category.UNDETERMINED, "rank 2 (did not report"),
     "hg_05_nccl22_same_seq_different_op": (Category.COLLECTIVE_DESYNC, ""),
     "hg_06_nccl23_counters_rank3_never_entered": (Category.COLLECTIVE_DESYNC, "rank 3"),
     "hg_07_nccl26_8ranks_rank5_observer_not_entered": (Category.COLLECTIVE_DESYNC, "rank 5"),
@@ -3150,9 +3150,14 @@ CAUSES.update({
     "rv27_interleaved_url": (Category.NETWORK, ""),
 })
 HEALTHY += ("rv27_lightning_ckpt_verbose",)
-# (their rank is tested below: the Xid there names no rank of the job's)
-NOT.update({"rv27_stale_xid_same_host": Category.NONE, "rv27_xid_other_host_oom": Category.NONE,
-            "rv27_single_process_dataparallel": Category.NONE})
+# (their rank is tested below: the Xid there names no rank of the job's; a day-old Xid, or
+# one on a host the job did not run on, is not the job's failure: rank 3's own OOM is)
+NOT.update({"rv27_single_process_dataparallel": Category.NONE})
+CAUSES.update({"rv27_stale_xid_same_host": (Category.OOM, "rank 3"),
+               "rv27_xid_other_host_oom": (Category.OOM, "rank 3"),
+               # the whole world ran on dgx-b07; rank 6 never reported at the collective the
+               # others timed out in (the launcher's table lists it, as it lists every rank)
+               "rv27_xid_other_host": (Category.UNDETERMINED, "rank 6 (did not report")})
 # the third review, of the rules that say a job did not fail: each of these failed and did not
 # recover (a traceback at the script's top level, its steps flushed after it; a listing's
 # other job that succeeded; a viewer's exit status; another node's failed workers with the

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from monitor.model import Category
 from monitor.parse.ddp_check import contradictory, counts_said
-from monitor.parse.log_events import EventKind, Level
+from monitor.parse.log_events import EventKind, Level, failure_table_line
 from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks
 from monitor.triage.reader import FileScan, TailLine
@@ -295,10 +295,12 @@ def absent_rank(ctx: Context) -> Finding | None:
             continue
         # (NCCL's INFO return-code traces are no report: a rank's own comm abort as its
         # process exits prints them)
+        # (nor is the launcher's table of how each rank ended: it lists the silent rank too)
         reported = {i.rank for i in ctx.located if i.rank is not None
                     and i.kind not in (EventKind.PROGRESS, EventKind.NCCL_INIT)
                     and not (i.kind is EventKind.NCCL_NET_CALL_FAILED
-                             and i.event.level < Level.WARNING)}
+                             and i.event.level < Level.WARNING)
+                    and not failure_table_line(i.event.text)}
         silent = tuple(r for r in range(world) if r not in stuck.waiting and r not in reported)
         if len(silent) != 1:
             continue  # several silent ranks stay suspects (see the report's findings)

@@ -84,10 +84,37 @@ def _enclosing_actor(ctx: Context, item: Located) -> Located | None:
 
 _HW_XID_CAUSES = frozenset({48, 63, 64, 74, 79, 92, 94, 95, 109, 119, 120, 137, 145, 149, 154})
 
+# Two clocks' stamps of one moment differ by at most a time-zone offset (a node's dmesg -T and
+# syslog in local time, a container's log in UTC): an Xid farther than this from every line of
+# the job's own files was logged on another day, whatever the zones.
+_OTHER_DAY = 14 * 3600.0
+
+
+def of_this_job(ctx: Context, item: Located) -> bool:
+    """Whether a kernel's GPU line can be the job's: not on a host other than the one its whole
+    world ran on (NCCL's init lines), nor a day away from the job's own stamped lines (a pasted
+    dmesg keeps yesterday's faults, already reset)."""
+    said = str(item.event.fields.get("host") or item.event.host or "")
+    job_host = _nccl_buses(ctx)[1]
+    if said and job_host and said.split(".")[0] != job_host.split(".")[0]:
+        return False
+    if item.time is None or item.time_inferred:
+        return True
+    job = [i.time for i in ctx.located if i.time is not None and not i.time_inferred
+           and i.domain != item.domain and i.kind not in _KERNEL_GPU]
+    return not job or min(job) - _OTHER_DAY <= item.time <= max(job) + _OTHER_DAY
+
+
+_KERNEL_GPU = frozenset({EventKind.XID, EventKind.GPU_FAULT})
+
+
+def jobs_xids(ctx: Context) -> list[Located]:
+    return [x for x in ctx.of(EventKind.XID) if of_this_job(ctx, x)]
+
 
 def gpu_hardware(ctx: Context) -> Finding | None:
     cuda = [e for e in ctx.of(EventKind.CUDA_ERROR) if e.event.fields.get("hardware") is True]
-    hw_xids = [x for x in ctx.of(EventKind.XID) if x.event.fields.get("role") == "hardware" or (
+    hw_xids = [x for x in jobs_xids(ctx) if x.event.fields.get("role") == "hardware" or (
         x.event.fields.get("role") == "secondary"
         and x.event.int_field("caused_by") in _HW_XID_CAUSES)]
     if not cuda and not hw_xids:
@@ -580,7 +607,7 @@ def _cpp_gpu_exception(ctx: Context) -> Finding | None:
 def _kernel_gpu_exception(ctx: Context) -> Finding | None:
     """The kernel's record of a program's GPU exception (Xid 13 SM exception, 31 MMU fault,
     43 channel stopped): an illegal access by the process it names, on that GPU."""
-    xids = [x for x in ctx.of(EventKind.XID) if x.event.fields.get("role") == "software"]
+    xids = [x for x in jobs_xids(ctx) if x.event.fields.get("role") == "software"]
     if not xids:
         return None
     first = xids[0]
@@ -600,7 +627,7 @@ def _kernel_gpu_exception(ctx: Context) -> Finding | None:
 def gpu_fault(ctx: Context) -> Finding | None:
     """Driver and PCIe lines about a GPU: the hardware under the software errors."""
     items = [i for i in ctx.of(EventKind.GPU_FAULT) if not i.event.fields.get("corrected")
-             and not _nic_behind(ctx, i)]
+             and not _nic_behind(ctx, i) and of_this_job(ctx, i)]
     if not items:
         return None
     named = [i for i in items if i.event.fields.get("pci")]
