@@ -175,6 +175,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "Memory on the node (IP:", "no socket interface found", "NET/Socket : no interface found",
     "nvmlDevice", "has already checked in",
     "service not known", "name resolution", "does not resolve", "servname",
+    "no such host", "ENOTFOUND", "UnknownHostException", "ost not found", "ould not resolve",
     "Unable to find address for", "was aborted", "RUNNING AT", "Worker timed out after",
     "WTERMSIG",
     "peer process has unexpectedly", "Peer host:", "Call to connect returned",
@@ -1557,6 +1558,25 @@ PATTERNS: tuple[LinePattern, ...] = (
         # its routine warning where the host has only an IPv4 address; the IPv4 one is not)
         post=lambda f, p: (EventKind.STORE_TIMEOUT,
                            Level.WARNING if "IPv6 network addresses of" in p else Level.ERROR,
+                           {**f, "phase": "connect", "unresolved": True}),
+    ),
+    LinePattern(
+        # The same, in other clients' words, each naming the host: Go's resolver (`dial tcp:
+        # lookup registry.internal on 10.96.0.10:53: no such host`), Node's (`getaddrinfo
+        # ENOTFOUND registry.corp`), Java's (`java.net.UnknownHostException: spark-master-0`),
+        # and a launcher's own (`host not found: X`, `Could not resolve the hostname 'X'`).
+        EventKind.STORE_TIMEOUT, Level.ERROR,
+        ("no such host", "ENOTFOUND", "UnknownHostException", "ost not found",
+         "ould not resolve"),
+        _rx(
+            r"lookup (?P<host>[A-Za-z][\w.\-]*\w)(?: on \S+)?: (?P<error>no such host)",
+            r"(?P<error>getaddrinfo ENOTFOUND) (?P<host>[A-Za-z][\w.\-]*\w)",
+            r"(?P<error>UnknownHostException): (?P<host>[A-Za-z][\w.\-]*\w)",
+            r"(?P<error>[Hh]ost not found):? ['\"]?(?P<host>[A-Za-z][\w.\-]*\w)",
+            r"(?P<error>[Cc]ould not resolve (?:the )?host(?:name)?):? ['\"]?"
+            r"(?P<host>[A-Za-z][\w.\-]*\w)",
+        ),
+        post=lambda f, p: (EventKind.STORE_TIMEOUT, Level.ERROR,
                            {**f, "phase": "connect", "unresolved": True}),
     ),
     LinePattern(

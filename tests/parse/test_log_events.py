@@ -111,6 +111,18 @@ LINES: list[tuple[str, EventKind, dict[str, object]]] = [
      "connect to (10.0.0.1, 29500).",
      K.STORE_TIMEOUT, {"timeout_ms": 60000, "host": "10.0.0.1", "port": 29500,
                        "phase": "connect"}),
+    # a name that does not resolve, in other clients' words (Go, Node, Java, a launcher's own)
+    ('Get "https://registry.internal:5000/v2/": dial tcp: lookup registry.internal on '
+     "10.96.0.10:53: no such host",
+     K.STORE_TIMEOUT, {"host": "registry.internal", "unresolved": True}),
+    ("Error: getaddrinfo ENOTFOUND registry.internal.corp",
+     K.STORE_TIMEOUT, {"host": "registry.internal.corp", "unresolved": True}),
+    ("Caused by: java.net.UnknownHostException: spark-master-0.spark-headless",
+     K.STORE_TIMEOUT, {"host": "spark-master-0.spark-headless", "unresolved": True}),
+    ("ValueError: host not found: trainer-master-0.trainer-svc",
+     K.STORE_TIMEOUT, {"host": "trainer-master-0.trainer-svc", "unresolved": True}),
+    ("RuntimeError: Could not resolve the hostname 'trainer-0.svc' for the rendezvous",
+     K.STORE_TIMEOUT, {"host": "trainer-0.svc", "unresolved": True}),
     ("torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 7/8 "
      "clients joined.",
      K.STORE_TIMEOUT, {"joined": 7, "expected": 8}),

@@ -123,6 +123,26 @@ def test_a_client_that_could_not_reach_its_service_names_it(tmp_path: Path, text
     assert not any("10.96.0.10" in c for c in diagnosis.culprits)
 
 
+@pytest.mark.parametrize(("line", "host"), [
+    # Go's resolver with no URL of its own (an image pull, an operator)
+    ("E1129 04:02:44.101 kuberuntime_image.go:53] failed to pull: dial tcp: lookup "
+     "registry.internal on 10.96.0.10:53: no such host", "registry.internal"),
+    ("Error: getaddrinfo ENOTFOUND registry.internal.corp", "registry.internal.corp"),
+    ("Caused by: java.net.UnknownHostException: spark-master-0.spark-headless",
+     "spark-master-0.spark-headless"),
+    ("ValueError: host not found: trainer-master-0.trainer-svc", "trainer-master-0.trainer-svc"),
+    ("RuntimeError: Could not resolve the hostname 'trainer-0.svc' for the rendezvous",
+     "trainer-0.svc"),
+])
+def test_a_name_that_does_not_resolve_is_named_in_any_clients_words(
+        tmp_path: Path, line: str, host: str) -> None:
+    diagnosis = triage_texts(tmp_path, f"starting job 8812\n{line}\n")
+    assert diagnosis.category is Category.NETWORK, diagnosis.findings
+    assert any(f"{host} (it does not resolve)" in c for c in diagnosis.culprits), (
+        diagnosis.culprits)
+    assert not any("10.96.0.10" in c for c in diagnosis.culprits)
+
+
 CALLBACK = "".join(
     f"Epoch {n}: 100%|##########| 782/782 [03:1{n % 10}<00:00, 4.0{n % 10}it/s, "
     f"train_loss=1.{90 - n}0]\n" for n in range(0, 8)) + """\

@@ -70,6 +70,12 @@ def _connect_failed(ctx: Context, item: Located) -> bool:
                    for w in same_file)
 
 
+def _url_port(text: str, host: str) -> str | None:
+    """The port a URL on the line gives for `host` (`http://wandb.svc:8080/graphql`)."""
+    m = re.search(rf"//{re.escape(host)}:(\d+)\b", text)
+    return m[1] if m else None
+
+
 def network(ctx: Context) -> Finding | None:
     return _network(ctx)
 
@@ -215,6 +221,10 @@ def _network(ctx: Context, *, flushed_too: bool = False) -> Finding | None:
             and i.event.fields.get("port") is None))
         culprit = (f"the host name{'s' if len(names) > 1 else ''} {_some(names)} "
                    f"({'they do' if len(names) > 1 else 'it does'} not resolve)")
+        if len(names) == 1 and (port := _url_port(first.event.text, names[0])):
+            # the client's own line gives the endpoint whole (`Post "http://wandb.svc:8080/…":
+            # dial tcp: lookup wandb.svc …: no such host`)
+            culprit = f"the endpoint {names[0]}:{port} (its host name does not resolve)"
         evidence.append(f"{who(first)} could not resolve the host name {fields.get('host')}: "
                         f"{fields.get('error')} ({first.where})")
     elif fields.get("unresolved") and not fields.get("host") and (later := [
