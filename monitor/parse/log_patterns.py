@@ -179,7 +179,8 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "Unable to find address for", "was aborted", "RUNNING AT", "Worker timed out after",
     "WTERMSIG",
     "peer process has unexpectedly", "Peer host:", "Call to connect returned",
-    "noticed that process rank", "Process name: ", "exit with status code",
+    "noticed that process rank", "noticed that job rank", "Process name: ",
+    "exit with status code",
     "PodEvicted", "Evicted", "was evicted", "Preempted", "PreemptionByScheduler", "NodeNotReady",
     "TaintManagerEviction", "died unexpectedly", "died, exit code", "exited with code",
     "double-bit ECC", "not responding, still trying", "workers are evicted", "WARN: Function: ",
@@ -493,7 +494,9 @@ def net_details(fields: Fields, payload: str) -> Fields:
 
 def _post_net(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] | None:
     if " NCCL WARN " not in payload:
-        if not payload.startswith(("Net : ", "NET/")) and "Net : Call to" not in payload[:80]:
+        if not payload.startswith(("Net : ", "NET/", "socketPollConnect: ", "socketStartConnect: ",
+                                   "ncclOsSocketPollConnect: ")) \
+                and "Net : Call to" not in payload[:80]:
             return None  # the same text as a `Last error:` line belongs to its nccl_error
         fields["quoted"] = True  # NCCL's last error, printed on a line of its own
     return EventKind.NCCL_WARN_NET, Level.ERROR, net_details(fields, payload)
@@ -855,11 +858,12 @@ PATTERNS: tuple[LinePattern, ...] = (
         # rank 3 with PID 0 on node n2 exited on signal 9 (Killed).`, and for an exit status
         # `The first process to do so was:` … `  Process name: [[41237,1],5]`.
         EventKind.MPI_EXIT, Level.ERROR,
-        ("noticed that process rank", "Process name: ", "exit with status code",
-         "died unexpectedly", "died, exit code", "exited with code", "was aborted",
+        ("noticed that process rank", "noticed that job rank", "Process name: ",
+         "exit with status code", "died unexpectedly", "died, exit code", "exited with code", "was aborted",
          "RUNNING AT", "Abort(", "MPI_ABORT was invoked", "has exited due to process rank",
          "reported by process", "died from signal"),
-        _rx(r"noticed that process rank (?P<mpi_rank>\d+) with PID (?P<pid>\d+) on node "
+        # (Open MPI 1.2-1.3 said `job rank`; one era's build printed `OID` for `PID`)
+        _rx(r"noticed that (?:process|job) rank (?P<mpi_rank>\d+) with [PO]ID (?P<pid>\d+) on node "
             r"(?P<node>[\w.\-]+) exited on(?: signal (?P<signo>\d+)(?: \((?P<signal_text>[^)]+)\))?)?",
             r"Process name: \[\[\d+,\d+\],(?P<mpi_rank>\d+)\]",
             # PRRTE (Open MPI 5) names a process `[prterun-host-11843@1,3]`

@@ -632,6 +632,9 @@ _FAILED = re.compile(
     r"(?:^|\W)F\d{4} \d\d:\d\d:[\d.]+\s+\d+ \S+:\d+\] |"
     r"Bus error|\bcannot\b|\bCannot\b|\bunable to\b|\bUnable to\b|"
     r"Evicted|\bevicted\b|\b(?:is|was|been)(?: \w+ly)? preempted\b|out of memory|[Tt]imed out|"
+    # a supervisor that stopped the job because a component went silent (Sample Factory's
+    # `Stopping training due to lack of heartbeats from <class …InferenceWorker>`)
+    r"\b(?:due to|because of) (?:a )?(?:lack of|missing|missed|no) heartbeats?\b|"
     r"(?:terminated|killed) (?:with|by) (?:unknown )?signal|"
     # a launcher's word on a child that ended badly (Lightning's `Child process with PID 23026
     # terminated with code 1. Forcefully terminating all other processes`)

@@ -91,6 +91,15 @@ LINES: list[tuple[str, EventKind, dict[str, object]]] = [
     ("node5:9911:9930 [0] misc/socket.cc:50 NCCL WARN socketStartConnect: Connect to "
      "10.1.2.3<4455> failed : Connection refused",
      K.NCCL_WARN_NET, {"peer": "10.1.2.3", "error": "Connection refused"}),
+    # NCCL's give-up, pasted without its prefix (or as a `Last error:` line)
+    ("socketPollConnect: connect to 22.11.219.25<47479> returned Connection refused, exceeded "
+     "error retry count after 35 attempts",
+     K.NCCL_WARN_NET, {"peer": "22.11.219.25", "peer_port": 47479, "quoted": True}),
+    # Open MPI 1.x's report of a process that died, in its own era's words
+    ("mpirun noticed that job rank 5 with PID 6637 on node bc01-07 exited on signal 11",
+     K.MPI_EXIT, {"mpi_rank": 5, "pid": 6637, "node": "bc01-07", "signo": 11}),
+    ("mpirun noticed that process rank 5 with OID 6637 on node bc01-07 exited on signal 11",
+     K.MPI_EXIT, {"mpi_rank": 5, "node": "bc01-07"}),
     ("node5:9911:9930 [0] init.cc:1000 NCCL WARN Cuda failure 'out of memory'",
      K.CUDA_OOM, {}),
     ("node5:9911:9930 [0] NCCL INFO [Service thread] Connection closed by localRank 3",

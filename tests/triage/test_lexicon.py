@@ -243,6 +243,15 @@ def test_libfabrics_completion_error_is_the_network_toward_the_named_peer_host()
     assert read_line(line.replace("_handle_error():737<warn> err: 5,", "_poll():737<info>")) is None
 
 
+def test_a_supervisor_that_stopped_for_lack_of_heartbeats_is_a_failure(tmp_path: Path) -> None:
+    # Sample Factory's runner: a component went silent and training was stopped
+    diagnosis = triage_texts(tmp_path, (
+        "[2023-09-18 21:35:46,519][196071] No heartbeat for components :InferenceWorker_p0-w0 "
+        "(337 seconds)\n[2023-09-18 21:35:46,519][196071] Stopping training due to lack of "
+        "heartbeats from <class 'sample_factory.algo.sampling.inference_worker.InferenceWorker'>\n"))
+    assert diagnosis.category is Category.UNDETERMINED, diagnosis.summary
+
+
 def test_a_preemption_by_hand_and_a_collectives_shape_mismatch_are_failures() -> None:
     preempted = read_line("'canceledFor': 'This job or session has been manually preempted by "
                           "michaelw.',")
