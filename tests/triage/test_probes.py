@@ -3177,6 +3177,15 @@ CAUSES.update({
     # the host:pid of another process's line in the rank's file: the table's pid is the rank's
     "rv29_placed_wrong_pid": (Category.SOFTWARE, "rank 9 (local_rank 1, pid 77101, host gpu-c02)"),
 })
+CAUSES.update({
+    # the fifth review, of the rules that decide a category: a teardown or a relay after the
+    # job's own failure is not its cause (the CUDA runtime unloading after a rank's own
+    # exception; a sweep driver's CalledProcessError of the torchrun it ran; a DataLoader
+    # worker ended by the launcher's closing SIGTERM)
+    "rv30_driver_shutting_down_after_valueerror": (Category.SOFTWARE, "rank 2"),
+    "rv30_wrapper_calledprocesserror_after_sigkill": (Category.UNDETERMINED, "rank 3"),
+    "rv30_dl_worker_terminated_by_torchrun_after_rank_error": (Category.SOFTWARE, "rank 2"),
+})
 
 def _triage(name: str) -> Diagnosis:
     return triage_probe(name)

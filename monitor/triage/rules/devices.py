@@ -417,8 +417,19 @@ def _spawned_exit(ctx: Context, first: Located) -> str | None:
     return f"process {indices.pop()}" if len(indices) == 1 else None
 
 
+def _torn_down_after_own_error(ctx: Context, item: Located) -> bool:
+    if not _CUDA_TEARDOWN.search(f"{item.event.fields.get('message')} {item.event.text}"):
+        return False
+    return any(e.kind is EventKind.PYTHON_TRACEBACK and e.file_index == item.file_index
+               and e.rank == item.rank and e.event.line < item.event.line
+               and e.event.level >= Level.ERROR for e in ctx.of(EventKind.PYTHON_TRACEBACK))
+
+
 def cuda_software(ctx: Context) -> Finding | None:
-    errors = [e for e in ctx.of(EventKind.CUDA_ERROR) if e.event.fields.get("hardware") is not True]
+    # (the runtime unloading as its process exits is no kernel's failure: `CUDA error: driver
+    # shutting down` after the same process's own exception is its teardown)
+    errors = [e for e in ctx.of(EventKind.CUDA_ERROR) if e.event.fields.get("hardware") is not True
+              and not _torn_down_after_own_error(ctx, e)]
     if not errors:
         return _kernel_gpu_exception(ctx) or _cpp_gpu_exception(ctx)
     first = errors[0]

@@ -475,12 +475,22 @@ def _stop_shown(ctx: Context) -> bool:
     return bool(ctx.of(EventKind.SLURM_CANCEL, EventKind.AGENT_DEATH_SIGNAL, EventKind.POD_EVICTED))
 
 
+def _launcher_closed_before(ctx: Context, item: Located) -> bool:
+    """The launcher sent its workers their closing signal before this line (torchrun's
+    `Sending process N closing signal SIGTERM` after another rank failed): what died of
+    SIGTERM after it met the launcher's teardown."""
+    return any((s.file_index == item.file_index and s.event.line < item.event.line)
+               or (s.time is not None and item.time is not None and s.time <= item.time)
+               for s in ctx.of(EventKind.AGENT_SIGTERM))
+
+
 def dataloader(ctx: Context) -> Finding | None:
     # (a worker SIGTERM ended, `is killed by signal: Terminated.`, where the logs show a stop
     # from outside, met that stop: a scheduler's cancel, a launcher told to stop; no death of
     # its own)
     died = [e for e in ctx.of(EventKind.DATALOADER_WORKER_DIED)
-            if e.event.fields.get("cause") != "terminated" or not _stop_shown(ctx)]
+            if e.event.fields.get("cause") != "terminated"
+            or not (_stop_shown(ctx) or _launcher_closed_before(ctx, e))]
     timeouts = ctx.of(EventKind.DATALOADER_TIMEOUT)
     if died:
         # A worker that "exited unexpectedly" says nothing of why; a line that names the cause
@@ -875,7 +885,8 @@ def own_exception(ctx: Context) -> Finding | None:
            and _KILLED_EXIT.search(said) is None
            and not (said.rstrip().endswith(":")  # (its report under a heading it ends with)
                     and _KILLED_EXIT.search(_message_below(ctx, item)) is not None)
-           and not ("killed by signal: Terminated" in said and _stop_shown(ctx))
+           and not ("killed by signal: Terminated" in said
+                   and (_stop_shown(ctx) or _launcher_closed_before(ctx, item)))
            # an exception that relays the MPI library's own failure (`MPI_ERR_OTHER: known
            # error not in list`): its transport's story, told in the lines before it
            and _MPI_RELAYED.search(said) is None
@@ -1286,7 +1297,17 @@ def _launcher_called_process(item: Located) -> bool:
     a wrapper script): the worker's exit, not the job's bug."""
     message = _message(item)
     return str(item.event.fields.get("exc_type", "")).endswith("CalledProcessError") and (
-        _LEGACY_LOCAL.search(message) is not None or "died with <Signals." in message)
+        _LEGACY_LOCAL.search(message) is not None or "died with <Signals." in message
+        or _LAUNCHER_COMMAND.search(message) is not None)
+
+
+# A wrapper's subprocess that was a PyTorch launcher (`Command '['torchrun', '--nnodes=1', …]'
+# returned non-zero exit status 1.`): its status relays the launcher's own report of a rank,
+# which it prints above. (mpirun's children print no such report: their own words, where
+# shown, may be no event at all, and the wrapper's error is then the one failure line.)
+_LAUNCHER_COMMAND = re.compile(
+    r"Command '\[?'?(?:[^'\s]*/)?(?:torchrun|deepspeed|accelerate|"
+    r"python[\d.]*'?,? '?-m'?,? '?torch\.distributed\.(?:run|launch))\b")
 
 
 _STORAGE_WORDS = ("PytorchStreamWriter failed", "No space left on device", "Disk quota exceeded",
