@@ -3185,6 +3185,15 @@ CAUSES.update({
     "rv30_driver_shutting_down_after_valueerror": (Category.SOFTWARE, "rank 2"),
     "rv30_wrapper_calledprocesserror_after_sigkill": (Category.UNDETERMINED, "rank 3"),
     "rv30_dl_worker_terminated_by_torchrun_after_rank_error": (Category.SOFTWARE, "rank 2"),
+    # a peer that died first, its links breaking after it: a segfault its launcher reported
+    # before the IB errors, a rank's own exception on an earlier line of srun's console, the
+    # store's host that died at import before the connects to it were refused
+    "rv30_segv_rank_then_ib_retry_exceeded": (Category.UNDETERMINED, "rank 9"),
+    "rv30_segv_rank_then_ib_wr_flushed": (Category.UNDETERMINED, "rank 9"),
+    "rv30_srun_ib_after_rank_exception": (Category.SOFTWARE, "rank 5"),
+    "rv30_k8s_master_importerror_worker_store_timeout": (Category.SOFTWARE, ""),
+    # refused connects at start-up, then the store counted 3 of 4 clients: a client never came
+    "rv30_refused_at_start_then_store_wait_timeout": (Category.INIT_TIMEOUT, ""),
 })
 
 def _triage(name: str) -> Diagnosis:

@@ -45,6 +45,7 @@ from monitor.triage.rules.base import (
     says_nccl_unexplained,
     table_entries,
     trained_after,
+    went_on_past,
 )
 from monitor.triage.rules.collectives import absent_rank, silent_file
 from monitor.triage.rules.job import chained_endpoint
@@ -338,7 +339,43 @@ def _rank_died_of_its_own_before(ctx: Context, item: Located) -> bool:
     # ... or its own exception (a disk that failed under it), not one a lost peer raised
     own |= {e.rank for e in ctx.of(EventKind.PYTHON_TRACEBACK)
             if e.rank is not None and e.event.level >= Level.ERROR and _own_fault_raised(e)}
-    return any(named in own for named in _exits_before(ctx, item))
+    if any(named in own for named in _exits_before(ctx, item)):
+        return True
+    # ... or a crash of its own, which no peer's loss causes (a segfault, a bus error, a
+    # floating-point or illegal-instruction trap), that its launcher reported before
+    if any(_crashed(e) and named is not None and named != item.rank
+           for e, named in exit_reports(ctx) if e.time is not None and item.time is not None
+           and e.time < item.time):
+        return True
+    # ... or another file's process (the store's host, a peer's pod) raised its own exception
+    # before, by both clocks: the connects to it were refused because it had died
+    if item.time is not None and any(
+            e.file_index != item.file_index and e.time is not None
+            and 0 < item.time - e.time <= _DIED_BEFORE_CONNECT and not e.time_inferred and e.event.level >= Level.ERROR and _own_fault_raised(e)
+            and not went_on_past(ctx, e) for e in ctx.of(EventKind.PYTHON_TRACEBACK)):
+        return True
+    # ... or, in a console of every rank whose lines carry no time, another rank's own
+    # exception on an earlier line (srun --label: the peers' links broke as it died)
+    return item.time is None and item.rank is not None and any(
+        e.file_index == item.file_index and e.event.line < item.event.line and e.time is None
+        and e.rank is not None and e.rank != item.rank and e.event.level >= Level.ERROR
+        and _own_fault_raised(e) and not went_on_past(ctx, e)
+        for e in ctx.of(EventKind.PYTHON_TRACEBACK))
+
+
+# a peer that died this long before a connect to it failed: the connect's whole timeout (a
+# store's default 900 s, a long one set by the job) and more; an older error is another run's
+_DIED_BEFORE_CONNECT = 3600.0
+
+# the signals a process raises on itself: no peer's loss makes a process fault
+_CRASH_EXITS = frozenset({-4, -7, -8, -11})
+
+
+def _crashed(report: Located) -> bool:
+    f = report.event.fields
+    code = f.get("root_exitcode") if report.kind is EventKind.CHILD_FAILED_SUMMARY else f.get(
+        "exitcode")
+    return code in _CRASH_EXITS
 
 
 def _exits_before(ctx: Context, item: Located) -> list[object]:
@@ -1309,4 +1346,12 @@ def _connect_retried_past(ctx: Context, item: Located) -> bool:
         return False
     if trained_after(ctx, item.file_index, item.event.line):
         return True
-    return others_trained_past(ctx, item.file_index, item.event.line)
+    if others_trained_past(ctx, item.file_index, item.event.line):
+        return True
+    # ... or the store's server counted clients that joined (`3/4 clients joined`) while this
+    # client's file shows no connect of its own that failed for good: it joined after them
+    joined = any((e.event.int_field("joined") or 0) > 0 for e in ctx.of(EventKind.STORE_TIMEOUT))
+    return joined and not any(
+        e.file_index == item.file_index and e.event.line > item.event.line
+        and e.event.level >= Level.ERROR for e in ctx.of(
+            EventKind.STORE_TIMEOUT, EventKind.CONNECTION_ERROR, EventKind.PYTHON_TRACEBACK))
