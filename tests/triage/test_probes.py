@@ -3194,6 +3194,10 @@ CAUSES.update({
     "rv30_k8s_master_importerror_worker_store_timeout": (Category.SOFTWARE, ""),
     # refused connects at start-up, then the store counted 3 of 4 clients: a client never came
     "rv30_refused_at_start_then_store_wait_timeout": (Category.INIT_TIMEOUT, ""),
+    # a kernel line before the job began that names another program: an Xid of a pid none of
+    # the job's ranks had, another user's jupyter-lab killed by its cgroup's OOM killer
+    "rv30_old_xid43_other_pid_then_valueerror": (Category.SOFTWARE, "rank 0"),
+    "rv30_stale_oom_kill_other_process": (Category.SOFTWARE, "rank 2"),
 })
 
 def _triage(name: str) -> Diagnosis:

@@ -98,6 +98,8 @@ def of_this_job(ctx: Context, item: Located) -> bool:
     job_host = _nccl_buses(ctx)[1]
     if said and job_host and said.split(".")[0] != job_host.split(".")[0]:
         return False
+    if another_programs_before_the_job(ctx, item):
+        return False
     if item.time is None or item.time_inferred:
         return True
     job = [i.time for i in ctx.located if i.time is not None and not i.time_inferred
@@ -106,6 +108,44 @@ def of_this_job(ctx: Context, item: Located) -> bool:
 
 
 _KERNEL_GPU = frozenset({EventKind.XID, EventKind.GPU_FAULT})
+_KERNEL_LINES = _KERNEL_GPU | {EventKind.HOST_OOM}
+
+
+def _job_pids(ctx: Context) -> set[int]:
+    """The job's processes the logs name: NCCL's init lines, the launcher's tables and exit
+    lines, the processes it sent its closing signal."""
+    pids = {*_nccl_pids(ctx), *_launcher_pids(ctx)}
+    pids |= {p for e in ctx.of(EventKind.AGENT_SIGTERM, EventKind.AGENT_WORKER_FAILED)
+             if (p := e.event.int_field("pid")) is not None}
+    return pids
+
+
+# the names a training job's own processes go by in the kernel's lines
+_JOB_PROCESS = re.compile(r"python|pt_main|torchrun|deepspeed|accelerate|ray::|pt_data_worker",
+                          re.IGNORECASE)
+
+
+def another_programs_before_the_job(ctx: Context, item: Located) -> bool:
+    """A kernel line stamped before the job's first stamped line that names another program:
+    a pid that is none of the job's (where the logs name the job's), or a process that is no
+    training job's (`jupyter-lab`). Before the job alone would not do (a node's dmesg in
+    local time can read hours earlier than a log in UTC); another program alone would not do
+    either (a GPU that failed under another process fails the job too, once the job runs)."""
+    if item.time is None or item.time_inferred:
+        return False
+    job = [i.time for i in ctx.located if i.time is not None and not i.time_inferred
+           and i.domain != item.domain and i.kind not in _KERNEL_LINES]
+    if not job or item.time >= min(job):
+        return False
+    pid, pids = item.event.int_field("pid"), _job_pids(ctx)
+    if item.kind is not EventKind.HOST_OOM:
+        # (the process an Xid names holds the GPU's context: a rank of the job's, or not)
+        return pid is not None and bool(pids) and pid not in pids
+    # (the OOM killer's victim may be a job's DataLoader worker, none of the ranks' pids:
+    # only a name no training process goes by is another program's)
+    name = str(item.event.fields.get("process") or "").strip("'<>")
+    return name not in ("", "unknown") and _JOB_PROCESS.search(name) is None and (
+        pid is None or pid not in pids)
 
 
 def jobs_xids(ctx: Context) -> list[Located]:
@@ -199,7 +239,8 @@ def out_of_memory(ctx: Context) -> Finding | None:
     # (not a container's earlier end its current state supersedes: `kubectl describe`'s
     # `Last State: … OOMKilled` above a restarted container that completed)
     host = [e for e in ctx.of(EventKind.HOST_OOM, EventKind.SLURM_OOM)
-            if not ctx.passed_over(e.file_index, e.event.line)]
+            if not ctx.passed_over(e.file_index, e.event.line)
+            and not (e.kind is EventKind.HOST_OOM and another_programs_before_the_job(ctx, e))]
     tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT) if e.event.fields.get("oom")]
     # A worker killed by SIGKILL is usually the OOM killer, but only a kernel or cgroup line
     # says so; without one the `dataloader` rule names the worker, cause undetermined.
