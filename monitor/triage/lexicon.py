@@ -243,6 +243,8 @@ _STOPPED_BY_PLATFORM = (r"Pod was terminated in response to imminent node shutdo
                         r"\bcould not select device driver \"\S*\" with capabilities\b|"
                         # SkyPilot's managed-job controller on the cluster under the job
                         r"\bCluster is\s+(?:preempted or\s+)?failed \(status: \w+\)|"
+                        # dstack's end of a run whose cloud took its instances back
+                        r"\bRun failed with error code INTERRUPTED_BY_NO_CAPACITY\b|"
                         # SageMaker's status of a job stopped at its runtime limit or a reclaim
                         r"\"SecondaryStatus\":\s*\"(?:MaxRuntimeExceeded|Interrupted)\"")
 # ... and words that name such a stop but are also set up, filtered on and watched for by

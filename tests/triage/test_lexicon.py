@@ -81,6 +81,8 @@ from tests.triage.texts import triage_texts
      Family.OOM),
     ("ERROR 2024-11-05T20:07:44.0Z The replica workerpool1-2 ran out-of-memory and exited with "
      "a non-zero status of 9(SIGKILL).", Family.OOM),
+    ("Run failed with error code INTERRUPTED_BY_NO_CAPACITY. Check CLI and server logs for more "
+     "details.", Family.INFRASTRUCTURE),
 ])
 def test_a_failing_line_reads_as_its_family(line: str, family: Family) -> None:
     reading = read_line(line)
