@@ -3198,6 +3198,10 @@ CAUSES.update({
     # the job's ranks had, another user's jupyter-lab killed by its cgroup's OOM killer
     "rv30_old_xid43_other_pid_then_valueerror": (Category.SOFTWARE, "rank 0"),
     "rv30_stale_oom_kill_other_process": (Category.SOFTWARE, "rank 2"),
+    # a sidecar's OOMKilled past beside the container that failed for a reason of its own; a
+    # GPU the job script's nvidia-smi could not reach, which the job then trained past
+    "rv30_sidecar_oomkilled_main_software": (Category.SOFTWARE, "rank 1"),
+    "rv30_nvsmi_dead_gpu_at_start_then_keyerror": (Category.SOFTWARE, "rank 2"),
 })
 
 def _triage(name: str) -> Diagnosis:

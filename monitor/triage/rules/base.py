@@ -633,8 +633,32 @@ def superseded_last_states(ctx: Context, index: int) -> list[tuple[int, int, int
         state = next((m[1] for t in reversed(above) if (m := _STATE.match(t.text))), None)
         if state == "Terminated" and sum(1 for t in above if _COMPLETED.match(t.text)) >= 2:
             out.append((index, line.line, line.line + 5))
+        elif state == "Running" and _another_container_failed(tail, i):
+            # a container running again beside the pod's container that failed for a reason
+            # of its own (`Reason: Error`): its earlier end is a sidecar's past (a log
+            # shipper's OOMKilled), not the failed container's
+            out.append((index, line.line, line.line + 5))
     out.extend(_events_of_a_completed_pod(tail, index))
     return out
+
+
+_FAILED_STATE = re.compile(r"^\s*Reason:\s+Error\s*$")
+
+
+def _another_container_failed(tail: list[TailLine], at: int) -> bool:
+    """The pod described around `tail[at]` (from its `Name:` line to its `Events:`) has a
+    container whose current state ended with `Reason: Error`, other than the one above `at`."""
+    start = next((j for j in range(at, -1, -1) if tail[j].text.startswith("Name:")), 0)
+    end = next((j for j in range(at, len(tail)) if tail[j].text.rstrip() == "Events:"),
+               len(tail))
+    own = next((j for j in range(at - 1, start - 1, -1) if _STATE.match(tail[j].text)), at)
+    for j in range(start, end):
+        if j == own or "Last State:" in tail[j].text or _STATE.match(tail[j].text) is None:
+            continue
+        if tail[j].text.split(":", 1)[1].strip() == "Terminated" and any(
+                _FAILED_STATE.match(t.text) for t in tail[j + 1:j + 3]):
+            return True
+    return False
 
 
 def _events_of_a_completed_pod(tail: list[TailLine], index: int) -> list[tuple[int, int, int]]:

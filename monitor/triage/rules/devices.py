@@ -32,6 +32,7 @@ from monitor.triage.rules.base import (
     raised_where,
     table_entries,
     trained_after,
+    training_line,
     written_before,
 )
 from monitor.triage.topology import task_ranks
@@ -676,10 +677,20 @@ def _kernel_gpu_exception(ctx: Context) -> Finding | None:
     )
 
 
+def _trained_from_start_past(ctx: Context, item: Located) -> bool:
+    """A fault logged before the job's first training line in its file, which the job then
+    trained past (a job script's `nvidia-smi` that could not reach a GPU outside the job's
+    CUDA_VISIBLE_DEVICES): the node's state, not the job's failure."""
+    tail = ctx.scans[item.file_index].tail
+    return not any(t.line < item.event.line and training_line(t) for t in tail) and (
+        trained_after(ctx, item.file_index, item.event.line))
+
+
 def gpu_fault(ctx: Context) -> Finding | None:
     """Driver and PCIe lines about a GPU: the hardware under the software errors."""
     items = [i for i in ctx.of(EventKind.GPU_FAULT) if not i.event.fields.get("corrected")
-             and not _nic_behind(ctx, i) and of_this_job(ctx, i)]
+             and not _nic_behind(ctx, i) and of_this_job(ctx, i)
+             and not _trained_from_start_past(ctx, i)]
     if not items:
         return None
     named = [i for i in items if i.event.fields.get("pci")]
