@@ -603,7 +603,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                           + _SCRIPT_NOT_OPENED),
         (Family.KILLED, r"\bKilled\b|killed by (?:unknown )?signal|SIGKILL|[Ss]ignal 9\b|WTERMSIG \d+|Segmentation fault|SIGSEGV|SIGABRT|"
                         r"SIGBUS|Bus error|\bAborted\b|core dumped|Fatal Python error|"
-                        r"\bSegfault encountered\b|"
+                        r"\bSegfault encountered\b|\]: segfault at [0-9a-f]+ ip\b|\bdumped core\b|"
+                        r"\bExited \((?:1[2-9]\d|2[0-5]\d)\) |"
                         r"(?i:exit(?:ed)? (?:with )?(?:code|status))|exitcode|return code|"
                         r"(?i:died unexpectedly)|terminate called"),
         # glog's CHECK, a C++ framework's own assertion: read last, for the condition it
@@ -626,6 +627,14 @@ _FAILED = re.compile(
     r"Segmentation fault|"
     # a native signal handler's banner (vLLM, SGLang, TensorRT-LLM, torch_xla)
     r"\bSegfault encountered\b|"
+    # the kernel's own record of a training process's segfault, and systemd-coredump's
+    # (`python[901244]: segfault at 8 ip … in libtorch_cpu.so`, `Process 901244 (python) of
+    # user 1001 dumped core.`); a node's daemon that crashed is not the job
+    r"\b(?:python[\d.]*|pt_main_thread|pt_data_worker|torchrun)\[\d+\]: segfault at [0-9a-f]+ ip\b|"
+    r"\bProcess \d+ \((?:python[\d.]*|pt_main_thread|pt_data_worker|torchrun)\) of user \d+ "
+    r"dumped core\b|"
+    # a container Docker lists as ended by a signal (`Exited (139) 12 minutes ago`)
+    r"\bExited \((?:1[2-9]\d|2[0-5]\d)\) |"
     # TensorFlow's FATAL, which aborts the process (`2019-05-19 15:08:13.136034: F
     # tensorflow/core/common_runtime/gpu/gpu_event_mgr.cc:273] …`)
     r"\d\d:\d\d:\d\d\.\d+: F \S+:\d+\] |"
@@ -822,13 +831,20 @@ _PEER_NAME = re.compile(r"\bpeer: ([A-Za-z][\w.-]*\w)|\bRemote host: +([A-Za-z][
 # Process 534 got signal: 15`) and the workers it stops (`Sending process 587 closing signal`))
 _PID = re.compile(r"(?i:\bpid[ =:]*)(\d{2,8})\b|\bKilled process (\d+)|"
                   r"(?<!Sending )\b[Pp]rocess (\d{3,8})\b(?! got signal| closing signal)|"
-                  r":\((\d{2,8})\) \|CCL_")
+                  r":\((\d{2,8})\) \|CCL_|"
+                  # the kernel's segfault report names the process as `python[901244]:`
+                  r"\b(?:python[\d.]*|pt_main_thread|pt_data_worker|torchrun)\[(\d{2,8})\]: "
+                  r"segfault at\b")
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{2,5})|<(\d{2,5})>)?(?![\d.])")
 _DEVICE = re.compile(r"\b(mlx5_\d+|efa_\d+|ib[a-z]?\d+|hfi1_\d+|bnxt_re\d+)\b")
 # torch.multiprocessing.spawn names its workers by index: `process 2 terminated with signal …`;
 # Paddle's launcher its containers: `Container rank 0 status failed cmd […] code -9`
 _SPAWNED = re.compile(r"\b([Pp]rocess \d{1,2}) terminated with\b|"
                       r"\b(Container rank \d+) status failed\b")
+# A container that ended, in Docker's words: compose's `trainer-1 exited with code 137`, and
+# `docker ps -a`'s row, whose last column names it (`… Exited (139) 12 minutes ago … trainer`)
+_CONTAINER = re.compile(r"^([\w.-]+[-_]\d+) exited with code \d+\s*$|"
+                        r"\bExited \(\d+\) \S.*?\s{2,}(?:\S+\s{2,})?([\w.-]+)\s*$")
 # Open MPI prefixes its own messages with the process they are about: `[h16n18:57926] …`
 _OMPI_PROCESS = re.compile(r"^\[[A-Za-z][\w.-]*:(\d{2,8})\] ")
 # Workers a platform names by its own index: Spark's executors (`Lost executor 7 on HOST:`,
@@ -1059,7 +1075,7 @@ def places(text: str) -> tuple[str, ...]:
     skipped = [m.span() for m in _REMOTE_TARGET.finditer(text)] + [
         m.span() for m in _FIRST_AT_BARRIER.finditer(text)]
     for pattern in (_DEVICE, _PCI, _GPU_MINOR, _SPAWNED, _DIALED, _NODE, _REMOTE_TARGET, _TASK,
-                    _SYSLOG_HOST, _OMPI_PROCESS):
+                    _SYSLOG_HOST, _OMPI_PROCESS, _CONTAINER):
         found.extend((m.start(), next(g for g in m.groups() if g)) for m in pattern.finditer(text)
                      if pattern is not _TASK or not any(a <= m.start() < b for a, b in skipped))
     found.extend((m.start(), next(g for g in m.groups() if g))

@@ -3203,6 +3203,14 @@ CAUSES.update({
     "rv30_sidecar_oomkilled_main_software": (Category.SOFTWARE, "rank 1"),
     "rv30_nvsmi_dead_gpu_at_start_then_keyerror": (Category.SOFTWARE, "rank 2"),
 })
+CAUSES.update({
+    # the sixth review, of the culprits that are no rank: the kernel's record of a training
+    # process's segfault names its pid; a container Docker lists as ended by a signal, and
+    # compose's word that one exited, name the container
+    "rv31_kernel_segfault_line": (Category.UNDETERMINED, "901244"),
+    "rv31_docker_ps_exited": (Category.UNDETERMINED, "trainer"),
+    "rv31_compose_exit137": (Category.UNDETERMINED, "trainer-1"),
+})
 
 def _triage(name: str) -> Diagnosis:
     return triage_probe(name)
