@@ -3210,6 +3210,14 @@ CAUSES.update({
     "rv31_kernel_segfault_line": (Category.UNDETERMINED, "901244"),
     "rv31_docker_ps_exited": (Category.UNDETERMINED, "trainer"),
     "rv31_compose_exit137": (Category.UNDETERMINED, "trainer-1"),
+    # srun's Out Of Memory line names the node, not the cancel's first node; gloo's refused
+    # pair connect names its peer, not the store after c10d's routine IPv6 try; Open MPI's
+    # disconnected peer's host, not the rank that noticed first; the Ray worker that ran out,
+    # not the trainer that re-raised it
+    "rv31_srun_task_oom_torchrun_per_node": (Category.OOM, "gpu-h-104"),
+    "rv31_gloo_connect_refused": (Category.NETWORK, "127.0.1.1:8603"),
+    "rv31_ompi_peer_host": (Category.UNDETERMINED, "node-gpu-06"),
+    "rv31_ray_train_cuda_oom_worker": (Category.OOM, "pid 7712 on 10.10.4.22"),
 })
 
 def _triage(name: str) -> Diagnosis:
@@ -3314,6 +3322,10 @@ def test_a_failure_no_one_rank_is_to_blame_for_names_no_rank(name: str) -> None:
     ("rv27_xid_other_host_oom", "rank 6"),
     ("rv27_single_process_dataparallel", "rank 6"),
     ("rv29_two_tables_exit1_then_sigkill", "rank 3"),
+    ("rv31_srun_task_oom_torchrun_per_node", "gpu-h-101"),
+    ("rv31_gloo_connect_refused", "cpu-node-1"),
+    ("rv31_ompi_peer_host", "node-gpu-01"),
+    ("rv31_ray_train_cuda_oom_worker", "9121"),
     ("rv29_mbarrier_root_late", "rank 1"),
     ("rv29_tp_subgroup_waiter_b", "rank 3"),
     ("rv29_subgroup_hang_absent_nonmember", "rank 1"),

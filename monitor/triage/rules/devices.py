@@ -215,6 +215,13 @@ def _slurm_oom_node(ctx: Context, item: Located) -> str | None:
     its older lines) the node of the same job's `*** JOB N ON node CANCELLED AT …`."""
     if item.event.fields.get("node"):
         return str(item.event.fields["node"])
+    # srun's own word for the task the memory limit took names its node (`srun: error:
+    # gpu-h-104: task 3: Out Of Memory`); the cancel's node is only where the step's first
+    # task ran, on a job of several nodes
+    oom_nodes = {str(t.event.fields["node"]) for t in ctx.of(EventKind.SLURM_TASK_EXIT)
+                 if t.event.fields.get("oom") and t.event.fields.get("node")}
+    if oom_nodes:
+        return ", ".join(sorted(oom_nodes))
     job = str(item.event.fields.get("job") or item.event.fields.get("step") or "").split(".")[0]
     return next((str(c.event.fields["node"]) for c in ctx.of(EventKind.SLURM_CANCEL)
                  if c.event.fields.get("node") and job
@@ -227,11 +234,17 @@ _EARLYOOM_KILL = re.compile(r"\bsending SIG\w+ to process \d+ uid \d+ \"")
 
 
 def out_of_memory(ctx: Context) -> Finding | None:
-    gpu = [e for e in ctx.of(EventKind.CUDA_OOM) if not e.event.fields.get("bad_size")
+    ooms = ctx.of(EventKind.CUDA_OOM)
+    gpu = [e for e in ooms if not e.event.fields.get("bad_size")
            # (an allocation the job logged as a warning and trained on after: a batch-size
            # finder's try, a retry with a smaller batch)
            and not (logged_below_error(e.event.text)
-                    and trained_after(ctx, e.file_index, e.event.line))]
+                    and trained_after(ctx, e.file_index, e.event.line))
+           # (a Ray task's header that re-raises the error of the task it waited on, whose
+           # own header and error follow: the innermost one is where memory ran out)
+           and not ("RayTaskError(" in e.event.text and any(
+               o.file_index == e.file_index and 0 < o.event.line - e.event.line <= 60
+               for o in ooms))]
     # NCCL's "unhandled cuda error" whose last error is the allocation that failed
     # (or NCCL's own allocation that failed: alloc.h's `Failed to CUDA calloc %ld bytes`)
     gpu += [e for e in ctx.of(EventKind.PYTHON_TRACEBACK, EventKind.NCCL_ERROR)

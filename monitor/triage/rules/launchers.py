@@ -1223,6 +1223,12 @@ def _hang_reported(ctx: Context) -> bool:
                        EventKind.HEARTBEAT_HANG))
 
 
+def _text_below(ctx: Context, item: Located, lines: int = 3) -> str:
+    """The text of the few lines under an event's line (Open MPI's `Exit code:` row)."""
+    return " ".join(t.text for t in ctx.scans[item.file_index].tail
+                    if item.event.line < t.line <= item.event.line + lines)
+
+
 def launcher_task_exit(ctx: Context) -> Finding | None:
     """mpirun and srun name the first process that died or exited by itself. An mpirun rank
     is the job's rank; an srun task is one only when srun started the ranks itself (not a
@@ -1292,6 +1298,23 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
             cause = own if own is not None and _writer_of(own[0]) == rank else None
         if cause is not None:
             return _exit_with_cause(ctx, first, name, how, rank, cause)
+        peers = [str(e.event.fields["peer_host"]) for e in ctx.of(EventKind.MPI_PEER_LOST)
+                 if e.event.fields.get("peer_host") and not e.event.fields.get("daemon")
+                 and e.file_index == first.file_index and e.event.line < first.event.line]
+        if peers and not killed and "xit code" in first.event.text + _text_below(ctx, first):
+            # Open MPI said a peer process on another host disconnected before this one
+            # exited with a status: the exit relays the peer's loss, and the peer's host is
+            # where to look (the first to exit is only the first to notice)
+            hosts = list(dict.fromkeys(peers))
+            return Finding(
+                Category.UNDETERMINED, (), tuple(f"the process on {h} (it disconnected first)"
+                                                 for h in hosts),
+                (f"Open MPI: a peer process on {', '.join(hosts)} disconnected unexpectedly "
+                 f"before {name} {how} ({first.where}): the peer's failure, not shown here, is "
+                 "the root cause",), first,
+                ("Read the output and kernel log of the process on "
+                 f"{', '.join(hosts)} (a core file, the OOM killer) at that time.",),
+            )
         return Finding(
             Category.UNDETERMINED, (rank,) if rank is not None else (), (name,),
             (f"the launcher: {name} {how} ({first.where}); its own output, not shown, holds "

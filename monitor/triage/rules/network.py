@@ -1344,6 +1344,8 @@ def _connect_retried_past(ctx: Context, item: Located) -> bool:
     in the same file."""
     if item.event.level is not Level.WARNING:
         return False
+    if "errno: 97 -" in item.event.text:
+        return True  # (c10d's try of the host's IPv6 address, where it has none: routine)
     if trained_after(ctx, item.file_index, item.event.line):
         return True
     if others_trained_past(ctx, item.file_index, item.event.line):
