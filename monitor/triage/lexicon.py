@@ -111,6 +111,8 @@ UNREACHED_ENDPOINT = re.compile(
     # httpx's connect failure; the socket errnos of a network that did not carry the connect
     # (ENETUNREACH, ETIMEDOUT, ECONNREFUSED, EHOSTUNREACH), raised as a bare OSError too
     r"\bhttpx\.ConnectError\b|\[Errno (?:101|110|111|113)\]|"
+    # redis-py's own words for the same errnos (`Error 111 connecting to redis-0.svc:6379.`)
+    r"\bError (?:101|110|111|113) connecting to \S+:\d+|"
     # libcurl under a client (TensorFlow's GCS file system: `libcurl code 6 meaning 'Couldn't
     # resolve host name'`, code 7 for a connect that failed)
     r"\blibcurl code [67] meaning\b|"

@@ -3218,6 +3218,9 @@ CAUSES.update({
     "rv31_gloo_connect_refused": (Category.NETWORK, "127.0.1.1:8603"),
     "rv31_ompi_peer_host": (Category.UNDETERMINED, "node-gpu-06"),
     "rv31_ray_train_cuda_oom_worker": (Category.OOM, "pid 7712 on 10.10.4.22"),
+    # a client's own words for the endpoint it could not reach: redis-py's, aiohttp's
+    "rv31_redis_refused": (Category.NETWORK, "redis-master.rl.svc:6379"),
+    "rv31_asyncio_connect_call_failed": (Category.NETWORK, "localhost:8000"),
 })
 
 def _triage(name: str) -> Diagnosis:

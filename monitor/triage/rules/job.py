@@ -283,6 +283,8 @@ _CLIENT_TARGET = re.compile(r"\bendpoint URL: \"https?://(?P<url>[\w.-]+(?::\d+)
                             r"(?i:\bcouldn't (?:connect to|reach) )'https?://(?P<hub>[\w.-]+(?::\d+)?)|"
                             r"\bConnection to (?P<host>[\w.-]+\.[\w-]+) timed out\b|"
                             r"\bError -?\d+ connecting to (?P<redis>[\w.-]+:\d+)\.|"
+                            # aiohttp's connector (`Cannot connect to host localhost:8000 ssl:…`)
+                            r"\bCannot connect to host (?P<aiohttp>[\w.-]+:\d+) ssl:|"
                             # Go's net/http: the request's method and URL before its error
                             # (`Post "http://wandb.svc:8080/graphql": dial tcp: lookup …`)
                             r"\b(?:Get|Post|Put|Head|Patch|Delete) \"https?://(?P<go>[\w.-]+(?::\d+)?)[/\"]")
