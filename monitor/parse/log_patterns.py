@@ -492,11 +492,19 @@ def net_details(fields: Fields, payload: str) -> Fields:
     return fields
 
 
+# NCCL's socket connect in its own function's words, pasted without NCCL's prefix (or as a
+# `Last error:` line): `socketPollConnect: connect to 22.11.219.25<47479> returned Connection
+# refused, exceeded error retry count after 35 attempts` (its INFO lines while it retries are
+# no failure)
+_SOCKET_CONNECT_QUOTED = re.compile(r"(?:^|[\s>|\]])(?:ncclOs)?[Ss]ocket(?:Poll|Start)Connect: "
+                                    r"[Cc]onnect to \S+<\d+> ")
+
+
 def _post_net(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] | None:
     if " NCCL WARN " not in payload:
-        if not payload.startswith(("Net : ", "NET/", "socketPollConnect: ", "socketStartConnect: ",
-                                   "ncclOsSocketPollConnect: ")) \
-                and "Net : Call to" not in payload[:80]:
+        if not payload.startswith(("Net : ", "NET/")) and "Net : Call to" not in payload[:80] \
+                and (_SOCKET_CONNECT_QUOTED.search(payload[:120]) is None
+                     or " NCCL INFO " in payload or "retrying" in payload):
             return None  # the same text as a `Last error:` line belongs to its nccl_error
         fields["quoted"] = True  # NCCL's last error, printed on a line of its own
     return EventKind.NCCL_WARN_NET, Level.ERROR, net_details(fields, payload)

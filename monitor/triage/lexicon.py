@@ -767,8 +767,10 @@ _BENIGN = re.compile(
     r"client socket cannot be initialized to connect to \[[^\]]+\]:\d+ \(errno: 97)|"
     # an optional probe of a device's counter the board does not have
     r"NVMLError_NotSupported|"
-    # glog's INFO/DEBUG stamp, unless the message carries an error level of its own
-    r"^\W*[ID]\d{4} \d\d:(?!.*\b(?:ERROR|FATAL|CRITICAL)[:\]])|"
+    # glog's INFO/DEBUG stamp, unless the message carries an error level of its own (a
+    # program's `slurmstepd: error:`, a CLI's `Run failed with error code …`)
+    r"^\W*[ID]\d{4} \d\d:(?!.*\b(?:ERROR|FATAL|CRITICAL)[:\]]|.*\b[\w.-]+: error: |"
+    r".*\bRun failed with error code\b)|"
 
     # c10d's client socket still retrying its connect (`[W socket.cpp:663] [c10d] The client
     # socket has failed to connect to …`): the exception after the retries reports it if they
