@@ -290,7 +290,35 @@ def paste_sections(data: bytes) -> list[tuple[int, str]]:
         else:
             kind = "pod" if m["tool"] == b"kubectl" else "container"
             out.append((line, f"{kind} {m['name'].decode('utf-8', 'replace')}"))
+    if not out:
+        out = _prefixed_writers(data)
     return out if len({name for _, name in out}) >= 2 else []
+
+
+# The writer a collector names in front of each line of several containers' interleaved
+# output: `docker compose`'s service (`trainer-1  | `), `kubectl logs --prefix`'s pod
+# (`[pod/job-worker-1/pytorch] `)
+_WRITER_PREFIX = re.compile(rb"^(?:(?P<service>[\w.\-]{1,60}) +\| |\[pod/(?P<pod>[^/\]\s]+)/[^\]\s]*\] )",
+                            re.MULTILINE)
+
+
+def _prefixed_writers(data: bytes) -> list[tuple[int, str]]:
+    """(line, whose output) wherever the writer named in front of the lines changes, where
+    nearly every line names one: each line is then its own writer's, not the file's."""
+    head = data[:8192].split(b"\n")[:-1] or data[:8192].split(b"\n")
+    if sum(1 for h in head if _WRITER_PREFIX.match(h)) < 0.9 * len(head):
+        return []  # (most files: decided on their head, not scanned whole)
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    out: list[tuple[int, str]] = []
+    line, counted, found = 1, 0, 0
+    for m in _WRITER_PREFIX.finditer(data):
+        line += data.count(b"\n", counted, m.start())  # (each byte counted once)
+        counted, found = m.start(), found + 1
+        name = ("container " + m["service"].decode("utf-8", "replace") if m["service"]
+                else "pod " + m["pod"].decode("utf-8", "replace"))
+        if not out or out[-1][1] != name:
+            out.append((line, name))
+    return out if found >= 3 and found >= 0.9 * lines else []
 
 
 # Where a log shipper or a runner puts a line's text in its JSON record: Docker's json-file

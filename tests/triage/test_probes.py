@@ -3221,6 +3221,10 @@ CAUSES.update({
     # a client's own words for the endpoint it could not reach: redis-py's, aiohttp's
     "rv31_redis_refused": (Category.NETWORK, "redis-master.rl.svc:6379"),
     "rv31_asyncio_connect_call_failed": (Category.NETWORK, "localhost:8000"),
+    # several containers' output interleaved behind compose's or kubectl's prefix: each line
+    # is its writer's, not the file's one rank
+    "rv31_compose_traceback": (Category.GPU_CUDA, "trainer-1"),
+    "rv31_kubectl_prefix_pod": (Category.SOFTWARE, "llama-ft-worker-1"),
 })
 
 def _triage(name: str) -> Diagnosis:
@@ -3326,6 +3330,8 @@ def test_a_failure_no_one_rank_is_to_blame_for_names_no_rank(name: str) -> None:
     ("rv27_single_process_dataparallel", "rank 6"),
     ("rv29_two_tables_exit1_then_sigkill", "rank 3"),
     ("rv31_srun_task_oom_torchrun_per_node", "gpu-h-101"),
+    ("rv31_compose_traceback", "rank 0"),
+    ("rv31_kubectl_prefix_pod", "worker-0"),
     ("rv31_gloo_connect_refused", "cpu-node-1"),
     ("rv31_ompi_peer_host", "node-gpu-01"),
     ("rv31_ray_train_cuda_oom_worker", "9121"),
