@@ -3225,6 +3225,11 @@ CAUSES.update({
     # is its writer's, not the file's one rank
     "rv31_compose_traceback": (Category.GPU_CUDA, "trainer-1"),
     "rv31_kubectl_prefix_pod": (Category.SOFTWARE, "llama-ft-worker-1"),
+    # the process named where a line of its own names it: the bus error banner's worker by its
+    # report below, a serving engine's worker by its prefix, the kernel's Xid 31 by its pid
+    "rv31_dl_worker_bus_error": (Category.INFRASTRUCTURE, "DataLoader worker pid 77412"),
+    "rv31_vllm_rayworkerwrapper": (Category.GPU_CUDA, "192.168.10.12:12455"),
+    "rv31_xid31_pid": (Category.GPU_CUDA, "pid 3312907"),
 })
 
 def _triage(name: str) -> Diagnosis:

@@ -480,6 +480,19 @@ def _torn_down_after_own_error(ctx: Context, item: Located) -> bool:
                and e.event.level >= Level.ERROR for e in ctx.of(EventKind.PYTHON_TRACEBACK))
 
 
+def _faulting_process(ctx: Context) -> str:
+    """The one process the kernel's Xid lines name as a program's GPU exception (Xid 13, 31,
+    43 with `pid=3312907, name=python3`): where a CUDA error names no process, the one whose
+    access faulted."""
+    pids = {(str(x.event.fields.get("pid")), str(x.event.fields.get("pci")))
+            for x in jobs_xids(ctx) if x.event.fields.get("role") == "software"
+            and str(x.event.fields.get("pid") or "").isdigit()}
+    if len(pids) != 1:
+        return ""
+    pid, pci = pids.pop()
+    return f"pid {pid} on GPU {pci} (the kernel's Xid names it)"
+
+
 def cuda_software(ctx: Context) -> Finding | None:
     # (the runtime unloading as its process exits is no kernel's failure: `CUDA error: driver
     # shutting down` after the same process's own exception is its teardown)
@@ -503,7 +516,8 @@ def cuda_software(ctx: Context) -> Finding | None:
         _ray_task_name(task) if task is not None else _named(None, _best_located(errors))]
     if not ranks and task is None and not any(named):
         raised = raised_where(ctx, first)
-        named = [_called(None, raised) if raised else _spawned_exit(ctx, first) or ""]
+        named = [_called(None, raised) if raised else _spawned_exit(ctx, first)
+                 or _faulting_process(ctx) or ""]
     return Finding(
         Category.GPU_CUDA, ranks, tuple(n for n in named if n),
         (f"{who(first)}: CUDA error: {first.event.fields.get('message')} ({first.where})",),

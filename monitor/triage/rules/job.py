@@ -500,8 +500,14 @@ def dataloader(ctx: Context) -> Finding | None:
         named = [e for e in died if e.event.fields.get("cause") not in ("exited", None)]
         first = named[0] if named else died[0]
         cause = first.event.fields.get("cause")
-        ranks = ctx.global_ranks([first])
-        culprits = (_worker(first),)
+        # (the banner `Unexpected bus error encountered in worker` names no pid: the same
+        # death's report in its file, a few lines on, does)
+        witness = first if first.event.fields.get("pid") or first.event.fields.get("pids") \
+            else next((e for e in died if e.file_index == first.file_index
+                       and 0 < e.event.line - first.event.line <= 30
+                       and (e.event.fields.get("pid") or e.event.fields.get("pids"))), first)
+        ranks = ctx.global_ranks([first]) or ctx.global_ranks([witness])
+        culprits = (_worker(witness),)
         if cause == "bus_error" or first.event.fields.get("shm"):
             return Finding(
                 Category.INFRASTRUCTURE, ranks, culprits,

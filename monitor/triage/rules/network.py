@@ -1183,9 +1183,13 @@ def nccl_unexplained(ctx: Context) -> Finding | None:
     # launch failure'`, the reason as far as the process saw it)
     why = f"; its last error: {last[:120]}" if cuda and "Cuda failure" in last else (
         " with no reason shown")
+    # (no rank: the process a CUDA failure's line names, a serving engine's worker by its
+    # `(RayWorkerWrapper pid=12455, ip=…)` prefix)
+    process = _named(None, first) if cuda and not reporters else None
     return Finding(
         Category.GPU_CUDA if cuda else Category.UNDETERMINED, reporters if cuda else (),
-        tuple(f"rank {r}" for r in reporters) if cuda else (),
+        tuple(f"rank {r}" for r in reporters) if cuda and reporters else (
+            (process,) if process else ()),
         (f"{who(first)}: NCCL error '{str(said)[:200]}' ({first.where}){why}"
          + (f"; a CUDA call failed under NCCL on rank(s) {compress_ranks(reporters)}: their "
             "own GPU's failure" if cuda and reporters else
