@@ -3230,6 +3230,10 @@ CAUSES.update({
     "rv31_dl_worker_bus_error": (Category.INFRASTRUCTURE, "DataLoader worker pid 77412"),
     "rv31_vllm_rayworkerwrapper": (Category.GPU_CUDA, "192.168.10.12:12455"),
     "rv31_xid31_pid": (Category.GPU_CUDA, "pid 3312907"),
+    # srun's own word of the node that failed, printed after the cancel; the pod a `kubectl
+    # describe pod` is about, not its address
+    "rv31_node_failure_cancel_first": (Category.INFRASTRUCTURE, "node gpu-a-011"),
+    "rv31_k8s_describe_exit139": (Category.UNDETERMINED, "pod llm-sft-worker-2"),
 })
 
 def _triage(name: str) -> Diagnosis:
@@ -3336,6 +3340,8 @@ def test_a_failure_no_one_rank_is_to_blame_for_names_no_rank(name: str) -> None:
     ("rv29_two_tables_exit1_then_sigkill", "rank 3"),
     ("rv31_srun_task_oom_torchrun_per_node", "gpu-h-101"),
     ("rv31_compose_traceback", "rank 0"),
+    ("rv31_node_failure_cancel_first", "gpu-a-003"),
+    ("rv31_k8s_describe_exit139", "10.244.7.31"),
     ("rv31_kubectl_prefix_pod", "worker-0"),
     ("rv31_gloo_connect_refused", "cpu-node-1"),
     ("rv31_ompi_peer_host", "node-gpu-01"),

@@ -697,6 +697,11 @@ def scheduler(ctx: Context) -> Finding | None:
                 and any(d.file_index == e.file_index and d.event.fields.get("daemon")
                         and 0 < e.event.line - d.event.line <= 10
                         for d in ctx.of(EventKind.MPI_PEER_LOST))] if _node_failed(first) else []
+        # ... or srun's own word of the node that failed (`srun: error: Node failure on
+        # gpu-a-011`), printed before or after the cancel
+        lost = lost or ([str(e.event.fields["node"]) for e in ctx.of(EventKind.SLURM_TASK_EXIT)
+                         if _node_failed(e) and e.event.fields.get("node")]
+                        if _node_failed(first) else [])
         culprit = (f"node {lost[0]}",) if len(set(lost)) == 1 else ()
     else:
         culprit = (f"node {fields['node']}",) if fields.get("node") else ()

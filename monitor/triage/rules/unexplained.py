@@ -290,6 +290,10 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
             # describe pod w-4`'s Message line names neither), never an address under it
             or one_subject(ctx.scans) or _file_host(ctx.scans[index])):
         name = _some(nodes)
+    elif family >= Family.KILLED and not ranks and (subject := one_subject(ctx.scans)):
+        # a failure that names no cause, in the output about one pod or node (`kubectl
+        # describe pod w-2`: Status Failed, Exit Code 139): that pod, not an address in it
+        name = subject[0]
     elif family is Family.GPU and not ranks and spots and "nvswitch" in first.text.lower():
         name = f"the NVSwitch at {where}"  # its driver's or Fabric Manager's line: not a GPU
     else:
