@@ -487,6 +487,10 @@ class EventExtractor:
                 block.summary["in_thread"] = True
             if prev is not None and (record := _handled_record(prev, env)):
                 block.summary["logged_under"] = record
+            if prev is not None and split_envelope(prev).payload.strip() == "--- Logging error ---":
+                # Python's logging module reporting a handler's own failure (a log file
+                # that could not be written): it prints this and the program goes on
+                block.summary["logging_error"] = True
             return block
         if payload.startswith("Fatal Python error:"):
             block = self._new_block("faulthandler", key, env, payload, index, rank)
@@ -840,6 +844,8 @@ class EventExtractor:
                 # the writer's own record of handling it, on the line above (`WARNING …
                 # skipped`): a caught exception it logged
                 fields["logged_under"] = str(block.summary["logged_under"])
+            if block.summary.get("logging_error"):
+                fields["logging_error"] = True
             if "worker_exception" in block.summary:
                 # the exception a DataLoader worker raised, under `Original Traceback`
                 fields["worker_exception"] = str(block.summary["worker_exception"])

@@ -3202,6 +3202,10 @@ CAUSES.update({
     # GPU the job script's nvidia-smi could not reach, which the job then trained past
     "rv30_sidecar_oomkilled_main_software": (Category.SOFTWARE, "rank 1"),
     "rv30_nvsmi_dead_gpu_at_start_then_keyerror": (Category.SOFTWARE, "rank 2"),
+    # a directory two ranks both created is the job's race, not the disk's; a traceback under
+    # Python's `--- Logging error ---` is the logging module's, which went on
+    "rv30_makedirs_race_fileexists": (Category.SOFTWARE, "rank 1"),
+    "rv30_logging_error_quota_then_assert": (Category.SOFTWARE, ""),
 })
 CAUSES.update({
     # the sixth review, of the culprits that are no rank: the kernel's record of a training

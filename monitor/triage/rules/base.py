@@ -67,7 +67,8 @@ class Context:
         return tuple((e.file_index, e.event.line, e.event.end_line)
                      for e in self.of(EventKind.PYTHON_TRACEBACK)
                      if stepped_past(self, e) or reconnected_after(self, e)
-                     or logged_as_handled(self, e)) + tuple(
+                     or logged_as_handled(self, e) or e.event.fields.get("logging_error")
+                     ) + tuple(
             (e.file_index, e.event.line, e.event.end_line)
             for e in self.of(EventKind.ACTOR_DIED) if removed_idle_above(self, e)) + tuple(
             (e.file_index, e.event.line, e.event.end_line)

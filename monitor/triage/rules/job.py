@@ -61,9 +61,11 @@ from monitor.triage.topology import task_ranks
 # Exceptions that are a file system's refusal whatever their message. A missing file
 # (FileNotFoundError) is not among them: a path the job got wrong, or two ranks racing on one
 # file, is the job's bug; the storage did what it was asked.
-_STORAGE_EXCEPTIONS = frozenset({"FileExistsError",
-                                 # Ray's object store could not spill to its node's full disk
-                                 "OutOfDiskError"})
+# (not FileExistsError: a directory two processes both created, `os.makedirs` without
+# exist_ok, is the job's own race, not the disk's)
+_STORAGE_EXCEPTIONS = frozenset({
+    # Ray's object store could not spill to its node's full disk
+    "OutOfDiskError"})
 # OSError is raised for anything the OS refused (a lock held, a directory not empty, too many
 # open files, a model name the hub does not know): the disk's story only where its errno is
 # one a disk gives (EIO, EFAULT, EEXIST, EFBIG, ENOSPC, EROFS, ESTALE, EREMOTEIO, EDQUOT)
@@ -446,6 +448,9 @@ def _storage_refused(exc: str, message: str) -> bool:
     # (a PermissionError on a file, `[Errno 13] Permission denied: '/ckpt/…'`; Paddle raises one
     # for a tensor an in-place operation modified: `(PermissionDenied) Tensor '' used in …`)
     return name in _STORAGE_EXCEPTIONS or (
+        # a link the job's write could not make over an existing one (`[Errno 17] File
+        # exists: 'ckpt-1000' -> 'latest'`): a checkpoint's write that failed
+        name == "FileExistsError" and " -> " in message) or (
         name == "PermissionError" and "[Errno 13]" in message) or (
         name in _GENERIC_OS_ERRORS and _DISK_ERRNO.search(message) is not None) or (
         _STORE_REFUSED.search(message) is not None)
@@ -907,7 +912,8 @@ def own_exception(ctx: Context) -> Finding | None:
            and not swallowed(ctx, item)
            and not _pipe_closed(item)
            and not reconnected_after(ctx, item)
-           and not logged_as_handled(ctx, item)]
+           and not logged_as_handled(ctx, item)
+           and not item.event.fields.get("logging_error")]
     died = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
             if _WORKER_DIED.search(str(item.event.fields.get("exc_message", ""))) is not None]
     if not own or (died and died[0].order() < own[0].order()):
