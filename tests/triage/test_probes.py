@@ -3206,6 +3206,8 @@ CAUSES.update({
     # Python's `--- Logging error ---` is the logging module's, which went on
     "rv30_makedirs_race_fileexists": (Category.SOFTWARE, "rank 1"),
     "rv30_logging_error_quota_then_assert": (Category.SOFTWARE, ""),
+    # a script the job ran that is not executable: its own setup, not the file system
+    "rv30_permission_denied_exec_script": (Category.SOFTWARE, ""),
 })
 CAUSES.update({
     # the sixth review, of the culprits that are no rank: the kernel's record of a training

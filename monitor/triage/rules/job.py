@@ -969,7 +969,10 @@ def own_exception(ctx: Context) -> Finding | None:
             first.event.fields.get("frames", "")):
         # the file it read is corrupt, not the disk
         category = Category.DATA
-    elif _storage_refused(exc, message) or (
+    elif (_storage_refused(exc, message)
+          # (not a program the job ran that is not executable: `subprocess` could not exec
+          # it, `[Errno 13] Permission denied: './tools/encode.sh'`, the job's own setup)
+          and "_execute_child" not in str(first.event.fields.get("frames", ""))) or (
             # a file opened for writing in a directory that is not there: the policy's
             # "missing parent directory" (torch.save's own words are read below)
             exc.rsplit(".", 1)[-1] == "FileNotFoundError"
