@@ -3208,6 +3208,11 @@ CAUSES.update({
     "rv30_logging_error_quota_then_assert": (Category.SOFTWARE, ""),
     # a script the job ran that is not executable: its own setup, not the file system
     "rv30_permission_denied_exec_script": (Category.SOFTWARE, ""),
+    # a node whose launch the shell could not run (exit code 127), the others waiting at the
+    # rendezvous for it; a Ray Data task the memory monitor killed and Ray retried, training
+    # going on, before the trainer's own error
+    "rv30_torchrun_not_found_node1_rdzv_timeout": (Category.SOFTWARE, "node-g12"),
+    "rv30_ray_data_task_oom_retried_then_typeerror": (Category.SOFTWARE, "pid 41388"),
 })
 CAUSES.update({
     # the sixth review, of the culprits that are no rank: the kernel's record of a training

@@ -254,7 +254,11 @@ def out_of_memory(ctx: Context) -> Finding | None:
     # `Last State: … OOMKilled` above a restarted container that completed)
     host = [e for e in ctx.of(EventKind.HOST_OOM, EventKind.SLURM_OOM)
             if not ctx.passed_over(e.file_index, e.event.line)
-            and not (e.kind is EventKind.HOST_OOM and another_programs_before_the_job(ctx, e))]
+            and not (e.kind is EventKind.HOST_OOM and another_programs_before_the_job(ctx, e))
+            # (Ray's memory monitor killed a task, which Ray retries, and training went on
+            # in the same file: a Ray Data map task, not a trainer)
+            and not ("killed due to memory pressure" in e.event.text
+                     and trained_after(ctx, e.file_index, e.event.line))]
     tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT) if e.event.fields.get("oom")]
     # A worker killed by SIGKILL is usually the OOM killer, but only a kernel or cgroup line
     # says so; without one the `dataloader` rule names the worker, cause undetermined.

@@ -651,6 +651,35 @@ def _after_the_start(ctx: Context, wait: Located) -> bool:
     return False
 
 
+# a shell's exit status for a command it could not find or run (`bash: torchrun: command not
+# found`, then srun's `task 1: Exited with exit code 127`)
+_NOT_RUN_STATUS = frozenset({126, 127})
+
+
+def _not_started(ctx: Context) -> Finding | None:
+    """A node whose launch command the shell could not run (exit code 127 or 126): the job's
+    environment there (a conda env not activated, a path not mounted), for which the other
+    nodes waited at their rendezvous."""
+    exits = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
+             if e.event.int_field("exitcode") in _NOT_RUN_STATUS]
+    if not exits:
+        return None
+    first = exits[0]
+    f = first.event.fields
+    tasks = ", ".join(str(t) for t in f.get("tasks") or ()) if isinstance(f.get("tasks"), tuple) \
+        else ""
+    who_ = f"task {tasks} on {f.get('node')}" if tasks else f"node {f.get('node')}"
+    return Finding(
+        Category.SOFTWARE, (), (f"{who_} (its command could not be run: exit code "
+                                f"{f.get('exitcode')})",),
+        (f"srun: {who_} exited with code {f.get('exitcode')} ({first.where}), the shell's "
+         "status for a command it could not find or run; the other nodes then waited for "
+         "it at their rendezvous",), first,
+        ("Check the job's environment on that node: the launcher on its PATH (the conda or "
+         "virtual environment activated in the job script), the script's path mounted.",),
+    )
+
+
 def init_timeout(ctx: Context) -> Finding | None:
     waits = [e for e in ctx.of(EventKind.STORE_TIMEOUT) if e.event.fields.get("phase") == "wait"
              and not _after_the_start(ctx, e)]
@@ -681,6 +710,8 @@ def init_timeout(ctx: Context) -> Finding | None:
     first = waits[0]
     if _ssh_failed_before(ctx, first):
         return ssh_unreachable(ctx)  # the ranks of a host the launcher never reached
+    if (unstarted := _not_started(ctx)) is not None:
+        return unstarted
     fields = first.event.fields
     detail = ""
     if fields.get("joined") is not None:
