@@ -666,8 +666,8 @@ def _not_started(ctx: Context) -> Finding | None:
         return None
     first = exits[0]
     f = first.event.fields
-    tasks = ", ".join(str(t) for t in f.get("tasks") or ()) if isinstance(f.get("tasks"), tuple) \
-        else ""
+    listed = f.get("tasks")
+    tasks = ", ".join(str(t) for t in listed) if isinstance(listed, tuple) else ""
     who_ = f"task {tasks} on {f.get('node')}" if tasks else f"node {f.get('node')}"
     return Finding(
         Category.SOFTWARE, (), (f"{who_} (its command could not be run: exit code "
