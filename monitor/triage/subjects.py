@@ -21,6 +21,8 @@ _SUBJECT = re.compile(
     # kubectl's command for one pod (`kubectl -n ml describe pod trainer-worker-2`,
     # `kubectl get pod w-6 -o wide`; `kubectl get pods` lists many and names none)
     rb"\bkubectl\b[^\n|]*?\b(?:describe|get) +pod(?:/| +)(?!-)(?P<cmd_pod>[a-z0-9][\w.-]*)|"
+    # ... and for one node (`kubectl describe node gpu-node-14`: its events are that node's)
+    rb"\bkubectl\b[^\n|]*?\bdescribe +node(?:/| +)(?!-)(?P<cmd_node>[A-Za-z0-9][\w.-]*)|"
     # `kubectl describe pod` itself: its Name line, then its Namespace line
     + _FIELD + rb"Name: +(?P<described_pod>[a-z0-9][\w.-]*) *\r?\n[^\n]{0,80}?\bNamespace: |"
     # its Node line (`Node: gke-pool-7c1e-m9tz/10.128.0.45`), a pod spec's `nodeName`
@@ -38,7 +40,7 @@ _SUBJECT = re.compile(
     rb"\bBatchHost=(?P<batch_host>[A-Za-z0-9][\w.-]*)\b",
     re.MULTILINE,
 )
-_NODES = ("described_node", "spec_node", "lsf_host", "pbs_host", "batch_host")
+_NODES = ("described_node", "spec_node", "lsf_host", "pbs_host", "batch_host", "cmd_node")
 
 
 def stated_subjects(text: bytes) -> tuple[str, ...]:

@@ -3245,6 +3245,11 @@ CAUSES.update({
     # describe pod` is about, not its address
     "rv31_node_failure_cancel_first": (Category.INFRASTRUCTURE, "node gpu-a-011"),
     "rv31_k8s_describe_exit139": (Category.UNDETERMINED, "pod llm-sft-worker-2"),
+    # the node of a kernel OOM kill Kubernetes reports: its event's node object, the node a
+    # `kubectl describe node` is about
+    "rv31_k8s_event_oomkilling_node": (Category.OOM, "on node gke-a100-pool-2f6c-q7vd"),
+    "rv31_kubelet_system_oom": (Category.OOM, "pid 1193322 (python) killed by the kernel OOM "
+                                              "killer on node gpu-node-14"),
 })
 
 def _triage(name: str) -> Diagnosis:
@@ -3352,6 +3357,7 @@ def test_a_failure_no_one_rank_is_to_blame_for_names_no_rank(name: str) -> None:
     ("rv31_srun_task_oom_torchrun_per_node", "gpu-h-101"),
     ("rv31_compose_traceback", "rank 0"),
     ("rv31_node_failure_cancel_first", "gpu-a-003"),
+    ("rv31_k8s_event_oomkilling_node", "x1k9"),
     ("rv31_k8s_describe_exit139", "10.244.7.31"),
     ("rv31_kubectl_prefix_pod", "worker-0"),
     ("rv31_gloo_connect_refused", "cpu-node-1"),

@@ -210,6 +210,22 @@ def gpu_hardware(ctx: Context) -> Finding | None:
     )
 
 
+# Kubernetes' event of the kernel's kill on a node (`Warning  OOMKilling  node/gke-pool-q7vd
+# Memory cgroup out of memory: Killed process 2817731 (python) …`)
+_NODE_OBJECT = re.compile(r"(?<![\w/])node/([A-Za-z0-9][\w.-]*\w)(?![\w./-])")
+
+
+def _oom_node(ctx: Context, item: Located) -> str:
+    """The node a kernel OOM kill happened on, where its line or its file says: Kubernetes'
+    event names the node object; `kubectl describe node N` is about that one node."""
+    m = _NODE_OBJECT.search(item.event.text)
+    if m is not None:
+        return m[1]
+    subjects = ctx.scans[item.file_index].subjects
+    return subjects[0].removeprefix("node ") if len(subjects) == 1 and subjects[0].startswith(
+        "node ") else ""
+
+
 def _slurm_oom_node(ctx: Context, item: Located) -> str | None:
     """The node a SLURM memory kill happened on: its own line's, or (slurmstepd names none on
     its older lines) the node of the same job's `*** JOB N ON node CANCELLED AT …`."""
@@ -324,8 +340,10 @@ def out_of_memory(ctx: Context) -> Finding | None:
                 killed_ranks.append(rank)
                 evidence.append(f"pid {pid} is rank {rank} in the launcher's summary: the "
                                 f"launcher's report of its exit was {killer}'s kill")
+            node = _oom_node(ctx, item)
             culprits.append(f"pid {pid} ({item.event.fields.get('process')}) killed by "
-                            f"{killer}" + (f" = rank {rank}" if rank is not None else ""))
+                            f"{killer}" + (f" on node {node}" if node else "")
+                            + (f" = rank {rank}" if rank is not None else ""))
         elif str(item.event.fields.get("process", "")).startswith("/"):
             # systemd-oomd names the cgroup it killed (`/system.slice/train.service`)
             unit = str(item.event.fields["process"]).rstrip("/").rsplit("/", 1)[-1]
