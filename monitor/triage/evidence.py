@@ -79,7 +79,12 @@ _WRITER_PREFIXES = frozenset({"ray", "ray_repeat", "srun", "pdsh", "mpirun", "to
 # A file named for its rank: `rank3.log`, `rank_3.txt`, Open MPI's `--output-filename` tree
 # (`out/1/rank.3/stderr`, by MPI_COMM_WORLD rank)
 _RANK_FILE = re.compile(r"(?:^|/)rank[._-]?(\d+)(?:\.(?:log|txt|out|err))?$|"
-                        r"(?:^|/)rank\.(\d+)/std(?:out|err)$")
+                        r"(?:^|/)rank\.(\d+)/std(?:out|err)$|"
+                        # Azure ML's log of each MPI process, by its rank
+                        r"(?:^|/)std_log_process_(\d+)\.txt$")
+# DeepSpeed's launcher's log of each worker (`--enable_each_rank_log DIR`:
+# `{stamp}_localrank{N}.log`): a local rank, the global one only on a job of one node
+_LOCAL_RANK_FILE = re.compile(r"_localrank(\d+)\.log$")
 
 
 def sole_rank(scan: FileScan) -> int | None:
@@ -120,6 +125,8 @@ def locate(scans: Sequence[FileScan], own_clock: Iterable[str] = ()) -> list[Loc
     out: list[Located] = []
     for index, scan in enumerate(scans):
         file_rank = sole_rank(scan)
+        named_local = _LOCAL_RANK_FILE.search(scan.path) if file_rank is None else None
+        local_rank = int(named_local[1]) if named_local is not None else None
         starts = [line for line, _ in scan.sections]
         hosts = file_hosts(scan)
         forced_here = scan.path in forced
@@ -137,6 +144,8 @@ def locate(scans: Sequence[FileScan], own_clock: Iterable[str] = ()) -> list[Loc
             if file_rank is not None and (rank is None or (origin in ("pg", "nccl")
                                                            and scan.ranks)):
                 rank, origin = file_rank, "file"
+            elif rank is None and local_rank is not None:
+                rank, origin = local_rank, "local"
             elif rank is None and event.host is not None:
                 pid = event.fields.get("pid")
                 if isinstance(pid, int) and (event.host, pid) in pid_ranks:

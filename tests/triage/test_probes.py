@@ -3215,6 +3215,19 @@ CAUSES.update({
     "rv30_ray_data_task_oom_retried_then_typeerror": (Category.SOFTWARE, "pid 41388"),
 })
 CAUSES.update({
+    # the seventh review, of culprits the lines show but triage did not name: a labelled
+    # rank's own exception above NCCL's unlabelled network lines; a desync report's lagging
+    # rank that raised its own error first; Azure ML's and DeepSpeed's per-process log files;
+    # Open MPI's first process to exit with a status, over an unlabelled traceback;
+    # Composer's captured output of a crashed rank
+    "rv32_console_logger_exception_rank3_then_ib_errors": (Category.SOFTWARE, "rank 3"),
+    "rv32_desync_report_after_rank3_own_nameerror": (Category.SOFTWARE, "rank 3"),
+    "rv32_azureml_std_log_process_06_typeerror": (Category.SOFTWARE, "rank 6"),
+    "rv32_deepspeed_each_rank_log_localrank1": (Category.STORAGE_IO, "rank 1"),
+    "rv32_mpirun_untagged_nameerror_then_first_process_rank2": (Category.SOFTWARE, "rank 2"),
+    "rv32_composer_rank3_stderr_block": (Category.SOFTWARE, "rank 3"),
+})
+CAUSES.update({
     # the sixth review, of the culprits that are no rank: the kernel's record of a training
     # process's segfault names its pid; a container Docker lists as ended by a signal, and
     # compose's word that one exited, name the container

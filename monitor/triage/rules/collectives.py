@@ -35,6 +35,12 @@ def desync_report(ctx: Context) -> Finding | None:
     if not reports:
         return None  # (stalls the job got past: what failed after, if anything, is another's)
     first = reports[0]
+    if any(e.rank in lagging and e.rank_origin in GLOBAL_ORIGINS and e.kind in _OWN_FAILURES
+           and e.event.level >= Level.ERROR
+           and (e.order() < first.order() if e.time is not None and first.time is not None
+                else e.file_index == first.file_index and e.event.line < first.event.line)
+           and not ctx.passed_over(e.file_index, e.event.line) for e in ctx.located):
+        return None  # the lagging rank failed of its own first (an exception, an OOM): its story
     return Finding(
         Category.COLLECTIVE_DESYNC, lagging, tuple(f"rank {r}" for r in lagging),
         (f"the desync report names rank(s) {compress_ranks(lagging)} as lagging "

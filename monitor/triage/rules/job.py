@@ -792,8 +792,11 @@ def _launcher_named_rank(ctx: Context, item: Located) -> tuple[int, ...]:
     uncaught exception), where it names one rank and no other process's exception is shown."""
     if item.rank is not None:
         return ()
+    # (... or Open MPI's first process to exit with a non-zero status: `The first process to
+    # do so was: Process name: [[40021,1],2]  Exit code: 1`, a status, not a signal)
     named = {rank for e in ctx.of(EventKind.MPI_EXIT)
-             if (MPI_ABORT.search(e.event.text) or "was aborted" in e.event.text)
+             if (MPI_ABORT.search(e.event.text) or "was aborted" in e.event.text
+                 or ("Process name:" in e.event.text and e.event.int_field("signo") is None))
              and (rank := e.event.int_field("mpi_rank")) is not None}
     others = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
               if e is not item and e.event.fields.get("exc_type")
@@ -814,6 +817,27 @@ def _submitit_task(ctx: Context, item: Located) -> tuple[int, ...]:
              if item.event.line - 15 <= t.line <= item.event.end_line
              and (m := _SUBMITIT_TASK.search(t.text)) is not None]
     return (int(above[-1][1]),) if above else ()
+
+
+# Composer's launcher prints a crashed rank's captured output between its own markers
+# (`----------Begin global rank 3 STDERR----------` … `----------End global rank 3 STDERR`)
+_COMPOSER_BLOCK = re.compile(r"^-{5,}(Begin|End) global rank (\d+) STD(?:ERR|OUT)-{5,}\s*$")
+
+
+def _composer_block(ctx: Context, item: Located) -> tuple[int, ...]:
+    """The global rank of Composer's captured-output block an unlabelled traceback is in."""
+    if item.rank is not None:
+        return ()
+    marks = [(t.line, m[1], int(m[2])) for t in ctx.scans[item.file_index].tail
+             if (m := _COMPOSER_BLOCK.match(t.text)) is not None]
+    opened = [(line, rank) for line, word, rank in marks
+              if word == "Begin" and line < item.event.line]
+    if not opened:
+        return ()
+    line, rank = opened[-1]
+    closed = any(word == "End" and r == rank and line < at < item.event.line
+                 for at, word, r in marks)
+    return () if closed else (rank,)
 
 
 def _raised_alike_unlabelled(ctx: Context, item: Located) -> int:
@@ -1134,7 +1158,7 @@ def own_exception(ctx: Context) -> Finding | None:
         ranks = (int(next(g for g in self_named.groups() if g)),)
     if not ranks:
         ranks = (_launcher_named_rank(ctx, first) or _submitit_task(ctx, first)
-                 or _srun_task(ctx, first))
+                 or _composer_block(ctx, first) or _srun_task(ctx, first))
     task = None if ranks else _ray_task(ctx, first)
     raiser = _ray_task_name(task) if task is not None else who(first)
     worker = _failed_worker(ctx) if not ranks and task is None and not every_one else None

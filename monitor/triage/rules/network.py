@@ -356,8 +356,12 @@ def _rank_died_of_its_own_before(ctx: Context, item: Located) -> bool:
         return True
     # ... or, in a console of every rank whose lines carry no time, another rank's own
     # exception on an earlier line (srun --label: the peers' links broke as it died)
-    return item.time is None and item.rank is not None and any(
-        e.file_index == item.file_index and e.event.line < item.event.line and e.time is None
+    # (NCCL's own lines carry no rank prefix: then any rank's own exception above is another's)
+    # (a line's time inferred from the stamped line above it orders nothing within its file:
+    # the file's own order does)
+    return any(
+        e.file_index == item.file_index and e.event.line < item.event.line
+        and (e.time is None or e.time_inferred) and (item.time is None or item.time_inferred)
         and e.rank is not None and e.rank != item.rank and e.event.level >= Level.ERROR
         and _own_fault_raised(e) and not went_on_past(ctx, e)
         for e in ctx.of(EventKind.PYTHON_TRACEBACK))
