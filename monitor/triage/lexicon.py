@@ -767,6 +767,10 @@ _BENIGN = re.compile(
     r"client socket cannot be initialized to connect to \[[^\]]+\]:\d+ \(errno: 97)|"
     # an optional probe of a device's counter the board does not have
     r"NVMLError_NotSupported|"
+    # NCCL's probe for InfiniBand's library on a host without it: it goes on over sockets
+    # (`NCCL WARN Failed to open libibverbs.so[.1]`, then `Using network Socket`); where it
+    # needed IB, its own error follows
+    r"\bNCCL WARN Failed to open libibverbs\.so\b|"
     # glog's INFO/DEBUG stamp, unless the message carries an error level of its own (a
     # program's `slurmstepd: error:`, a CLI's `Run failed with error code …`)
     r"^\W*[ID]\d{4} \d\d:(?!.*\b(?:ERROR|FATAL|CRITICAL)[:\]]|.*\b[\w.-]+: error: |"

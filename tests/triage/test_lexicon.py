@@ -97,6 +97,8 @@ def test_a_failing_line_reads_as_its_family(line: str, family: Family) -> None:
     "node7:4242:4300 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: "
     "cannot open shared object file: No such file or directory",
     "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.7<0>",
+    # NCCL's probe for InfiniBand on a host without it: it goes on over sockets
+    "gpu7:1379562:1379562 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]",
     "WARNING: checkpoint upload failed, will retry in 5 s",
     "I1119 12:51:12.512 trainer.cc:80] no errors in the last 1000 steps",
     "validation of shard 7 finished: no errors",
@@ -243,6 +245,16 @@ def test_libfabrics_completion_error_is_the_network_toward_the_named_peer_host()
     assert reading is not None and reading.family is Family.NETWORK
     assert "i-0ce6d3d57139f053c" in reading.where
     assert read_line(line.replace("_handle_error():737<warn> err: 5,", "_poll():737<info>")) is None
+
+
+def test_the_one_pod_a_listing_shows_in_error_is_named(tmp_path: Path) -> None:
+    diagnosis = triage_texts(tmp_path, (
+        "# kubectl get pytorchjob -n kubeflow\nNAME         STATE    AGE\n"
+        "pytorchjob   Failed   12m\n\n# kubectl get pod -n kubeflow | grep pytorch\n"
+        "pytorchjob-master-0   1/1     Running   0          12m\n"
+        "pytorchjob-worker-0   0/1     Error     0          12m\n"))
+    assert diagnosis.category is Category.UNDETERMINED, diagnosis.summary
+    assert diagnosis.culprits == ("pod pytorchjob-worker-0",)
 
 
 def test_a_supervisor_that_stopped_for_lack_of_heartbeats_is_a_failure(tmp_path: Path) -> None:

@@ -23,9 +23,9 @@ from tests.triage.public_corpus import (
 )
 
 # Measured floors (right / total). Raise them when the rules improve; never lower them to pass.
-HELDOUT_FLOOR = 786
-TUNING_FLOOR = 968
-MAJORITY_FLOOR = 795
+HELDOUT_FLOOR = 798
+TUNING_FLOOR = 979
+MAJORITY_FLOOR = 807
 
 
 def test_index_lists_every_file_once_and_splits_half_and_half() -> None:

@@ -230,6 +230,17 @@ def retried_connects_above(ctx: Context, index: int, line: int,
 _RANK_ENDED = re.compile(r"\b[Rr]ank (\d+) (?:crashed|exited|died|was killed|terminated)\b")
 
 
+# a row of `kubectl get pods` whose pod ended badly (`pytorchjob-worker-0  0/1  Error  0  12m`)
+_FAILED_POD_ROW = re.compile(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?:Error|CrashLoopBackOff|"
+                             r"OOMKilled|ContainerStatusUnknown|Init:Error)\s+\d+")
+
+
+def _failed_pods(ctx: Context) -> list[str]:
+    """The pods a pasted `kubectl get pods` lists as ended badly, in the files' order."""
+    return list(dict.fromkeys(m["pod"] for scan in ctx.scans for t in scan.tail
+                              if (m := _FAILED_POD_ROW.match(t.text)) is not None))
+
+
 def unrecognised_failure(ctx: Context) -> Finding | None:
     """The last resort: failing lines that no pattern turned into an event, read by the
     failure-family lexicon. A log from a stack the patterns never met is judged by what its
@@ -298,6 +309,10 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
         name = f"the NVSwitch at {where}"  # its driver's or Fabric Manager's line: not a GPU
     else:
         name = _called(ranks[0] if ranks else None, where)
+    if not name and not ranks and family >= Family.KILLED and (pods := _failed_pods(ctx)):
+        # a job the listing says failed, one of its pods in Error (`kubectl get pods`: the
+        # worker that ended badly while the master still runs): that pod
+        name = f"pod {pods[0]}" if len(pods) == 1 else ""
     culprits = (name,) if name else ()
     if family >= Family.PEER_LOST:
         said = (f"the first failing line no rule explains ({place}): {first.text[:160]}; "
