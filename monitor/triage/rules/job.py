@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from monitor.model import Category
-from monitor.parse.log_events import EventKind
+from monitor.parse.log_events import EventKind, Level
 from monitor.parse.log_patterns import DATA_PHASE_WORDS
 from monitor.triage.evidence import Located, compress_ranks, whereabouts, who
 from monitor.triage.lexicon import (
@@ -840,6 +840,15 @@ def _composer_block(ctx: Context, item: Located) -> tuple[int, ...]:
     return () if closed else (rank,)
 
 
+def _one_writer(ctx: Context, item: Located) -> bool:
+    """The traceback's file holds one process's output: no line of it names another rank, no
+    paste of several, and it is the only file with a traceback."""
+    scan = ctx.scans[item.file_index]
+    return not scan.sections and len(scan.ranks) <= 1 and not any(
+        e.file_index != item.file_index for e in ctx.of(EventKind.PYTHON_TRACEBACK)
+        if e.event.level >= Level.ERROR)
+
+
 def _raised_alike_unlabelled(ctx: Context, item: Located) -> int:
     """How many tracebacks of `item`'s file that carry no rank label of their own raised the
     same exception, message and all, as `item` (itself among them)."""
@@ -1189,6 +1198,10 @@ def own_exception(ctx: Context) -> Finding | None:
         # (executor 798 exited …) Reason: Container killed by YARN for exceeding memory
         # limits`); a pid or an address it names may be another process's
         culprits = (workers[0],)
+    if not culprits and not ranks and len(ctx.scans) > 1 and _one_writer(ctx, first):
+        # no rank, no host: the file it is in, one of several each holding one process's
+        # output (`kubectl logs` saved per pod, `worker-3.log`), names whose it is
+        culprits = (f"the process writing {first.file.rsplit('/', 1)[-1]}",)
     evidence = [f"{raiser} raised {exc}: {message[:160]} ({first.where})"]
     if full is not None:
         evidence.append(f"just above it, its process's own line: '{full[0].text[:160]}' "
