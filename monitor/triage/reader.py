@@ -397,8 +397,26 @@ def unwrap_json_lines(data: bytes) -> tuple[bytes, int]:
         if text is None:
             continue  # a record with no text (a runner's start or end event)
         records += 1
-        out.append(text[:-1] if text.endswith("\n") else text)
+        text = text[:-1] if text.endswith("\n") else text
+        assert isinstance(record, dict)  # (_record_text found its text field)
+        # a structured logger's traceback, in a field beside the message (`exc_info`)
+        trace = next((v for k in _JSON_TRACE_FIELDS if isinstance(v := record.get(k), str)
+                      and v.strip()), None)
+        if trace is not None:
+            text = f"{text}\n{trace.rstrip()}"
+        # each line said by its writer's rank and at its time, where the record says them
+        rank = next((v for k in ("rank", "global_rank") if isinstance(v := record.get(k), int)
+                     and not isinstance(v, bool)), None)
+        stamp = next((v for k in _JSON_TIME_FIELDS if isinstance(v := record.get(k), str)
+                      and _JSON_ISO.match(v)), None)
+        lead = (f"{stamp} " if stamp else "") + (f"[rank{rank}]: " if rank is not None else "")
+        out.append("\n".join(lead + line for line in text.split("\n")) if lead else text)
     return "\n".join(out).encode("utf-8") + b"\n", records
+
+
+_JSON_TRACE_FIELDS = ("exc_info", "exception", "stack_trace", "traceback", "stack")
+_JSON_TIME_FIELDS = ("ts", "timestamp", "time", "@timestamp", "asctime")
+_JSON_ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?$")
 
 
 _FIRST_WORD = re.compile(rb"[^\s:\[\]|,]*")

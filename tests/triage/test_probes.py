@@ -3229,6 +3229,8 @@ CAUSES.update({
     # logs saved one file per process (per pod, `worker-3.log`): the file names the process
     "rv32_tfjob_pod_files_worker2_typeerror": (Category.SOFTWARE, "tfjob-bert-worker-2"),
     "rv32_worker_n_log_files_worker3_typeerror": (Category.SOFTWARE, "worker-3.log"),
+    # a structured logger's records: their rank, their time and their traceback field read
+    "rv32_json_lines_rank_field_rank2_indexerror": (Category.SOFTWARE, "rank 2"),
 })
 CAUSES.update({
     # the sixth review, of the culprits that are no rank: the kernel's record of a training
