@@ -208,6 +208,11 @@ def split_envelope(text: str, *, srun_label: bool = False, host_prefix: bool = F
         # a terminal's echo of Ctrl-C, glued to the line printed next (`^CW1128 14:39:56 …
         # Received 2 death signal`): the line is what follows it
         text = text[2:]
+    if text[:3] in _WEEKDAYS and "]<std" in text[:60] and (
+            m := _CTIME_BEFORE_TAG.match(text)) is not None:
+        # Open MPI's --timestamp-output: the time, glued to the tag it puts before it
+        # (`Thu May  7 10:39:21 2020[1,1]<stderr>:`)
+        text = text[m.end():]
     first = text[:1]
     if (
         first not in _PREFIX_STARTS
@@ -223,6 +228,11 @@ def split_envelope(text: str, *, srun_label: bool = False, host_prefix: bool = F
             return Envelope(payload=text)
         return Envelope(payload=payload, glued=glued, prefixes=("glued",))
     return _split_slow(text, srun_label, host_prefix)
+
+
+_WEEKDAYS = frozenset({"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"})
+_CTIME_BEFORE_TAG = re.compile(r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}"
+                               r"(?=\[(?:\d+,)?\d+\]<std)")
 
 
 # Characters a recognised prefix can start with; anything else takes the fast path.

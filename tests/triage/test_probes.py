@@ -3231,6 +3231,8 @@ CAUSES.update({
     "rv32_worker_n_log_files_worker3_typeerror": (Category.SOFTWARE, "worker-3.log"),
     # a structured logger's records: their rank, their time and their traceback field read
     "rv32_json_lines_rank_field_rank2_indexerror": (Category.SOFTWARE, "rank 2"),
+    # Open MPI's --timestamp-output glues its time to the tag that names the rank
+    "rv32_ompi_timestamp_glued_tag_rank1": (Category.SOFTWARE, "rank 1"),
 })
 CAUSES.update({
     # the sixth review, of the culprits that are no rank: the kernel's record of a training

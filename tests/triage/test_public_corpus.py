@@ -23,7 +23,7 @@ from tests.triage.public_corpus import (
 )
 
 # Measured floors (right / total). Raise them when the rules improve; never lower them to pass.
-HELDOUT_FLOOR = 798
+HELDOUT_FLOOR = 799
 TUNING_FLOOR = 979
 MAJORITY_FLOOR = 807
 
