@@ -180,7 +180,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "WTERMSIG",
     "peer process has unexpectedly", "Peer host:", "Call to connect returned",
     "noticed that process rank", "noticed that job rank", "Process name: ",
-    "exit with status code",
+    "exit with status code", "MPI process (rank:",
     "PodEvicted", "Evicted", "was evicted", "Preempted", "PreemptionByScheduler", "NodeNotReady",
     "TaintManagerEviction", "died unexpectedly", "died, exit code", "exited with code",
     "double-bit ECC", "not responding, still trying", "workers are evicted", "WARN: Function: ",
@@ -867,7 +867,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         # `The first process to do so was:` … `  Process name: [[41237,1],5]`.
         EventKind.MPI_EXIT, Level.ERROR,
         ("noticed that process rank", "noticed that job rank", "Process name: ",
-         "exit with status code", "died unexpectedly", "died, exit code", "exited with code", "was aborted",
+         "exit with status code", "died unexpectedly", "terminated with signal", "died, exit code", "exited with code", "was aborted",
          "RUNNING AT", "Abort(", "MPI_ABORT was invoked", "has exited due to process rank",
          "reported by process", "died from signal"),
         # (Open MPI 1.2-1.3 said `job rank`; one era's build printed `OID` for `PID`)
@@ -889,6 +889,10 @@ PATTERNS: tuple[LinePattern, ...] = (
             # process rank 3 with PID 11807 on node cn-0107 calling "abort"` / `exiting`)
             r"has exited due to process rank (?P<mpi_rank>\d+) with PID (?P<pid>\d+) on node "
             r"(?P<node>[\w.\-]+)",
+            # MVAPICH2's spawner on the process it lost (`[gpu-n3:mpispawn_1][child_handler] MPI
+            # process (rank: 3, pid: 118822) terminated with signal 11 -> abort job`)
+            r"MPI process \(rank: (?P<mpi_rank>\d+), pid: (?P<pid>\d+)\) terminated with signal "
+            r"(?P<signo>\d+)",
             # Open MPI's error handler: `*** reported by process [847773697,2]`
             r"\*\*\* reported by process \[\d+,(?P<mpi_rank>\d+)\]",
             # HPE PALS' mpiexec: `x4117c3s3b0n0: rank 6 died from signal 9`

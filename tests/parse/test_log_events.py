@@ -98,6 +98,9 @@ LINES: list[tuple[str, EventKind, dict[str, object]]] = [
     # Open MPI 1.x's report of a process that died, in its own era's words
     ("mpirun noticed that job rank 5 with PID 6637 on node bc01-07 exited on signal 11",
      K.MPI_EXIT, {"mpi_rank": 5, "pid": 6637, "node": "bc01-07", "signo": 11}),
+    ("[gpu-n3:mpispawn_1][child_handler] MPI process (rank: 3, pid: 118822) terminated with "
+     "signal 11 -> abort job",
+     K.MPI_EXIT, {"mpi_rank": 3, "pid": 118822, "signo": 11}),
     ("mpirun noticed that process rank 5 with OID 6637 on node bc01-07 exited on signal 11",
      K.MPI_EXIT, {"mpi_rank": 5, "node": "bc01-07"}),
     ("node5:9911:9930 [0] init.cc:1000 NCCL WARN Cuda failure 'out of memory'",

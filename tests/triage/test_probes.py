@@ -3233,6 +3233,8 @@ CAUSES.update({
     "rv32_json_lines_rank_field_rank2_indexerror": (Category.SOFTWARE, "rank 2"),
     # Open MPI's --timestamp-output glues its time to the tag that names the rank
     "rv32_ompi_timestamp_glued_tag_rank1": (Category.SOFTWARE, "rank 1"),
+    # MVAPICH2's spawner names the MPI rank it lost and its signal
+    "rv32_mvapich_sighandler_mpi_rank_3_segv": (Category.UNDETERMINED, "rank 3"),
 })
 CAUSES.update({
     # the sixth review, of the culprits that are no rank: the kernel's record of a training
