@@ -285,6 +285,9 @@ _HANDLED_WORDS = re.compile(r"(?i)\b(?:skipp(?:ed|ing)|ignor(?:ed|ing)|continu(?
                             r"will retry|retrying)\b")
 
 
+_ERROR_RECORD = re.compile(r"(?:^|[\s\[|])(?:ERROR|CRITICAL|FATAL)(?:[\s\]|:]|$)")
+
+
 def _handled_record(prev: str, env: Envelope) -> str:
     """The line right above a traceback, where it is the same writer's record of handling
     it (its text, at most 200 characters), or ""."""
@@ -487,6 +490,14 @@ class EventExtractor:
                 block.summary["in_thread"] = True
             if prev is not None and (record := _handled_record(prev, env)):
                 block.summary["logged_under"] = record
+            if block.stamp is None and prev is not None:
+                # a traceback a logger printed under its own stamped ERROR record (Python's
+                # `logger.exception`: `2024-10-02 13:56:20,004 ERROR train unhandled exception`,
+                # then the traceback): that record's time is the traceback's
+                above = split_envelope(prev)
+                if _ERROR_RECORD.search(above.payload[:80]) and (above.rank is None or
+                                                                 above.rank == env.rank):
+                    block.stamp = _line_stamp(above, above.payload)
             if prev is not None and split_envelope(prev).payload.strip() == "--- Logging error ---":
                 # Python's logging module reporting a handler's own failure (a log file
                 # that could not be written): it prints this and the program goes on

@@ -3235,6 +3235,9 @@ CAUSES.update({
     "rv32_ompi_timestamp_glued_tag_rank1": (Category.SOFTWARE, "rank 1"),
     # MVAPICH2's spawner names the MPI rank it lost and its signal
     "rv32_mvapich_sighandler_mpi_rank_3_segv": (Category.UNDETERMINED, "rank 3"),
+    # a traceback a logger printed under its own stamped ERROR record takes the record's time,
+    # which puts rank 3's own error before its peers' IB errors
+    "rv32_rank3_zerodiv_then_ib_completion_on_peers_files": (Category.SOFTWARE, "rank 3"),
 })
 CAUSES.update({
     # the sixth review, of the culprits that are no rank: the kernel's record of a training
