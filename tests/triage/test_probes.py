@@ -3215,6 +3215,17 @@ CAUSES.update({
     "rv30_ray_data_task_oom_retried_then_typeerror": (Category.SOFTWARE, "pid 41388"),
 })
 CAUSES.update({
+    # the eighth review, of this round's own rules: another program's error beside the job
+    # is not a peer's death; a step that could not run after the wait is not why it waited;
+    # a client refused to the end never joined; two ranks renaming one directory race
+    "rv33_sidecar_eval_exception_then_worker_no_route_to_store": (Category.NETWORK,
+                                                                  "bert-pt-master-0"),
+    "rv33_slurm_store_wait_timeout_then_later_step_127": (Category.INIT_TIMEOUT, ""),
+    "rv33_store_3of4_client_refused_wrong_port_never_joined": (Category.NETWORK,
+                                                               "resnet-ddp-master-0"),
+    "rv33_hf_trainer_rename_race_fileexists_arrow": (Category.SOFTWARE, "rank 1"),
+})
+CAUSES.update({
     # the seventh review, of culprits the lines show but triage did not name: a labelled
     # rank's own exception above NCCL's unlabelled network lines; a desync report's lagging
     # rank that raised its own error first; Azure ML's and DeepSpeed's per-process log files;

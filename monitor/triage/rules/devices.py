@@ -126,6 +126,9 @@ _JOB_PROCESS = re.compile(r"python|pt_main|torchrun|deepspeed|accelerate|ray::|p
                           re.IGNORECASE)
 
 
+_WELL_BEFORE = 3600.0
+
+
 def another_programs_before_the_job(ctx: Context, item: Located) -> bool:
     """A kernel line stamped before the job's first stamped line that names another program:
     a pid that is none of the job's (where the logs name the job's), or a process that is no
@@ -136,7 +139,10 @@ def another_programs_before_the_job(ctx: Context, item: Located) -> bool:
         return False
     job = [i.time for i in ctx.located if i.time is not None and not i.time_inferred
            and i.domain != item.domain and i.kind not in _KERNEL_LINES]
-    if not job or item.time >= min(job):
+    # (the job's first stamped event may be its first error, long after it began: only a
+    # line well before it, an hour and more, is before the job; a fault of the job's own
+    # process an hour before its first failure did not end it)
+    if not job or item.time >= min(job) - _WELL_BEFORE:
         return False
     pid, pids = item.event.int_field("pid"), _job_pids(ctx)
     if item.kind is not EventKind.HOST_OOM:
@@ -221,6 +227,9 @@ def _oom_node(ctx: Context, item: Located) -> str:
     m = _NODE_OBJECT.search(item.event.text)
     if m is not None:
         return m[1]
+    # (the node's own events only: a kernel line pasted below it may be another node's)
+    if "System OOM encountered" not in item.event.text:
+        return ""
     subjects = ctx.scans[item.file_index].subjects
     return subjects[0].removeprefix("node ") if len(subjects) == 1 and subjects[0].startswith(
         "node ") else ""

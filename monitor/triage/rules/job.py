@@ -819,6 +819,15 @@ def _submitit_task(ctx: Context, item: Located) -> tuple[int, ...]:
     return (int(above[-1][1]),) if above else ()
 
 
+_RENAMED = re.compile(r"\b(?:os\.)?(?:rename|replace|renames)\(")
+
+
+def _traceback_text(ctx: Context, item: Located) -> str:
+    """The lines of a traceback as its file's tail holds them, prefixes and all."""
+    return "\n".join(t.text for t in ctx.scans[item.file_index].tail
+                     if item.event.line <= t.line <= item.event.end_line)
+
+
 # Composer's launcher prints a crashed rank's captured output between its own markers
 # (`----------Begin global rank 3 STDERR----------` … `----------End global rank 3 STDERR`)
 _COMPOSER_BLOCK = re.compile(r"^-{5,}(Begin|End) global rank (\d+) STD(?:ERR|OUT)-{5,}\s*$")
@@ -838,6 +847,21 @@ def _composer_block(ctx: Context, item: Located) -> tuple[int, ...]:
     closed = any(word == "End" and r == rank and line < at < item.event.line
                  for at, word, r in marks)
     return () if closed else (rank,)
+
+
+# Ray Train's report of a worker's error, its rank on the line above the traceback it relays
+# (`Terminating training worker group after encountering failure(s) on 1 worker(s):`,
+# `[Rank 3]`, then the worker's traceback; `WorkerGroupError: … worker errors:` likewise)
+_RAY_TRAIN_RANK = re.compile(r"^(?:\([^)]*\) )?\[Rank (\d+)\]\s*$")
+
+
+def _ray_train_worker(ctx: Context, item: Located) -> tuple[int, ...]:
+    """The rank Ray Train's worker-error report gives the traceback right under it."""
+    if item.rank is not None:
+        return ()
+    return next(((int(m[1]),) for t in ctx.scans[item.file_index].tail
+                 if item.event.line - 2 <= t.line < item.event.line
+                 and (m := _RAY_TRAIN_RANK.match(t.text)) is not None), ())
 
 
 def _one_writer(ctx: Context, item: Located) -> bool:
@@ -1004,8 +1028,13 @@ def own_exception(ctx: Context) -> Finding | None:
         category = Category.DATA
     elif (_storage_refused(exc, message)
           # (not a program the job ran that is not executable: `subprocess` could not exec
-          # it, `[Errno 13] Permission denied: './tools/encode.sh'`, the job's own setup)
-          and "_execute_child" not in str(first.event.fields.get("frames", ""))) or (
+          # it, `[Errno 13] Permission denied: './tools/encode.sh'`, the job's own setup;
+          # a directory it was to run in, `cwd=`, is the file system's refusal)
+          and not ("_execute_child" in str(first.event.fields.get("frames", ""))
+                   and "cwd=" not in _traceback_text(ctx, first))
+          # (nor two ranks renaming one directory into place: the job's own race)
+          and not (exc.rsplit(".", 1)[-1] == "FileExistsError"
+                   and _RENAMED.search(_traceback_text(ctx, first)) is not None)) or (
             # a file opened for writing in a directory that is not there: the policy's
             # "missing parent directory" (torch.save's own words are read below)
             exc.rsplit(".", 1)[-1] == "FileNotFoundError"
@@ -1168,6 +1197,8 @@ def own_exception(ctx: Context) -> Finding | None:
     if not ranks:
         ranks = (_launcher_named_rank(ctx, first) or _submitit_task(ctx, first)
                  or _composer_block(ctx, first) or _srun_task(ctx, first))
+    relayed_rank = _ray_train_worker(ctx, first) if not ranks else ()
+    ranks = ranks or relayed_rank
     task = None if ranks else _ray_task(ctx, first)
     raiser = _ray_task_name(task) if task is not None else who(first)
     worker = _failed_worker(ctx) if not ranks and task is None and not every_one else None
@@ -1188,6 +1219,8 @@ def own_exception(ctx: Context) -> Finding | None:
     if task is not None and _ray_rank(task):
         ranks = _ray_rank(task)
         culprits = (f"rank {ranks[0]}", raiser)
+    if relayed_rank:  # (the traceback's own pid is the controller's that relayed it)
+        culprits = (f"rank {relayed_rank[0]}",)
     on_device = _TF_DEVICE.search(message) if category is Category.OOM and not ranks else None
     if on_device is not None and not culprits:
         # TensorFlow's allocator names the task and device it could not allocate on

@@ -12,7 +12,14 @@ from dataclasses import replace
 from monitor.model import Category
 from monitor.parse.log_events import EventKind
 from monitor.parse.log_patterns import IB_FLUSHED, FieldValue, Level
-from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks, whereabouts, who
+from monitor.triage.evidence import (
+    GLOBAL_ORIGINS,
+    Located,
+    compress_ranks,
+    file_hosts,
+    whereabouts,
+    who,
+)
 from monitor.triage.lexicon import (
     Family,
     logged_below_error,
@@ -344,14 +351,22 @@ def _rank_died_of_its_own_before(ctx: Context, item: Located) -> bool:
     # ... or a crash of its own, which no peer's loss causes (a segfault, a bus error, a
     # floating-point or illegal-instruction trap), that its launcher reported before
     if any(_crashed(e) and named is not None and named != item.rank
+           and not trained_after(ctx, e.file_index, e.event.line)  # (not a restart's past)
            for e, named in exit_reports(ctx) if e.time is not None and item.time is not None
            and e.time < item.time):
         return True
     # ... or another file's process (the store's host, a peer's pod) raised its own exception
     # before, by both clocks: the connects to it were refused because it had died
+    target = str(item.event.fields.get("host") or item.event.fields.get("peer") or "")
     if item.time is not None and any(
             e.file_index != item.file_index and e.time is not None
-            and 0 < item.time - e.time <= _DIED_BEFORE_CONNECT and not e.time_inferred and e.event.level >= Level.ERROR and _own_fault_raised(e)
+            and 0 < item.time - e.time <= _DIED_BEFORE_CONNECT and not e.time_inferred
+            and e.event.level >= Level.ERROR and _own_fault_raised(e)
+            # (a rank of the job's, or the process the connect was to: its file named after
+            # it, or its host's; another program's error beside the job is not its peer's)
+            and (e.rank is not None or (target and (
+                target in e.file.rsplit("/", 1)[-1]
+                or target in file_hosts(ctx.scans[e.file_index]))))
             and not went_on_past(ctx, e) for e in ctx.of(EventKind.PYTHON_TRACEBACK)):
         return True
     # ... or, in a console of every rank whose lines carry no time, another rank's own
@@ -660,12 +675,14 @@ def _after_the_start(ctx: Context, wait: Located) -> bool:
 _NOT_RUN_STATUS = frozenset({126, 127})
 
 
-def _not_started(ctx: Context) -> Finding | None:
-    """A node whose launch command the shell could not run (exit code 127 or 126): the job's
-    environment there (a conda env not activated, a path not mounted), for which the other
-    nodes waited at their rendezvous."""
+def _not_started(ctx: Context, wait: Located) -> Finding | None:
+    """A node whose launch command the shell could not run (exit code 127 or 126), reported
+    before the others' wait ran out: the job's environment there (a conda env not activated,
+    a path not mounted), for which the other nodes waited at their rendezvous."""
     exits = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
-             if e.event.int_field("exitcode") in _NOT_RUN_STATUS]
+             if e.event.int_field("exitcode") in _NOT_RUN_STATUS
+             and (e.event.line < wait.event.line if e.file_index == wait.file_index
+                  else e.time is not None and wait.time is not None and e.time < wait.time)]
     if not exits:
         return None
     first = exits[0]
@@ -714,7 +731,7 @@ def init_timeout(ctx: Context) -> Finding | None:
     first = waits[0]
     if _ssh_failed_before(ctx, first):
         return ssh_unreachable(ctx)  # the ranks of a host the launcher never reached
-    if (unstarted := _not_started(ctx)) is not None:
+    if (unstarted := _not_started(ctx, first)) is not None:
         return unstarted
     fields = first.event.fields
     detail = ""
@@ -1376,6 +1393,9 @@ _STILL_REFUSED = 3
 _STILL_TIMING_OUT = 2  # each waited a connect timeout first
 
 
+_WELL_BEFORE_THE_WAIT_ENDED = 300.0
+
+
 def _connect_retried_past(ctx: Context, item: Located) -> bool:
     """A store connect the client logged as a warning, which it retries (`[W socket.cpp:663]
     [c10d] The client socket has failed to connect to [host]:29500 (errno: 99 - …)`: the
@@ -1391,7 +1411,14 @@ def _connect_retried_past(ctx: Context, item: Located) -> bool:
         return True
     # ... or the store's server counted clients that joined (`3/4 clients joined`) while this
     # client's file shows no connect of its own that failed for good: it joined after them
-    joined = any((e.event.int_field("joined") or 0) > 0 for e in ctx.of(EventKind.STORE_TIMEOUT))
+    joins = [e for e in ctx.of(EventKind.STORE_TIMEOUT) if (e.event.int_field("joined") or 0) > 0]
+    # (its refusals must have stopped well before the store gave up waiting: a client refused
+    # to the end is the one that never joined)
+    last = max((e for e in ctx.of(EventKind.STORE_TIMEOUT, EventKind.CONNECTION_ERROR)
+                if e.file_index == item.file_index and e.event.level is Level.WARNING),
+               key=lambda e: e.event.line, default=item)
+    joined = any(j.time is not None and last.time is not None
+                 and last.time < j.time - _WELL_BEFORE_THE_WAIT_ENDED for j in joins)
     return joined and not any(
         e.file_index == item.file_index and e.event.line > item.event.line
         and e.event.level >= Level.ERROR for e in ctx.of(
