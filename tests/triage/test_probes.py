@@ -3249,6 +3249,8 @@ CAUSES.update({
     # a traceback a logger printed under its own stamped ERROR record takes the record's time,
     # which puts rank 3's own error before its peers' IB errors
     "rv32_rank3_zerodiv_then_ib_completion_on_peers_files": (Category.SOFTWARE, "rank 3"),
+    # Ray Train's report of a worker's error: its rank, not the controller that relayed it
+    "rv32_raytrain_v2_worker_group_error_rank3": (Category.SOFTWARE, "rank 3"),
 })
 CAUSES.update({
     # the sixth review, of the culprits that are no rank: the kernel's record of a training
@@ -3393,6 +3395,7 @@ def test_a_failure_no_one_rank_is_to_blame_for_names_no_rank(name: str) -> None:
     ("rv31_srun_task_oom_torchrun_per_node", "gpu-h-101"),
     ("rv31_compose_traceback", "rank 0"),
     ("rv31_node_failure_cancel_first", "gpu-a-003"),
+    ("rv32_raytrain_v2_worker_group_error_rank3", "88214"),
     ("rv31_k8s_event_oomkilling_node", "x1k9"),
     ("rv31_k8s_describe_exit139", "10.244.7.31"),
     ("rv31_kubectl_prefix_pod", "worker-0"),
