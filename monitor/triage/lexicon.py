@@ -772,9 +772,11 @@ _BENIGN = re.compile(
     # needed IB, its own error follows
     r"\bNCCL WARN Failed to open libibverbs\.so\b|"
     # glog's INFO/DEBUG stamp, unless the message carries an error level of its own (a
-    # program's `slurmstepd: error:`, a CLI's `Run failed with error code …`)
+    # program's `slurmstepd: error:`, a CLI's `Run failed with error code …`) or is a
+    # Python exception's own line (`train.py:42] RuntimeError: The server socket has failed …`;
+    # a Go program's INFO line naming an error type is its report, not a failure)
     r"^\W*[ID]\d{4} \d\d:(?!.*\b(?:ERROR|FATAL|CRITICAL)[:\]]|.*\b[\w.-]+: error: |"
-    r".*\bRun failed with error code\b)|"
+    r".*\bRun failed with error code\b|[^\]]*\.py:\d+\] [A-Z][\w.]*(?:Error|Exception): )|"
 
     # c10d's client socket still retrying its connect (`[W socket.cpp:663] [c10d] The client
     # socket has failed to connect to …`): the exception after the retries reports it if they
