@@ -3236,6 +3236,7 @@ CAUSES.update({
     "rv32_azureml_std_log_process_06_typeerror": (Category.SOFTWARE, "rank 6"),
     "rv32_deepspeed_each_rank_log_localrank1": (Category.STORAGE_IO, "rank 1"),
     "rv32_mpirun_untagged_nameerror_then_first_process_rank2": (Category.SOFTWARE, "rank 2"),
+    "rv32_mpirun_untagged_oom_then_first_process_rank2": (Category.OOM, "rank 2"),
     "rv32_composer_rank3_stderr_block": (Category.SOFTWARE, "rank 3"),
     # logs saved one file per process (per pod, `worker-3.log`): the file names the process
     "rv32_tfjob_pod_files_worker2_typeerror": (Category.SOFTWARE, "tfjob-bert-worker-2"),

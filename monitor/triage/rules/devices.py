@@ -15,6 +15,7 @@ from monitor.triage.lexicon import Family, logged_below_error, places, words_fam
 from monitor.triage.rules.base import (
     _NET_SETUP,
     _SPAWN_EXIT,
+    MPI_ABORT,
     Context,
     Finding,
     _best_located,
@@ -235,6 +236,17 @@ def _oom_node(ctx: Context, item: Located) -> str:
         "node ") else ""
 
 
+def _mpi_named_rank(ctx: Context) -> int | None:
+    """The one rank mpirun names as the process that ended the job by itself: Open MPI's first
+    process to exit with a status (`Process name: [[40021,1],2]`, not a signal), or the one
+    rank that called MPI_Abort."""
+    named = {rank for e in ctx.of(EventKind.MPI_EXIT)
+             if (MPI_ABORT.search(e.event.text)
+                 or ("Process name:" in e.event.text and e.event.int_field("signo") is None))
+             and (rank := e.event.int_field("mpi_rank")) is not None}
+    return named.pop() if len(named) == 1 else None
+
+
 def _slurm_oom_node(ctx: Context, item: Located) -> str | None:
     """The node a SLURM memory kill happened on: its own line's, or (slurmstepd names none on
     its older lines) the node of the same job's `*** JOB N ON node CANCELLED AT …`."""
@@ -311,6 +323,10 @@ def out_of_memory(ctx: Context) -> Finding | None:
         if task is not None:
             ranks = tuple(sorted({*ranks, *_ray_rank(task)}))
             culprits.extend([*(f"rank {r}" for r in _ray_rank(task)), _ray_task_name(task)])
+        elif item.rank is None and len(gpu) == 1 and (mpi_rank := _mpi_named_rank(ctx)) is not None:
+            # the one unlabelled OOM, and mpirun names the one process that ended it
+            ranks = tuple(sorted({*ranks, mpi_rank}))
+            culprits.append(f"rank {mpi_rank}{on_gpu} (mpirun's first process to exit)")
         elif item.rank is None:
             # torch's message lists the GPU's processes, often wrapped onto the next lines
             user = _gpu_user(ctx, item)
