@@ -230,7 +230,6 @@ def split_envelope(text: str, *, srun_label: bool = False, host_prefix: bool = F
     return _split_slow(text, srun_label, host_prefix)
 
 
-_WEEKDAYS = frozenset({"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"})
 _CTIME_BEFORE_TAG = re.compile(r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}"
                                r"(?=\[(?:\d+,)?\d+\]<std)")
 

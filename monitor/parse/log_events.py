@@ -288,10 +288,9 @@ _HANDLED_WORDS = re.compile(r"(?i)\b(?:skipp(?:ed|ing)|ignor(?:ed|ing)|continu(?
 _ERROR_RECORD = re.compile(r"(?:^|[\s\[|])(?:ERROR|CRITICAL|FATAL)(?:[\s\]|:]|$)")
 
 
-def _handled_record(prev: str, env: Envelope) -> str:
-    """The line right above a traceback, where it is the same writer's record of handling
-    it (its text, at most 200 characters), or ""."""
-    above = split_envelope(prev)
+def _handled_record(above: Envelope, env: Envelope) -> str:
+    """The line right above a traceback (`above`), where it is the same writer's record of
+    handling it (its text, at most 200 characters), or ""."""
     if above.rank is not None and env.rank is not None and above.rank != env.rank:
         return ""
     text = above.payload.rstrip()
@@ -488,20 +487,8 @@ class EventExtractor:
             block = self._new_block("traceback", key, env, payload[at:], index, rank)
             if 0 < index - self._thread_headers.get(key, -9) <= 2:
                 block.summary["in_thread"] = True
-            if prev is not None and (record := _handled_record(prev, env)):
-                block.summary["logged_under"] = record
-            if block.stamp is None and prev is not None:
-                # a traceback a logger printed under its own stamped ERROR record (Python's
-                # `logger.exception`: `2024-10-02 13:56:20,004 ERROR train unhandled exception`,
-                # then the traceback): that record's time is the traceback's
-                above = split_envelope(prev)
-                if _ERROR_RECORD.search(above.payload[:80]) and (above.rank is None or
-                                                                 above.rank == env.rank):
-                    block.stamp = _line_stamp(above, above.payload)
-            if prev is not None and split_envelope(prev).payload.strip() == "--- Logging error ---":
-                # Python's logging module reporting a handler's own failure (a log file
-                # that could not be written): it prints this and the program goes on
-                block.summary["logging_error"] = True
+            if prev is not None:
+                self._read_line_above(block, split_envelope(prev), env)
             return block
         if payload.startswith("Fatal Python error:"):
             block = self._new_block("faulthandler", key, env, payload, index, rank)
@@ -546,6 +533,21 @@ class EventExtractor:
                     block.headless = True
             return block
         return None
+
+    def _read_line_above(self, block: _Block, above: Envelope, env: Envelope) -> None:
+        """What the line right above a traceback says of it."""
+        if record := _handled_record(above, env):
+            block.summary["logged_under"] = record
+        if block.stamp is None and _ERROR_RECORD.search(above.payload[:80]) and (
+                above.rank is None or above.rank == env.rank):
+            # a traceback a logger printed under its own stamped ERROR record (Python's
+            # `logger.exception`: `2024-10-02 13:56:20,004 ERROR train unhandled exception`,
+            # then the traceback): that record's time is the traceback's
+            block.stamp = _line_stamp(above, above.payload)
+        if above.payload.strip() == "--- Logging error ---":
+            # Python's logging module reporting a handler's own failure (a log file that
+            # could not be written): it prints this and the program goes on
+            block.summary["logging_error"] = True
 
     def _new_block(
         self, kind: str, key: tuple[object, ...], env: Envelope, payload: str, index: int,

@@ -277,14 +277,21 @@ _SECTION = re.compile(
     re.MULTILINE)
 
 
+def _numbered(pattern: re.Pattern[bytes], data: bytes) -> Iterator[tuple[int, re.Match[bytes]]]:
+    """Each match of `pattern` in `data` with the number of the line it starts on (each byte
+    counted once: the file is read once)."""
+    line, counted = 1, 0
+    for m in pattern.finditer(data):
+        line += data.count(b"\n", counted, m.start())
+        counted = m.start()
+        yield line, m
+
+
 def paste_sections(data: bytes) -> list[tuple[int, str]]:
     """(line, whose output) of each section of a paste of several processes' outputs; empty
     when the paste shows fewer than two different ones (one process's output is no section)."""
     out: list[tuple[int, str]] = []
-    line, counted = 1, 0
-    for m in _SECTION.finditer(data):
-        line += data.count(b"\n", counted, m.start())  # (counted once: the file is read once)
-        counted = m.start()
+    for line, m in _numbered(_SECTION, data):
         if m["file"]:
             out.append((line, "file " + m["file"].decode("utf-8", "replace").strip()))
         else:
@@ -310,10 +317,9 @@ def _prefixed_writers(data: bytes) -> list[tuple[int, str]]:
         return []  # (most files: decided on their head, not scanned whole)
     lines = data.count(b"\n") + (not data.endswith(b"\n"))
     out: list[tuple[int, str]] = []
-    line, counted, found = 1, 0, 0
-    for m in _WRITER_PREFIX.finditer(data):
-        line += data.count(b"\n", counted, m.start())  # (each byte counted once)
-        counted, found = m.start(), found + 1
+    found = 0
+    for line, m in _numbered(_WRITER_PREFIX, data):
+        found += 1
         name = ("container " + m["service"].decode("utf-8", "replace") if m["service"]
                 else "pod " + m["pod"].decode("utf-8", "replace"))
         if not out or out[-1][1] != name:

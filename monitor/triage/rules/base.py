@@ -474,12 +474,18 @@ def waits_ran_out_after(ctx: Context, file_index: int, line: int,
 _IGNORED = re.compile(r"^\s*Exception ignored (?:in|on)\b")
 
 
+def record_lines(ctx: Context, item: Located) -> list[TailLine]:
+    """The lines of an event's record (a traceback, a failure table), from its first line to
+    its last, as far as its file's tail holds them."""
+    return [t for t in ctx.scans[item.file_index].tail
+            if item.event.line <= t.line <= item.event.end_line]
+
+
 def _exception_line(ctx: Context, item: Located) -> int:
     """The line of a traceback's exception (`AssertionError: …`): its record ends there."""
     name = str(item.event.fields.get("exc_type", "")).rsplit(".", 1)[-1]
-    return next((t.line for t in ctx.scans[item.file_index].tail
-                 if item.event.line <= t.line <= item.event.end_line and name
-                 and t.text.lstrip().startswith(name)), item.event.end_line)
+    return next((t.line for t in record_lines(ctx, item)
+                 if name and t.text.lstrip().startswith(name)), item.event.end_line)
 
 
 def swallowed(ctx: Context, item: Located) -> bool:
@@ -807,6 +813,16 @@ def nfs_answered_again(ctx: Context, item: Located) -> bool:
 
 # a process's own MPI_Abort (MPICH, Intel MPI, Cray MPICH, Open MPI)
 MPI_ABORT = re.compile(r"\bAbort\(-?\d+\)|MPI_Abort\(|MPI_ABORT was invoked")
+
+
+def mpi_ended_ranks(ctx: Context) -> set[int]:
+    """The ranks mpirun names as the processes that ended the job by themselves: one that
+    called MPI_Abort, or Open MPI's first process to exit with a status (`The first process to
+    do so was: Process name: [[40021,1],2]  Exit code: 1`, a status, not a signal)."""
+    return {rank for e in ctx.of(EventKind.MPI_EXIT)
+            if (MPI_ABORT.search(e.event.text)
+                or ("Process name:" in e.event.text and e.event.int_field("signo") is None))
+            and (rank := e.event.int_field("mpi_rank")) is not None}
 
 
 # An exception about the job's own distributed plumbing: a store, a rendezvous, a connection,

@@ -15,7 +15,6 @@ from monitor.triage.lexicon import Family, logged_below_error, places, words_fam
 from monitor.triage.rules.base import (
     _NET_SETUP,
     _SPAWN_EXIT,
-    MPI_ABORT,
     Context,
     Finding,
     _best_located,
@@ -30,6 +29,7 @@ from monitor.triage.rules.base import (
     _spawn_reports,
     enclosing,
     first_written,
+    mpi_ended_ranks,
     raised_where,
     table_entries,
     trained_after,
@@ -104,13 +104,19 @@ def of_this_job(ctx: Context, item: Located) -> bool:
         return False
     if item.time is None or item.time_inferred:
         return True
-    job = [i.time for i in ctx.located if i.time is not None and not i.time_inferred
-           and i.domain != item.domain and i.kind not in _KERNEL_GPU]
+    job = _job_times(ctx, item, _KERNEL_GPU)
     return not job or min(job) - _OTHER_DAY <= item.time <= max(job) + _OTHER_DAY
 
 
 _KERNEL_GPU = frozenset({EventKind.XID, EventKind.GPU_FAULT})
 _KERNEL_LINES = _KERNEL_GPU | {EventKind.HOST_OOM}
+
+
+def _job_times(ctx: Context, item: Located, kernel: frozenset[EventKind]) -> list[float]:
+    """The own stamps of the job's lines that can be compared with a kernel line's: another
+    clock's, none of the `kernel` kinds."""
+    return [i.time for i in ctx.located if i.time is not None and not i.time_inferred
+            and i.domain != item.domain and i.kind not in kernel]
 
 
 def _job_pids(ctx: Context) -> set[int]:
@@ -138,8 +144,7 @@ def another_programs_before_the_job(ctx: Context, item: Located) -> bool:
     either (a GPU that failed under another process fails the job too, once the job runs)."""
     if item.time is None or item.time_inferred:
         return False
-    job = [i.time for i in ctx.located if i.time is not None and not i.time_inferred
-           and i.domain != item.domain and i.kind not in _KERNEL_LINES]
+    job = _job_times(ctx, item, _KERNEL_LINES)
     # (the job's first stamped event may be its first error, long after it began: only a
     # line well before it, an hour and more, is before the job; a fault of the job's own
     # process an hour before its first failure did not end it)
@@ -236,17 +241,6 @@ def _oom_node(ctx: Context, item: Located) -> str:
         "node ") else ""
 
 
-def _mpi_named_rank(ctx: Context) -> int | None:
-    """The one rank mpirun names as the process that ended the job by itself: Open MPI's first
-    process to exit with a status (`Process name: [[40021,1],2]`, not a signal), or the one
-    rank that called MPI_Abort."""
-    named = {rank for e in ctx.of(EventKind.MPI_EXIT)
-             if (MPI_ABORT.search(e.event.text)
-                 or ("Process name:" in e.event.text and e.event.int_field("signo") is None))
-             and (rank := e.event.int_field("mpi_rank")) is not None}
-    return named.pop() if len(named) == 1 else None
-
-
 def _slurm_oom_node(ctx: Context, item: Located) -> str | None:
     """The node a SLURM memory kill happened on: its own line's, or (slurmstepd names none on
     its older lines) the node of the same job's `*** JOB N ON node CANCELLED AT …`."""
@@ -323,8 +317,9 @@ def out_of_memory(ctx: Context) -> Finding | None:
         if task is not None:
             ranks = tuple(sorted({*ranks, *_ray_rank(task)}))
             culprits.extend([*(f"rank {r}" for r in _ray_rank(task)), _ray_task_name(task)])
-        elif item.rank is None and len(gpu) == 1 and (mpi_rank := _mpi_named_rank(ctx)) is not None:
+        elif item.rank is None and len(gpu) == 1 and len(ended := mpi_ended_ranks(ctx)) == 1:
             # the one unlabelled OOM, and mpirun names the one process that ended it
+            mpi_rank = next(iter(ended))
             ranks = tuple(sorted({*ranks, mpi_rank}))
             culprits.append(f"rank {mpi_rank}{on_gpu} (mpirun's first process to exit)")
         elif item.rank is None:

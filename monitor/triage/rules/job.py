@@ -29,7 +29,6 @@ from monitor.triage.rules.base import (
     _CRASHED,
     _LEGACY_LOCAL,
     _SPAWN_EXIT,
-    MPI_ABORT,
     Context,
     Finding,
     _called,
@@ -42,9 +41,11 @@ from monitor.triage.rules.base import (
     _ray_task_name,
     _spawn_reports,
     logged_as_handled,
+    mpi_ended_ranks,
     nfs_answered_again,
     raised_as,
     reconnected_after,
+    record_lines,
     says_nccl_unexplained,
     stepped_past,
     swallowed,
@@ -305,9 +306,8 @@ def _one_url_in(code: str) -> str:
 def _own_code_lines(ctx: Context, item: Located) -> str:
     """The code lines of a traceback's frames (indented under their `File "…"` line), its own
     process's only (another rank's line printed in the middle is not its code)."""
-    return "\n".join(t.text for t in ctx.scans[item.file_index].tail
-                     if item.event.line <= t.line <= item.event.end_line
-                     and t.rank == item.event.rank and t.text.startswith("    ")
+    return "\n".join(t.text for t in record_lines(ctx, item)
+                     if t.rank == item.event.rank and t.text.startswith("    ")
                      and not t.text.lstrip().startswith("File "))
 
 
@@ -792,12 +792,9 @@ def _launcher_named_rank(ctx: Context, item: Located) -> tuple[int, ...]:
     uncaught exception), where it names one rank and no other process's exception is shown."""
     if item.rank is not None:
         return ()
-    # (... or Open MPI's first process to exit with a non-zero status: `The first process to
-    # do so was: Process name: [[40021,1],2]  Exit code: 1`, a status, not a signal)
-    named = {rank for e in ctx.of(EventKind.MPI_EXIT)
-             if (MPI_ABORT.search(e.event.text) or "was aborted" in e.event.text
-                 or ("Process name:" in e.event.text and e.event.int_field("signo") is None))
-             and (rank := e.event.int_field("mpi_rank")) is not None}
+    named = mpi_ended_ranks(ctx) | {
+        rank for e in ctx.of(EventKind.MPI_EXIT)
+        if "was aborted" in e.event.text and (rank := e.event.int_field("mpi_rank")) is not None}
     others = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
               if e is not item and e.event.fields.get("exc_type")
               and not any(w in str(e.event.fields["exc_type"]) for w in _COLLATERAL)]
@@ -824,8 +821,7 @@ _RENAMED = re.compile(r"\b(?:os\.)?(?:rename|replace|renames)\(")
 
 def _traceback_text(ctx: Context, item: Located) -> str:
     """The lines of a traceback as its file's tail holds them, prefixes and all."""
-    return "\n".join(t.text for t in ctx.scans[item.file_index].tail
-                     if item.event.line <= t.line <= item.event.end_line)
+    return "\n".join(t.text for t in record_lines(ctx, item))
 
 
 # Composer's launcher prints a crashed rank's captured output between its own markers

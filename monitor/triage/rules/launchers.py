@@ -29,6 +29,7 @@ from monitor.triage.rules.base import (
     another_part_between,
     file_trained_on,
     nfs_answered_again,
+    record_lines,
     removed_idle_above,
     step_number,
     table_entries,
@@ -976,8 +977,7 @@ def _exited_earlier_elsewhere(ctx: Context, table: Located) -> bool:
         # (minutes apart: nodes' clocks hours apart are other time zones, not an order)
         and 0 < killed_at - exited_at <= _TABLES_APART_S
         # (and its own error no peer's loss relayed: `Connection reset by peer`)
-        and not any(_PEER_LOSS_WORDS.search(t.text) for t in ctx.scans[other.file_index].tail
-                    if other.event.line <= t.line <= other.event.end_line)
+        and not any(_PEER_LOSS_WORDS.search(t.text) for t in record_lines(ctx, other))
         for other in ctx.of(EventKind.CHILD_FAILED_SUMMARY))
 
 
@@ -1690,8 +1690,7 @@ def _table_exception(ctx: Context, item: Located) -> tuple[Category, str] | None
     field, written from the worker's error file when its entry point has @record): where the
     worker's own output is not in the logs, that is its error. A timeout or a lost peer
     raised in the worker is another process's story, and stays undetermined."""
-    lines = [t for t in ctx.scans[item.file_index].tail
-             if item.event.line <= t.line <= item.event.end_line]
+    lines = record_lines(ctx, item)
     start = next((i for i, t in enumerate(lines) if "Root Cause" in t.text), None)
     if start is None:
         return None

@@ -344,8 +344,9 @@ def _rank_died_of_its_own_before(ctx: Context, item: Located) -> bool:
     own = {e.rank for e in ctx.of(EventKind.CUDA_ERROR, EventKind.CUDA_OOM)
            if e.rank is not None and e.event.level >= Level.ERROR}
     # ... or its own exception (a disk that failed under it), not one a lost peer raised
-    own |= {e.rank for e in ctx.of(EventKind.PYTHON_TRACEBACK)
-            if e.rank is not None and e.event.level >= Level.ERROR and _own_fault_raised(e)}
+    raised = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
+              if e.event.level >= Level.ERROR and _own_fault_raised(e)]
+    own |= {e.rank for e in raised if e.rank is not None}
     if any(named in own for named in _exits_before(ctx, item)):
         return True
     # ... or a crash of its own, which no peer's loss causes (a segfault, a bus error, a
@@ -361,13 +362,12 @@ def _rank_died_of_its_own_before(ctx: Context, item: Located) -> bool:
     if item.time is not None and any(
             e.file_index != item.file_index and e.time is not None
             and 0 < item.time - e.time <= _DIED_BEFORE_CONNECT and not e.time_inferred
-            and e.event.level >= Level.ERROR and _own_fault_raised(e)
             # (a rank of the job's, or the process the connect was to: its file named after
             # it, or its host's; another program's error beside the job is not its peer's)
             and (e.rank is not None or (target and (
                 target in e.file.rsplit("/", 1)[-1]
                 or target in file_hosts(ctx.scans[e.file_index]))))
-            and not went_on_past(ctx, e) for e in ctx.of(EventKind.PYTHON_TRACEBACK)):
+            and not went_on_past(ctx, e) for e in raised):
         return True
     # ... or, in a console of every rank whose lines carry no time, another rank's own
     # exception on an earlier line (srun --label: the peers' links broke as it died)
@@ -377,9 +377,8 @@ def _rank_died_of_its_own_before(ctx: Context, item: Located) -> bool:
     return any(
         e.file_index == item.file_index and e.event.line < item.event.line
         and (e.time is None or e.time_inferred) and (item.time is None or item.time_inferred)
-        and e.rank is not None and e.rank != item.rank and e.event.level >= Level.ERROR
-        and _own_fault_raised(e) and not went_on_past(ctx, e)
-        for e in ctx.of(EventKind.PYTHON_TRACEBACK))
+        and e.rank is not None and e.rank != item.rank and not went_on_past(ctx, e)
+        for e in raised)
 
 
 # a peer that died this long before a connect to it failed: the connect's whole timeout (a
