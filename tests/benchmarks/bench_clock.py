@@ -35,7 +35,7 @@ QUICK = os.environ.get("RW_BENCH_QUICK") == "1"
 DAEMON_SECONDS = float(os.environ.get("RW_BENCH_CLOCK_SECONDS", "15" if QUICK else "60"))
 ROUNDS = 10 if QUICK else 40
 REPO = Path(__file__).resolve().parents[2]
-LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
 
 
 @pytest.fixture(scope="module")

@@ -25,10 +25,13 @@ from tests.chrony_support import Chronyd, start_server
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
+# The MT build serialises its clock calls: the plain one parses the offset file into static
+# buffers without a lock, so a thread reading the clock while another re-reads the file can
+# see "+0" for a moment, a step the daemon would rightly report (libfaketime PR #547).
 LIBFAKETIME_CANDIDATES = [
-    "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
-    "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
-    "/usr/lib/faketime/libfaketime.so.1",
+    "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1",
+    "/usr/lib/aarch64-linux-gnu/faketime/libfaketimeMT.so.1",
+    "/usr/lib/faketime/libfaketimeMT.so.1",
 ]
 WAIT_SECONDS = 60.0
 
@@ -37,7 +40,7 @@ def libfaketime() -> str:
     for candidate in LIBFAKETIME_CANDIDATES:
         if os.path.exists(candidate):
             return candidate
-    pytest.fail("libfaketime.so.1 not found: install the Debian package 'faketime'")
+    pytest.fail("libfaketimeMT.so.1 not found: install the Debian package 'faketime'")
 
 
 def set_fake_offset(path: Path, seconds: float) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 from tests.chrony_support import Chronyd, require_binary, start_client, start_server
 
 HERE = Path(__file__).resolve().parent
-LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
 
 
 def save(name: str, instance: Chronyd) -> None:
