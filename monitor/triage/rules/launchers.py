@@ -1185,11 +1185,12 @@ _MPI_KINDS = frozenset({EventKind.MPI_EXIT, EventKind.MPI_ERROR})
 
 def _call_above(ctx: Context, item: Located) -> str | None:
     """Open MPI's `*** An error occurred in MPI_Bcast` a few lines above its error class."""
-    for t in reversed(ctx.scans[item.file_index].tail):
-        if item.event.line - 4 <= t.line < item.event.line:
-            found = _MPI_CALL.search(t.text)
-            if found is not None:
-                return found[1]
+    above = [t for t in ctx.scans[item.file_index].tail
+             if t.line < item.event.line and t.text.strip()]  # (a paste may be double-spaced)
+    for t in reversed(above[-4:]):
+        found = _MPI_CALL.search(t.text)
+        if found is not None:
+            return found[1]
     return None
 
 
