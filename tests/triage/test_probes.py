@@ -3215,6 +3215,14 @@ CAUSES.update({
     "rv30_ray_data_task_oom_retried_then_typeerror": (Category.SOFTWARE, "pid 41388"),
 })
 CAUSES.update({
+    # a review of software faults, outside stops and storage: a save in the preemption's
+    # signal handler that failed after the stop; ranks that aborted on their links after a
+    # plain scancel; every rank's shard write failing alike
+    "rv34_preemption_then_emergency_save_failed": (Category.INFRASTRUCTURE, ""),
+    "rv34_scancel_then_ranks_abort_on_ib_errors": (Category.INFRASTRUCTURE, ""),
+    "rv34_every_rank_zero_shard_write_failed": (Category.STORAGE_IO, ""),
+})
+CAUSES.update({
     # the eighth review, of this round's own rules: another program's error beside the job
     # is not a peer's death; a step that could not run after the wait is not why it waited;
     # a client refused to the end never joined; two ranks renaming one directory race
@@ -3372,7 +3380,8 @@ NO_RANK = ("hg_02_nccl111_blocking_wait_python_raise", "hg_20_nccl110_aborted_co
            "hg_44_ddp_real_param_count_2r", "fw_34_hvd_shutdown_message_only",
            "sv_05_vllm_all_workers_same_load_assertion", "sv_44_mii_server_crashed_no_cause",
            "r46_43_same_exc_all_ranks", "r46_44_same_exc_numbers_differ",
-           "r46_64_torchrun_gloo_recv_timeout", "r46_66_torchrun_monitored_barrier_peer")
+           "r46_64_torchrun_gloo_recv_timeout", "r46_66_torchrun_monitored_barrier_peer",
+           "rv34_every_rank_zero_shard_write_failed")
 
 
 @pytest.mark.parametrize("name", NO_RANK)

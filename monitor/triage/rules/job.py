@@ -51,6 +51,7 @@ from monitor.triage.rules.base import (
     swallowed,
     table_entries,
     went_on_past,
+    written_before,
 )
 from monitor.triage.rules.unexplained import (
     TIME_RAN_OUT,
@@ -1402,6 +1403,10 @@ _MPI_RELAYED = re.compile(r"\bMPI_ERR_(?:OTHER|INTERN|UNKNOWN)\b|\bOther MPI err
                           r"\bInternal MPI error\b")
 
 
+# The platform's word that it stopped the job: a write failing after it is the emergency save
+_OUTSIDE_STOPS = (EventKind.SLURM_CANCEL, EventKind.POD_EVICTED, EventKind.AGENT_DEATH_SIGNAL)
+
+
 def storage_write(ctx: Context) -> Finding | None:
     """A checkpoint or file write that failed: full disk, quota, the writer itself."""
     items = [i for i in ctx.of(EventKind.STORAGE_WRITE) if not nfs_answered_again(ctx, i)]
@@ -1418,6 +1423,8 @@ def storage_write(ctx: Context) -> Finding | None:
         return None
     items.sort(key=Located.order)
     first = items[0]
+    if any(written_before(stop, first) for stop in ctx.of(*_OUTSIDE_STOPS)):
+        return None  # a save in the stop's signal handler: the stop came first (the scheduler's)
     # (or, where the first names no rank, the rank of another line that tells the same
     # failure: a rank's own `[rank0]: OSError: …` quoted again in torchrun's table)
     said = _message(first).strip()
@@ -1462,6 +1469,12 @@ def storage_write(ctx: Context) -> Finding | None:
              "server's state); the ranks that hung or failed there wrote to it.",),
         )
     evidence = [f"{who(first)}: a write failed: {text[:160]} ({first.where})"]
+    alike = _written_alike(ctx, items, first) if ranks and not dcp else ()
+    if alike:
+        # every rank the logs show failed its write alike: the target, not one rank
+        ranks = ()
+        evidence.append(f"ranks {compress_ranks(alike)}, every rank these logs show, failed "
+                        "alike: no single rank is to blame")
     if dcp:
         evidence.append(f"torch.distributed.checkpoint reports the failed ranks: "
                         f"{compress_ranks(ranks)} ({dcp[0].where})")
@@ -1478,6 +1491,16 @@ def storage_write(ctx: Context) -> Finding | None:
         ("Check the target filesystem's free space and quota (`df -h`, `quota -s`, `lfs quota`) "
          "and where the checkpoint goes; keep fewer checkpoints or write them elsewhere.",),
     )
+
+
+def _written_alike(ctx: Context, items: list[Located], first: Located) -> tuple[int, ...]:
+    """The ranks whose write failed in the same words as `first` (numbers aside: the shard,
+    the byte offset), where they are two or more and every global rank the logs show."""
+    def said(item: Located) -> str:
+        text = _message(item) or str(item.event.fields.get("what") or "") or item.event.text
+        return re.sub(r"\d+", "#", text.strip())
+    alike = ctx.global_ranks([i for i in items if said(i) == said(first)])
+    return alike if len(alike) >= 2 and _ranks_shown(ctx) == set(alike) else ()
 
 
 def _shm_write(item: Located) -> bool:

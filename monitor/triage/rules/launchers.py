@@ -107,10 +107,11 @@ def _failed_before(ctx: Context, item: Located) -> bool:
 
 
 def _killed_after(exit_: Located, stop: Located) -> bool:
-    """`task 13: Killed` below the stop in its file: the SIGKILL that ends the grace period of
-    the cancel (srun prints a task's own death, which starts the cancel, above it)."""
+    """`task 13: Killed` or `tasks 9-10: Aborted (core dumped)` below the stop in its file: the
+    SIGKILL that ends the cancel's grace period, or a rank that died of a signal while it shut
+    down (srun prints a task's own death, which starts the cancel, above it)."""
     return (exit_.file_index == stop.file_index and exit_.event.line > stop.event.line
-            and exit_.event.fields.get("signal") == "SIGKILL")
+            and exit_.event.fields.get("signal") is not None)
 
 
 # srun passing a Ctrl-C on to the step's tasks (`srun: interrupt (one more within 1 sec to
