@@ -134,6 +134,8 @@ UNREACHED_ENDPOINT = re.compile(
     # paramiko's ssh client (a multi-node launcher reaching its hosts: `Unable to connect to
     # port 22 on 10.0.5.12`)
     r"\bUnable to connect to port \d+ on \S+|"
+    # Horovod's task that reached none of its driver's addresses (NoValidAddressesFound)
+    r"\bunable to connect to [\w ]{1,40} on any of the following addresses|"
     # the JVM's (Spark's and netty's clients: `Failed to connect to /10.0.10.5:7337`, the
     # address as Java prints it, and the `java.net.ConnectException` under it)
     r"\bFailed to connect to [\w.-]*/[\d.]+:\d+|\bjava\.net\.(?:ConnectException|"
@@ -532,6 +534,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"unable to complete a TCP connection|"
                          # Horovod's driver: a task seen from another address than it declared
                          r"connected from a different address|"
+                         # ... and a task that reached none of the driver's (NoValidAddressesFound)
+                         r"\bunable to connect to [\w ]{1,40} on any of the following addresses|"
                          # gRPC's status text (`grpc error:Connect Failed`), the AWS SDK's
                          # under the status TensorFlow gives it (`Unknown: : Unable to …`)
                          r"grpc error: ?Connect Failed\b|"

@@ -3215,6 +3215,16 @@ CAUSES.update({
     "rv30_ray_data_task_oom_retried_then_typeerror": (Category.SOFTWARE, "pid 41388"),
 })
 CAUSES.update({
+    # a review of the network's failures and look-alikes: Open MPI's connects to a peer that
+    # failed on every rank Horovod then found missing; UCX's retries that ran out, then its
+    # abort; Horovod's task that reached none of its driver's addresses
+    "rv35_horovod_stall_after_btl_tcp_no_route": (Category.NETWORK, "192.168.50.12"),
+    "rv35_ucx_retry_exceeded_then_abort": (Category.NETWORK, "gpu-d11"),
+    "rv35_horovod_task_cannot_reach_driver": (Category.NETWORK, "10.20.0.4"),
+})
+# ... and a coordinator's refusal logged as a warning after the run said it had finished
+HEALTHY += ("rv35_jax_finished_then_coordinator_refused_warning",)
+CAUSES.update({
     # a review of software faults, outside stops and storage: a save in the preemption's
     # signal handler that failed after the stop; ranks that aborted on their links after a
     # plain scancel; every rank's shard write failing alike

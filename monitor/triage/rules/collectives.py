@@ -13,6 +13,7 @@ from monitor.parse.ddp_check import contradictory, counts_said
 from monitor.parse.log_events import EventKind, Level, failure_table_line
 from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks
+from monitor.triage.lexicon import Family
 from monitor.triage.reader import FileScan, TailLine
 from monitor.triage.rules.base import (
     _CRASHED,
@@ -23,7 +24,7 @@ from monitor.triage.rules.base import (
     trained_after,
     waits_for_nccl_id,
 )
-from monitor.triage.rules.unexplained import unrecognised_failure
+from monitor.triage.rules.unexplained import failing_readings, unrecognised_failure
 
 
 def desync_report(ctx: Context) -> Finding | None:
@@ -80,6 +81,8 @@ def horovod_stalled(ctx: Context) -> Finding | None:
                 ranks.append(int(m.group(1)))
             if not ranks or trained_after(ctx, index, head.line + len(ranks)):
                 continue  # (a stall the job then got past: all ranks trained on)
+            if _links_failed_first(ctx, index, head.line, set(ranks)):
+                return None  # the missing ranks could not reach a peer: the network's
             where = f"{scan.path}:{head.line}"
             if len(set(ranks)) == 1 and any(
                     e.rank == ranks[0] and e.rank_origin in GLOBAL_ORIGINS
@@ -102,6 +105,14 @@ def horovod_stalled(ctx: Context) -> Finding | None:
                  "the rank, a broadcast on one and an allreduce on another) at that step.",),
             )
     return None
+
+
+def _links_failed_first(ctx: Context, index: int, line: int, ranks: set[int]) -> bool:
+    """Every rank a stall report lists said, above it, that a connect to a peer failed (Open
+    MPI's `connect() to 192.168.50.12 failed: No route to host`): they wait on the network."""
+    said = {t.rank for t, reading in failing_readings(ctx, index, judged_too=True)
+            if t.line < line and reading.family is Family.NETWORK}
+    return ranks <= said
 
 
 # Collectives whose sizes differ between ranks by design: an all-to-all's splits (MoE token

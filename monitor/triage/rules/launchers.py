@@ -5,7 +5,7 @@ killed or crashed, the first failure a launcher names, Ray actors.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from monitor.model import Category
 from monitor.parse.envelope import split_envelope
@@ -726,9 +726,40 @@ def _assertion_before(ctx: Context, crash: Located) -> TailLine | None:
     failed:`) in the few lines before an abort in the same file, of the same
     process (its rank, or the pid of Open MPI's prefix, where the lines show them): the abort
     it calls is the crash. A crash by another signal is not that abort."""
+    found = _said_before_abort(ctx, crash, lambda tail, reading: (
+        reading.family is Family.SOFTWARE and _OWN_CHECK.search(reading.word) is not None
+        and not _LIBC_INTERNAL.search(tail.text)))
+    return found[0] if found is not None else None
+
+
+_BACKTRACE_LINES = 30  # UCX prints its backtrace between its fatal error and the abort
+
+
+def _link_failed_before(ctx: Context, crash: Located) -> tuple[TailLine, Reading] | None:
+    """The same process's word that its link gave up, in the few lines before its abort
+    (UCX's fatal `Transport retry count exceeded on mlx5_0:1/IB`, then its handler's abort)."""
+    return _said_before_abort(ctx, crash, lambda _tail, reading: reading.family is Family.NETWORK,
+                              near=_BACKTRACE_LINES)
+
+
+def _said_before_abort(ctx: Context, crash: Located, wanted: Callable[[TailLine, Reading], bool],
+                       near: int = 0) -> tuple[TailLine, Reading] | None:
+    """The first line of the aborted process's own, in the few lines above its abort, whose
+    reading is `wanted`."""
     signal = str(crash.event.fields.get("signal") or "")
     if not ("Abort" in signal or signal == "SIGABRT" or crash.event.int_field("signo") == 6):
         return None
+    near = near or _NEAR
+    pid = crash.event.int_field("pid")
+    for tail in ctx.scans[crash.file_index].loose:
+        reading = read_line(tail.text)
+        if reading is None or tail.rank != crash.rank:
+            continue
+        if pid is not None and any(w.isdigit() and int(w) != pid for w in reading.where):
+            continue
+        if crash.event.line - near <= tail.line < crash.event.line and wanted(tail, reading):
+            return tail, reading
+    return None
     pid = crash.event.int_field("pid")
     for tail in ctx.scans[crash.file_index].loose:
         reading = read_line(tail.text)
@@ -778,6 +809,22 @@ def native_crash(ctx: Context) -> Finding | None:
     # (the table's word on who died of that signal before a rank only the file's other
     # lines give the unlabelled report)
     ranks = _table_rank_of_crash(ctx, first) or ctx.global_ranks([first])
+    link = _link_failed_before(ctx, first)
+    if link is not None:
+        # the process's transport gave up on its link and aborted it: the network, not a bug
+        said, reading = link
+        # (UCX names its own port, `mlx5_0:1`, not the far end: the link is the host's)
+        host = str(first.event.fields.get("host") or first.event.host or "")
+        port = ", ".join(w for w in reading.where if not w.isdigit())
+        link_of = f"{host}'s {port}" if host and port else host or port
+        return Finding(
+            Category.NETWORK, (), (f"the link from {link_of}",) if link_of else (),
+            (f"{who(first)} aborted ({first.where}) after its transport gave up on its link: "
+             f"'{said.text.strip()[:160]}' ({ctx.scans[first.file_index].path}:{said.line})",),
+            first,
+            ("Check the fabric between the nodes (the HCA's port and cable, `ibstat`, the "
+             "switch's error counters); the process that aborted only reported the link.",),
+        )
     asserted = _assertion_before(ctx, first)
     if asserted is not None:
         # the program's own assertion failed and it aborted: its bug, not an unknown crash

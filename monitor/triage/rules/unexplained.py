@@ -24,6 +24,7 @@ from monitor.triage.reader import FileScan, TailLine
 from monitor.triage.rules.base import (
     _NET_SETUP,
     CONNECTED,
+    TRAINING_DONE,
     Context,
     Finding,
     _called,
@@ -170,10 +171,28 @@ def _warned_then_went_on(ctx: Context, index: int, line: TailLine) -> bool:
         return True
     if line.rank is None and file_trained_on(ctx, index, line.line):
         return True
+    if _in_a_warning(ctx.scans[index].tail, line) and any(
+            t.line < line.line and TRAINING_DONE.search(t.text) for t in ctx.scans[index].tail):
+        return True  # a warning of the teardown, below the run's word that it finished
     return _WARNED.search(line.text) is not None and (any(
         p.file_index == index and p.event.line > line.line for p in ctx.of(EventKind.PROGRESS))
         # (or a step's loss below it, in words no progress pattern reads: `Epoch 5/10 - loss`)
         or trained_after(ctx, index, line.line))
+
+
+# a line that opens a logger's record at some level (glog's `W0826 01:43:18`, `WARNING:`)
+_LEVELLED = re.compile(r"(?:^|\]:)\W*[IWEF]\d{4} \d\d:|\b(?:INFO|WARN(?:ING)?|ERROR|CRITICAL|FATAL)\b|"
+                       r"\d\d:\d\d:\d\d[.,]\d+\]?:? [IWEF] ")
+_RECORD_LINES = 5  # how far above a line its record's first line may be
+
+
+def _in_a_warning(tail: list[TailLine], line: TailLine) -> bool:
+    """The line is a warning, or a line of one (gRPC's detail under glog's `W0826 …` line):
+    the nearest line at or above it that opens a record at some level is a warning."""
+    for t in reversed([t for t in tail if line.line - _RECORD_LINES <= t.line <= line.line]):
+        if _LEVELLED.search(t.text):
+            return _WARNED.search(t.text) is not None
+    return False
 
 
 # a failing line about a connection (`Failed to connect to GCS.`): a later connect answers it
