@@ -812,15 +812,15 @@ def native_crash(ctx: Context) -> Finding | None:
     link = _link_failed_before(ctx, first)
     if link is not None:
         # the process's transport gave up on its link and aborted it: the network, not a bug
-        said, reading = link
+        gave_up, reading = link
         # (UCX names its own port, `mlx5_0:1`, not the far end: the link is the host's)
-        host = str(first.event.fields.get("host") or first.event.host or "")
+        link_host = str(first.event.fields.get("host") or first.event.host or "")
         port = ", ".join(w for w in reading.where if not w.isdigit())
-        link_of = f"{host}'s {port}" if host and port else host or port
+        link_of = f"{link_host}'s {port}" if link_host and port else link_host or port
         return Finding(
             Category.NETWORK, (), (f"the link from {link_of}",) if link_of else (),
             (f"{who(first)} aborted ({first.where}) after its transport gave up on its link: "
-             f"'{said.text.strip()[:160]}' ({ctx.scans[first.file_index].path}:{said.line})",),
+             f"'{gave_up.text.strip()[:160]}' ({ctx.scans[first.file_index].path}:{gave_up.line})",),
             first,
             ("Check the fabric between the nodes (the HCA's port and cable, `ibstat`, the "
              "switch's error counters); the process that aborted only reported the link.",),
