@@ -141,6 +141,10 @@ class LogEvent:
 # --- line shapes used by the block grouper ---------------------------------------------
 
 _TRACEBACK = "Traceback (most recent call last):"
+# A logger's record header that it repeats on every line of a multi-line message (vLLM's
+# `ERROR 07-24 08:12:31 multiproc_worker_utils.py:226] `, newer `[multiproc_executor.py:226] `)
+_RECORD_HEAD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
+                          r"\[?(?P<at>[\w.]+\.py:\d+)\] ")
 _EXC_STRICT = re.compile(
     r"^(?P<exc>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Timeout|Failure|"
     r"Fault|Warning)|KeyboardInterrupt|StopIteration|SystemExit|Exception)(?::\s?(?P<msg>.*)|\s*)$"
@@ -232,6 +236,7 @@ class _Block:
     fed_at: int  # extractor line counter when the block last took a line
     actor_pid: int | None = None  # a Ray actor's pid from its prefix
     engine_process: str | None = None  # an inference engine's process tag from its prefix
+    record_head: str | None = None  # the logger record's `file.py:226` each line repeats
     state: str = "frames"
     exc_type: str | None = None
     exc_message: str | None = None
@@ -485,6 +490,11 @@ class EventExtractor:
         at = payload.find(_TRACEBACK)
         if at >= 0 and not payload.startswith("Original"):
             block = self._new_block("traceback", key, env, payload[at:], index, rank)
+            head = _RECORD_HEAD.match(payload)
+            if head is not None:
+                # a logger's record that holds the traceback, its header on every line
+                # (vLLM's `ERROR 07-24 08:12:31 multiproc_worker_utils.py:226] `)
+                block.record_head = head["at"]
             if 0 < index - self._thread_headers.get(key, -9) <= 2:
                 block.summary["in_thread"] = True
             if prev is not None:
@@ -581,6 +591,11 @@ class EventExtractor:
     ) -> int:
         if block.lines >= _MAX_BLOCK_LINES:
             return _Verdict.REJECT
+        if block.record_head is not None:
+            head = _RECORD_HEAD.match(payload)
+            if head is None or head["at"] != block.record_head:
+                return _Verdict.REJECT  # the record ended: another record, another writer
+            payload = payload[head.end():]
         handler = _ACCEPTORS[block.kind]
         verdict = handler(self, block, payload)
         if verdict != _Verdict.REJECT:

@@ -141,8 +141,10 @@ def locate(scans: Sequence[FileScan], own_clock: Iterable[str] = ()) -> list[Loc
             rank, origin = event.rank, event.rank_origin
             # (a rank its lines' prefixes give the file overrides a group's or NCCL's own rank
             # in a message; one only stated or a launcher's root cause fills in unranked lines)
-            if file_rank is not None and (rank is None or (origin in ("pg", "nccl")
-                                                           and scan.ranks)):
+            # (not a line of another process's prefix, a Ray actor's or an engine's worker's
+            # `(VllmWorkerProcess pid=4513) `: the file's rank is its own tagged lines')
+            if file_rank is not None and "actor_pid" not in event.fields and (
+                    rank is None or (origin in ("pg", "nccl") and scan.ranks)):
                 rank, origin = file_rank, "file"
             elif rank is None and local_rank is not None:
                 rank, origin = local_rank, "local"

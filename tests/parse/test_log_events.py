@@ -342,6 +342,26 @@ def test_python_traceback_is_one_event_with_chain_and_frames() -> None:
                                    "/app/train.py:12 <module>")
 
 
+def test_a_traceback_inside_a_logger_record_is_read_under_its_repeated_header() -> None:
+    """vLLM's worker logs a traceback as one record whose header opens every line; another
+    worker's record between is not part of it."""
+    head = "(VllmWorkerProcess pid=4513) ERROR 07-24 08:12:31 multiproc_worker_utils.py:226] "
+    lines = [
+        head + "Exception in worker VllmWorkerProcess while processing method load_model: "
+        "'type', Traceback (most recent call last):",
+        head + '  File "/vllm/worker/worker.py", line 139, in load_model',
+        head + "    self.model_runner.load_model()",
+        head + "KeyError: 'type'",
+        head,
+        "(VllmWorkerProcess pid=4512) INFO 07-24 08:12:32 worker.py:12] Worker ready",
+    ]
+    (tb,) = [e for e in _feed(lines) if e.kind is K.PYTHON_TRACEBACK]
+    assert (tb.line, tb.end_line) == (1, 5)
+    assert (tb.fields["exc_type"], tb.fields["exc_message"]) == ("KeyError", "'type'")
+    assert tb.fields["frames"] == ("/vllm/worker/worker.py:139 load_model",)
+    assert tb.fields["actor_pid"] == 4513
+
+
 def test_rank_prefixed_traceback_survives_unprefixed_blank_lines_and_interleaving() -> None:
     """torch's excepthook prefixes every line but blank ones; another rank's lines interleave.
     The traceback stays one event of its own rank."""

@@ -3231,6 +3231,8 @@ CAUSES.update({
     "rv34_preemption_then_emergency_save_failed": (Category.INFRASTRUCTURE, ""),
     "rv34_scancel_then_ranks_abort_on_ib_errors": (Category.INFRASTRUCTURE, ""),
     "rv34_every_rank_zero_shard_write_failed": (Category.STORAGE_IO, ""),
+    # vLLM's driver and each worker process raising one KeyError while loading the model
+    "rv34_vllm_driver_and_every_worker_keyerror": (Category.SOFTWARE, ""),
 })
 CAUSES.update({
     # the eighth review, of this round's own rules: another program's error beside the job
@@ -3391,7 +3393,7 @@ NO_RANK = ("hg_02_nccl111_blocking_wait_python_raise", "hg_20_nccl110_aborted_co
            "sv_05_vllm_all_workers_same_load_assertion", "sv_44_mii_server_crashed_no_cause",
            "r46_43_same_exc_all_ranks", "r46_44_same_exc_numbers_differ",
            "r46_64_torchrun_gloo_recv_timeout", "r46_66_torchrun_monitored_barrier_peer",
-           "rv34_every_rank_zero_shard_write_failed")
+           "rv34_every_rank_zero_shard_write_failed", "rv34_vllm_driver_and_every_worker_keyerror")
 
 
 @pytest.mark.parametrize("name", NO_RANK)

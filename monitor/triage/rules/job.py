@@ -1239,13 +1239,17 @@ def own_exception(ctx: Context) -> Finding | None:
     if spawned and _spawn_join(first):
         evidence = [f"mp.spawn raised {exc} for {spawned}, whose traceback follows it "
                     f"({first.where})"]
-    alike = _every_rank_alike(ctx, own, first)
-    if ranks and alike:
+    alike, alike_workers = _every_rank_alike(ctx, own, first)
+    if (ranks or culprits) and (alike or alike_workers):
         # the same error on every rank the logs show: the job's code or its inputs, which no
         # one rank is to blame for
         ranks, culprits = (), ()
-        evidence.append(f"ranks {compress_ranks(alike)}, every rank these logs show, raised "
-                        "it alike: no single rank is to blame")
+        who_raised = ", ".join(
+            ([f"ranks {compress_ranks(alike)}"] if alike else [])
+            + ([f"worker processes {', '.join(map(str, alike_workers))}"] if alike_workers
+               else []))
+        evidence.append(f"{who_raised}, every process these logs show, raised it alike: no "
+                        "single one is to blame")
     listed = _checkpoint_ranks(ctx, first)
     every = _checkpoint_every_rank(ctx, first)
     if ranks and every:
@@ -1323,17 +1327,24 @@ def _alike(item: Located) -> tuple[str, str]:
 _CHAINED_WITHIN = 8  # lines from an exception to the next of its chain (`The above exception …`)
 
 
-def _every_rank_alike(ctx: Context, own: list[Located], first: Located) -> tuple[int, ...]:
-    """The ranks that raised the same error as `first` (its numbers aside), where they are
-    two or more and every global rank the logs show; () otherwise."""
+def _every_rank_alike(ctx: Context, own: list[Located],
+                      first: Located) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The ranks, and the engine's worker processes (by pid), that raised the same error as
+    `first` (its numbers aside), where they are two or more and the ranks are every global rank
+    the logs show; ((), ()) otherwise."""
     # (the exceptions `first` chains into count as its own: a rank's paste that kept only its
     # last one, `OSError: … is not a valid model identifier`, is the same failure)
     chained = {_alike(i) for i in own if i.file_index == first.file_index and i.rank == first.rank
                and 0 <= i.event.line - first.event.end_line <= _CHAINED_WITHIN}
-    alike = ctx.global_ranks([i for i in own if _alike(i) == _alike(first) or _alike(i) in chained])
-    if len(alike) < 2:
-        return ()
-    return alike if _ranks_shown(ctx) == set(alike) else ()
+    raised = [i for i in own if _alike(i) == _alike(first) or _alike(i) in chained]
+    alike = ctx.global_ranks(raised)
+    # (an engine's workers count too, by the pid of their prefix: vLLM's `(VllmWorkerProcess
+    # pid=4513) ERROR … KeyError: 'type'` beside its driver's `[rank0]: KeyError: 'type'`)
+    workers = sorted({pid for i in raised if i.rank is None
+                      and isinstance(pid := i.event.fields.get("actor_pid"), int)})
+    if len(alike) + len(workers) < 2 or _ranks_shown(ctx) != set(alike):
+        return (), ()
+    return alike, tuple(workers)
 
 
 def _ranks_shown(ctx: Context) -> set[int]:
