@@ -111,6 +111,8 @@ UNREACHED_ENDPOINT = re.compile(
     # httpx's connect failure; the socket errnos of a network that did not carry the connect
     # (ENETUNREACH, ETIMEDOUT, ECONNREFUSED, EHOSTUNREACH), raised as a bare OSError too
     r"\bhttpx\.ConnectError\b|\[Errno (?:101|110|111|113)\]|"
+    # an address the host does not have, to bind or connect from (EADDRNOTAVAIL)
+    r"\[Errno 99\] Cannot assign requested address|"
     # redis-py's own words for the same errnos (`Error 111 connecting to redis-0.svc:6379.`)
     r"\bError (?:101|110|111|113) connecting to \S+:\d+|"
     # libcurl under a client (TensorFlow's GCS file system: `libcurl code 6 meaning 'Couldn't
@@ -343,6 +345,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"no CUDA-capable device|CUDA driver (?:version|initialization)|"
                      r"misaligned address|Memory access fault by GPU|Cuda failure|"
                      r"CUDA IPC|peer access is not supported|"
+                     # the CUDA samples' error check that many codes copy (`HANDLE_ERROR`:
+                     # `unknown error in cuda_projector.cu at line 126`), the call's error
+                     # string, then its CUDA source file and line
+                     r"\b(?:error|failure|invalid \w+)\b.{0,60} in \S+\.cu at line \d+|"
                      # a kernel's own assertion, as CUDA prints it from the device
                      # (`IndexKernel.cu:92: operator(): block: [22,0,0], thread: [64,0,0]
                      # Assertion `…` failed.`): a device-side assert before torch reports it

@@ -386,6 +386,14 @@ def out_of_memory(ctx: Context) -> Finding | None:
             culprits.append(f"{_labelled(named)} (host memory)")  # fields the pattern lacks
         elif victims := _killed_in_tail(ctx.scans[item.file_index]):
             culprits.append(f"{_labelled(victims)} (killed when host memory ran out)")
+    if host and not ranks and not killed_ranks and len(sigkilled := {
+            rank for e in ctx.of(EventKind.MPI_EXIT) if e.event.int_field("signo") == 9
+            and (rank := e.event.int_field("mpi_rank")) is not None}) == 1:
+        # the memory ran out and mpirun names the one process the kill ended (`mpirun noticed
+        # that process rank 44 with PID 118818 on node rome0114 exited on signal 9`)
+        killed_ranks.extend(sigkilled)
+        evidence.append(f"mpirun: rank {next(iter(sigkilled))} was the one process killed "
+                        "(signal 9)")
     if killed_ranks:
         ranks = tuple(sorted({*ranks, *killed_ranks}))
         culprits[:0] = [f"rank {r}" for r in ranks if f"rank {r}" not in culprits]

@@ -742,12 +742,21 @@ def _link_failed_before(ctx: Context, crash: Located) -> tuple[TailLine, Reading
                               near=_BACKTRACE_LINES)
 
 
+def _gpu_failed_before(ctx: Context, crash: Located) -> tuple[TailLine, Reading] | None:
+    """The same process's word that a CUDA call failed, in the few lines before it crashed
+    (`unknown error in cuda_projector.cu at line 126`, then its segfault in the next call)."""
+    return _said_before_abort(ctx, crash, lambda _tail, reading: reading.family is Family.GPU,
+                              near=_BACKTRACE_LINES, any_signal=True)
+
+
 def _said_before_abort(ctx: Context, crash: Located, wanted: Callable[[TailLine, Reading], bool],
-                       near: int = 0) -> tuple[TailLine, Reading] | None:
-    """The first line of the aborted process's own, in the few lines above its abort, whose
-    reading is `wanted`."""
+                       near: int = 0, any_signal: bool = False,
+                       ) -> tuple[TailLine, Reading] | None:
+    """The first line of the aborted process's own, in the few lines above its abort (or its
+    crash by any signal, with `any_signal`), whose reading is `wanted`."""
     signal = str(crash.event.fields.get("signal") or "")
-    if not ("Abort" in signal or signal == "SIGABRT" or crash.event.int_field("signo") == 6):
+    if not (any_signal or "Abort" in signal or signal == "SIGABRT"
+            or crash.event.int_field("signo") == 6):
         return None
     near = near or _NEAR
     pid = crash.event.int_field("pid")
@@ -824,6 +833,22 @@ def native_crash(ctx: Context) -> Finding | None:
             first,
             ("Check the fabric between the nodes (the HCA's port and cable, `ibstat`, the "
              "switch's error counters); the process that aborted only reported the link.",),
+        )
+    gpu = _gpu_failed_before(ctx, first)
+    if gpu is not None:
+        # a CUDA call failed and the process crashed on: its GPU's failure, not a bug
+        failed, _reading = gpu
+        pid = first.event.int_field("pid")
+        host = first.event.fields.get("host")
+        named = ((f"rank {ranks[0]}",) if ranks else
+                 (f"pid {pid}" + (f" on {host}" if host else ""),) if pid is not None else ())
+        return Finding(
+            Category.GPU_CUDA, ranks, named,
+            (f"a CUDA call failed ({failed.text.strip()[:160]}, "
+             f"{ctx.scans[first.file_index].path}:{failed.line}), then {who(first)} crashed "
+             f"({first.where})",), first,
+            ("Check that GPU (`nvidia-smi -q`, the kernel's Xid lines) and the driver against "
+             "the CUDA the program was built with; the crash followed the failed call.",),
         )
     asserted = _assertion_before(ctx, first)
     if asserted is not None:
