@@ -767,6 +767,9 @@ _BENIGN = re.compile(
     # (`[n1:41822] 15 more processes have sent help message help-mpi-btl-openib.txt / error in
     # device init`) and its note on seeing them all: the message above is what to judge
     r"\bmore process(?:es)? ha(?:s|ve) sent help message\b|\bto see all help / error messages\b|"
+    # ... and its note that a transport found no interfaces on a host (`btl:no-nics`, then
+    # `Another transport will be used instead`); where none is left, its own error follows
+    r"\bwas unable to find any relevant network interfaces:|"
     # a field of `nvidia-smi -q` whose count or answer is none (`SRAM Uncorrectable   : 0`,
     # `Remapping Failure Occurred : No`)
     r"^\s+[A-Z][\w ()/-]*?\s+: (?:0|No|None|N/A)\s*$|"
