@@ -76,6 +76,7 @@ class EventKind(str, enum.Enum):
     LAUNCH_NODES = "launch_nodes"  # how many nodes a launcher was told to run
     COLLECTIVE_FINGERPRINT = "collective_fingerprint"  # one rank's collective (DETAIL debug)
     RAY_TASK_ERROR = "ray_task_error"  # the Ray task (and its pid) an error that follows came from
+    RAY_WORKER_RANK = "ray_worker_rank"  # Ray Train's worker process (ip, pid) and its world rank
     MPI_PEER_LOST = "mpi_peer_lost"  # Open MPI: a peer process disconnected (and its host)
     NCCL_CONNECT_RETRY = "nccl_connect_retry"  # NCCL still retrying a refused connect
     NCCL_NET_CALL_FAILED = "nccl_net_call_failed"  # NCCL's return-code trace, in its network code
@@ -194,6 +195,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "nproc", "max_nodes", "group_world_size", "WORLD INFO DICT", "nnodes", "num_machines",
     "num_nodes", "--standalone",
     "worker group",  # torchrun's agent restarting its workers, and their group finishing
+    "world_rank=",  # Ray Train's table of its workers' processes and their ranks
     # MPI's own reports: an abort and whose it was, its error handler's call and class
     "Abort(", "MPI_ABORT was invoked", "has exited due to process", "reported by process",
     "died from signal", "Fatal error in ", "*** MPI_ERR_", "*** An error occurred in",
@@ -210,7 +212,8 @@ _INT_FIELDS = frozenset(
     {
         "seq", "last_enqueued", "last_completed", "last_started", "numel_in", "numel_out",
         "timeout_ms", "ran_ms", "pg_rank", "pid", "tid", "cuda_dev", "nranks", "nccl_rank",
-        "per_node", "retcode", "status", "vendor_err", "exitcode", "local_rank", "attempt", "max_attempts",
+        "per_node", "retcode", "status", "vendor_err", "exitcode", "local_rank", "world_rank",
+        "attempt", "max_attempts",
         "coordinator",
         "xid", "caused_by", "count", "joined", "expected", "port", "peer_port", "source_rank",
         "stuck_seconds", "pending_works", "worker", "signo", "code", "timeout_seconds",
@@ -834,6 +837,15 @@ PATTERNS: tuple[LinePattern, ...] = (
         _rx(r"(?:(?:RayTaskError(?:\((?P<exc>\w+)\))?:|error raised in its creation task,) |^)"
             r"ray::(?P<task>[\w.<>:\-]+)\(\) \(pid=(?P<pid>\d+), ip=(?P<ip>[^,)\s]+)"
             r"(?:[^)]*?repr=\w+\[rank=(?P<repr_rank>\d+)\])?"),
+    ),
+    LinePattern(
+        # Ray Train's table of the worker group it started: `Started distributed worker
+        # processes:`, then a row per worker, `- (node_id=…, ip=10.0.1.5, pid=30390)
+        # world_rank=2, local_rank=2, node_rank=0` (read in triage only)
+        EventKind.RAY_WORKER_RANK, Level.INFO,
+        ("world_rank=",),
+        _rx(r"\bip=(?P<ip>[^,)\s]+), pid=(?P<pid>\d+)\) world_rank=(?P<world_rank>\d+), "
+            r"local_rank=(?P<local_rank>\d+)"),
     ),
     LinePattern(
         # NCCL's socket connect prints this once per 1,000 refused tries (about a second);

@@ -257,6 +257,9 @@ LINES: list[tuple[str, EventKind, dict[str, object]]] = [
     ("error msg: Culprit rank 2; Error type: COLLECTIVE_TYPE_MISMATCH, Expected collective type: "
      "'all_reduce' does not match found collective type: 'all_gather'",
      K.DESYNC_REPORT, {"ranks": (2,)}),
+    ("(TorchTrainer pid=30211) - (node_id=4f1e0c7d2b5a9e8f61c3d0a7b9e2f4c6a8d1b3e5f7a9c2d4e6f8a1b3, "
+     "ip=10.0.1.5, pid=30390) world_rank=2, local_rank=2, node_rank=0",
+     K.RAY_WORKER_RANK, {"ip": "10.0.1.5", "pid": 30390, "world_rank": 2}),
 ]
 
 

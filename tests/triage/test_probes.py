@@ -3233,6 +3233,8 @@ CAUSES.update({
     "rv34_every_rank_zero_shard_write_failed": (Category.STORAGE_IO, ""),
     # vLLM's driver and each worker process raising one KeyError while loading the model
     "rv34_vllm_driver_and_every_worker_keyerror": (Category.SOFTWARE, ""),
+    # a Ray Train worker's error, its rank in the table of the workers the trainer started
+    "rv34_ray_train_worker_table_rank2_valueerror": (Category.SOFTWARE, "rank 2"),
 })
 CAUSES.update({
     # the eighth review, of this round's own rules: another program's error beside the job

@@ -365,10 +365,18 @@ def _ray_task_name(task: Located) -> str:
     return f"Ray task {fields.get('task')} (pid {fields.get('pid')} on {fields.get('ip')})"
 
 
-def _ray_rank(task: Located) -> tuple[int, ...]:
-    """The rank a worker group's actor states in its repr (`repr=Worker[rank=3]`)."""
+def _ray_rank(ctx: Context, task: Located) -> tuple[int, ...]:
+    """The rank a worker group's actor states in its repr (`repr=Worker[rank=3]`), or the one
+    Ray Train's table of its workers gives the task's process (`ip=…, pid=30390)
+    world_rank=2`)."""
     rank = task.event.int_field("repr_rank")
-    return () if rank is None else (rank,)
+    if rank is not None:
+        return (rank,)
+    pid, ip = task.event.int_field("pid"), task.event.fields.get("ip")
+    rows = {rank for e in ctx.of(EventKind.RAY_WORKER_RANK)
+            if e.event.int_field("pid") == pid and e.event.fields.get("ip") == ip
+            and (rank := e.event.int_field("world_rank")) is not None}
+    return (rows.pop(),) if len(rows) == 1 else ()
 
 
 _SPAWN_EXIT = re.compile(r"process (\d+) terminated with (?:signal (\w+)|exit code (-?\d+))")

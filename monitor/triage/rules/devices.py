@@ -315,8 +315,8 @@ def out_of_memory(ctx: Context) -> Finding | None:
                             f"{item.event.fields.get('last_error')} ({item.where})")
         task = _ray_task(ctx, item) if item.rank is None else None
         if task is not None:
-            ranks = tuple(sorted({*ranks, *_ray_rank(task)}))
-            culprits.extend([*(f"rank {r}" for r in _ray_rank(task)), _ray_task_name(task)])
+            ranks = tuple(sorted({*ranks, *_ray_rank(ctx, task)}))
+            culprits.extend([*(f"rank {r}" for r in _ray_rank(ctx, task)), _ray_task_name(task)])
         elif item.rank is None and len(gpu) == 1 and len(ended := mpi_ended_ranks(ctx)) == 1:
             # the one unlabelled OOM, and mpirun names the one process that ended it
             mpi_rank = next(iter(ended))

@@ -1213,8 +1213,8 @@ def own_exception(ctx: Context) -> Finding | None:
         # no rank shown: where the process ran, as its own lines' host tag or NCCL's prefix
         # name it (pdsh's and DeepSpeed's `c05r2n11: …`)
         (_called(None, whereabouts(first)),) if whereabouts(first) else ())
-    if task is not None and _ray_rank(task):
-        ranks = _ray_rank(task)
+    if task is not None and _ray_rank(ctx, task):
+        ranks = _ray_rank(ctx, task)
         culprits = (f"rank {ranks[0]}", raiser)
     if relayed_rank:  # (the traceback's own pid is the controller's that relayed it)
         culprits = (f"rank {relayed_rank[0]}",)

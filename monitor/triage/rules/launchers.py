@@ -1590,7 +1590,7 @@ def ray_creation_task(ctx: Context) -> Finding | None:
     if not items:
         return None
     first = items[0]
-    ranks = _ray_rank(first)
+    ranks = _ray_rank(ctx, first)
     said = _actors_own_failure(ctx, first)
     if said is not None:  # the actor's own lines before its death say why (a bind that failed)
         tail, reading = said
