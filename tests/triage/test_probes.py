@@ -3221,6 +3221,8 @@ CAUSES.update({
     "rv35_horovod_stall_after_btl_tcp_no_route": (Category.NETWORK, "192.168.50.12"),
     "rv35_ucx_retry_exceeded_then_abort": (Category.NETWORK, "gpu-d11"),
     "rv35_horovod_task_cannot_reach_driver": (Category.NETWORK, "10.20.0.4"),
+    # a node's NIC that went down just before every rank stopped at one collective
+    "rv35_nic_link_down_then_every_rank_times_out": (Category.NETWORK, "ens1f0np0"),
 })
 # ... and a coordinator's refusal logged as a warning after the run said it had finished
 HEALTHY += ("rv35_jax_finished_then_coordinator_refused_warning",)

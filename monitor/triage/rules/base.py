@@ -420,7 +420,8 @@ def rank_stepped_on(ctx: Context, file_index: int, line: int, rank: int) -> bool
 
 
 # (Megatron pads its number: `iteration        1/     500`)
-_STEP_NUMBER = re.compile(r"(?i)\b(?:step|iter(?:ation)?)\b\W{0,3}? {0,12}(\d+)")
+# (`it 22040 | loss …`: a loop's own short word, read only in a line that also gives a loss)
+_STEP_NUMBER = re.compile(r"(?i)\b(?:step|iter(?:ation)?|it)\b\W{0,3}? {0,12}(\d+)")
 
 
 # Lightning's progress bar of one epoch (`Epoch 8: 100%|██████████| 782/782 [03:18<00:00, …]`)
@@ -737,7 +738,7 @@ def stepped_past(ctx: Context, item: Located) -> bool:
 # a training loop's own report of a step (`step 5 | loss 2.8998`, Keras' `300/300 - 208s -
 # loss: 1.6603`, Megatron's `iteration 1001/ 500000 | … | lm loss: 2.34E+00`, the Hugging Face
 # Trainer's `{'loss': 1.2345, …, 'epoch': 0.52}`)
-_TRAINING = re.compile(r"(?i)(?:\b(?:step|iter(?:ation)?|epoch)\b\W{0,12}\d+|\b\d+/ *\d+\b)"
+_TRAINING = re.compile(r"(?i)(?:\b(?:step|iter(?:ation)?|it|epoch)\b\W{0,12}\d+|\b\d+/ *\d+\b)"
                        r".{0,240}\bloss\b|^\{'loss': [\d.]")
 
 

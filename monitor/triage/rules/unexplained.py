@@ -180,6 +180,8 @@ def _warned_then_went_on(ctx: Context, index: int, line: TailLine) -> bool:
         or trained_after(ctx, index, line.line))
 
 
+# a NIC's driver on its port going down (`mlx5_core 0000:3b:00.0 ens1f0np0: Link down`)
+_LINK_DOWN = re.compile(r"(?P<port>[\w.\-]+): (?:NIC )?Link (?:is )?[Dd]own\b")
 # a line that opens a logger's record at some level (glog's `W0826 01:43:18`, `WARNING:`)
 _LEVELLED = re.compile(r"(?:^|\]:)\W*[IWEF]\d{4} \d\d:|\b(?:INFO|WARN(?:ING)?|ERROR|CRITICAL|FATAL)\b|"
                        r"\d\d:\d\d:\d\d[.,]\d+\]?:? [IWEF] ")
@@ -311,7 +313,12 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     if not spots and family is Family.OOM:  # memory ran out, and a process was killed
         spots = _killed_in_tail(ctx.scans[index])
     where = ", ".join(spots)
-    if family is Family.NETWORK:  # never a rank: the reporter is one end of the link
+    if family is Family.NETWORK and (down := _LINK_DOWN.search(first.text)) is not None:
+        # a NIC's own port went down: this end of the link, on the machine that logged it
+        hosts = _file_host(ctx.scans[index])
+        name = (f"the NIC {down['port']}" + (f" ({where})" if where else "")
+                + (f" on {hosts[0]}" if hosts else ""))
+    elif family is Family.NETWORK:  # never a rank: the reporter is one end of the link
         name = f"the link to {where}" if where else ""
     elif family in (Family.INFRASTRUCTURE, Family.CLOCK) and not ranks and (nodes := tuple(dict.fromkeys(
             # nodes or their scheduler: every node the family's lines name, not the first
