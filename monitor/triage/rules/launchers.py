@@ -1267,11 +1267,22 @@ def _call_above(ctx: Context, item: Located) -> str | None:
     return None
 
 
+def _written_apart(ctx: Context, index: int, a: int, b: int) -> int:
+    """How many lines apart two lines of a file are, blank lines aside (a paste may be
+    double-spaced); by their numbers where the lines between are not in the tail."""
+    low, high = min(a, b), max(a, b)
+    tail = ctx.scans[index].tail
+    if not tail or low < tail[0].line:
+        return high - low
+    return sum(1 for t in tail if low < t.line <= high and t.text.strip())
+
+
 def _mpi_rank_of(ctx: Context, item: Located) -> int | None:
     """The rank an MPI error is from: its line's own rank, or the rank MPI names on that line
     (`(rank 2 in comm 0)`) or just below it (`*** reported by process [847773697,2]`)."""
     near = [e for e in ctx.of(EventKind.MPI_EXIT)
-            if e.file_index == item.file_index and abs(e.event.line - item.event.line) <= 3]
+            if e.file_index == item.file_index
+            and _written_apart(ctx, item.file_index, e.event.line, item.event.line) <= 3]
     named = near[0].event.int_field("mpi_rank") if near else None
     # (MPI's own word beats a rank the file was given as a whole: a file whose only tagged
     # line is rank 0's `[1,0]<stdout>:` holds the error handler's lines of every rank)
