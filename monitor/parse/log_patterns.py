@@ -77,6 +77,7 @@ class EventKind(str, enum.Enum):
     COLLECTIVE_FINGERPRINT = "collective_fingerprint"  # one rank's collective (DETAIL debug)
     RAY_TASK_ERROR = "ray_task_error"  # the Ray task (and its pid) an error that follows came from
     RAY_WORKER_RANK = "ray_worker_rank"  # Ray Train's worker process (ip, pid) and its world rank
+    RDZV_RANKS = "rdzv_ranks"  # torchrun's agent: its workers' local and global ranks
     MPI_PEER_LOST = "mpi_peer_lost"  # Open MPI: a peer process disconnected (and its host)
     NCCL_CONNECT_RETRY = "nccl_connect_retry"  # NCCL still retrying a refused connect
     NCCL_NET_CALL_FAILED = "nccl_net_call_failed"  # NCCL's return-code trace, in its network code
@@ -196,6 +197,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "num_nodes", "--standalone",
     "worker group",  # torchrun's agent restarting its workers, and their group finishing
     "world_rank=",  # Ray Train's table of its workers' processes and their ranks
+    "global_ranks=", "local_ranks=",  # torchrun's agent: the ranks its workers are
     # MPI's own reports: an abort and whose it was, its error handler's call and class
     "Abort(", "MPI_ABORT was invoked", "has exited due to process", "reported by process",
     "died from signal", "Fatal error in ", "*** MPI_ERR_", "*** An error occurred in",
@@ -837,6 +839,14 @@ PATTERNS: tuple[LinePattern, ...] = (
         _rx(r"(?:(?:RayTaskError(?:\((?P<exc>\w+)\))?:|error raised in its creation task,) |^)"
             r"ray::(?P<task>[\w.<>:\-]+)\(\) \(pid=(?P<pid>\d+), ip=(?P<ip>[^,)\s]+)"
             r"(?:[^)]*?repr=\w+\[rank=(?P<repr_rank>\d+)\])?"),
+    ),
+    LinePattern(
+        # torchrun's agent on the rendezvous it completed (`Rendezvous complete for workers.
+        # Result:`, then a field a line): its workers' local ranks, and the global ranks they
+        # are, in the same order (read in triage only)
+        EventKind.RDZV_RANKS, Level.INFO,
+        ("local_ranks=", "global_ranks="),
+        _rx(r"^\s*(?P<which>local_ranks|global_ranks)=\[(?P<ranks>\d+(?:, \d+)*)\]\s*$"),
     ),
     LinePattern(
         # Ray Train's table of the worker group it started: `Started distributed worker

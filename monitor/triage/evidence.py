@@ -30,8 +30,9 @@ _INF = float("inf")
 # (topology.py).
 ONE_NODE = "local=global"
 SRUN_RANK = "task=global"  # an srun task id where srun started the ranks (topology.py)
+RDZV_RANK = "local->global"  # a local rank its node's torchrun agent mapped (topology.py)
 # Rank origins that are the job's global rank (a `pg` rank is one only before torch 2.2)
-GLOBAL_ORIGINS = frozenset({"global", "file", "stream", "nccl", ONE_NODE, SRUN_RANK})
+GLOBAL_ORIGINS = frozenset({"global", "file", "stream", "nccl", ONE_NODE, SRUN_RANK, RDZV_RANK})
 
 
 @dataclass(frozen=True)

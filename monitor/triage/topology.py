@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from monitor.parse.log_events import EventKind
-from monitor.triage.evidence import ONE_NODE, SRUN_RANK, Located
+from monitor.triage.evidence import ONE_NODE, RDZV_RANK, SRUN_RANK, Located
 
-__all__ = ["ONE_NODE", "SRUN_RANK", "Topology", "promoted", "read_topology", "task_ranks"]
+__all__ = ["ONE_NODE", "SRUN_RANK", "Topology", "promoted", "read_topology", "rendezvous_maps",
+           "task_ranks"]
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,9 @@ def _srun_ranks(located: Sequence[Located]) -> str:
 
 
 def promoted(located: Sequence[Located], topology: Topology) -> list[Located]:
-    """The events, with local ranks counted as the global ranks they are on one node, and
-    srun's task labels as the ranks they are when srun started the ranks."""
+    """The events, with local ranks counted as the global ranks they are on one node, srun's
+    task labels as the ranks they are when srun started the ranks, and a node's local ranks as
+    the global ranks its torchrun agent said they are."""
     out = list(located)
     if topology.one_node:
         out = [replace(item, rank_origin=ONE_NODE)
@@ -77,7 +79,43 @@ def promoted(located: Sequence[Located], topology: Topology) -> list[Located]:
         out = [replace(item, rank_origin=SRUN_RANK)
                if item.rank is not None and item.rank_origin == "task" else item
                for item in out]
-    return out
+    maps = rendezvous_maps(out)
+    return [replace(item, rank=maps[item.file_index][item.rank], rank_origin=RDZV_RANK)
+            if item.rank_origin == "local" and item.rank in maps.get(item.file_index, {})
+            else item for item in out]
+
+
+_RESULT_LINES = 8  # torchrun's rendezvous result: `local_ranks=` a few fields above `global_ranks=`
+
+
+def rendezvous_maps(located: Sequence[Located]) -> dict[int, dict[int, int]]:
+    """File index → local rank → global rank, from torchrun's agent's word on the rendezvous
+    it completed (`local_ranks=[0, 1]` … `global_ranks=[2, 3]`), where every such word in the
+    file agrees (several nodes' agents in one file, or a restart that moved the node, do not)."""
+    said: dict[int, list[Located]] = {}
+    for item in located:
+        if item.kind is EventKind.RDZV_RANKS:
+            said.setdefault(item.file_index, []).append(item)
+    maps: dict[int, dict[int, int]] = {}
+    for index, items in said.items():
+        found: set[tuple[tuple[int, int], ...]] = set()
+        for item in items:
+            if item.event.fields.get("which") != "global_ranks":
+                continue
+            ranks = _ranks(item)
+            local = next((_ranks(i) for i in reversed(items)
+                          if i.event.fields.get("which") == "local_ranks"
+                          and 0 < item.event.line - i.event.line <= _RESULT_LINES), None)
+            if local is None or len(local) != len(ranks):
+                local = tuple(range(len(ranks)))  # (torchrun numbers its workers from 0)
+            found.add(tuple(zip(local, ranks, strict=True)))
+        if len(found) == 1:
+            maps[index] = dict(found.pop())
+    return maps
+
+
+def _ranks(item: Located) -> tuple[int, ...]:
+    return tuple(int(r) for r in str(item.event.fields.get("ranks", "")).split(", ") if r)
 
 
 def task_ranks(topology: Topology, tasks: Sequence[int]) -> tuple[int, ...]:

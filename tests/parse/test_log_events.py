@@ -260,6 +260,7 @@ LINES: list[tuple[str, EventKind, dict[str, object]]] = [
     ("(TorchTrainer pid=30211) - (node_id=4f1e0c7d2b5a9e8f61c3d0a7b9e2f4c6a8d1b3e5f7a9c2d4e6f8a1b3, "
      "ip=10.0.1.5, pid=30390) world_rank=2, local_rank=2, node_rank=0",
      K.RAY_WORKER_RANK, {"ip": "10.0.1.5", "pid": 30390, "world_rank": 2}),
+    ("  global_ranks=[4, 5, 6, 7]", K.RDZV_RANKS, {"which": "global_ranks", "ranks": "4, 5, 6, 7"}),
 ]
 
 

@@ -3215,6 +3215,14 @@ CAUSES.update({
     "rv30_ray_data_task_oom_retried_then_typeerror": (Category.SOFTWARE, "pid 41388"),
 })
 CAUSES.update({
+    # a review of culprits' names, and one of causes the lines do not show: a node's local
+    # ranks (torchrun's `[default1]:` tag, its agent's `local_rank: 0`) are the global ranks
+    # that node's agent said at its rendezvous (`global_ranks=[8, 9, …]`)
+    "rv37_torchrun_rendezvous_maps_default1_to_rank9": (Category.SOFTWARE, "rank 9"),
+    "rv37_pod_files_rendezvous_maps_default3_to_rank11": (Category.SOFTWARE, "rank 11"),
+    "rv36_agent_failed_local0_mapped_to_rank4": (Category.UNDETERMINED, "rank 4"),
+})
+CAUSES.update({
     # a review of the network's failures and look-alikes: Open MPI's connects to a peer that
     # failed on every rank Horovod then found missing; UCX's retries that ran out, then its
     # abort; Horovod's task that reached none of its driver's addresses

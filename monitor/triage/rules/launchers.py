@@ -37,7 +37,7 @@ from monitor.triage.rules.base import (
     training_line,
 )
 from monitor.triage.rules.unexplained import failing_readings
-from monitor.triage.topology import task_ranks
+from monitor.triage.topology import rendezvous_maps, task_ranks
 
 _SCHEDULER_NOISE = frozenset({EventKind.RETRY, EventKind.CONNECTION_ERROR, EventKind.NCCL_WARN})
 
@@ -1685,11 +1685,18 @@ def actor_died(ctx: Context) -> Finding | None:
 _LEGACY_EXIT = re.compile(r"died with <Signals\.(SIG\w+): \d+>|returned non-zero exit status (-?\d+)")
 
 
-def _one_node_rank(ctx: Context, local: int, pid: FieldValue
+def _one_node_rank(ctx: Context, local: int, pid: FieldValue, item: Located | None = None,
                    ) -> tuple[tuple[int, ...], str, tuple[str, ...]]:
     """The ranks, name and reason for a launcher's local rank: on the job's one node it is
-    the global rank; elsewhere it names a process, never a rank."""
+    the global rank, and where its file's torchrun agent said which global rank it is, that
+    one; elsewhere it names a process, never a rank."""
     at = f"pid {pid}" if pid else ""
+    mapped = rendezvous_maps(ctx.located).get(item.file_index, {}) if item is not None else {}
+    if local in mapped:
+        rank = mapped[local]
+        return ((rank,), f"rank {rank} (local_rank {local}" + (f", {at})" if at else ")"),
+                (f"its node's torchrun agent maps local rank {local} to rank {rank} "
+                 f"({ctx.scans[item.file_index].path})",) if item is not None else ())
     if not ctx.topology.one_node:
         return (), f"local_rank {local}" + (f" ({at})" if at else ""), ()
     return ((local,), f"rank {local} (local_rank {local}" + (f", {at})" if at else ")"),
@@ -1947,7 +1954,7 @@ def launcher_exit(ctx: Context) -> Finding | None:
                      "for a kill.",),
                 )
             pid = pid or next(iter(workers))
-        ranks, process, one_node = _one_node_rank(ctx, local, pid)
+        ranks, process, one_node = _one_node_rank(ctx, local, pid, item)
         if code > 0:
             category, cause = _exit_cause(ctx, item, ranks[0] if len(ranks) == 1 else None)
             return Finding(
@@ -1998,7 +2005,7 @@ def launcher_exit(ctx: Context) -> Finding | None:
                  "accounting.",),
             )
         what = f"killed by {signal}" if signal else f"exit status {legacy.group(2)}"
-        ranks, process, one_node = _one_node_rank(ctx, int(local_arg.group(1)), None)
+        ranks, process, one_node = _one_node_rank(ctx, int(local_arg.group(1)), None, item)
         return Finding(
             Category.UNDETERMINED, ranks, (process,),
             (f"torch.distributed.launch reports the worker with --local_rank="
