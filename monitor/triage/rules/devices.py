@@ -523,6 +523,14 @@ def _spawned_exit(ctx: Context, first: Located) -> str | None:
 
 
 def _torn_down_after_own_error(ctx: Context, item: Located) -> bool:
+    """A CUDA error the rank reported while it went down of its own earlier error: the
+    runtime unloading after its exception, or any CUDA error after its own watchdog timed out
+    (it aborts its communicators and takes the process down; a kernel that had faulted would
+    have failed the watchdog's query at once, not after the timeout)."""
+    if item.rank is not None and any(
+            e.rank == item.rank and written_before(e, item)
+            for e in ctx.of(EventKind.WATCHDOG_TIMEOUT)):
+        return True
     if not _CUDA_TEARDOWN.search(f"{item.event.fields.get('message')} {item.event.text}"):
         return False
     return any(e.kind is EventKind.PYTHON_TRACEBACK and e.file_index == item.file_index
