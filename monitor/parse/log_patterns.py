@@ -183,7 +183,8 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "peer process has unexpectedly", "Peer host:", "Call to connect returned",
     "noticed that process rank", "noticed that job rank", "Process name: ",
     "exit with status code", "MPI process (rank:",
-    "PodEvicted", "Evicted", "was evicted", "Preempted", "PreemptionByScheduler", "NodeNotReady",
+    "PodEvicted", "Evicted", "The node was low on resource:", "was evicted", "Preempted",
+    "PreemptionByScheduler", "NodeNotReady",
     "TaintManagerEviction", "died unexpectedly", "died, exit code", "exited with code",
     "double-bit ECC", "not responding, still trying", "workers are evicted", "WARN: Function: ",
     "because its worker process has died",
@@ -956,8 +957,12 @@ PATTERNS: tuple[LinePattern, ...] = (
         # operator's `pod train-worker-3 was evicted`.
         EventKind.POD_EVICTED, Level.FATAL,
         ("PodEvicted", "Evicted", "was evicted", "Preempted", "PreemptionByScheduler",
-         "NodeNotReady", "TaintManagerEviction", "workers are evicted"),
+         "NodeNotReady", "TaintManagerEviction", "workers are evicted",
+         "The node was low on resource:"),
         _rx(r"Task:(?P<pod>[\w.\-]+), Event:PodEvicted",
+            # the kubelet's own message of an eviction, in a pod's status or an event's row
+            # (`The node was low on resource: ephemeral-storage. Threshold quantity: …`)
+            r"\bThe node was low on resource: (?P<what>[\w.\-]+)\.",
             r"[Pp]od (?P<pod>[\w.\-/]+) was evicted",
             r"^\s*Reason:\s+Evicted\b",
             # `kubectl get events` rows: `Warning  Evicted  pod/w-1  The node was low on …`

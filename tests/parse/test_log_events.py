@@ -261,6 +261,8 @@ LINES: list[tuple[str, EventKind, dict[str, object]]] = [
      "ip=10.0.1.5, pid=30390) world_rank=2, local_rank=2, node_rank=0",
      K.RAY_WORKER_RANK, {"ip": "10.0.1.5", "pid": 30390, "world_rank": 2}),
     ("  global_ranks=[4, 5, 6, 7]", K.RDZV_RANKS, {"which": "global_ranks", "ranks": "4, 5, 6, 7"}),
+    ("The node was low on resource: ephemeral-storage. Threshold quantity: 10120387530, "
+     "available: 9702960Ki.", K.POD_EVICTED, {"what": "ephemeral-storage"}),
 ]
 
 
