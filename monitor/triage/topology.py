@@ -80,9 +80,20 @@ def promoted(located: Sequence[Located], topology: Topology) -> list[Located]:
                if item.rank is not None and item.rank_origin == "task" else item
                for item in out]
     maps = rendezvous_maps(out)
-    return [replace(item, rank=maps[item.file_index][item.rank], rank_origin=RDZV_RANK)
-            if item.rank_origin == "local" and item.rank in maps.get(item.file_index, {})
+    return [replace(item, rank=mapped, rank_origin=RDZV_RANK)
+            if (local := _local_rank(item)) is not None
+            and (mapped := maps.get(item.file_index, {}).get(local)) is not None
             else item for item in out]
+
+
+def _local_rank(item: Located) -> int | None:
+    """The local rank a line is of: its tag's, or the one torchrun's agent names in its line
+    on a worker that failed (`failed (exitcode: -9) local_rank: 1 (pid: 7791)`)."""
+    if item.rank_origin == "local":
+        return item.rank
+    if item.rank is None and item.kind is EventKind.AGENT_WORKER_FAILED:
+        return item.event.int_field("local_rank")
+    return None
 
 
 _RESULT_LINES = 8  # torchrun's rendezvous result: `local_ranks=` a few fields above `global_ranks=`

@@ -3225,6 +3225,9 @@ CAUSES.update({
     # watchdog took the process down: the teardown, not the cause
     "rv36_illegal_access_after_own_watchdog_timeout": (Category.UNDETERMINED, ""),
     "rv36_illegal_access_main_thread_after_own_timeout": (Category.UNDETERMINED, ""),
+    # a rank its node's agent reports killed (SIGKILL, no memory line), then the other node's
+    # ranks' links to it failing: its loss, not the network
+    "rv36_rank5_sigkill_then_peers_ib_errors": (Category.UNDETERMINED, "rank 5"),
 })
 CAUSES.update({
     # a review of the network's failures and look-alikes: Open MPI's connects to a peer that

@@ -386,7 +386,9 @@ def _rank_died_of_its_own_before(ctx: Context, item: Located) -> bool:
 _DIED_BEFORE_CONNECT = 3600.0
 
 # the signals a process raises on itself: no peer's loss makes a process fault
-_CRASH_EXITS = frozenset({-4, -7, -8, -11})
+# (and a SIGKILL: a peer's loss raises an exception or aborts, it does not send one; the OOM
+# killer or an operator did)
+_CRASH_EXITS = frozenset({-4, -7, -8, -9, -11})
 
 
 def _crashed(report: Located) -> bool:
