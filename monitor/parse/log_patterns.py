@@ -800,7 +800,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         EventKind.STORAGE_WRITE, Level.FATAL,
         ("PytorchStreamWriter failed", "No space left on device", "Disk quota exceeded",
          "StorageFull", "EXT4-fs error", "I/O error", "Filesystem has been shut down",
-         "not responding, still trying"),
+         "not responding, still trying", " error, dev "),
         _rx(
             r"(?P<message>PytorchStreamWriter failed writing file.*|"
             r"\[Errno 28\] No space left on device.*|\[Errno 122\] Disk quota exceeded.*|"
@@ -811,6 +811,11 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?P<message>XFS \((?P<device>[\w\-]+)\): (?:log I/O error|metadata I/O error|"
             r"Filesystem has been shut down).*)",
             r"(?P<message>blk_update_request: I/O error, dev (?P<device>\w+).*)",
+            # ... in its words since 4.18 (`critical medium error, dev sdb, sector 7340…`) and
+            # the page cache's (`Buffer I/O error on dev sdb1, logical block …`)
+            r"(?P<message>(?:I/O|critical (?:medium|target|nexus|space allocation)|"
+            r"recoverable transport|timeout|protection) error, dev (?P<device>\w+), sector .*)",
+            r"(?P<message>Buffer I/O error on dev (?P<device>\w+), logical block .*)",
             r"(?P<message>nfs: server (?P<server>[\w.\-]+) not responding, still trying)",
         ),
     ),

@@ -263,6 +263,10 @@ LINES: list[tuple[str, EventKind, dict[str, object]]] = [
     ("  global_ranks=[4, 5, 6, 7]", K.RDZV_RANKS, {"which": "global_ranks", "ranks": "4, 5, 6, 7"}),
     ("The node was low on resource: ephemeral-storage. Threshold quantity: 10120387530, "
      "available: 9702960Ki.", K.POD_EVICTED, {"what": "ephemeral-storage"}),
+    ("[1203311.118245] critical medium error, dev sdb, sector 734003200 op 0x0:(READ) flags "
+     "0x80700 phys_seg 1 prio class 0", K.STORAGE_WRITE, {"device": "sdb"}),
+    ("[1203311.119010] Buffer I/O error on dev sdb1, logical block 91750144, async page read",
+     K.STORAGE_WRITE, {"device": "sdb1"}),
 ]
 
 

@@ -3221,6 +3221,9 @@ CAUSES.update({
     "rv37_torchrun_rendezvous_maps_default1_to_rank9": (Category.SOFTWARE, "rank 9"),
     "rv37_pod_files_rendezvous_maps_default3_to_rank11": (Category.SOFTWARE, "rank 11"),
     "rv36_agent_failed_local0_mapped_to_rank4": (Category.UNDETERMINED, "rank 4"),
+    # the kernel's block layer in its words since 4.18 (`critical medium error, dev sdb`),
+    # then every rank's read failing alike: the disk, no rank
+    "rv37_medium_error_sdb_then_every_rank_eio": (Category.STORAGE_IO, "sdb"),
     # every rank timed out in one collective, then one rank's CUDA call failed while its
     # watchdog took the process down: the teardown, not the cause
     "rv36_illegal_access_after_own_watchdog_timeout": (Category.UNDETERMINED, ""),
@@ -3414,7 +3417,8 @@ NO_RANK = ("hg_02_nccl111_blocking_wait_python_raise", "hg_20_nccl110_aborted_co
            "r46_64_torchrun_gloo_recv_timeout", "r46_66_torchrun_monitored_barrier_peer",
            "rv34_every_rank_zero_shard_write_failed", "rv34_vllm_driver_and_every_worker_keyerror",
            "rv36_illegal_access_after_own_watchdog_timeout",
-           "rv36_illegal_access_main_thread_after_own_timeout")
+           "rv36_illegal_access_main_thread_after_own_timeout",
+           "rv37_medium_error_sdb_then_every_rank_eio")
 
 
 @pytest.mark.parametrize("name", NO_RANK)

@@ -1472,8 +1472,13 @@ def storage_write(ctx: Context) -> Finding | None:
         # rank (a kernel line in a rank's file is still the node's)
         where = f"node {first.event.host}" if first.event.host else "the node that logged it"
         what = f"device {f['device']}" if f.get("device") else f"NFS server {f['server']}"
+        # (and the one rank whose own read or write failed under it, where one alone did)
+        hit = ctx.global_ranks([t for t in ctx.of(EventKind.PYTHON_TRACEBACK) if any(
+            w in f"{_message(t)} {t.event.fields.get('worker_exception', '')}"
+            for w in (*_STORAGE_WORDS, "Input/output error"))])
+        hit = hit if len(hit) == 1 else ()
         return Finding(
-            Category.STORAGE_IO, (), (f"{where} ({what})",),
+            Category.STORAGE_IO, hit, (f"{where} ({what})", *(f"rank {r}" for r in hit)),
             (f"the kernel reports a storage failure on {where}: {text[:160]} "
              f"({first.where})",), first,
             ("Check that file system and its device on that node (`dmesg`, the NFS/Lustre "
