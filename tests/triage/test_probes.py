@@ -3224,6 +3224,8 @@ CAUSES.update({
     # the kernel's block layer in its words since 4.18 (`critical medium error, dev sdb`),
     # then every rank's read failing alike: the disk, no rank
     "rv37_medium_error_sdb_then_every_rank_eio": (Category.STORAGE_IO, "sdb"),
+    # an Xid in one node's journal: its PCI address repeats on every node, the host does not
+    "rv37_xid79_in_one_nodes_journal_then_timeouts": (Category.GPU_CUDA, "on gpu-node-07"),
     # every rank timed out in one collective, then one rank's CUDA call failed while its
     # watchdog took the process down: the teardown, not the cause
     "rv36_illegal_access_after_own_watchdog_timeout": (Category.UNDETERMINED, ""),

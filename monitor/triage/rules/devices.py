@@ -191,11 +191,15 @@ def gpu_hardware(ctx: Context) -> Finding | None:
             # prefix, a host:pid stamp), on whose GPU the error came
             culprits.append(process)
     devices: dict[str, set[int]] = defaultdict(set)
+    hosts: dict[str, set[str]] = defaultdict(set)
     for x in hw_xids:
         xid = x.event.int_field("caused_by") or x.event.int_field("xid") or 0
         devices[str(x.event.fields.get("pci"))].add(xid)
+        if x.event.host:  # (the journal's own host: a PCI address repeats on every node)
+            hosts[str(x.event.fields.get("pci"))].add(x.event.host)
     for pci, causes in sorted(devices.items()):
-        culprits.append(f"GPU {pci} (Xid {', '.join(str(c) for c in sorted(causes))})")
+        on = f" on {next(iter(hosts[pci]))}" if len(hosts[pci]) == 1 else ""
+        culprits.append(f"GPU {pci}{on} (Xid {', '.join(str(c) for c in sorted(causes))})")
     if hw_xids and not ranks:
         # the process an Xid names (`pid=88231`) is a rank where a launcher's summary or
         # NCCL's init lines give that pid's rank; the GPU it names is one where NCCL's init
