@@ -3226,6 +3226,8 @@ CAUSES.update({
     "rv37_medium_error_sdb_then_every_rank_eio": (Category.STORAGE_IO, "sdb"),
     # an Xid in one node's journal: its PCI address repeats on every node, the host does not
     "rv37_xid79_in_one_nodes_journal_then_timeouts": (Category.GPU_CUDA, "on gpu-node-07"),
+    # Ray's memory monitor killing a Ray Train worker: its rank in the trainer's worker table
+    "rv37_ray_memory_monitor_kills_world_rank3": (Category.OOM, "rank 3"),
     # every rank timed out in one collective, then one rank's CUDA call failed while its
     # watchdog took the process down: the teardown, not the cause
     "rv36_illegal_access_after_own_watchdog_timeout": (Category.UNDETERMINED, ""),

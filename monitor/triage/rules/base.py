@@ -372,7 +372,11 @@ def _ray_rank(ctx: Context, task: Located) -> tuple[int, ...]:
     rank = task.event.int_field("repr_rank")
     if rank is not None:
         return (rank,)
-    pid, ip = task.event.int_field("pid"), task.event.fields.get("ip")
+    return ray_worker_rank(ctx, task.event.int_field("pid"), task.event.fields.get("ip"))
+
+
+def ray_worker_rank(ctx: Context, pid: object, ip: object) -> tuple[int, ...]:
+    """The world rank Ray Train's table of its workers gives the process at (ip, pid)."""
     rows = {rank for e in ctx.of(EventKind.RAY_WORKER_RANK)
             if e.event.int_field("pid") == pid and e.event.fields.get("ip") == ip
             and (rank := e.event.int_field("world_rank")) is not None}

@@ -31,6 +31,7 @@ from monitor.triage.rules.base import (
     first_written,
     mpi_ended_ranks,
     raised_where,
+    ray_worker_rank,
     table_entries,
     trained_after,
     training_line,
@@ -356,6 +357,8 @@ def out_of_memory(ctx: Context) -> Finding | None:
         elif pid is not None and item.kind is EventKind.HOST_OOM and item.event.fields.get("ip"):
             culprits.append(f"pid {pid} on node {item.event.fields.get('ip')} (host memory: "
                             "killed by Ray's memory monitor)")
+            # (a Ray Train worker: the table of the workers its trainer started gives its rank)
+            killed_ranks.extend(ray_worker_rank(ctx, pid, item.event.fields.get("ip")))
         elif pid is not None and item.kind is EventKind.HOST_OOM:
             rank = pid_rank.get(pid) if isinstance(pid, int) else None
             killer = ("earlyoom" if "earlyoom" in item.event.text
