@@ -297,8 +297,9 @@ def paste_sections(data: bytes) -> list[tuple[int, str]]:
         else:
             kind = "pod" if m["tool"] == b"kubectl" else "container"
             out.append((line, f"{kind} {m['name'].decode('utf-8', 'replace')}"))
-    if not out:
-        out = _prefixed_writers(data)
+    if len({name for _, name in out}) < 2:
+        # (one command's output, `kubectl logs -l … --prefix`: each line names its writer)
+        out = _prefixed_writers(data) or out
     return out if len({name for _, name in out}) >= 2 else []
 
 

@@ -3228,6 +3228,9 @@ CAUSES.update({
     "rv37_xid79_in_one_nodes_journal_then_timeouts": (Category.GPU_CUDA, "on gpu-node-07"),
     # Ray's memory monitor killing a Ray Train worker: its rank in the trainer's worker table
     "rv37_ray_memory_monitor_kills_world_rank3": (Category.OOM, "rank 3"),
+    # one `kubectl logs -l … --prefix` command's output: each line names its pod
+    "rv37_kubectl_logs_selector_prefix_worker1_valueerror": (Category.SOFTWARE,
+                                                             "bert-ft-worker-1"),
     # every rank timed out in one collective, then one rank's CUDA call failed while its
     # watchdog took the process down: the teardown, not the cause
     "rv36_illegal_access_after_own_watchdog_timeout": (Category.UNDETERMINED, ""),
