@@ -196,11 +196,13 @@ def visible_segment(text: str) -> str:
     return ""
 
 
-def split_envelope(text: str, *, srun_label: bool = False, host_prefix: bool = False) -> Envelope:
+def split_envelope(text: str, *, srun_label: bool = False, host_prefix: bool = False,
+                   rank_label: bool = False) -> Envelope:
     """Strip every envelope layer from `text` and say what they were.
 
     `srun_label` strips a leading `N: ` as an srun task id; `host_prefix` strips a leading
-    `hostname: ` (pdsh). Both are off by default because they are ambiguous with payloads.
+    `hostname: ` (pdsh); `rank_label` reads a leading `[N] ` as MPICH's `mpiexec -l` rank,
+    not a viewer's line number. All are off by default because they are ambiguous.
     """
     if "\r" in text or text.endswith("\n"):
         text = visible_segment(text)
@@ -227,7 +229,7 @@ def split_envelope(text: str, *, srun_label: bool = False, host_prefix: bool = F
         if glued is None:
             return Envelope(payload=text)
         return Envelope(payload=payload, glued=glued, prefixes=("glued",))
-    return _split_slow(text, srun_label, host_prefix)
+    return _split_slow(text, srun_label, host_prefix, rank_label)
 
 
 _CTIME_BEFORE_TAG = re.compile(r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}"
@@ -240,7 +242,8 @@ _MONTH_INITIALS = frozenset("ADFJMNOS")  # journald's `Mar 18 17:38:50 host `
 _SEVERITY_INITIALS = frozenset("ACDEINW")  # Google Cloud's `ERROR 2023-02-07T10:23:09.441Z `
 
 
-def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
+def _split_slow(text: str, srun_label: bool, host_prefix: bool,
+                rank_label: bool = False) -> Envelope:
     prefixes: list[str] = []
     rank = local_rank = task = None
     host = timestamp = glued = None
@@ -287,7 +290,9 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool) -> Envelope:
                     timestamp, engine_process, kind = m.group(1), m.group(2).strip(), "engine"
             if m is None:
                 m = _LINE_NUMBER.match(text)
-                if m is not None:
+                if m is not None and rank_label and rank is None:
+                    rank, kind = int(m.group(0)[1:-2]), "mpiexec"
+                elif m is not None:
                     kind = "line_number"
             if m is None:
                 m = _DMESG.match(text)

@@ -308,7 +308,8 @@ def _handled_record(above: Envelope, env: Envelope) -> str:
 class EventExtractor:
     """Turns lines into `LogEvent`s, grouping multi-line blocks. Feed lines in order.
 
-    `srun_label`/`host_prefix` enable the ambiguous envelope prefixes (see `split_envelope`).
+    `srun_label`/`host_prefix`/`rank_label` enable the ambiguous envelope prefixes (see
+    `split_envelope`).
     `stale_lines`: a block that took no line for this many fed lines is closed (so a crashed
     writer cannot hold a block open forever).
     """
@@ -318,10 +319,12 @@ class EventExtractor:
         *,
         srun_label: bool = False,
         host_prefix: bool = False,
+        rank_label: bool = False,
         stale_lines: int = 200,
         bare_exceptions: bool = False,
     ) -> None:
         self._srun_label = srun_label
+        self._rank_label = rank_label
         # Triage: an exception line with no traceback and nothing else recognised in it is
         # still the rank's error (pasted logs often keep only that line). Live output keeps
         # them out: a healthy job may log caught exceptions that way.
@@ -345,7 +348,7 @@ class EventExtractor:
         """A line's envelope as this extractor strips it: its host tag, and its srun label
         unless `task_label` is False (a reader that tells tasks apart by the label's text)."""
         return split_envelope(text, srun_label=self._srun_label and task_label,
-                              host_prefix=self._host_prefix)
+                              host_prefix=self._host_prefix, rank_label=self._rank_label)
 
     def feed(
         self, text: str, index: int, *, rank: int | None = None, prev: str | None = None

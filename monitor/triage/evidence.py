@@ -73,8 +73,8 @@ def file_hosts(scan: FileScan) -> set[str]:
 # Line prefixes that name each line's writer (a Ray worker's pid, a host, a launcher's task or
 # local rank): a file with them holds several processes' lines, and a rank one of them states
 # is only that one's
-_WRITER_PREFIXES = frozenset({"ray", "ray_repeat", "srun", "pdsh", "mpirun", "torchrun",
-                              "accelerate", "rank", "determined"})
+_WRITER_PREFIXES = frozenset({"ray", "ray_repeat", "srun", "pdsh", "mpirun", "mpiexec",
+                              "torchrun", "accelerate", "rank", "determined"})
 
 
 # A file named for its rank: `rank3.log`, `rank_3.txt`, Open MPI's `--output-filename` tree

@@ -33,6 +33,7 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, BinaryIO
 
 from monitor.parse.envelope import (
@@ -635,6 +636,26 @@ def has_task_labels(head: bytes) -> bool:
     return sum(1 for line in lines if _TASK_LABEL.match(line)) >= 0.8 * len(lines)
 
 
+# MPICH's `mpiexec -l` label of each line's rank (`[3] Traceback …`), or a viewer's numbers
+_RANK_LABEL = re.compile(rb"\[(\d{1,6})\] ")
+
+
+def has_rank_labels(head: bytes) -> bool:
+    """Most lines of the file's head start with a bracketed number that is no line's number
+    (it repeats, or goes back): MPICH's `mpiexec -l` ranks, not a viewer's numbering."""
+    lines = _pasted_lines(head)
+    # (not NCCL's own device tag of old, `[10] NCCL INFO …`, a GPU's index)
+    labels = [int(m[1]) for line in lines if (m := _RANK_LABEL.match(line))
+              and not line[m.end():].startswith(b"NCCL ") and b" NCCL " not in line[:60]]
+    # (mpiexec's own report under them, `BAD TERMINATION OF ONE OF YOUR APPLICATION
+    # PROCESSES`, carries no label)
+    if (len(labels) < 4 or len(labels) < 0.5 * len(lines) or len(set(labels)) == len(labels)
+            or len(set(labels)) < 2):
+        return False
+    onward = sum(1 for a, b in pairwise(labels) if b == a + 1)
+    return onward < 0.5 * (len(labels) - 1)
+
+
 def has_line_tag(head: bytes) -> bool:
     """Nearly every line of the file's head starts with one and the same `word: ` (a pdsh or
     DeepSpeed host, a test runner's `stderr: `, a container's name), or most lines start with
@@ -968,6 +989,8 @@ class _Reader:
             head = b"\n".join(self._unmargined(line) for line in head.split(b"\n"))
         if has_task_labels(head):
             self.extractor = EventExtractor(bare_exceptions=True, srun_label=True)
+        elif has_rank_labels(head):
+            self.extractor = EventExtractor(bare_exceptions=True, rank_label=True)
         elif has_line_tag(head):
             self.extractor = EventExtractor(bare_exceptions=True, host_prefix=True)
 

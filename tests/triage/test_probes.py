@@ -3228,6 +3228,8 @@ CAUSES.update({
     "rv37_xid79_in_one_nodes_journal_then_timeouts": (Category.GPU_CUDA, "on gpu-node-07"),
     # Ray's memory monitor killing a Ray Train worker: its rank in the trainer's worker table
     "rv37_ray_memory_monitor_kills_world_rank3": (Category.OOM, "rank 3"),
+    # MPICH's `mpiexec -l` tags each line with its rank (`[3] Traceback …`)
+    "rv37_mpiexec_l_rank3_zerodivision": (Category.SOFTWARE, "rank 3"),
     # one `kubectl logs -l … --prefix` command's output: each line names its pod
     "rv37_kubectl_logs_selector_prefix_worker1_valueerror": (Category.SOFTWARE,
                                                              "bert-ft-worker-1"),

@@ -10,7 +10,13 @@ import pytest
 from monitor.model import Category
 from monitor.parse.launch_shape import launch_nodes
 from monitor.triage.analysis import diagnose
-from monitor.triage.reader import declared_ranks, has_line_tag, has_task_labels, read_inputs
+from monitor.triage.reader import (
+    declared_ranks,
+    has_line_tag,
+    has_rank_labels,
+    has_task_labels,
+    read_inputs,
+)
 from tests.triage.texts import triage_texts
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "corpus_public"
@@ -133,3 +139,15 @@ def test_srun_label_prefixes_are_task_ids_not_hosts() -> None:
 ])
 def test_the_rank_a_files_first_lines_declare(start: bytes, ranks: set[int]) -> None:
     assert declared_ranks(start) == ranks
+
+
+def test_mpiexec_rank_labels_are_told_from_a_viewers_line_numbers() -> None:
+    """MPICH's `mpiexec -l` tags repeat and go back; a viewer's numbers count up by one."""
+    labelled = (b"[0] rank 0/8 on node03\n[1] rank 1/8 on node03\n[4] rank 4/8 on node04\n"
+                b"[0] epoch 0 batch 100 loss 1.9181\n[3] Traceback (most recent call last):\n"
+                b"[3] ZeroDivisionError: division by zero\n")
+    numbered = b"".join(b"[%d] step %d loss 0.5\n" % (n, n) for n in range(1780, 1790))
+    device_tags = b"".join(b"[10] NCCL INFO transport.cc:%d -> 1\n" % n for n in range(30, 36))
+    assert has_rank_labels(labelled)
+    assert not has_rank_labels(numbered)
+    assert not has_rank_labels(device_tags)
