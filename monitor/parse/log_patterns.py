@@ -965,9 +965,6 @@ PATTERNS: tuple[LinePattern, ...] = (
          "NodeNotReady", "TaintManagerEviction", "workers are evicted",
          "The node was low on resource:"),
         _rx(r"Task:(?P<pod>[\w.\-]+), Event:PodEvicted",
-            # the kubelet's own message of an eviction, in a pod's status or an event's row
-            # (`The node was low on resource: ephemeral-storage. Threshold quantity: …`)
-            r"\bThe node was low on resource: (?P<what>[\w.\-]+)\.",
             r"[Pp]od (?P<pod>[\w.\-/]+) was evicted",
             r"^\s*Reason:\s+Evicted\b",
             # `kubectl get events` rows: `Warning  Evicted  pod/w-1  The node was low on …`
@@ -975,7 +972,10 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?P<what>PreemptionByScheduler)",
             r"Node (?P<node>[\w.\-]+) status is now: (?P<what>NodeNotReady)",
             # Kubeflow's MPIJob status: `message: 1/8 workers are evicted`, `MPIJobEvicted`
-            r"(?P<what>MPIJobEvicted)", r"\d+/\d+ workers are (?P<what>evicted)"),
+            r"(?P<what>MPIJobEvicted)", r"\d+/\d+ workers are (?P<what>evicted)",
+            # the kubelet's own message of an eviction, in a pod's status (an event's row
+            # names the pod first, above): `The node was low on resource: ephemeral-storage.`
+            r"\bThe node was low on resource: (?P<what>[\w.\-]+)\."),
     ),
     LinePattern(
         # torchrun's agent, its workers done, waited for the other nodes' agents in vain

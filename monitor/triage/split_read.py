@@ -223,6 +223,8 @@ def _join(path: str, size: int, pieces: list[Piece]) -> FileScan:
         overlong += piece.overlong
     scan.lines = offset
     scan.pid_ranks = pids
+    # (every piece read the file's head as the whole-file reader does: its commands are one)
+    scan.head_commands = pieces[0].scan.head_commands if pieces else []
     scan.events.sort(key=lambda e: (e.line, e.kind.value))
     finisher = rd._Reader(scan, None, None, gzipped=False)  # type: ignore[arg-type]
     finisher.tail = pieces[-1].tail
