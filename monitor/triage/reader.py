@@ -636,6 +636,8 @@ def has_task_labels(head: bytes) -> bool:
     return sum(1 for line in lines if _TASK_LABEL.match(line)) >= 0.8 * len(lines)
 
 
+# A date a shipper or a logger put in front of a line (bracketed or not)
+_STAMP_LEAD = re.compile(rb"^\[?\d{4}-\d\d-\d\d[ T][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]? ")
 # MPICH's `mpiexec -l` label of each line's rank (`[3] Traceback …`), or a viewer's numbers
 _RANK_LABEL = re.compile(rb"\[(\d{1,6})\] ")
 
@@ -643,7 +645,7 @@ _RANK_LABEL = re.compile(rb"\[(\d{1,6})\] ")
 def has_rank_labels(head: bytes) -> bool:
     """Most lines of the file's head start with a bracketed number that is no line's number
     (it repeats, or goes back): MPICH's `mpiexec -l` ranks, not a viewer's numbering."""
-    lines = _pasted_lines(head)
+    lines = [_STAMP_LEAD.sub(b"", line) for line in _pasted_lines(head)]  # (a shipper's stamp)
     # (not NCCL's own device tag of old, `[10] NCCL INFO …`, a GPU's index)
     labels = [int(m[1]) for line in lines if (m := _RANK_LABEL.match(line))
               and not line[m.end():].startswith(b"NCCL ") and b" NCCL " not in line[:60]]

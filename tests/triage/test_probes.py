@@ -3240,6 +3240,8 @@ CAUSES.update({
     # a rank its node's agent reports killed (SIGKILL, no memory line), then the other node's
     # ranks' links to it failing: its loss, not the network
     "rv36_rank5_sigkill_then_peers_ib_errors": (Category.UNDETERMINED, "rank 5"),
+    # a Ray Train worker that died with no cause shown: its rank in the trainer's table
+    "rv36_ray_train_worker_died_table_rank1": (Category.UNDETERMINED, "rank 1"),
 })
 CAUSES.update({
     # a review of the network's failures and look-alikes: Open MPI's connects to a peer that

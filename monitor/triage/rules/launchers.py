@@ -29,6 +29,7 @@ from monitor.triage.rules.base import (
     another_part_between,
     file_trained_on,
     nfs_answered_again,
+    ray_worker_rank,
     record_lines,
     removed_idle_above,
     step_number,
@@ -1671,8 +1672,11 @@ def actor_died(ctx: Context) -> Finding | None:
     pid = first.event.fields.get("pid")
     ip = first.event.fields.get("ip")
     culprit = f"Ray worker pid {pid}" + (f" on {ip}" if ip else "") if pid else ""
+    # (a Ray Train worker: the trainer's table of its workers gives the pid's rank)
+    ranks = ray_worker_rank(ctx, first.event.int_field("pid"), ip) if pid else ()
     return Finding(
-        Category.UNDETERMINED, (), (culprit,) if culprit else (),
+        Category.UNDETERMINED, ranks,
+        (*(f"rank {r}" for r in ranks), *((culprit,) if culprit else ())),
         (f"a Ray actor/worker died ({first.where}); Ray's own message lists the OOM killer, "
          "`ray stop --force` or a crash as causes, and nothing here picks one",), first,
         ("Look for the worker's own log under /tmp/ray/session_latest/logs and the node's "
