@@ -469,7 +469,6 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 + _RECLAIM_NOTICE + "|" + _POWER_OFF + "|" + _STOPPED_BY_PLATFORM
                                 + "|" + _RECLAIM_WORDS),
         (Family.NETWORK, r"NET/IB|NET/Socket|NET/OFI|\bibv_\w+|\bmlx5|IBV_WC_|(?<![A-Za-z])(?i:rdma)|"
-                         r"\bNIC Link is Down\b|\bLink down\b|"
                          r"libfabric|\bfi_\w+\(|\bEFA\b|(?i:connection refused)|ECONNREFUSED|"
                          r"(?i:no route to host)|EHOSTUNREACH|(?i:network (?:is )?unreachable)|"
                          r"(?i:\bhost (?:is )?unreachable)|"
@@ -638,10 +637,6 @@ _FAILED = re.compile(
     r"(?:\s*[:\]|!]|\s+(?:in|while|during|when|on|at|from|occurred))|"
     r"\b(?:failed|FAILED|Failed)\b|\bAssertion failure\b|\bKilled\b|\bAborted\b|core dumped|"
     r"Segmentation fault|"
-    # a NIC's driver on its port going down (mlx5's `ens1f0np0: Link down`, Intel's `NIC Link
-    # is Down`): the node's link; a flap the job went past is judged as any warning is
-    r"\b(?:mlx[45]_core|ixgbe|i40e|ice|bnxt_en|e1000e|igb)\b.{0,80}: (?:NIC )?Link (?:is )?"
-    r"[Dd]own\b|"
     # a native signal handler's banner (vLLM, SGLang, TensorRT-LLM, torch_xla)
     r"\bSegfault encountered\b|"
     # the kernel's own record of a training process's segfault, and systemd-coredump's
@@ -954,8 +949,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "open file", "time limit for job", "Preempted in", "scale down",
                     "Interruption triggered", '" deleted', "compute.instances.", "curl: (",
                     "OUT_OF_ME", "Killing container", "NotReady", "PLEG", "node down", "degraded hardware", "JobState=", "_FAIL", "oom_kill", "System OOM", "Kernel panic", "critical temperature",
-                    "PROTECTION shutdown", "Uncorrectable ECC", "reboot", "Link down",
-                    "Link is Down")
+                    "PROTECTION shutdown", "Uncorrectable ECC", "reboot")
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)

@@ -652,7 +652,9 @@ def has_rank_labels(head: bytes) -> bool:
     # (mpiexec's own report under them, `BAD TERMINATION OF ONE OF YOUR APPLICATION
     # PROCESSES`, carries no label)
     if (len(labels) < 4 or len(labels) < 0.5 * len(lines) or len(set(labels)) == len(labels)
-            or len(set(labels)) < 2):
+            or len(set(labels)) < 2
+            # (ranks are small and dense; a logger's `[4514] ` is its process's pid)
+            or max(labels) >= max(64, 16 * len(set(labels)))):
         return False
     onward = sum(1 for a, b in pairwise(labels) if b == a + 1)
     return onward < 0.5 * (len(labels) - 1)

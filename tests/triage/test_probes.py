@@ -3215,6 +3215,24 @@ CAUSES.update({
     "rv30_ray_data_task_oom_retried_then_typeerror": (Category.SOFTWARE, "pid 41388"),
 })
 CAUSES.update({
+    # the ninth review, of this round's own rules: a NIC flap the job trained past; a
+    # stage's word that it finished, then the next stage failing; a rank's own assertion under
+    # UCX's warning it survived; connects that failed hours before a stall; a VM's CD-ROM and a
+    # disk the job never read; one worker's exception its driver re-raised; an eviction the
+    # operator restarted the pod after
+    "rv38_nic_flap_trained_past_then_all_ranks_timeout": (Category.UNDETERMINED, ""),
+    "rv38_stage1_training_finished_then_stage2_refused_no_fatal_line": (Category.NETWORK,
+                                                                        "10.55.4.2"),
+    "rv38_ucx_retry_error_survived_then_own_assert_abort": (Category.SOFTWARE, "rank 12"),
+    "rv38_horovod_stall_hours_after_startup_connect_failures": (Category.COLLECTIVE_DESYNC, ""),
+    "rv38_dmesg_sr0_virtual_media_io_errors_then_rank3_typeerror": (Category.SOFTWARE, "rank 3"),
+    "rv38_medium_error_on_unused_disk_hours_before_rank5_assert": (Category.SOFTWARE, "rank 5"),
+    "rv38_vllm_driver_relays_one_worker_valueerror": (Category.SOFTWARE, "4513"),
+    "rv38_k8s_worker_evicted_earlier_restarted_then_valueerror": (Category.SOFTWARE,
+                                                                  "bert-ft-worker-1"),
+    "rv38_pid_bracket_logger_cuda_error_not_mpiexec_rank_labels": (Category.GPU_CUDA, ""),
+})
+CAUSES.update({
     # a review of culprits' names, and one of causes the lines do not show: a node's local
     # ranks (torchrun's `[default1]:` tag, its agent's `local_rank: 0`) are the global ranks
     # that node's agent said at its rendezvous (`global_ranks=[8, 9, …]`)
@@ -3250,8 +3268,6 @@ CAUSES.update({
     "rv35_horovod_stall_after_btl_tcp_no_route": (Category.NETWORK, "192.168.50.12"),
     "rv35_ucx_retry_exceeded_then_abort": (Category.NETWORK, "gpu-d11"),
     "rv35_horovod_task_cannot_reach_driver": (Category.NETWORK, "10.20.0.4"),
-    # a node's NIC that went down just before every rank stopped at one collective
-    "rv35_nic_link_down_then_every_rank_times_out": (Category.NETWORK, "ens1f0np0"),
 })
 # ... and a coordinator's refusal logged as a warning after the run said it had finished
 HEALTHY += ("rv35_jax_finished_then_coordinator_refused_warning",)
@@ -3464,6 +3480,7 @@ def test_a_failure_no_one_rank_is_to_blame_for_names_no_rank(name: str) -> None:
     ("rv29_tp_subgroup_waiter_b", "rank 3"),
     ("rv29_subgroup_hang_absent_nonmember", "rank 1"),
     ("rv29_placed_wrong_pid", "77100"),
+    ("rv38_pid_bracket_logger_cuda_error_not_mpiexec_rank_labels", "rank 4514"),  # a pid
 ])
 def test_a_reviewed_case_names_no_wrong_culprit(name: str, wrong: str) -> None:
     assert not any(wrong in c for c in _triage(name).culprits)

@@ -22,6 +22,7 @@ from monitor.triage.rules.base import (
     _ranks_text,
     raised_of_its_own,
     trained_after,
+    training_line,
     waits_for_nccl_id,
 )
 from monitor.triage.rules.unexplained import failing_readings, unrecognised_failure
@@ -110,8 +111,13 @@ def horovod_stalled(ctx: Context) -> Finding | None:
 def _links_failed_first(ctx: Context, index: int, line: int, ranks: set[int]) -> bool:
     """Every rank a stall report lists said, above it, that a connect to a peer failed (Open
     MPI's `connect() to 192.168.50.12 failed: No route to host`): they wait on the network."""
+    tail = ctx.scans[index].tail
+    trained = [t.line for t in tail if t.line < line and training_line(t)]
+    # (connects that failed at start-up, the job training for hours after them, are not why
+    # it stalled now)
+    since = trained[-1] if trained else 0
     said = {t.rank for t, reading in failing_readings(ctx, index, judged_too=True)
-            if t.line < line and reading.family is Family.NETWORK}
+            if since < t.line < line and reading.family is Family.NETWORK}
     return ranks <= said
 
 

@@ -393,9 +393,13 @@ def out_of_memory(ctx: Context) -> Finding | None:
             culprits.append(f"{_labelled(named)} (host memory)")  # fields the pattern lacks
         elif victims := _killed_in_tail(ctx.scans[item.file_index]):
             culprits.append(f"{_labelled(victims)} (killed when host memory ran out)")
+    # (the kernel's kill of a pid names whose it was: only one of mpirun's rank counts)
+    kill_pids = {p for e in host if e.kind is EventKind.HOST_OOM
+                 and (p := e.event.int_field("pid")) is not None}
     if host and not ranks and not killed_ranks and len(sigkilled := {
             rank for e in ctx.of(EventKind.MPI_EXIT) if e.event.int_field("signo") == 9
-            and (rank := e.event.int_field("mpi_rank")) is not None}) == 1:
+            and (rank := e.event.int_field("mpi_rank")) is not None
+            and (not kill_pids or e.event.int_field("pid") in kill_pids)}) == 1:
         # the memory ran out and mpirun names the one process the kill ended (`mpirun noticed
         # that process rank 44 with PID 118818 on node rome0114 exited on signal 9`)
         killed_ranks.extend(sigkilled)

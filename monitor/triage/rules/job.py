@@ -1335,6 +1335,8 @@ def _every_rank_alike(ctx: Context, own: list[Located],
     # (the exceptions `first` chains into count as its own: a rank's paste that kept only its
     # last one, `OSError: … is not a valid model identifier`, is the same failure)
     chained = {_alike(i) for i in own if i.file_index == first.file_index and i.rank == first.rank
+               # (of the same process: two workers' tracebacks one under the other are two)
+               and i.event.fields.get("actor_pid") == first.event.fields.get("actor_pid")
                and 0 <= i.event.line - first.event.end_line <= _CHAINED_WITHIN}
     raised = [i for i in own if _alike(i) == _alike(first) or _alike(i) in chained]
     alike = ctx.global_ranks(raised)
@@ -1342,7 +1344,8 @@ def _every_rank_alike(ctx: Context, own: list[Located],
     # pid=4513) ERROR … KeyError: 'type'` beside its driver's `[rank0]: KeyError: 'type'`)
     workers = sorted({pid for i in raised if i.rank is None
                       and isinstance(pid := i.event.fields.get("actor_pid"), int)})
-    if len(alike) + len(workers) < 2 or _ranks_shown(ctx) != set(alike):
+    # (one worker's exception the driver re-raised is that worker's: two or more raised it)
+    if (len(alike) < 2 and len(workers) < 2) or _ranks_shown(ctx) != set(alike):
         return (), ()
     return alike, tuple(workers)
 
@@ -1414,6 +1417,8 @@ _MPI_RELAYED = re.compile(r"\bMPI_ERR_(?:OTHER|INTERN|UNKNOWN)\b|\bOther MPI err
                           r"\bInternal MPI error\b")
 
 
+# Devices no job reads or writes: a virtual machine's CD-ROM and floppy, loop and RAM disks
+_NOT_A_JOB_DISK = re.compile(r"(?:sr|fd|loop|ram)\d")
 # The platform's word that it stopped the job: a write failing after it is the emergency save
 _OUTSIDE_STOPS = (EventKind.SLURM_CANCEL, EventKind.POD_EVICTED, EventKind.AGENT_DEATH_SIGNAL)
 
@@ -1428,10 +1433,19 @@ def storage_write(ctx: Context) -> Finding | None:
     items += [t for t in ctx.of(EventKind.CPP_EXCEPTION)
               if any(w in str(t.event.fields.get("what", "")) for w in _STORAGE_WORDS)
               or SHORT_WRITE.search(str(t.event.fields.get("what", ""))) is not None]
-    # (a write its rank caught and went on after: a profiler's trace, a side file)
-    items = [i for i in items if not went_on_past(ctx, i)]
+    # (a write its rank caught and went on after: a profiler's trace, a side file; a virtual
+    # machine's CD-ROM, floppy or loop device the job never wrote to)
+    items = [i for i in items if not went_on_past(ctx, i)
+             and not _NOT_A_JOB_DISK.match(str(i.event.fields.get("device") or ""))]
     if not items:
         return None
+    raised = [t for t in ctx.of(EventKind.PYTHON_TRACEBACK)
+              if t.event.level >= Level.ERROR and t.event.fields.get("exc_type")]
+    # (an NFS server gone quiet hangs the reads under it, and the job's waits time out)
+    if all(i.event.fields.get("device") for i in items) and (
+            raised and not any(_io_failed(t) for t in raised)):
+        return None  # the kernel's word on a disk, and no read or write of the job failed:
+        # a rank's own exception is the story, not a disk it did not touch
     items.sort(key=Located.order)
     first = items[0]
     if any(written_before(stop, first) for stop in ctx.of(*_OUTSIDE_STOPS)):
@@ -1473,9 +1487,7 @@ def storage_write(ctx: Context) -> Finding | None:
         where = f"node {first.event.host}" if first.event.host else "the node that logged it"
         what = f"device {f['device']}" if f.get("device") else f"NFS server {f['server']}"
         # (and the one rank whose own read or write failed under it, where one alone did)
-        hit = ctx.global_ranks([t for t in ctx.of(EventKind.PYTHON_TRACEBACK) if any(
-            w in f"{_message(t)} {t.event.fields.get('worker_exception', '')}"
-            for w in (*_STORAGE_WORDS, "Input/output error"))])
+        hit = ctx.global_ranks([t for t in ctx.of(EventKind.PYTHON_TRACEBACK) if _io_failed(t)])
         hit = hit if len(hit) == 1 else ()
         return Finding(
             Category.STORAGE_IO, hit, (f"{where} ({what})", *(f"rank {r}" for r in hit)),
@@ -1507,6 +1519,13 @@ def storage_write(ctx: Context) -> Finding | None:
         ("Check the target filesystem's free space and quota (`df -h`, `quota -s`, `lfs quota`) "
          "and where the checkpoint goes; keep fewer checkpoints or write them elsewhere.",),
     )
+
+
+def _io_failed(item: Located) -> bool:
+    """A traceback of a read or write that failed on the file system (its own words, or its
+    DataLoader worker's)."""
+    said = f"{_message(item)} {item.event.fields.get('worker_exception', '')}"
+    return any(w in said for w in (*_STORAGE_WORDS, "Input/output error"))
 
 
 def _written_alike(ctx: Context, items: list[Located], first: Located) -> tuple[int, ...]:

@@ -746,8 +746,14 @@ def _link_failed_before(ctx: Context, crash: Located) -> tuple[TailLine, Reading
 def _gpu_failed_before(ctx: Context, crash: Located) -> tuple[TailLine, Reading] | None:
     """The same process's word that a CUDA call failed, in the few lines before it crashed
     (`unknown error in cuda_projector.cu at line 126`, then its segfault in the next call)."""
-    return _said_before_abort(ctx, crash, lambda _tail, reading: reading.family is Family.GPU,
-                              near=_BACKTRACE_LINES, any_signal=True)
+    return _said_before_abort(ctx, crash, lambda tail, reading: (
+        reading.family is Family.GPU and not _NO_DEVICE.search(tail.text)),
+        near=_BACKTRACE_LINES, any_signal=True)
+
+
+# a host with no GPU for the process, said at its start (a CPU job's framework probing CUDA):
+# no GPU failed under it
+_NO_DEVICE = re.compile(r"CUDA_ERROR_NO_DEVICE|no CUDA-capable device|failed call to cuInit")
 
 
 def _said_before_abort(ctx: Context, crash: Located, wanted: Callable[[TailLine, Reading], bool],
@@ -819,22 +825,6 @@ def native_crash(ctx: Context) -> Finding | None:
     # (the table's word on who died of that signal before a rank only the file's other
     # lines give the unlabelled report)
     ranks = _table_rank_of_crash(ctx, first) or ctx.global_ranks([first])
-    link = _link_failed_before(ctx, first)
-    if link is not None:
-        # the process's transport gave up on its link and aborted it: the network, not a bug
-        gave_up, reading = link
-        # (UCX names its own port, `mlx5_0:1`, not the far end: the link is the host's)
-        link_host = str(first.event.fields.get("host") or first.event.host or "")
-        port = ", ".join(w for w in reading.where if not w.isdigit())
-        link_of = f"{link_host}'s {port}" if link_host and port else link_host or port
-        return Finding(
-            Category.NETWORK, (), (f"the link from {link_of}",) if link_of else (),
-            (f"{who(first)} aborted ({first.where}) after its transport gave up on its link: "
-             f"'{gave_up.text.strip()[:160]}' ({ctx.scans[first.file_index].path}:{gave_up.line})",),
-            first,
-            ("Check the fabric between the nodes (the HCA's port and cable, `ibstat`, the "
-             "switch's error counters); the process that aborted only reported the link.",),
-        )
     gpu = _gpu_failed_before(ctx, first)
     if gpu is not None:
         # a CUDA call failed and the process crashed on: its GPU's failure, not a bug
@@ -865,6 +855,23 @@ def native_crash(ctx: Context) -> Finding | None:
              f"({first.where})",), first,
             ("Fix the failing assertion (its file and line are in the message); the crash is "
              "the abort it calls.",),
+        )
+    # (its own check that failed first, where it has one: the abort it calls is the crash)
+    link = _link_failed_before(ctx, first)
+    if link is not None:
+        # the process's transport gave up on its link and aborted it: the network, not a bug
+        gave_up, reading = link
+        # (UCX names its own port, `mlx5_0:1`, not the far end: the link is the host's)
+        link_host = str(first.event.fields.get("host") or first.event.host or "")
+        port = ", ".join(w for w in reading.where if not w.isdigit())
+        link_of = f"{link_host}'s {port}" if link_host and port else link_host or port
+        return Finding(
+            Category.NETWORK, (), (f"the link from {link_of}",) if link_of else (),
+            (f"{who(first)} aborted ({first.where}) after its transport gave up on its link: "
+             f"'{gave_up.text.strip()[:160]}' ({ctx.scans[first.file_index].path}:{gave_up.line})",),
+            first,
+            ("Check the fabric between the nodes (the HCA's port and cable, `ibstat`, the "
+             "switch's error counters); the process that aborted only reported the link.",),
         )
     crashed = {c.rank for c in crashes if c.rank is not None}
     # (OpenMPI's `Failing at address` line names no signal: the one its handler printed above)
@@ -1673,7 +1680,9 @@ def actor_died(ctx: Context) -> Finding | None:
     ip = first.event.fields.get("ip")
     culprit = f"Ray worker pid {pid}" + (f" on {ip}" if ip else "") if pid else ""
     # (a Ray Train worker: the trainer's table of its workers gives the pid's rank)
-    ranks = ray_worker_rank(ctx, first.event.int_field("pid"), ip) if pid else ()
+    ranks = ray_worker_rank(ctx, first.event.int_field("pid"), ip) if pid and not any(
+        _before(first, row) for row in ctx.of(EventKind.RAY_WORKER_RANK)) else ()
+    # (not where the trainer started its workers again after: that table is another group's)
     return Finding(
         Category.UNDETERMINED, ranks,
         (*(f"rank {r}" for r in ranks), *((culprit,) if culprit else ())),

@@ -11,6 +11,7 @@ from monitor.parse.log_events import EventKind, Level
 from monitor.triage.lexicon import (
     CATEGORY,
     OWN_FAULT,
+    SHELL_TRACE,
     Family,
     Reading,
     node_names,
@@ -38,6 +39,7 @@ from monitor.triage.rules.base import (
     others_trained_past,
     rank_stepped_on,
     trained_after,
+    training_line,
 )
 
 # A network plugin's set-up complaint, what NCCL falls back from (never a failure in the job's
@@ -171,8 +173,8 @@ def _warned_then_went_on(ctx: Context, index: int, line: TailLine) -> bool:
         return True
     if line.rank is None and file_trained_on(ctx, index, line.line):
         return True
-    if _in_a_warning(ctx.scans[index].tail, line) and any(
-            t.line < line.line and TRAINING_DONE.search(t.text) for t in ctx.scans[index].tail):
+    if _in_a_warning(ctx.scans[index].tail, line) and _finished_above(ctx.scans[index].tail,
+                                                                      line):
         return True  # a warning of the teardown, below the run's word that it finished
     return _WARNED.search(line.text) is not None and (any(
         p.file_index == index and p.event.line > line.line for p in ctx.of(EventKind.PROGRESS))
@@ -180,8 +182,6 @@ def _warned_then_went_on(ctx: Context, index: int, line: TailLine) -> bool:
         or trained_after(ctx, index, line.line))
 
 
-# a NIC's driver on its port going down (`mlx5_core 0000:3b:00.0 ens1f0np0: Link down`)
-_LINK_DOWN = re.compile(r"(?P<port>[\w.\-]+): (?:NIC )?Link (?:is )?[Dd]own\b")
 # a line that opens a logger's record at some level (glog's `W0826 01:43:18`, `WARNING:`)
 _LEVELLED = re.compile(r"(?:^|\]:)\W*[IWEF]\d{4} \d\d:|\b(?:INFO|WARN(?:ING)?|ERROR|CRITICAL|FATAL)\b|"
                        r"\d\d:\d\d:\d\d[.,]\d+\]?:? [IWEF] ")
@@ -190,11 +190,25 @@ _RECORD_LINES = 5  # how far above a line its record's first line may be
 
 def _in_a_warning(tail: list[TailLine], line: TailLine) -> bool:
     """The line is a warning, or a line of one (gRPC's detail under glog's `W0826 …` line):
-    the nearest line at or above it that opens a record at some level is a warning."""
+    the nearest line at or above it that opens a record at some level is a warning, with no
+    other program's line between (a shell's trace of its next command, `+ aws s3 cp …`)."""
     for t in reversed([t for t in tail if line.line - _RECORD_LINES <= t.line <= line.line]):
+        if t is not line and (SHELL_TRACE.match(t.text) or _PROMPT.match(t.text)):
+            return False
         if _LEVELLED.search(t.text):
             return _WARNED.search(t.text) is not None
     return False
+
+
+def _finished_above(tail: list[TailLine], line: TailLine) -> bool:
+    """The run's own word that it finished, above `line`, with no training line after that
+    word (a stage that finished, then the next stage's steps, has not finished the run)."""
+    done = [t.line for t in tail if t.line < line.line and TRAINING_DONE.search(t.text)]
+    return bool(done) and not any(done[-1] < t.line < line.line and training_line(t)
+                                  for t in tail)
+
+
+_PROMPT = re.compile(r"^\S{0,60}[$#] \S")  # a shell's prompt and the command typed after it
 
 
 # a failing line about a connection (`Failed to connect to GCS.`): a later connect answers it
@@ -313,12 +327,7 @@ def unrecognised_failure(ctx: Context) -> Finding | None:
     if not spots and family is Family.OOM:  # memory ran out, and a process was killed
         spots = _killed_in_tail(ctx.scans[index])
     where = ", ".join(spots)
-    if family is Family.NETWORK and (down := _LINK_DOWN.search(first.text)) is not None:
-        # a NIC's own port went down: this end of the link, on the machine that logged it
-        hosts = _file_host(ctx.scans[index])
-        name = (f"the NIC {down['port']}" + (f" ({where})" if where else "")
-                + (f" on {hosts[0]}" if hosts else ""))
-    elif family is Family.NETWORK:  # never a rank: the reporter is one end of the link
+    if family is Family.NETWORK:  # never a rank: the reporter is one end of the link
         name = f"the link to {where}" if where else ""
     elif family in (Family.INFRASTRUCTURE, Family.CLOCK) and not ranks and (nodes := tuple(dict.fromkeys(
             # nodes or their scheduler: every node the family's lines name, not the first
