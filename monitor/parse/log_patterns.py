@@ -975,8 +975,9 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?P<what>MPIJobEvicted)", r"\d+/\d+ workers are (?P<what>evicted)",
             # the kubelet's own message of an eviction, in a pod's status (an event's row
             # names the pod first, above): `The node was low on resource: ephemeral-storage.`
-            # (not a row of an events table, whose pod the controller may have created again)
-            r"^\s*(?:[Mm]essage:\s+)?The node was low on resource: (?P<what>[\w.\-]+)\."),
+            # (not a row of an events table, `Warning  Evicted  2h41m  kubelet  The node …`,
+            # whose pod the controller may have created again)
+            r"^(?!.*\bEvicted\s).*?\bThe node was low on resource: (?P<what>[\w.\-]+)\."),
     ),
     LinePattern(
         # torchrun's agent, its workers done, waited for the other nodes' agents in vain

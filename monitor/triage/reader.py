@@ -636,8 +636,9 @@ def has_task_labels(head: bytes) -> bool:
     return sum(1 for line in lines if _TASK_LABEL.match(line)) >= 0.8 * len(lines)
 
 
-# A date a shipper or a logger put in front of a line (bracketed or not)
-_STAMP_LEAD = re.compile(rb"^\[?\d{4}-\d\d-\d\d[ T][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]? ")
+# A date a shipper or a logger put in front of a line (bracketed or not), or pdsh's host
+_STAMP_LEAD = re.compile(rb"^(?:\[?\d{4}-\d\d-\d\d[ T][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]? |"
+                         rb"[A-Za-z][\w.\-]{0,60}: (?=\[\d))")  # (or a runner's host tag)
 # MPICH's `mpiexec -l` label of each line's rank (`[3] Traceback …`), or a viewer's numbers
 _RANK_LABEL = re.compile(rb"\[(\d{1,6})\] ")
 
