@@ -201,7 +201,11 @@ def test_faked_backwards_jumps_raise_step_alerts_with_period(
         time.sleep(max(0.0, start + 2.0 * index - time.monotonic()))
         set_fake_offset(stamp, shift)
     stepped = daemon.firing("ClockSteppedBackwards", count=3)
-    assert "gpu017: clock stepped back 3.000 s" in stepped[0]["summary"]
+    # (the summary prints the step to the millisecond: under load the paired reads of the two
+    # clocks can differ by one)
+    said = re.search(r"gpu017: clock stepped back (\d+\.\d{3}) s", stepped[0]["summary"])
+    assert said is not None, stepped[0]["summary"]
+    assert float(said[1]) == pytest.approx(3.0, abs=0.05)
     assert stepped[0]["evidence"]["step_seconds"] == pytest.approx(-3.0, abs=0.05)
     assert stepped[1]["evidence"]["step_seconds"] == pytest.approx(-1.5, abs=0.05)
     (periodic,) = daemon.firing("ClockStepsPeriodic")
