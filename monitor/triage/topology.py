@@ -14,14 +14,13 @@ local rank, a launcher's node count); only then are tasks ranks.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from monitor.parse.log_events import EventKind
 from monitor.triage.evidence import ONE_NODE, RDZV_RANK, SRUN_RANK, Located
 
-__all__ = ["ONE_NODE", "SRUN_RANK", "Topology", "promoted", "read_topology", "rendezvous_maps",
-           "task_ranks"]
+__all__ = ["ONE_NODE", "SRUN_RANK", "Topology", "promoted", "read_topology", "task_ranks"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +29,8 @@ class Topology:
 
     one_node: str = ""  # where a line shows a job of one node; "" when none does
     srun_ranks: str = ""  # where srun shows it started the ranks itself; "" when nothing does
+    # file index → local rank → global rank, as each file's torchrun agent said at its rendezvous
+    local_to_global: Mapping[int, Mapping[int, int]] = field(default_factory=dict)
 
 
 # A per-node launcher's own words: its tasks are nodes, not ranks.
@@ -40,7 +41,7 @@ _PER_NODE_LAUNCHER = frozenset({
 
 
 def read_topology(located: Sequence[Located]) -> Topology:
-    return Topology(_one_node(located), _srun_ranks(located))
+    return Topology(_one_node(located), _srun_ranks(located), _rendezvous_maps(located))
 
 
 def _one_node(located: Sequence[Located]) -> str:
@@ -79,7 +80,7 @@ def promoted(located: Sequence[Located], topology: Topology) -> list[Located]:
         out = [replace(item, rank_origin=SRUN_RANK)
                if item.rank is not None and item.rank_origin == "task" else item
                for item in out]
-    maps = rendezvous_maps(out)
+    maps = topology.local_to_global
     return [replace(item, rank=mapped, rank_origin=RDZV_RANK)
             if (local := _local_rank(item)) is not None
             and (mapped := maps.get(item.file_index, {}).get(local)) is not None
@@ -99,7 +100,7 @@ def _local_rank(item: Located) -> int | None:
 _RESULT_LINES = 8  # torchrun's rendezvous result: `local_ranks=` a few fields above `global_ranks=`
 
 
-def rendezvous_maps(located: Sequence[Located]) -> dict[int, dict[int, int]]:
+def _rendezvous_maps(located: Sequence[Located]) -> dict[int, dict[int, int]]:
     """File index → local rank → global rank, from torchrun's agent's word on the rendezvous
     it completed (`local_ranks=[0, 1]` … `global_ranks=[2, 3]`), where every such word in the
     file agrees (several nodes' agents in one file, or a restart that moved the node, do not)."""

@@ -38,7 +38,7 @@ from monitor.triage.rules.base import (
     training_line,
 )
 from monitor.triage.rules.unexplained import failing_readings
-from monitor.triage.topology import rendezvous_maps, task_ranks
+from monitor.triage.topology import task_ranks
 
 _SCHEDULER_NOISE = frozenset({EventKind.RETRY, EventKind.CONNECTION_ERROR, EventKind.NCCL_WARN})
 
@@ -743,6 +743,14 @@ def _link_failed_before(ctx: Context, crash: Located) -> tuple[TailLine, Reading
                               near=_BACKTRACE_LINES)
 
 
+def _crashed_process(crash: Located, ranks: tuple[int, ...]) -> tuple[str, ...]:
+    """The process a crash report is of: its rank, or the pid (and host) its handler names."""
+    if ranks:
+        return (f"rank {ranks[0]}",)
+    pid, host = crash.event.int_field("pid"), crash.event.fields.get("host")
+    return (f"pid {pid}" + (f" on {host}" if host else ""),) if pid is not None else ()
+
+
 def _gpu_failed_before(ctx: Context, crash: Located) -> tuple[TailLine, Reading] | None:
     """The same process's word that a CUDA call failed, in the few lines before it crashed
     (`unknown error in cuda_projector.cu at line 126`, then its segfault in the next call)."""
@@ -829,12 +837,8 @@ def native_crash(ctx: Context) -> Finding | None:
     if gpu is not None:
         # a CUDA call failed and the process crashed on: its GPU's failure, not a bug
         failed, _reading = gpu
-        pid = first.event.int_field("pid")
-        host = first.event.fields.get("host")
-        named = ((f"rank {ranks[0]}",) if ranks else
-                 (f"pid {pid}" + (f" on {host}" if host else ""),) if pid is not None else ())
         return Finding(
-            Category.GPU_CUDA, ranks, named,
+            Category.GPU_CUDA, ranks, _crashed_process(first, ranks),
             (f"a CUDA call failed ({failed.text.strip()[:160]}, "
              f"{ctx.scans[first.file_index].path}:{failed.line}), then {who(first)} crashed "
              f"({first.where})",), first,
@@ -844,19 +848,16 @@ def native_crash(ctx: Context) -> Finding | None:
     asserted = _assertion_before(ctx, first)
     if asserted is not None:
         # the program's own assertion failed and it aborted: its bug, not an unknown crash
-        pid = first.event.int_field("pid")
-        host = first.event.fields.get("host")
-        named = ((f"rank {ranks[0]}",) if ranks else
-                 (f"pid {pid}" + (f" on {host}" if host else ""),) if pid is not None else ())
         return Finding(
-            Category.SOFTWARE, ranks, named,
+            Category.SOFTWARE, ranks, _crashed_process(first, ranks),
             (f"a check of the program failed ({asserted.text.strip()[:160]}, "
              f"{ctx.scans[first.file_index].path}:{asserted.line}), then {who(first)} crashed "
              f"({first.where})",), first,
             ("Fix the failing assertion (its file and line are in the message); the crash is "
              "the abort it calls.",),
         )
-    # (its own check that failed first, where it has one: the abort it calls is the crash)
+    # (after its own check, above: a failed assertion under a link warning it survived is
+    # still the abort's cause)
     link = _link_failed_before(ctx, first)
     if link is not None:
         # the process's transport gave up on its link and aborted it: the network, not a bug
@@ -1704,7 +1705,7 @@ def _one_node_rank(ctx: Context, local: int, pid: FieldValue, item: Located | No
     the global rank, and where its file's torchrun agent said which global rank it is, that
     one; elsewhere it names a process, never a rank."""
     at = f"pid {pid}" if pid else ""
-    mapped = rendezvous_maps(ctx.located).get(item.file_index, {}) if item is not None else {}
+    mapped = ctx.topology.local_to_global.get(item.file_index, {}) if item is not None else {}
     if local in mapped:
         rank = mapped[local]
         return ((rank,), f"rank {rank} (local_rank {local}" + (f", {at})" if at else ")"),
