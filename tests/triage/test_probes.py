@@ -3215,6 +3215,12 @@ CAUSES.update({
     "rv30_ray_data_task_oom_retried_then_typeerror": (Category.SOFTWARE, "pid 41388"),
 })
 CAUSES.update({
+    # upstream wordings, each built from the format string of the named source: an MPI
+    # code's own error naming its process (LAMMPS's error.cpp `ERROR on proc %d: %s`), then
+    # that rank's MPI_Abort
+    "uw39_mpi_code_error_on_proc_then_abort": (Category.SOFTWARE, "rank 13"),
+})
+CAUSES.update({
     # the ninth review, of this round's own rules: a NIC flap the job trained past; a
     # stage's word that it finished, then the next stage failing; a rank's own assertion under
     # UCX's warning it survived; connects that failed hours before a stall; a VM's CD-ROM and a

@@ -1192,6 +1192,29 @@ def _writer_of(line: TailLine) -> int | None:
     return int(label[1]) if label is not None else None
 
 
+# An MPI code's own error message that names the process it ran in (LAMMPS's `ERROR on proc
+# 71: …`, `Error on rank 3: …`, `process 2: error: …`): the code found the fault and aborted
+_NAMES_ITS_PROCESS = re.compile(r"\b(?:error|fatal)\b.{0,20}?\b(?:on |in )?(?:proc|process|rank|task)"
+                                r" (\d+)\b|\b(?:proc|process|rank|task) (\d+)\s*:\s*(?:\S+ )?"
+                                r"(?:error|fatal)\b", re.IGNORECASE)
+
+
+def _own_error_before_abort(ctx: Context, exit_: Located, rank: int,
+                            ) -> tuple[TailLine, Reading] | None:
+    """The rank's own error message just above its call to MPI_Abort, naming that rank in its
+    words: the code detected the fault itself and aborted, its own (software) failure, as a
+    Python exception is. A line the lexicon reads as a cause outside the code was taken first."""
+    for tail in reversed(_last_words(ctx, exit_, {rank})):
+        said = _NAMES_ITS_PROCESS.search(tail.text)
+        if said is None or int(said[1] or said[2]) != rank:
+            continue
+        reading = read_line(tail.text)
+        if reading is None or reading.family not in (Family.FAILED, Family.SOFTWARE):
+            return None
+        return tail, Reading(Family.SOFTWARE, reading.word, reading.where)
+    return None
+
+
 def _exit_with_cause(ctx: Context, exit_: Located, name: str, how: str, rank: int | None,
                      cause: tuple[TailLine, Reading]) -> Finding:
     """The launcher's report of an exit, explained by the line above it that says why."""
@@ -1395,6 +1418,8 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
             # Invalid rank requested : 8/8`): its bug, which the patterns did not make an event
             own = _cause_shown_above(ctx, first, {rank}, False, own_too=True)
             cause = own if own is not None and _writer_of(own[0]) == rank else None
+        if cause is None and rank is not None and MPI_ABORT.search(first.event.text):
+            cause = _own_error_before_abort(ctx, first, rank)
         if cause is not None:
             return _exit_with_cause(ctx, first, name, how, rank, cause)
         peers = [str(e.event.fields["peer_host"]) for e in ctx.of(EventKind.MPI_PEER_LOST)
