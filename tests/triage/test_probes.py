@@ -3219,6 +3219,9 @@ CAUSES.update({
     # code's own error naming its process (LAMMPS's error.cpp `ERROR on proc %d: %s`), then
     # that rank's MPI_Abort
     "uw39_mpi_code_error_on_proc_then_abort": (Category.SOFTWARE, "rank 13"),
+    # gRPC's subchannel `Connect failed: {… "target_address":"ipv4:%s"}` (logged at INFO, as
+    # it tries again) until the log ends, no training anywhere: the endpoint never reached
+    "uw39_grpc_connect_refused_retrying_to_the_end": (Category.NETWORK, "10.8.0.22:2222"),
 })
 CAUSES.update({
     # the ninth review, of this round's own rules: a NIC flap the job trained past; a

@@ -62,6 +62,7 @@ from monitor.triage.rules.launchers import (
     trained_past_every_failure,
 )
 from monitor.triage.rules.network import (
+    connects_to_the_end,
     ib_completion_flushed,
     init_timeout,
     mpi_peer_lost,
@@ -141,4 +142,5 @@ RULES: tuple[Rule, ...] = (
     nccl_init_trace,
     exit_barrier,
     unrecognised_failure,
+    connects_to_the_end,
 )

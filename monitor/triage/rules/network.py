@@ -45,6 +45,7 @@ from monitor.triage.rules.base import (
     _ray_task_name,
     _some,
     _writer,
+    connected_after,
     exit_reports,
     first_written,
     others_trained_past,
@@ -1424,3 +1425,51 @@ def _connect_retried_past(ctx: Context, item: Located) -> bool:
         e.file_index == item.file_index and e.event.line > item.event.line
         and e.event.level >= Level.ERROR for e in ctx.of(
             EventKind.STORE_TIMEOUT, EventKind.CONNECTION_ERROR, EventKind.PYTHON_TRACEBACK))
+
+
+# a client's word, at any level, that a connect it made failed (gRPC's subchannel `Connect
+# failed: {… "os_error":"Connection refused" … "target_address":"ipv4:10.0.1.4:14417"}`,
+# logged at INFO since it tries again)
+_CONNECT_FAILED = re.compile(r"\b(?:[Cc]onnect(?:ion)? (?:failed|refused|timed out)|[Ff]ailed to "
+                             r"connect\b|No route to host|Network is unreachable)")
+_CONNECT_TARGET = re.compile(r'"?target_address"?\s*[:=]\s*"?(?:ipv[46]:)?(?P<ep>[\w.\-:\[\]]+)')
+# what a client goes on to say while it tries again (`Retry in 998 milliseconds`, `Failed to
+# connect to channel, retrying`, TF's `CreateSession still waiting for response from worker`)
+_STILL_TRYING = re.compile(r"(?i)\bretry(?:ing)?\b|\bstill waiting\b|\btrying again\b")
+_CONNECTS_TO_THE_END = 2  # failed connects to one endpoint, the last lines of their file
+
+
+def connects_to_the_end(ctx: Context) -> Finding | None:
+    """The last resort's last word: a client that kept failing to connect to one endpoint
+    (logged below error, as it tries again), where its file ends in those tries, with no
+    connect made and no training in any file, and nothing else failed: the job never got
+    past reaching that endpoint. Two tries, or one and the client's word that it retries."""
+    for index, scan in enumerate(ctx.scans):
+        tries: dict[str, list[int]] = {}
+        for tail in scan.tail:
+            if _CONNECT_FAILED.search(tail.text) is None:
+                continue
+            target = _CONNECT_TARGET.search(tail.text)
+            endpoint = target["ep"] if target is not None else next(
+                (w for w in places(tail.text) if ":" in w), "")
+            if endpoint:
+                tries.setdefault(endpoint, []).append(tail.line)
+        for endpoint, lines in tries.items():
+            last = lines[-1]
+            host = endpoint.rsplit(":", 1)[0].strip("[]")
+            after = [t for t in scan.tail if t.line > last]
+            if ((len(lines) < _CONNECTS_TO_THE_END and not after)
+                    or any(_STILL_TRYING.search(t.text) is None for t in after)
+                    or connected_after(ctx, index, last, host)
+                    or any(trained_after(ctx, i, 0) for i in range(len(ctx.scans)))):
+                continue
+            first = lines[0]
+            return Finding(
+                Category.NETWORK, (), (f"the endpoint {endpoint}",),
+                (f"{scan.path}:{first}-{last}: {len(lines)} connects to {endpoint} failed and "
+                 "were tried again, and the log ends there: no connect made, no training "
+                 "after",), None,
+                (f"Check that the process that should listen at {endpoint} started and is "
+                 "reachable from this host (its address, the port, a firewall).",),
+            )
+    return None
