@@ -399,7 +399,17 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"failed to (?:save|write|upload) (?:the |a )?checkpoint)|"
                          # a disk monitor's alarm (Ray's raylet: `… is over 95% full`); a
                          # failure only where its writer logged it as an error
-                         r"\bis over \d+% full\b"),
+                         r"\bis over \d+% full\b|"
+                         # a file the code could not write, in its runtime's words (Intel
+                         # Fortran's `forrtl: severe (38): error during write, unit 50, file …`, a
+                         # C code's `Write error in iow_direct_write; … write returns -1`), not a
+                         # socket's or a console's
+                         r"(?i:\bwrite error\b|\berror (?:during|while|on) writ(?:e|ing)\b)"
+                         r"(?![^\n]{0,80}\b(?:socket|pipe|connection|peer|stdout|stderr)\b)|"
+                         # or open for writing (`Can't open file for writing checkpoint …`)
+                         r"(?i:\b(?:can't|cannot|can not|unable to|could not|failed to) open\b"
+                         r"[^\n]{0,80}\bfor writing\b)|"
+                         r"(?i:\bfilled disk\b|\bdisk quota (?:has been |was )?exceeded\b)"),
         (Family.DATA, CORRUPT_DATA.pattern),
         (Family.INFRASTRUCTURE, r"\bEvicted\b|\bevicted\b|(?i:preempt)|TIME LIMIT|NodeNotReady|"
                                 # a node's kubelet not ready (`describe node`'s Ready False,
@@ -983,7 +993,10 @@ SHELL_TRACE = re.compile(r"^\+{1,3} \S")
 
 # a platform's verdict on the whole application, logged at INFO (Spark's ApplicationMaster,
 # its scheduler on one of the application's jobs)
-_VERDICT_AT_INFO = re.compile(r"\bFinal app status: FAILED\b|\bDAGScheduler: Job \d+ failed: ")
+_VERDICT_AT_INFO = re.compile(r"\bFinal app status: FAILED\b|\bDAGScheduler: Job \d+ failed: |"
+                              # Intel Fortran's runtime ending the process, whatever stamps
+                              # the line (`forrtl: severe (38): error during write, …`)
+                              r"\bforrtl: severe \(\d+\): ")
 
 
 def looks_failed(text: str) -> bool:

@@ -3222,6 +3222,9 @@ CAUSES.update({
     # gRPC's subchannel `Connect failed: {… "target_address":"ipv4:%s"}` (logged at INFO, as
     # it tries again) until the log ends, no training anywhere: the endpoint never reached
     "uw39_grpc_connect_refused_retrying_to_the_end": (Category.NETWORK, "10.8.0.22:2222"),
+    # Intel Fortran's runtime `forrtl: severe (38): error during write, unit %d, file %s` on
+    # one MPI rank, then mpirun's report of its exit
+    "uw39_fortran_error_during_write_rank5": (Category.STORAGE_IO, "rank 5"),
 })
 CAUSES.update({
     # the ninth review, of this round's own rules: a NIC flap the job trained past; a
