@@ -3226,6 +3226,9 @@ CAUSES.update({
     # one MPI rank, then mpirun's report of its exit
     "uw39_fortran_error_during_write_rank5": (Category.STORAGE_IO, "rank 5"),
 })
+# c10d's warning that a host name has no IPv6 address (socket.cpp `The IPv6 network addresses
+# of (%s, %d) cannot be retrieved`): it goes on to the IPv4 one
+HEALTHY += ("uw39_c10d_ipv6_lookup_warning_alone",)
 CAUSES.update({
     # the ninth review, of this round's own rules: a NIC flap the job trained past; a
     # stage's word that it finished, then the next stage failing; a rank's own assertion under

@@ -1405,8 +1405,13 @@ def _connect_retried_past(ctx: Context, item: Located) -> bool:
     in the same file."""
     if item.event.level is not Level.WARNING:
         return False
-    if "errno: 97 -" in item.event.text:
-        return True  # (c10d's try of the host's IPv6 address, where it has none: routine)
+    if "errno: 97 -" in item.event.text or ("IPv6 network addresses of (" in item.event.text
+                                             and "IPv6 network addresses of ([" not in
+                                             item.event.text):
+        # (c10d's try of the host's IPv6 address, or its lookup, where it has none: routine;
+        # its IPv4 lookup that failed is an error of its own, and an IPv6 address that does
+        # not resolve has no IPv4 one to fall back on)
+        return True
     if trained_after(ctx, item.file_index, item.event.line):
         return True
     if others_trained_past(ctx, item.file_index, item.event.line):
