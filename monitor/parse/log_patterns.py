@@ -351,7 +351,8 @@ def _post_gpu_fault(fields: Fields, payload: str) -> tuple[EventKind, Level, Fie
         source = re.search(r"received(?: from)?:? ([0-9a-fA-F]{4}:[0-9a-fA-F:.]+)", payload)
         if source is not None:
             fields["source"] = source.group(1)
-        if "Corrected error" in payload or "severity=Corrected" in payload:
+        if re.search(r"\bCorrect(?:ed|able) error\b|\bseverity=Correct(?:ed|able)\b",
+                     payload) is not None:
             # a corrected PCIe error is recorded, and the link goes on
             return EventKind.GPU_FAULT, Level.INFO, {**fields, "corrected": True}
     return EventKind.GPU_FAULT, Level.FATAL, fields
@@ -827,8 +828,11 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"Unable to determine the device handle for (?i:gpu) ?(?P<pci>[0-9a-fA-F:.]+): "
             r"(?P<message>.*)",
             # the root port reports the device it received the error from
-            r"pcieport [0-9a-fA-F:.]+: AER: (?P<message>(?:Uncorrected|Corrected) \(\w+\) "
-            r"error received: (?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F:.]+).*)",
+            # (5.x: `AER: Uncorrected (Non-Fatal) error received: 0000:41:00.0`; 6.x: `AER:
+            # Uncorrectable (Fatal) error message received from 0000:41:00.0`, `Multiple …`)
+            r"pcieport [0-9a-fA-F:.]+: AER: (?P<message>(?:Multiple )?(?:Uncorrect(?:ed|able)|"
+            r"Correct(?:ed|able))(?: \([\w-]+\))? error (?:message )?received(?: from)?:? "
+            r"(?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F:.]+).*)",
             r"pcieport (?P<pci>[0-9a-fA-F:.]+): AER: (?P<message>.*)",
             r"(?P<message>fallen off the bus.*)",
         ),

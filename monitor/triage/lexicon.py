@@ -772,7 +772,8 @@ _BENIGN = re.compile(
     # error`): corrected, the node goes on
     r"\bMachine check events logged\b|\bEDAC MC\d+: \d+ CE\b|\bHANDLING MCE MEMORY ERROR\b|"
     # and a PCIe link's corrected errors (AER's `PCIe Bus Error: severity=Corrected, …`)
-    r"\bseverity=Corrected\b|\bAER: Corrected error\b|"
+    # (the kernel's 6.x words: `severity=Correctable`, `AER: Correctable error message …`)
+    r"\bseverity=Correct(?:ed|able)\b|\bAER: (?:Multiple )?Correct(?:ed|able) error\b|"
     # Open MPI's count of the processes that printed a help message already shown once
     # (`[n1:41822] 15 more processes have sent help message help-mpi-btl-openib.txt / error in
     # device init`) and its note on seeing them all: the message above is what to judge

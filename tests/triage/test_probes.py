@@ -3226,6 +3226,18 @@ CAUSES.update({
     # one MPI rank, then mpirun's report of its exit
     "uw39_fortran_error_during_write_rank5": (Category.STORAGE_IO, "rank 5"),
 })
+CUDA_UW39 = {
+    # the kernel's PCIe AER lines in its 5.x and 6.x words (`Uncorrected (Non-Fatal) error
+    # received: %s`, `Uncorrectable (Fatal) error message received from %s`): the device behind
+    # the port, the rank NCCL's init put on its bus or the one rank whose CUDA call failed
+    "uw39_aer_uncorrectable_6x_wording_rank": (Category.GPU_CUDA, "rank 5"),
+    "uw39_aer_nonfatal_5x_wording_rank": (Category.GPU_CUDA, "rank 1"),
+    # nvidia-smi's `Unable to determine the device handle for GPU%s: GPU is lost`
+    "uw39_nvidia_smi_gpu_is_lost": (Category.GPU_CUDA, "rank 3"),
+}
+CAUSES.update(CUDA_UW39)
+# ... and its 6.x word for a corrected error (`AER: Correctable error message received`)
+HEALTHY += ("uw39_healthy_aer_correctable_6x",)
 # c10d's warning that a host name has no IPv6 address (socket.cpp `The IPv6 network addresses
 # of (%s, %d) cannot be retrieved`): it goes on to the IPv4 one
 HEALTHY += ("uw39_c10d_ipv6_lookup_warning_alone",)

@@ -790,9 +790,12 @@ def gpu_fault(ctx: Context) -> Finding | None:
     if not items:
         return None
     named = [i for i in items if i.event.fields.get("pci")]
-    devices = sorted({str(i.event.fields["pci"]) for i in named if "device handle" in
-                      i.event.text or "NVIDIA GPU" in i.event.text})
-    ports = sorted({str(i.event.fields["pci"]) for i in named if "AER" in i.event.text})
+    # (a root port's AER line names the device it received the error from: that device)
+    device_items = [i for i in named if "device handle" in i.event.text
+                    or "NVIDIA GPU" in i.event.text or "received" in i.event.text]
+    devices = sorted({str(i.event.fields["pci"]) for i in device_items})
+    ports = sorted({str(i.event.fields["pci"]) for i in named if "AER" in i.event.text
+                    and "received" not in i.event.text})
     culprits = [f"GPU {d}" for d in devices] + [f"PCIe port {p}" for p in ports
                                                   if not devices]
     first = items[0]
@@ -800,8 +803,16 @@ def gpu_fault(ctx: Context) -> Finding | None:
     evidence = [f"{first.event.text.strip()[:160]} ({first.where})"]
     if ports:
         evidence.append(f"kernel PCIe AER errors on {', '.join(ports)}")
+    # the rank on that GPU, where NCCL's init lines give each rank's bus on this one host
+    buses = _nccl_buses(ctx)
+    on_bus = {r for i in device_items if (r := _bus_rank(buses, i)) is not None}
+    if not on_bus:
+        # ... or the one rank whose own CUDA call failed (the others only relayed its loss)
+        on_bus = set(ctx.global_ranks(ctx.of(EventKind.CUDA_ERROR)))
+    one_rank = tuple(on_bus) if len(on_bus) == 1 else ()
     return Finding(
-        Category.GPU_CUDA, (), tuple(culprits) + tuple(f"node {h}" for h in hosts),
+        Category.GPU_CUDA, one_rank,
+        tuple(f"rank {r}" for r in one_rank) + tuple(culprits) + tuple(f"node {h}" for h in hosts),
         tuple(evidence), first,
         ("Drain the node and check the GPU and its PCIe link (`nvidia-smi -q`, `dmesg | grep -i "
          "-e xid -e aer`); reseat or replace it before resubmitting.",),
