@@ -210,6 +210,7 @@ def _opens_for_write(code: str) -> bool:
     also opens another file (`open(src, "r") as fin, open(dst, "w")`) does not say which failed."""
     return _WRITE_OPEN.search(code) is not None and len(_OPEN_CALL.findall(code)) <= 1
 
+_C10_WARNING = re.compile(r"^\W*\[W(?:\d{3,4} [\d:.]+)? [\w.]+:\d+\] ")
 _RAISED_FROM = re.compile(r"^Exception raised from (?P<func>\S+) at (?P<where>\S+)")
 _CPP_FRAME = re.compile(r"^(?:frame #\d+: |#\d+ |C\+\+ CapturedTraceback:)")
 _RETCODE = re.compile(r" NCCL INFO (?P<file>[\w/.\-]+):(?P<line>\d+) -> (?P<retcode>\d+)")
@@ -517,6 +518,11 @@ class EventExtractor:
                 block.summary["raised_from"] = m["func"]
                 block.summary["raised_at"] = m["where"]
                 block.state = "frames"
+                if prev is not None and _C10_WARNING.match(split_envelope(prev).payload):
+                    # the backtrace of an exception a c10 warning printed (`[W… TCPStore.cpp:358]
+                    # [c10d] TCP client failed to connect/validate … - retrying …: Connection
+                    # reset by peer`, then `Exception raised from recvBytes …`): the warning's
+                    block.summary["under_warning"] = True
             else:
                 block.state = "what"
             return block
@@ -913,6 +919,8 @@ class EventExtractor:
             if isinstance(pg.get("pg_rank"), int):
                 rank, origin = int(str(pg["pg_rank"])), "pg"
         level = Level.FATAL if block.exc_type else Level.ERROR
+        if block.summary.get("under_warning") and not block.exc_type:
+            level = Level.WARNING
         return LogEvent(EventKind.CPP_EXCEPTION, level, rank, origin, fields,
                         block.text, block.line, block.end_line, block.host, block.stamp)
 

@@ -495,6 +495,11 @@ def net_details(fields: Fields, payload: str) -> Fields:
         word in payload for word in _SOCKET_CONSEQUENCE
     ):
         fields["consequence"] = True
+    if fields.get("op") in ("Unknown", "Close", "Stop", "Abort"):
+        # proxy.cc's service thread losing a local rank's connection (`Could not receive type
+        # from localRank 3, res=3, closed=1`, then `Failed to execute operation Unknown …`: no
+        # command was read) or closing it: a process going away, at teardown or after a failure
+        fields["consequence"] = True
     fields["transport"] = "ib" if "NET/IB" in payload else "socket"
     return fields
 
@@ -514,7 +519,10 @@ def _post_net(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] |
                      or " NCCL INFO " in payload or "retrying" in payload):
             return None  # the same text as a `Last error:` line belongs to its nccl_error
         fields["quoted"] = True  # NCCL's last error, printed on a line of its own
-    return EventKind.NCCL_WARN_NET, Level.ERROR, net_details(fields, payload)
+    fields = net_details(fields, payload)
+    if fields.get("op") in ("Unknown", "Close", "Stop", "Abort"):
+        return EventKind.NCCL_WARN_NET, Level.WARNING, fields  # (see net_details)
+    return EventKind.NCCL_WARN_NET, Level.ERROR, fields
 
 
 def _post_mpi_exit(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
@@ -1207,8 +1215,9 @@ PATTERNS: tuple[LinePattern, ...] = (
             # 113. Error: 2 (UNDELIVERABLE).` (libfabric's provider error, no peer named; its
             # text may hold parentheses of its own: `4126 (Unresponsive receiver (reachable by
             # EFA device but handshake failed))`; older plugins print strerror's text alone)
-            r"NET/OFI Request \S+ completed with error\. RC: (?P<retcode>\d+)\. "
-            r"Error: (?P<error>\d+ \((?:[^()]|\([^()]*\))*\)|[^.]+)",
+            r"NET/OFI (?:Request \S+(?: \(\w+\))?(?: seq \d+)?|Remote write) completed with error[.:] "
+            r"(?:RC|err): (?P<retcode>\d+)[.,] (?:[Ff]lags: \d+[.,] )?"
+            r"(?:Error: |prov_errno: )(?P<error>\d+ \((?:[^()]|\([^()]*\))*\)|\d+, strerror: [^,]+|[^.]+)",
             r"Call to (?P<op>recv|send|connect|accept) (?:from|to) (?P<peer>[\w.:\-]+)"
             r"<(?P<peer_port>\d+)> failed ?: ?(?P<error>.+)",
             # older NCCL's bootstrap gave up connecting: no peer in the line
@@ -1219,6 +1228,11 @@ PATTERNS: tuple[LinePattern, ...] = (
             # ibvwrap.c's `Call to ibv_modify_qp failed with error %s`, and before NCCL 2.9
             # `Call to ibv_create_qp failed` with no reason
             r"(?P<op>Socket) creation failed ?: ?(?P<error>.+)",
+            # NCCL 2.27's ibv_modify_qp after its retries: `Call to ibv_modify_qp failed with 110
+            # Connection timed out, on dev mlx5_3:1, curr state INIT, next state RTR, …, remote
+            # GID ::ffff:10.0.0.2` (the remote GID is N/A on InfiniBand)
+            r"Call to (?P<op>ibv_\w+) failed with \d+ (?P<error>[^,]+), on dev (?P<device>\w+):\d+,"
+            r"(?:.*?remote GID (?P<peer>(?!N/A)[\w.:]+))?",
             r"Call to (?P<op>ibv_\w+) failed(?: with error (?P<error>.+))?",
             # socketStartConnect / socketPollConnect / include/socket.h's connect failures.
             r"[Cc]onnect to (?P<peer>[\w.:%\-]+)<(?P<peer_port>\d+)> "

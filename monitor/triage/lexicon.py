@@ -579,7 +579,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
         # mpirun's (ORTE's) own daemons would not start on the nodes
         (Family.LAUNCH, r"ORTE was unable to reliably start one or more daemons"),
         # a transport error wrapped in any exception type is the peer's story first
-        (Family.PEER_LOST, r"Connection reset by peer|closed by (?:remote )?peer|Broken pipe|"
+        (Family.PEER_LOST, r"Connection reset by (?:remote )?peer|closed by (?:remote )?peer|Broken pipe|"
                            r"EPIPE|ECONNRESET|remote process exited|(?i:peer .{0,20}disconnected)"),
         # Open MPI's help text for a call the job made out of order: its own misuse of MPI
         (Family.SOFTWARE, r"\bfunction was called (?:before MPI_INIT|after MPI_FINALIZE) was "
@@ -759,6 +759,11 @@ _BENIGN = re.compile(
     # of memory happened. #retracted_reqs: 3`)
     r"\bDecode out of memory happened\b|"
     r"\b(?:INFO|DEBUG|TRACE)\b[ :\]]|"
+    # UCX's own level column (`UCX  WARN  IB: ibv_fork_init() was disabled or failed, …`)
+    r"\bUCX\s+(?:WARN|INFO|DEBUG|TRACE)\b|"
+    # gloo's connect debug logger, at ERROR for every attempt (`failed to connect,
+    # willRetry=1, retry=1, …`): an attempt it will make again
+    r"\bwillRetry=1\b|"
     # a logger's level as a field between bars (loguru's `| WARNING  | mod:fn:42 - …`,
     # fairseq's `| WARNING | fairseq.trainer | OOM: …`)
     r"\|\s*WARNING\s*\||"

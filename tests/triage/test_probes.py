@@ -1801,7 +1801,6 @@ CAUSES.update({
     "su_srun_step_after_time_limit": (Category.INFRASTRUCTURE, ""),
     "su_accelerate_multi_gpu_one_process": (Category.SOFTWARE, ""),
     "su_accelerate_deepspeed_config_file_conflict": (Category.SOFTWARE, "rank 0"),
-    "hy_nccl_teardown_warnings_exit0": (Category.UNDETERMINED, ""),
     "hy_watchdog_timeout_no_async_handling_final_save_finished": (Category.UNDETERMINED, ""),
     "hy_real_torchrun_restarts_exhausted_sigkill": (Category.UNDETERMINED, "rank 1"),
     "hy_real_torchrun_restart_eio_exhausted": (Category.STORAGE_IO, "rank 2"),
@@ -3236,8 +3235,37 @@ CUDA_UW39 = {
     "uw39_nvidia_smi_gpu_is_lost": (Category.GPU_CUDA, "rank 3"),
 }
 CAUSES.update(CUDA_UW39)
+CAUSES.update({
+    # the network's wordings across versions: aws-ofi-nccl's completion errors since 1.17
+    # (`Request %p seq %d …`, 1.19's `Flags: %ld`, 1.21's `(%s) completed with error: err: …
+    # prov_errno: …`, `Remote write completed with error`); gloo's `timed out connecting:
+    # SO_ERROR: …, remote=[%s]:%d` and its pair's `Connect timeout [%s]:%d`; NCCL 2.27's
+    # `Call to ibv_modify_qp failed with %d %s, on dev %s:%d, …, remote GID %s`; torch 1.x's
+    # `connect() timed out.` to the store its init_method names
+    "uw39_net_o03_ofi117_seq_unresponsive_established": (Category.NETWORK, "i-0f9e8d7c6b5a49382"),
+    "uw39_net_o08_ofi121_base_unresponsive_remote": (Category.NETWORK, "i-0f9e8d7c6b5a49382"),
+    "uw39_net_o09_ofi119_rdma_seq_flags": (Category.NETWORK, "i-0f9e8d7c6b5a49382"),
+    "uw39_net_o10_ofi_remote_write_completed_with_error": (Category.NETWORK,
+                                                           "i-0f9e8d7c6b5a49382"),
+    "uw39_net_g04_gloo_timed_out_connecting_new": (Category.NETWORK, "10.4.1.22"),
+    "uw39_net_g06_gloo_connect_timeout": (Category.NETWORK, "10.4.1.23"),
+    "uw39_net_n20_nccl227_ibv_modify_qp_timed_out": (Category.NETWORK, "10.20.3.18"),
+    "uw39_net_s05_store_torch1_connect_timed_out": (Category.NETWORK, "10.10.0.3"),
+    # a reset by the remote peer alone (EFA's status 8, UCX's tcp transport): the peer's story
+    "uw39_net_o06_ofi_efa_reset_by_remote_alone": (Category.UNDETERMINED, ""),
+    "uw39_net_u03_ucx_tcp_reset_by_remote_alone": (Category.UNDETERMINED, ""),
+})
+# ... and their look-alikes: gloo's debug logger's `willRetry=1`, UCX's own WARN column, c10d's
+# retried client connect with the backtrace it prints under its warning, NCCL's proxy at
+# teardown
+HEALTHY += ("uw39_net_g05_gloo_connect_retry_healthy", "uw39_net_u06_ucx_fork_warn_healthy",
+            "uw39_net_s12_store_tcp_client_retry_healthy",
+            "uw39_net_n24_nccl219_proxy_teardown_warn_healthy")
 # ... and its 6.x word for a corrected error (`AER: Correctable error message received`)
 HEALTHY += ("uw39_healthy_aer_correctable_6x",)
+# NCCL's proxy thread at a job's end (proxy.cc `Failed to execute operation Close from rank %d`)
+# after the run finished and its agent said SUCCEEDED
+HEALTHY += ("hy_nccl_teardown_warnings_exit0",)
 # c10d's warning that a host name has no IPv6 address (socket.cpp `The IPv6 network addresses
 # of (%s, %d) cannot be retrieved`): it goes on to the IPv4 one
 HEALTHY += ("uw39_c10d_ipv6_lookup_warning_alone",)

@@ -111,7 +111,7 @@ def _network(ctx: Context, *, flushed_too: bool = False) -> Finding | None:
                  or isinstance(e.event.fields.get("status"), int)
                  # ... and the libfabric plugin's (EFA's, Slingshot's) completion error, but
                  # its remote side's I/O error: the peer that went away, no more
-                 or ("NET/OFI Request" in e.event.text
+                 or (("NET/OFI Request" in e.event.text or "NET/OFI Remote write" in e.event.text)
                      and _OFI_REMOTE_WENT.search(e.event.text) is None)
                  or any(w in str(e.event.fields.get("error", "")) for w in _UNREACHABLE)
                  # the host's own socket or verbs call failed: its network setup
@@ -192,7 +192,7 @@ def _network(ctx: Context, *, flushed_too: bool = False) -> Finding | None:
             f"completion error {fields.get('status')}, vendor err {fields.get('vendor_err')}"
             if fields.get("status") is not None else "network error")
         port = fields.get("peer_port")
-        named_host = _PEER_HOST_ID.search(str(fields.get("message", "")))
+        named_host = _PEER_HOST_ID.search(f"{fields.get('message', '')} {first.event.text}")
         peer = fields.get("peer") or (named_host[1] if named_host else None) or (
             "a peer the line does not name")
         if str(peer).startswith("["):  # `[PRIVATE_IP]`: the paste masked the address
@@ -213,7 +213,7 @@ def _network(ctx: Context, *, flushed_too: bool = False) -> Finding | None:
         evidence.append(f"{who(first)} could not connect to {culprit}: "
                         f"{fields.get('exc_type')}: {fields.get('exc_message')} ({first.where})")
     elif first.kind is EventKind.PYTHON_TRACEBACK:
-        given = _launch_endpoint(ctx)
+        given = _launch_endpoint(ctx) or _init_method_shown(ctx, first)
         culprit = f"the rendezvous store endpoint {given or '(MASTER_ADDR:MASTER_PORT)'}"
         evidence.append(f"{who(first)} could not connect to the rendezvous store: "
                         f"{fields.get('exc_type')}: {fields.get('exc_message')} ({first.where})")
@@ -329,7 +329,7 @@ def _own_fault_raised(item: Located) -> bool:
         f"{f.get('exc_type')} {f.get('exc_message', '')}") is None
 
 
-_OFI_REMOTE_WENT = re.compile(r"\bREMOTE_IO\b|Remote I/O error")
+_OFI_REMOTE_WENT = re.compile(r"\bREMOTE_IO\b|Remote I/O error|[Cc]onnection was reset by remote peer")
 
 
 def _ssh_failed_before(ctx: Context, item: Located) -> bool:
@@ -505,6 +505,20 @@ def _host_port(fields: Mapping[str, FieldValue]) -> str | None:
     return f"{host}:{port}" if port is not None else str(host)
 
 
+_INIT_METHOD = re.compile(r"init_method\s*=\s*['\"]tcp://([\w.\-]+|\[[0-9a-fA-F:]+\]):(\d+)")
+
+
+def _init_method_shown(ctx: Context, item: Located) -> str | None:
+    """The store URL the job's own call gave, in a source line of the traceback
+    (`dist.init_process_group(…, init_method='tcp://10.0.0.1:23456')`)."""
+    for t in ctx.scans[item.file_index].tail:
+        if item.event.line <= t.line <= item.event.line + 60:
+            m = _INIT_METHOD.search(t.text)
+            if m is not None:
+                return f"{m[1]}:{m[2]} (as init_method gave it)"
+    return None
+
+
 def _launch_endpoint(ctx: Context) -> str | None:
     """The endpoint the launcher was given (`--rdzv_endpoint`, `MASTER_ADDR=`), or NCCL its
     root (`NCCL_COMM_ID`), if shown."""
@@ -556,7 +570,7 @@ def _endpoint(ctx: Context, fields: Mapping[str, FieldValue]) -> str:
     return _host_port(fields) or _launch_endpoint(ctx) or "(not named in the logs)"
 
 
-_PEER_HOST_ID = re.compile(r"Peer host id: ([\w.\-]+)")  # EFA's peer instance, in its error
+_PEER_HOST_ID = re.compile(r"Peer host id: (i-[0-9a-f]+)")  # EFA's peer instance, in its error
 # (NCCL's socket connect gives up after its refused retries or its timed-out ones)
 _GAVE_UP_ON_PEER = ("Unreachable remote", "socketPollConnect: exceeded retries",
                     "socketStartConnect: exceeded retries", "socketPollConnect: exceeded timeouts",
@@ -569,7 +583,7 @@ _UNREACHABLE = ("Connection timed out", "Connection refused", "No route to host"
 
 # gloo's pair and c10d's socket name the address they could not connect to:
 # `connect [10.0.0.2]:13195: Connection refused`
-_RAISED_PEER = re.compile(r"connect(?:ing)?(?: to)? \[?([\w.:\-]+?)\]?:(\d+)\W")
+_RAISED_PEER = re.compile(r"(?:connect(?:ing)?(?: to)? |Connect timeout |remote=)\[?([\w.:\-]+?)\]?:(\d+)(?:\W|$)")
 
 
 def _peer_unreachable(item: Located) -> bool:
@@ -578,6 +592,8 @@ def _peer_unreachable(item: Located) -> bool:
     message = str(item.event.fields.get("exc_message", ""))
     if "connectFullMesh failed" in message:  # gloo, at start-up; its pair may name no peer
         return any(w in message for w in (*_UNREACHABLE, "Connect timeout"))
+    if re.search(r"\bConnect timeout \[[\w.:\-]+\]:\d+", message) and "pair" in message:
+        return True  # gloo's pair waited out its connect to that peer (pair.h waitUntilConnected)
     return (any(w in message for w in _UNREACHABLE) and _RAISED_PEER.search(message) is not None
             and any(w in message for w in ("gloo", "c10d", "socket", "pair.cc")))
 
@@ -606,7 +622,9 @@ def _store_unreachable(ctx: Context, item: Located) -> bool:
     traceback's header has no frames parsed: the lines just above the exception say it."""
     frames = item.event.fields.get("frames")
     message = str(item.event.fields.get("exc_message", ""))
-    if not any(w in message for w in _UNREACHABLE):
+    # (torch 1.x's tcputil: `RuntimeError: connect() timed out.`, later `… Original timeout
+    # was 1800000 ms.`: the store's connect ran out, the store never reached)
+    if not any(w in message for w in (*_UNREACHABLE, "connect() timed out")):
         return False
     shown = [str(f) for f in frames] if isinstance(frames, tuple) else []
     if not shown and item.event.fields.get("headless"):
