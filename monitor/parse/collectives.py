@@ -115,7 +115,7 @@ def collective_picture(items: Iterable[tuple[int, LogEvent]]) -> CollectivePictu
         elif kind is EventKind.DESYNC_REPORT:
             ranks = fields.get("ranks")
             names_culprits = any(
-                w in event.text for w in ("lagging", "didn't join", "missing ranks",
+                w in event.text for w in ("lagging", "didn't join", "missing ranks", "Missing ranks are",
                                           "not reaching the collective", "[ready ranks: ",
                                           "Culprit rank")
             )

@@ -163,6 +163,10 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "process down",
     "has inconsistent",  # DDP's model check, also when quoted without its exception type
     "missing ranks: ",  # Horovod's stall inspector, torch's flight-recorder analyser
+    "Missing ranks are ",  # ... the analyser's words around torch 2.4
+    # gloo's own log line on rank 0 (`[Rank 0]: Rank 2 failed to pass monitoredBarrier in
+    # 1800000 ms`), which carries no error word
+    "failed to pass monitoredBarrier",
     "[ready ranks: ",  # Horovod's stall inspector before 0.20
     "receive grad",  # DDP's reducer naming the rank whose parameters got no gradient
     "Killing subprocess",  # DeepSpeed's launcher listing its workers as it stops them
@@ -1162,7 +1166,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         EventKind.DESYNC_REPORT, Level.ERROR,
         ("lagging ranks", "joined but didn't finish", "didn't join collective",
          "Timeout at collective:", "missing ranks: ", "not reaching the collective",
-         "[ready ranks: ", "error msg: Culprit rank"),
+         "[ready ranks: ", "error msg: Culprit rank", "Missing ranks are "),
         _rx(
             # torch's flight-recorder analyser (`torchfrtrace`) on a collective whose ranks
             # disagree: `error msg: Culprit rank 2; Error type: COLLECTIVE_TYPE_MISMATCH, …`
@@ -1177,6 +1181,9 @@ PATTERNS: tuple[LinePattern, ...] = (
             # Horovod's stall inspector and torch's flight-recorder analyser: the ranks that
             # never submitted the operation the others wait in.
             r"missing ranks: [\[{]?(?P<rank_list>\d+(?:, ?\d+)*)[\]}]?",
+            # (the analyser around torch 2.4: `Not all ranks joining collective for group 0:
+            # default_pg collective nccl:_allgather_base  Missing ranks are {3}`)
+            r"Missing ranks are \{(?P<rank_list>\d+(?:, ?\d+)*)\}",
             # Horovod before 0.20 lists the ranks that did submit: a rank below the highest
             # of them that is not among them exists and never submitted
             r"\[ready ranks: (?P<ready_list>\d+(?:, ?\d+)*)\]",

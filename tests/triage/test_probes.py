@@ -3255,6 +3255,18 @@ CAUSES.update({
     "uw39_net_o06_ofi_efa_reset_by_remote_alone": (Category.UNDETERMINED, ""),
     "uw39_net_u03_ucx_tcp_reset_by_remote_alone": (Category.UNDETERMINED, ""),
 })
+CAUSES.update({
+    # PyTorch distributed's own words: gloo's line on rank 0 (`Rank 2 failed to pass
+    # monitoredBarrier in %d ms`, no error word in it) beside the DETAIL wrapper's exception;
+    # the flight-recorder analyser around torch 2.4 (`Missing ranks are {3}`); the heartbeat
+    # monitor ending every rank alike (`Heartbeat monitor timed out! … watchdog got stuck`)
+    "uw39_torch_wrapper_monitored_barrier_rank2_missing": (Category.COLLECTIVE_DESYNC, "rank 2"),
+    "uw39_torch_fr_trace_v24_missing_ranks_are_3": (Category.COLLECTIVE_DESYNC, "rank 3"),
+    "uw39_torch_heartbeat_v25_all_ranks": (Category.UNDETERMINED, ""),
+})
+# torchrun's agent's keep-alive to the rendezvous that failed once, then its worker group
+# SUCCEEDED
+HEALTHY += ("uw39_torch_none_rdzv_keepalive_failed_once",)
 # ... and their look-alikes: gloo's debug logger's `willRetry=1`, UCX's own WARN column, c10d's
 # retried client connect with the backtrace it prints under its warning, NCCL's proxy at
 # teardown
@@ -3490,7 +3502,7 @@ def test_a_timeout_error_is_not_the_jobs_bug() -> None:
 # a store that went away, the first rank to notice a hang, every rank's own DDP error alike, two
 # DDP reports that name each other, Horovod's shutdown word to every rank, and a server wrapper
 # that points at a cause printed before it
-NO_RANK = ("hg_02_nccl111_blocking_wait_python_raise", "hg_20_nccl110_aborted_comm_key_observer",
+NO_RANK = ("uw39_torch_heartbeat_v25_all_ranks", "hg_02_nccl111_blocking_wait_python_raise", "hg_20_nccl110_aborted_comm_key_observer",
            "hg_23_nccl24_init_store_connection_closed", "hg_27_gloo_real_rank1_late_2r",
            "hg_41_ddp_real_unused_all_ranks", "hg_43_ddp_real_unused_debug_info",
            "hg_44_ddp_real_param_count_2r", "fw_34_hvd_shutdown_message_only",

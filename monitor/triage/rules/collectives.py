@@ -561,8 +561,10 @@ def monitored_barrier(ctx: Context) -> Finding | None:
     if not items:
         return None
     first = items[0]
-    ranks = tuple(sorted({int(r) for r in str(first.event.fields.get("ranks", "")).replace(
-        " ", "").split(",") if r.isdigit()}))
+    # (every report's ranks: gloo logs one line per missing rank, its exception lists them all)
+    ranks = tuple(sorted({int(r) for item in items
+                          for r in str(item.event.fields.get("ranks", "")).replace(
+                              " ", "").split(",") if r.isdigit()}))
     if not ranks:
         return None
     raised = {r for e in ctx.of(EventKind.PYTHON_TRACEBACK) if raised_of_its_own(e)

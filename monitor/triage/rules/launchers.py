@@ -431,6 +431,10 @@ def job_succeeded(ctx: Context) -> Finding | None:
                  and not (m[0].startswith("DAGScheduler") and spark_failed)
                  and not (index in listed_failed and _JOB_ROW.match(m[0]))]
         lines += _every_worker_exited_cleanly(scan.tail) + _shell_said_zero(ctx, index)
+        # (torchrun's agent: `Local worker group finished (WorkerState.SUCCEEDED)`; not past a
+        # collective that timed out, whose results NCCL says may be corrupt)
+        lines += [e.event.line for e in ctx.of(EventKind.AGENT_SUCCEEDED)
+                  if e.file_index == index and not ctx.timed_out_ranks]
         if lines:
             said[index] = max(lines)
     if not said:
@@ -1001,7 +1005,8 @@ def signal_kill(ctx: Context) -> Finding | None:
             continue
         if _exited_earlier_elsewhere(ctx, item):
             return None  # another node's table: its root exited first with a code (launcher_exit)
-        if signal == "SIGABRT" and (aborted_by_watchdog or _own_watchdog_ended(ctx, rank)):
+        if signal == "SIGABRT" and (aborted_by_watchdog or _own_watchdog_ended(ctx, rank)
+                                    or _heartbeat_hang_elsewhere(ctx, rank)):
             continue  # the NCCL watchdog aborted it: a consequence of the timeout
         if signal == "SIGTERM" and _exited_of_its_own(item) is not None:
             continue  # stopped by the teardown of another worker's own exit (launcher_exit)
@@ -1349,6 +1354,13 @@ def _text_below(ctx: Context, item: Located, lines: int = 3) -> str:
     """The text of the few lines under an event's line (Open MPI's `Exit code:` row)."""
     return " ".join(t.text for t in ctx.scans[item.file_index].tail
                     if item.event.line < t.line <= item.event.line + lines)
+
+
+def _heartbeat_hang_elsewhere(ctx: Context, rank: int) -> bool:
+    """Another rank's word that ProcessGroupNCCL's heartbeat monitor found its watchdog stuck
+    and ended the process (`Heartbeat monitor timed out! … Terminating the process`): the
+    monitor aborted the ranks alike, and the first aborted is not shown to be the cause."""
+    return bool({e.rank for e in ctx.of(EventKind.HEARTBEAT_HANG) if e.rank is not None} - {rank})
 
 
 def launcher_task_exit(ctx: Context) -> Finding | None:
@@ -2013,7 +2025,8 @@ def launcher_exit(ctx: Context) -> Finding | None:
                                 if entry.get("pid") == pid and isinstance(r := entry.get("rank"), int))
         if signal == "SIGABRT" and (ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN)
                                     or (len(set(tabled)) == 1
-                                        and _own_watchdog_ended(ctx, tabled[0]))):
+                                        and (_own_watchdog_ended(ctx, tabled[0])
+                                             or _heartbeat_hang_elsewhere(ctx, tabled[0])))):
             continue  # NCCL's watchdog aborted it: the consequence of what it reports
         return Finding(
             Category.UNDETERMINED, ranks, (process,),
