@@ -1451,7 +1451,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("CUDA error", "cuda runtime error", "Cuda failure", "CUDA driver error",
          "THCudaCheck FAIL", "_STATUS_EXECUTION_FAILED", "nvmlDevice", "double-bit ECC",
          "HIP error", "Error [CUDA]", "Error [HIP]", "Memory access fault by GPU",
-         "failed to peer with device"),
+         "failed to peer with device", "aborting with error : HSA_STATUS_ERROR_"),
         _rx(
             # torch on ROCm says HIP where it says CUDA on NVIDIA's GPUs
             r"(?:CUDA|HIP) (?:driver )?error: (?P<message>.*)",
@@ -1461,6 +1461,11 @@ PATTERNS: tuple[LinePattern, ...] = (
             # ROCm's runtime when a kernel touched memory it may not (`Memory access fault by
             # GPU node-2 (Agent handle: …) on address 0x…. Reason: Page not present …`)
             r"(?P<message>Memory access fault by GPU [\w\-]+.*)",
+            # ... and its queue's callback on a kernel's fault (rocdevice.cpp: `Callback: Queue
+            # 0x… aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: … code:
+            # 0x29`); a queue out of resources is not the GPU's fault
+            r"Callback: Queue \S+ aborting with error : "
+            r"(?P<message>HSA_STATUS_ERROR_(?!OUT_OF_RESOURCES)\w+.*)",
             r"cuda runtime error \((?P<code>\d+)\) : (?P<message>.*?)(?: at \S+)?$",
             r"Cuda failure '?(?P<message>[^']*)'?",
             # NCCL's P2P transport (p2p.cc): cudaDeviceEnablePeerAccess failed, with its code

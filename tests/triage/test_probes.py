@@ -3234,7 +3234,21 @@ CUDA_UW39 = {
     # nvidia-smi's `Unable to determine the device handle for GPU%s: GPU is lost`
     "uw39_nvidia_smi_gpu_is_lost": (Category.GPU_CUDA, "rank 3"),
 }
+CUDA_UW39.update({
+    # ROCm's queue callback on a kernel's fault (rocdevice.cpp `Callback: Queue %p aborting with
+    # error : HSA_STATUS_ERROR_…`); an Xid 31 whose pid torchrun's table gives a rank; Slurm
+    # before 23.02 (`Detected %lu oom-kill event(s) in %ps cgroup`, then `task 5: Killed`)
+    "uw39_rocm_hsa_aperture_violation": (Category.GPU_CUDA, "rank 6"),
+    "uw39_rocm_hsa_hardware_exception": (Category.GPU_CUDA, "rank 1"),
+    "uw39_xid31_mmu_fault_table_only": (Category.GPU_CUDA, "rank 3"),
+    "uw39_slurm_cgroup_oom_kill_events_2011": (Category.OOM, "task 5"),
+})
 CAUSES.update(CUDA_UW39)
+# a training operator's v1 word that the job succeeded after a preemption (`PyTorchJob %s/%s
+# successfully completed.`); another user's process the OOM killer ended, and an Xid of another
+# program hours before, in runs torchrun's agent says SUCCEEDED
+HEALTHY += ("uw39_healthy_k8s_preempted_then_succeeded",
+            "uw39_healthy_oom_killed_other_users_process", "uw39_healthy_old_xid13_other_program")
 CAUSES.update({
     # the network's wordings across versions: aws-ofi-nccl's completion errors since 1.17
     # (`Request %p seq %d …`, 1.19's `Flags: %ld`, 1.21's `(%s) completed with error: err: …

@@ -296,6 +296,15 @@ def out_of_memory(ctx: Context) -> Finding | None:
             and not ("killed due to memory pressure" in e.event.text
                      and trained_after(ctx, e.file_index, e.event.line))]
     tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT) if e.event.fields.get("oom")]
+    if not tasks and any(e.kind is EventKind.SLURM_OOM and e.event.fields.get("count")
+                         for e in host):
+        # Slurm before 23.02 says `task 5: Killed` of a task the cgroup's OOM killer ended
+        # (its count of oom-kill events in the step above; not a step over its accounted
+        # limit, which Slurm ends whole): the one task srun says was SIGKILLed is that task
+        killed = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
+                  if e.event.fields.get("signal") == "SIGKILL"]
+        tasks = killed if len(killed) == 1 and len(
+            killed[0].event.fields.get("tasks") or ()) == 1 else []  # type: ignore[arg-type]
     # A worker killed by SIGKILL is usually the OOM killer, but only a kernel or cgroup line
     # says so; without one the `dataloader` rule names the worker, cause undetermined.
     workers = [e for e in ctx.of(EventKind.DATALOADER_WORKER_DIED)
@@ -763,8 +772,11 @@ def _kernel_gpu_exception(ctx: Context) -> Finding | None:
     f = first.event.fields
     pid = str(f.get("pid") or "").strip("'")
     process = f" (pid {pid}, {f.get('process')})" if pid.isdigit() else ""
+    # (the rank that pid was, in NCCL's init lines or the launcher's report of its end)
+    rank = {**_nccl_pids(ctx), **_launcher_pids(ctx)}.get(int(pid)) if pid.isdigit() else None
     return Finding(
-        Category.GPU_CUDA, (), (f"GPU {f.get('pci')}{process}",),
+        Category.GPU_CUDA, (rank,) if rank is not None else (),
+        ((f"rank {rank}",) if rank is not None else ()) + (f"GPU {f.get('pci')}{process}",),
         (f"the kernel logged Xid {f.get('xid')} on GPU {f.get('pci')}{process}: "
          f"{str(f.get('message'))[:120]} ({first.where}); a program's illegal GPU access",),
         first,

@@ -327,9 +327,11 @@ _JOB_SUCCEEDED = re.compile(r"\bFinal app status: SUCCEEDED, exitCode: 0\b|"
                             r"\bReporting training SUCCESS\b|\bCompleted - Training job completed\b|"
                             r"\bJob state is set from RUNNING to SUCCEEDED\b|"
                             # Kubeflow's training operator (`PyTorchJob bert-ft is successfully
+                            # completed.`; v1's event `PyTorchJob research/ft successfully
                             # completed.`), Spark's scheduler on a job whose lost tasks it ran
                             # again (`Job 3 finished: save at …, took 2625.4 s`)
-                            rf"\b{_OPERATOR_KINDS}Job [\w.\-]+ is successfully completed\b|"
+                            rf"\b{_OPERATOR_KINDS}Job (?:[\w.\-]+/)?[\w.\-]+ (?:is )?successfully "
+                            r"completed\b|"
                             r"\bDAGScheduler: Job \d+ finished: ")
 
 
@@ -338,7 +340,8 @@ _JOB_ROW = re.compile(r"^\s*[\w.\-]+\s+Succeeded\s+\d+[smhd][\dsmhd]*\s*$")
 _JOB_ROW_FAILED = re.compile(r"^\s*[\w.\-]+\s+Failed\s+\d+[smhd][\dsmhd]*\s*$")
 # a training operator's word on a job (`PyTorchJob bert-ft is failed because …`), and Spark's
 # scheduler on a job of the application that failed (`Job 1 failed: save at …`)
-_OPERATED_JOB = re.compile(rf"\b{_OPERATOR_KINDS}Job ([\w.\-]+) is ")
+_OPERATED_JOB = re.compile(rf"\b{_OPERATOR_KINDS}Job (?:[\w.\-]+/)?([\w.\-]+) "
+                           r"(?:is |successfully completed\b)")
 _SPARK_JOB_FAILED = re.compile(r"\bDAGScheduler: Job \d+ failed\b")
 # DeepSpeed's launcher starting each worker, and its word as each exits with status 0
 _SPAWNED = re.compile(r"\bprocess (\d+) spawned with command\b")
@@ -440,10 +443,17 @@ def job_succeeded(ctx: Context) -> Finding | None:
     if not said:
         return None
     failures = [e for e in ctx.located if e.event.level >= Level.ERROR]
+    # (the time the job said it: a failure another file stamped before it was got past)
+    success_at = max((e.time for e in ctx.of(EventKind.AGENT_SUCCEEDED)
+                      if e.time is not None and not e.time_inferred
+                      and e.file_index in said and e.event.line <= said[e.file_index]),
+                     default=None)
     if any(e.event.end_line > said[e.file_index] if e.file_index in said
            # another file's failure (a pod's own log): its process trained to the end after it
-           else not _trained_to_the_end([t for t in ctx.scans[e.file_index].tail
-                                         if t.line > e.event.end_line])
+           else not (_trained_to_the_end([t for t in ctx.scans[e.file_index].tail
+                                          if t.line > e.event.end_line])
+                     or (success_at is not None and e.time is not None and not e.time_inferred
+                         and e.time < success_at))
            for e in failures):
         return None
     if any(t.line > last and looks_failed(t.text)
