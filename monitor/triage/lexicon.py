@@ -286,6 +286,13 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      # MindSpore's device memory pool (`Memory not enough: current free
                      # memory size[…] is smaller than required size[…]`), MXNet's allocator
                      r"\bMemory not enough\b|(?i:\bmemory isn't enough and alloc failed\b)|"
+                     # the runtimes of compiled MPI codes: Intel Fortran's `forrtl: severe (41):
+                     # insufficient virtual memory`, gfortran's ALLOCATE (`Allocation would
+                     # exceed memory limit`), GROMACS's smalloc (`Not enough memory. Failed to
+                     # realloc 8589934592 bytes for …`)
+                     r"\bforrtl: severe \(41\): insufficient virtual memory\b|"
+                     r"\bAllocation would exceed memory limit\b|"
+                     r"\bNot enough memory\. Failed to (?:m|c|re)alloc \d+ bytes\b|"
                      r"\bcudaMalloc retry failed\b|\bAllocate memory failed\b|"
                      r"Cannot allocate memory|\bMemoryError\b|bad_alloc|ENOMEM|"
                      r"Killed process \d+|memory (?:limit|cgroup).{0,40}(?:exceeded|reached)|"
@@ -407,6 +414,11 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"(?i:\bwrite error\b|\berror (?:during|while|on) writ(?:e|ing)\b)"
                          r"(?![^\n]{0,80}\b(?:socket|pipe|connection|peer|stdout|stderr)\b)|"
                          # or open for writing (`Can't open file for writing checkpoint …`)
+                         # or open at all, in a Fortran runtime's words (Intel's `forrtl: severe
+                         # (29): file not found, unit 19, file …`, gfortran's `Fortran runtime
+                         # error: Cannot open file '…': No such file or directory`)
+                         r"\bforrtl: severe \((?:29|30|43)\): |"
+                         r"\bFortran runtime error: Cannot open file '|"
                          r"(?i:\b(?:can't|cannot|can not|unable to|could not|failed to) open\b"
                          r"[^\n]{0,80}\bfor writing\b)|"
                          r"(?i:\bfilled disk\b|\bdisk quota (?:has been |was )?exceeded\b)"),
@@ -479,6 +491,11 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 + _RECLAIM_NOTICE + "|" + _POWER_OFF + "|" + _STOPPED_BY_PLATFORM
                                 + "|" + _RECLAIM_WORDS),
         (Family.NETWORK, r"NET/IB|NET/Socket|NET/OFI|\bibv_\w+|\bmlx5|IBV_WC_|(?<![A-Za-z])(?i:rdma)|"
+                         # Open MPI's openib BTL: a completion the fabric failed (`error polling LP
+                         # CQ with status RETRY EXCEEDED ERROR status number 12 …`); a flushed
+                         # work request is only the aftermath of another
+                         r"\berror polling [HL]P CQ with status (?!WORK REQUEST FLUSHED)[A-Z ]+ERROR\b|"
+                         r"\bThe InfiniBand retry count between two MPI processes has been\b|"
                          r"libfabric|\bfi_\w+\(|\bEFA\b|(?i:connection refused)|ECONNREFUSED|"
                          r"(?i:no route to host)|EHOSTUNREACH|(?i:network (?:is )?unreachable)|"
                          r"(?i:\bhost (?:is )?unreachable)|"

@@ -3270,6 +3270,16 @@ CAUSES.update({
     "uw39_net_u03_ucx_tcp_reset_by_remote_alone": (Category.UNDETERMINED, ""),
 })
 CAUSES.update({
+    # MPI codes' own fatal errors just above the one MPI_Abort of a file with no rank labels
+    # (GROMACS's `Fatal error:` block, Quantum ESPRESSO's `Error in routine`, OpenFOAM's
+    # `--> FOAM FATAL ERROR`, VASP's banner): that rank's own failure; GROMACS's `Not enough
+    # memory. Failed to realloc %d bytes` is its memory
+    "uw39_mpi_o16_ompi4_gromacs_fatal_oom_rank3": (Category.OOM, "rank 3"),
+    "uw39_mpi_o17_ompi4_qe_error_in_routine_rank2": (Category.SOFTWARE, "rank 2"),
+    "uw39_mpi_o18_ompi4_openfoam_fatal_error_rank3": (Category.SOFTWARE, "rank 3"),
+    "uw39_mpi_v01_impi_vasp_zhegv_abort": (Category.SOFTWARE, "rank 0"),
+})
+CAUSES.update({
     # PyTorch distributed's own words: gloo's line on rank 0 (`Rank 2 failed to pass
     # monitoredBarrier in %d ms`, no error word in it) beside the DETAIL wrapper's exception;
     # the flight-recorder analyser around torch 2.4 (`Missing ranks are {3}`); the heartbeat

@@ -1115,7 +1115,8 @@ _KILL_CAUSES = (Family.OOM, Family.INFRASTRUCTURE)
 
 
 def _cause_shown_above(ctx: Context, exit_: Located, ids: set[int], killed: bool,
-                       own_too: bool = False) -> tuple[TailLine, Reading] | None:
+                       own_too: bool = False, failed_too: bool = False,
+                       ) -> tuple[TailLine, Reading] | None:
     """The failing line among a process's last lines before its launcher's report of its exit
     (mpirun's `noticed that process rank 5 … exited on signal 6`, srun's `task 1: Exited with
     exit code 5`), in the same file, that the lexicon reads as a cause outside the job's code
@@ -1127,6 +1128,8 @@ def _cause_shown_above(ctx: Context, exit_: Located, ids: set[int], killed: bool
     allowed = _KILL_CAUSES if killed else _OUTSIDE_CAUSES
     if own_too:
         allowed = (*allowed, Family.SOFTWARE, Family.DATA)
+    if failed_too:  # ... and a line that only says something failed
+        allowed = (*allowed, Family.FAILED)
     # (a line a pattern made an event of counts too: the rules before this one did not
     # conclude on it)
     return _likeliest([(t, r) for t, r in failing_readings(ctx, exit_.file_index, judged_too=True)
@@ -1224,9 +1227,12 @@ def _own_error_before_abort(ctx: Context, exit_: Located, rank: int,
         if said is None or int(said[1] or said[2]) != rank:
             continue
         reading = read_line(tail.text)
-        if reading is None or reading.family not in (Family.FAILED, Family.SOFTWARE):
+        if reading is None or reading.family not in (Family.FAILED, Family.SOFTWARE,
+                                                     Family.STORAGE, Family.OOM, Family.DATA):
             return None
-        return tail, Reading(Family.SOFTWARE, reading.word, reading.where)
+        if reading.family is Family.FAILED:
+            reading = Reading(Family.SOFTWARE, reading.word, reading.where)
+        return tail, reading
     return None
 
 
@@ -1442,6 +1448,18 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
             cause = own if own is not None and _writer_of(own[0]) == rank else None
         if cause is None and rank is not None and MPI_ABORT.search(first.event.text):
             cause = _own_error_before_abort(ctx, first, rank)
+        if (cause is None and rank is not None and MPI_ABORT.search(first.event.text)
+                and not any(_writer_of(t) is not None
+                            for t in ctx.scans[first.file_index].tail)):
+            # one rank's MPI_Abort right under an error block a code printed (GROMACS's
+            # `Fatal error:`, Quantum ESPRESSO's `Error in routine`, WRF's `FATAL CALLED FROM
+            # FILE`, OpenFOAM's `--> FOAM FATAL ERROR`), in a file whose lines carry no rank
+            # labels: the block is the aborting rank's own last words (each process prints
+            # its own fatal error just before it calls MPI_Abort)
+            own = _cause_shown_above(ctx, first, {rank}, False, own_too=True, failed_too=True)
+            if own is not None and own[1].family is Family.FAILED:
+                own = (own[0], Reading(Family.SOFTWARE, own[1].word, own[1].where))
+            cause = own
         if cause is not None:
             return _exit_with_cause(ctx, first, name, how, rank, cause)
         peers = [str(e.event.fields["peer_host"]) for e in ctx.of(EventKind.MPI_PEER_LOST)
