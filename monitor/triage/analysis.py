@@ -48,6 +48,7 @@ from monitor.triage.rules import (
     still_failing,
     table_entries,
 )
+from monitor.triage.rules.base import went_on_past
 from monitor.triage.subjects import placed_pods
 from monitor.triage.topology import ONE_NODE, SRUN_RANK, promoted, read_topology
 
@@ -197,7 +198,10 @@ def diagnose(
     # (a thread's traceback the job went on after: nothing in its record is the job's failure)
     errors = [e for e in located if e.event.level >= Level.ERROR and e.kind not in _NOISE
               and not ctx.passed_over(e.file_index, e.event.line)
-              and not nfs_answered_again(ctx, e)]
+              and not nfs_answered_again(ctx, e)
+              # (a write its rank logged and went on after, as the storage rule reads it: a
+              # save retried after a WARNING, the rank's steps going on)
+              and not (e.kind is EventKind.STORAGE_WRITE and went_on_past(ctx, e))]
     if finding is None:
         # a failing line no pattern made an error of (an exception line whose only event is
         # the lost connection in it) still says the job failed

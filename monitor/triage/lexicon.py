@@ -93,7 +93,15 @@ CORRUPT_DATA = re.compile(r"image file is truncated|cannot identify image file|"
                           # BMP required.`, `Decode: image decode failed.`, `Decoding failed.
                           # Invalid image file.`)
                           r"\bUnknown image file format\b|\bimage decode failed\b|"
-                          r"\bDecoding failed\. Invalid image file\b")
+                          r"\bDecoding failed\. Invalid image file\b|"
+                          # Pillow's decoder on a stream cut or broken inside (`OSError: broken
+                          # data stream when reading image file`, `OSError: Truncated File Read`)
+                          r"\bbroken data stream when reading image file\b|"
+                          r"\bOSError: Truncated File Read\b|^Truncated File Read$|"
+                          # numpy's reader of a .npy cut short or empty (`Failed to read all data
+                          # for array. … (file seems not fully written?)`, np.load's `EOFError:
+                          # No data left in file`)
+                          r"\(file seems not fully written\?\)|\bNo data left in file\b")
 
 # torch.save's C++ check that every byte it wrote landed (`[enforce fail at
 # inline_container.cc:274] . unexpected pos 3695636864 vs 3695636752`)
@@ -421,7 +429,16 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"\bFortran runtime error: Cannot open file '|"
                          r"(?i:\b(?:can't|cannot|can not|unable to|could not|failed to) open\b"
                          r"[^\n]{0,80}\bfor writing\b)|"
-                         r"(?i:\bfilled disk\b|\bdisk quota (?:has been |was )?exceeded\b)"),
+                         r"(?i:\bfilled disk\b|\bdisk quota (?:has been |was )?exceeded\b)|"
+                         # a Lustre client that lost its server or was evicted by it (the
+                         # kernel's `Lustre: scratch-OST0003-osc-…: Connection to scratch-OST0003
+                         # (at 10.10.1.21@o2ib) was lost; in progress operations using this service
+                         # will wait for recovery to complete`, `LustreError: 167-0: …: This client
+                         # was evicted by scratch-OST0012; …`, ptlrpc's `Request sent has timed
+                         # out for slow reply`); one restored later is skipped where it is read
+                         r"\bLustre(?:Error)?: .{0,300}?(?:\bwas lost; in progress operations using "
+                         r"this service\b|\bThis client was evicted by\b|"
+                         r"\bRequest sent has timed out for slow reply\b)"),
         (Family.DATA, CORRUPT_DATA.pattern),
         (Family.INFRASTRUCTURE, r"\bEvicted\b|\bevicted\b|(?i:preempt)|TIME LIMIT|NodeNotReady|"
                                 # a node's kubelet not ready (`describe node`'s Ready False,
@@ -597,6 +614,7 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
         (Family.LAUNCH, r"ORTE was unable to reliably start one or more daemons"),
         # a transport error wrapped in any exception type is the peer's story first
         (Family.PEER_LOST, r"Connection reset by (?:remote )?peer|closed by (?:remote )?peer|Broken pipe|"
+                           r"Connection was closed before we received a valid response|"
                            r"EPIPE|ECONNRESET|remote process exited|(?i:peer .{0,20}disconnected)"),
         # Open MPI's help text for a call the job made out of order: its own misuse of MPI
         (Family.SOFTWARE, r"\bfunction was called (?:before MPI_INIT|after MPI_FINALIZE) was "

@@ -2597,7 +2597,6 @@ CAUSES.update({
     "h14_sagemaker_mpirank_cuda_oom": (Category.OOM, "rank 13"),
     "h14_per_rank_dataloader_killed": (Category.UNDETERMINED, "rank 2"),
     "h14_per_rank_disk_full": (Category.STORAGE_IO, "rank 5"),
-    "sx_lustre_reconnect_recovered": (Category.UNDETERMINED, ""),
     "n11_kafka_java_broker_unavailable_metadata_timeout": (Category.NETWORK, "kafka-0.kafka-headless.data.svc"),
     "n11_etcd_client_dial_refused": (Category.NETWORK, "10.42.5.11"),
     "n11_gcsfuse_dns_lookup_io_timeout": (Category.NETWORK, "storage.googleapis.com"),
@@ -3270,6 +3269,29 @@ CAUSES.update({
     "uw39_net_u03_ucx_tcp_reset_by_remote_alone": (Category.UNDETERMINED, ""),
 })
 CAUSES.update({
+    # storage and data in their libraries' words: Rust's io::Error under safetensors (`Os {
+    # code: 30, kind: ReadOnlyFilesystem …}`), HDF5 on a mount without locks (errno 37), pickle,
+    # numpy, zipfile, tarfile, Pillow and Arrow on a file cut short or broken, s3fs's errors
+    # raised from botocore's, gcsfs's 503, a Lustre client that lost its server
+    "uw39_st_s10_safetensors_readonly": (Category.STORAGE_IO, "rank 0"),
+    "uw39_st_s17_h5py_lock_enolck_nfs": (Category.STORAGE_IO, "rank 2"),
+    "uw39_st_s22_pickle_ran_out_of_input": (Category.DATA, "rank 0"),
+    "uw39_st_s23_dl_worker_ran_out_of_input": (Category.DATA, "rank 3"),
+    "uw39_st_s24_numpy_not_fully_written": (Category.DATA, "rank 2"),
+    "uw39_st_s25_numpy_no_data_left": (Category.DATA, "rank 0"),
+    "uw39_st_s26_npz_bad_zip": (Category.DATA, "rank 1"),
+    "uw39_st_s28_tar_bad_checksum": (Category.DATA, "rank 0"),
+    "uw39_st_s32_pil_broken_data_stream": (Category.DATA, "rank 1"),
+    "uw39_st_s33_pil_truncated_png": (Category.DATA, "rank 3"),
+    "uw39_st_s35_arrow_parquet_size_zero": (Category.DATA, "rank 0"),
+    "uw39_st_s42_s3fs_access_denied": (Category.STORAGE_IO, "rank 0"),
+    "uw39_st_s43_s3fs_nosuchkey_filenotfound": (Category.STORAGE_IO, "rank 2"),
+    "uw39_st_s46_gcsfs_http_503": (Category.STORAGE_IO, "rank 1"),
+    "uw39_st_s48_lustre_lost_hung_task": (Category.STORAGE_IO, "gpu-node-14"),
+})
+# a full disk's write its rank retried and trained past; a Lustre failover restored
+HEALTHY += ("uw39_st_n01_enospc_retry_succeeded", "uw39_st_n05_lustre_failover_restored")
+CAUSES.update({
     # MPI codes' own fatal errors just above the one MPI_Abort of a file with no rank labels
     # (GROMACS's `Fatal error:` block, Quantum ESPRESSO's `Error in routine`, OpenFOAM's
     # `--> FOAM FATAL ERROR`, VASP's banner): that rank's own failure; GROMACS's `Not enough
@@ -3302,6 +3324,9 @@ HEALTHY += ("uw39_healthy_aer_correctable_6x",)
 # NCCL's proxy thread at a job's end (proxy.cc `Failed to execute operation Close from rank %d`)
 # after the run finished and its agent said SUCCEEDED
 HEALTHY += ("hy_nccl_teardown_warnings_exit0",)
+# a Lustre server's failover the client rode out (`Connection to %s (at %s) was lost`, then
+# `Connection restored to`), training going on
+HEALTHY += ("sx_lustre_reconnect_recovered",)
 # c10d's warning that a host name has no IPv6 address (socket.cpp `The IPv6 network addresses
 # of (%s, %d) cannot be retrieved`): it goes on to the IPv4 one
 HEALTHY += ("uw39_c10d_ipv6_lookup_warning_alone",)

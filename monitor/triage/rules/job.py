@@ -73,9 +73,16 @@ _STORAGE_EXCEPTIONS = frozenset({
 # one a disk gives (EIO, EFAULT, EEXIST, EFBIG, ENOSPC, EROFS, ESTALE, EREMOTEIO, EDQUOT)
 _WRONG_PATH = re.compile(r"\bIs a directory\b|\bNot a directory\b|\berrno (?:20|21)\b")
 _GENERIC_OS_ERRORS = frozenset({"OSError", "IOError", "EnvironmentError"})
+# Rust's io::Error as its Debug prints it under a binding (safetensors' `Error while
+# serializing: IoError(Os { code: 30, kind: ReadOnlyFilesystem, message: "Read-only file
+# system" })`): the OS's errno, a disk's where it is one
+_RUST_OS_DISK = re.compile(r"\bOs \{ code: (?:5|14|27|28|30|116|122), kind: \w+")
 _DISK_ERRNO = re.compile(r"\[Errno (?:5|14|17|27|28|30|116|121|122)\]|"
                          r"Input/output error|Stale file handle|No space left on device|"
                          r"Read-only file system|Disk quota exceeded|File too large|"
+                         # a mount that refuses POSIX locks (NFS without lockd: HDF5's `unable
+                         # to lock file, errno = 37, error message = 'No locks available'`)
+                         r"\[Errno 37\]|No locks available|"
                          # a FUSE, Lustre or GPFS mount that went away under a path, a
                          # parallel file system's client that lost its servers (ENODEV,
                          # ECOMM, ENOTCONN, ESHUTDOWN on a file, not a socket)
@@ -372,7 +379,8 @@ _STORE_REFUSED = re.compile(r"\bwhen calling the (?:(?:Get|Head|Put|Copy|Delete)
                             r"\bPlease reduce your request rate\b|"
                             r"\b(?:ErrorCode:)?(?:ContainerNotFound|BlobNotFound|NoSuchKey|"
                             r"NoSuchBucket)\b|\bThe specified (?:blob|container) does not exist\b|"
-                            r"\bgcsfs\.retry\.HttpError\b|"
+                            # (not a caller its credentials do not let in: `…, 401`, `…, 403`)
+                            r"\bgcsfs\.retry\.HttpError\b(?![^\n]*, 40[13]\b)|"
                             # google-cloud-storage's API errors on its endpoint (`TooManyRequests:
                             # 429 POST https://storage.googleapis.com/upload/storage/v1/b/…`)
                             r"(?:^|\s)[45]\d\d (?:GET|POST|PUT|PATCH|DELETE) "
@@ -399,7 +407,12 @@ _CORRUPT_RAISED = re.compile(r"\bError while deserializing header\b|"
                              # Arrow's IPC reader and tarfile on a file cut short
                              r"\bExpected to be able to read \d+ bytes for message body, got \d+|"
                              r"\bReadError: \(?['\"]?unexpected end of data\b|"
-                             r"\bReadError: \(?'?invalid header\b")
+                             r"\bReadError: \(?'?invalid header\b|"
+                             # tarfile's other words for a member header that is not one
+                             # (InvalidHeaderError's, re-raised as ReadError at the first member)
+                             r"\bReadError: \(?['\"]?(?:bad checksum|truncated header|empty file|"
+                             r"missing or bad subsequent header)\b|"
+                             r"\bParquet file size is 0 bytes\b")
 
 
 # an exception that says the wait it was in ran out, in its own words
@@ -442,7 +455,7 @@ def _parsing_a_dataset(ctx: Context, exc: str, item: Located) -> bool:
                for e in ctx.of(EventKind.PYTHON_TRACEBACK))
 
 
-def _storage_refused(exc: str, message: str) -> bool:
+def _storage_refused(exc: str, message: str, chain: object = ()) -> bool:
     """Whether an exception is the file system's refusal (a disk, a quota, a mount) or an
     object store's refusal or failure of a call."""
     name = exc.rsplit(".", 1)[-1]
@@ -454,7 +467,25 @@ def _storage_refused(exc: str, message: str) -> bool:
         name == "FileExistsError" and " -> " in message) or (
         name == "PermissionError" and "[Errno 13]" in message) or (
         name in _GENERIC_OS_ERRORS and _DISK_ERRNO.search(message) is not None) or (
-        _STORE_REFUSED.search(message) is not None)
+        _RUST_OS_DISK.search(message) is not None) or (
+        # (its type is part of its words: `gcsfs.retry.HttpError: …, 503`)
+        _STORE_REFUSED.search(f"{exc}: {message}") is not None) or (
+        # an object store's refusal that s3fs translated into an OSError (`PermissionError:
+        # Access Denied`, `FileNotFoundError: The specified key does not exist.`, raised from
+        # botocore's ClientError or its NoSuchKey)
+        name in ("PermissionError", "FileNotFoundError", "OSError") and any(
+            str(c).rsplit(".", 1)[-1] in ("ClientError", "NoSuchKey", "NoSuchBucket")
+            for c in (chain if isinstance(chain, tuple) else ())))
+
+
+# pickle's reader at the end of what it was given (`EOFError: Ran out of input`): a file
+# cut short or empty, where no multiprocessing pipe is in its frames (spawn's child reading
+# its parent's pickled state says the same when the parent went away)
+_PICKLE_CUT = re.compile(r"(?:^|\s)EOFError: Ran out of input\b", re.MULTILINE)
+
+
+def _pickle_cut(text: str, frames: str) -> bool:
+    return _PICKLE_CUT.search(text) is not None and "multiprocessing" not in frames
 
 
 # exceptions a worker raises when the other end of its connection or pipe went away
@@ -529,7 +560,8 @@ def dataloader(ctx: Context) -> Finding | None:
             corrupt = (CORRUPT_DATA.search(first.event.text) or CORRUPT_DATA.search(original)
                        or _CORRUPT_RAISED.search(original)
                        # (a parser's error in the worker: a record the dataset could not parse)
-                       or _PARSER_RAISED.search(original))
+                       or _PARSER_RAISED.search(original)
+                       or (_pickle_cut(original, original) and _PICKLE_CUT.search(original)))
             unreached = _unreached(original.rsplit("\n", 1)[-1], original)
             if unreached is not None and not corrupt:
                 # the worker read from an endpoint it could not reach (an object store)
@@ -659,7 +691,7 @@ def _collective_timed_out(item: Located) -> bool:
 
 # torch's re-raise of a DataLoader worker's exception in the main process, and the worker's
 # own exception line (its type, then its message) under `Original Traceback`
-_CAUGHT_IN_WORKER = re.compile(r"Caught \w+ in DataLoader worker process \d+\b")
+_CAUGHT_IN_WORKER = re.compile(r"Caught (\w+) in DataLoader worker process \d+\b")
 _WORKER_RAISED = re.compile(r"((?:\w+\.)*\w*(?:Error|Exception|Exit|Invalid|Interrupt)\w*):\s?(.*)")
 # torch could not write a tensor's shared-memory file (an mmap that failed is memory, not
 # /dev/shm filling)
@@ -1003,7 +1035,13 @@ def own_exception(ctx: Context) -> Finding | None:
     exc = str(first.event.fields.get("exc_type"))
     message = _full_message(ctx, first)
     inner = _WORKER_RAISED.match(str(first.event.fields.get("worker_exception", "")))
-    if inner is not None and _CAUGHT_IN_WORKER.match(message):
+    caught = _CAUGHT_IN_WORKER.match(message)
+    if inner is None and caught is not None:
+        # (an exception whose name ends in none of those words: `zipfile.BadZipFile`, the
+        # name torch's heading gives)
+        inner = re.match(rf"((?:\w+\.)*{caught[1]}):\s?(.*)",
+                         str(first.event.fields.get("worker_exception", "")))
+    if inner is not None and caught is not None:
         # torch re-raises a DataLoader worker's exception in the main process (`Caught
         # ArrowInvalid in DataLoader worker process 1.`): the worker's own is the one to read
         exc, message = inner[1], inner[2]
@@ -1019,11 +1057,13 @@ def own_exception(ctx: Context) -> Finding | None:
     elif (CORRUPT_DATA.search(message)
           # (its own type with it: `tarfile.ReadError: unexpected end of data`)
           or _CORRUPT_RAISED.search(f"{exc}: {message}") or _unparsable_input(exc, first)
-          or _parsing_a_dataset(ctx, exc, first)) and "_tensor_to_object" not in str(
+          or _parsing_a_dataset(ctx, exc, first)
+          or _pickle_cut(f"{exc}: {message}", str(first.event.fields.get("frames", "")))
+          ) and "_tensor_to_object" not in str(
             first.event.fields.get("frames", "")):
         # the file it read is corrupt, not the disk
         category = Category.DATA
-    elif (_storage_refused(exc, message)
+    elif (_storage_refused(exc, message, first.event.fields.get("chain") or ())
           # (not a program the job ran that is not executable: `subprocess` could not exec
           # it, `[Errno 13] Permission denied: './tools/encode.sh'`, the job's own setup;
           # a directory it was to run in, `cwd=`, is the file system's refusal)
@@ -1360,6 +1400,8 @@ def _ranks_shown(ctx: Context) -> set[int]:
 
 # A collective that failed because its peer went away: the peer's failure is the cause.
 _PEER_LOST = ("remote worker", "Connection reset by peer", "Connection closed by peer",
+              # botocore's ConnectionClosedError (the server closed it mid-request)
+              "Connection was closed before we received a valid response",
               "Connection closed by remote peer",
               # gRPC (TensorFlow's and JAX's collectives): the peer's end of the call closed
               "Socket closed",

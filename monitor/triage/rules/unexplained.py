@@ -75,7 +75,8 @@ def failing_readings(ctx: Context, index: int,
     out = []
     for tail in scan.loose:
         if (tail.line in judged or ctx.passed_over(index, tail.line)
-                or _warned_then_went_on(ctx, index, tail) or _spark_ran_again(scan, tail.line)):
+                or _warned_then_went_on(ctx, index, tail) or _spark_ran_again(scan, tail.line)
+                or _lustre_restored(scan, tail)):
             continue
         reading = read_line(tail.text)
         if reading is not None and reading.family is Family.FAILED and (
@@ -92,6 +93,25 @@ def failing_readings(ctx: Context, index: int,
             continue
         out.append((tail, reading))
     return out
+
+
+# a Lustre client's target (`scratch-OST0003-osc-ffff…`, `…->scratch-MDT0000-mdc-…@…`)
+_LUSTRE_TARGET = re.compile(r"\b([\w.]+-(?:OST|MDT|MGS)[0-9a-fA-F]{4})\b")
+_LUSTRE_NID = re.compile(r"\b(\d{1,3}(?:\.\d{1,3}){3}@\w+)")
+
+
+def _lustre_restored(scan: FileScan, tail: TailLine) -> bool:
+    """A Lustre client's line about a server target (a request timed out, a connect that
+    failed, the connection lost) that a later line of the same file says came back
+    (`Connection restored to scratch-OST0003 (at 10.10.1.21@o2ib)`): a failover it rode out."""
+    if "Lustre" not in tail.text:
+        return False
+    # (the target by its name, or its server by its network id: `(at 172.28.1.43@tcp)`; a
+    # paste may keep only the one)
+    names = {m[1] for m in _LUSTRE_TARGET.finditer(tail.text)} | set(_LUSTRE_NID.findall(tail.text))
+    return bool(names) and any(
+        t.line > tail.line and "Connection restored to" in t.text
+        and any(n in t.text for n in names) for t in scan.tail)
 
 
 # Spark's scheduler on a task it lost (`Lost task 9.0 in stage 3.0 (TID 41) …`) and on an
