@@ -206,6 +206,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     # MPI's own reports: an abort and whose it was, its error handler's call and class
     "Abort(", "MPI_ABORT was invoked", "has exited due to process", "reported by process",
     "died from signal", "Fatal error in ", "*** MPI_ERR_", "*** An error occurred in",
+    "text_generation_launcher: Shard ",  # TGI's launcher on a shard that failed or crashed
 )
 
 
@@ -913,7 +914,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("noticed that process rank", "noticed that job rank", "Process name: ",
          "exit with status code", "died unexpectedly", "terminated with signal", "died, exit code", "exited with code", "was aborted",
          "RUNNING AT", "Abort(", "MPI_ABORT was invoked", "has exited due to process rank",
-         "reported by process", "died from signal"),
+         "reported by process", "died from signal", "text_generation_launcher: Shard "),
         # (Open MPI 1.2-1.3 said `job rank`; one era's build printed `OID` for `PID`)
         _rx(r"noticed that (?:process|job) rank (?P<mpi_rank>\d+) with [PO]ID (?P<pid>\d+) on node "
             r"(?P<node>[\w.\-]+) exited on(?: signal (?P<signo>\d+)(?: \((?P<signal_text>[^)]+)\))?)?",
@@ -953,6 +954,10 @@ PATTERNS: tuple[LinePattern, ...] = (
             # paddle.distributed.launch: `ABORT!!! Out of all 4 trainers, the trainer process
             # with rank=[3] was aborted.` (several failed ranks are not one first failure)
             r"the trainer process with rank=\[(?P<mpi_rank>\d+)\] was aborted",
+            # text-generation-inference's launcher on its shard (launcher/src/main.rs: `Shard
+            # 1 failed to start`, `Shard 0 crashed`): the shard's rank (RANK of its process)
+            r"\btext_generation_launcher: Shard (?P<mpi_rank>\d+) (?P<tgi_shard>failed to start|"
+            r"crashed)\s*$",
             # MPICH's Hydra: `=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES` and
             # `=   PID 9665 RUNNING AT node1` (its exit code on the next line); MPICH 4
             # names the rank too (`=   RANK 3 PID 220871 RUNNING AT cn-0412`)

@@ -80,6 +80,9 @@ _WRITER_PREFIXES = frozenset({"ray", "ray_repeat", "srun", "pdsh", "mpirun", "mp
 # A file named for its rank: `rank3.log`, `rank_3.txt`, Open MPI's `--output-filename` tree
 # (`out/1/rank.3/stderr`, by MPI_COMM_WORLD rank)
 _RANK_FILE = re.compile(r"(?:^|/)rank[._-]?(\d+)(?:\.(?:log|txt|out|err))?$|"
+                        # DeepSpeed's launcher's log of each worker (`--enable_each_rank_log
+                        # DIR`: `{%Y%m%d%H%M%S}_rank{dist_rank}.log`, by its GLOBAL rank)
+                        r"(?:^|/)\d{14}_rank(\d+)\.log$|"
                         r"(?:^|/)rank\.(\d+)/std(?:out|err)$|"
                         # Azure ML's log of each MPI process, by its rank
                         r"(?:^|/)std_log_process_(\d+)\.txt$")

@@ -330,6 +330,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      # memory under the share asked for; SGLang's `Not enough memory. Please
                      # try to increase --mem-fraction-static`)
                      r"\bNo available memory for the cache blocks\b|"
+                     # accelerate's find_executable_batch_size: it halves the batch only on an
+                     # out-of-memory (should_reduce_batch_size), and gives up at zero
+                     r"\bNo executable batch size found, reached zero\b|"
                      r"\blarger than the available KV cache memory\b|"
                      r"\bon startup is less than desired GPU memory utilization\b|"
                      r"\bNot enough memory\. Please try to increase --mem-fraction-static\b|"

@@ -3292,6 +3292,18 @@ CAUSES.update({
 # a full disk's write its rank retried and trained past; a Lustre failover restored
 HEALTHY += ("uw39_st_n01_enospc_retry_succeeded", "uw39_st_n05_lustre_failover_restored")
 CAUSES.update({
+    # the frameworks' own words: DeepSpeed's per-rank log files (`%Y%m%d%H%M%S_rank%d.log`, by
+    # global rank), Horovod's stall inspector marking a rank that shut down (`3!: […]`), vLLM's
+    # `Executor failed.` after its worker died, TGI's launcher on its shard (`Shard %d failed to
+    # start`, `Shard %d crashed`), accelerate's batch-size finder giving up on memory
+    "uw39_fw_ds_each_rank_log_rank6_valueerror": (Category.SOFTWARE, "rank 6"),
+    "uw39_fw_hvd_stall_rank3_shut_down": (Category.COLLECTIVE_DESYNC, "rank 3"),
+    "uw39_fw_vllm_worker_proc_died_no_cause": (Category.UNDETERMINED, ""),
+    "uw39_fw_tgi_shard1_oom_failed_to_start": (Category.OOM, "rank 1"),
+    "uw39_fw_tgi_shard0_signal9_crashed": (Category.UNDETERMINED, "rank 0"),
+    "uw39_fw_acc_no_executable_batch_size": (Category.OOM, ""),
+})
+CAUSES.update({
     # MPI codes' own fatal errors just above the one MPI_Abort of a file with no rank labels
     # (GROMACS's `Fatal error:` block, Quantum ESPRESSO's `Error in routine`, OpenFOAM's
     # `--> FOAM FATAL ERROR`, VASP's banner): that rank's own failure; GROMACS's `Not enough
@@ -3551,7 +3563,7 @@ def test_a_timeout_error_is_not_the_jobs_bug() -> None:
 # a store that went away, the first rank to notice a hang, every rank's own DDP error alike, two
 # DDP reports that name each other, Horovod's shutdown word to every rank, and a server wrapper
 # that points at a cause printed before it
-NO_RANK = ("uw39_torch_heartbeat_v25_all_ranks", "hg_02_nccl111_blocking_wait_python_raise", "hg_20_nccl110_aborted_comm_key_observer",
+NO_RANK = ("uw39_torch_heartbeat_v25_all_ranks", "uw39_fw_vllm_worker_proc_died_no_cause", "hg_02_nccl111_blocking_wait_python_raise", "hg_20_nccl110_aborted_comm_key_observer",
            "hg_23_nccl24_init_store_connection_closed", "hg_27_gloo_real_rank1_late_2r",
            "hg_41_ddp_real_unused_all_ranks", "hg_43_ddp_real_unused_debug_info",
            "hg_44_ddp_real_param_count_2r", "fw_34_hvd_shutdown_message_only",

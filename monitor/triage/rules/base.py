@@ -834,7 +834,9 @@ def mpi_ended_ranks(ctx: Context) -> set[int]:
     do so was: Process name: [[40021,1],2]  Exit code: 1`, a status, not a signal)."""
     return {rank for e in ctx.of(EventKind.MPI_EXIT)
             if (MPI_ABORT.search(e.event.text)
-                or ("Process name:" in e.event.text and e.event.int_field("signo") is None))
+                or ("Process name:" in e.event.text and e.event.int_field("signo") is None)
+                # TGI's launcher on the one shard whose process ended first
+                or e.event.fields.get("tgi_shard"))
             and (rank := e.event.int_field("mpi_rank")) is not None}
 
 

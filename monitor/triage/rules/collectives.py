@@ -57,7 +57,9 @@ def desync_report(ctx: Context) -> Finding | None:
 _STALLED_HEADER = re.compile(r"^(?:Stalled|Missing) ranks:\s*$")
 
 
-_STALLED_RANK = re.compile(r"^(\d+): \[")
+# (a rank that has already shut down is marked `!`: `3!: [allreduce.fc1.weight, …]`,
+# stall_inspector.cc)
+_STALLED_RANK = re.compile(r"^(\d+)!?: \[")
 
 
 # a rank's own failure, which a stall report listing it only follows

@@ -335,7 +335,7 @@ def out_of_memory(ctx: Context) -> Finding | None:
             # the one unlabelled OOM, and mpirun names the one process that ended it
             mpi_rank = next(iter(ended))
             ranks = tuple(sorted({*ranks, mpi_rank}))
-            culprits.append(f"rank {mpi_rank}{on_gpu} (mpirun's first process to exit)")
+            culprits.append(f"rank {mpi_rank}{on_gpu} (its launcher's first process to exit)")
         elif item.rank is None:
             # torch's message lists the GPU's processes, often wrapped onto the next lines
             user = _gpu_user(ctx, item)

@@ -1411,7 +1411,10 @@ _PEER_LOST = ("remote worker", "Connection reset by peer", "Connection closed by
               # operating system.`): a signal the process received, not an exception it raised
               "is detected by the operating system",
               # an HTTP server that closed the connection (http.client, urllib3, requests)
-              "Remote end closed connection", "Connection broken: ", "'Connection aborted.'")
+              "Remote end closed connection", "Connection broken: ", "'Connection aborted.'",
+              # vLLM's engine core and executor once a worker process died (EXECUTOR_FAILED,
+              # `collective_rpc` on a failed executor): the worker's death, not the core's bug
+              "Executor failed.")
 
 
 # A collective that timed out waiting for a peer: the symptom of whoever did not arrive.

@@ -1363,7 +1363,11 @@ def _hang_reported(ctx: Context) -> bool:
     """NCCL's watchdog or heartbeat monitor fired, or NCCL tore a communicator down: a hang
     whose abort makes every worker exit, the first report of an exit only the first."""
     return bool(ctx.of(EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_TEARDOWN,
-                       EventKind.HEARTBEAT_HANG))
+                       EventKind.HEARTBEAT_HANG)) or any(
+        # (or the watchdog thread's own exception, its message cut: `Exception raised from
+        # ncclCommWatchdog at …ProcessGroupNCCL.cpp:1521`)
+        "Watchdog" in str(e.event.fields.get("raised_from", ""))
+        for e in ctx.of(EventKind.CPP_EXCEPTION))
 
 
 def _text_below(ctx: Context, item: Located, lines: int = 3) -> str:
@@ -1391,7 +1395,9 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
            if (e.event.level >= Level.ERROR or (e.event.level is Level.WARNING
                                                  and MPI_ABORT.search(e.event.text)))
            and not _aborted_on_purpose(ctx, e)
-           and not (watchdog_aborted and e.event.int_field("signo") == 6)]
+           and not (watchdog_aborted and (e.event.int_field("signo") == 6
+                                          # (TGI's word that a shard crashed: of its signal)
+                                          or e.event.fields.get("tgi_shard") == "crashed"))]
     tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
              if not _stopped_by_srun(e) and not e.event.fields.get("oom")
              and (e.event.fields.get("exitcode") or e.event.fields.get("signal"))
