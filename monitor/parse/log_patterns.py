@@ -1402,6 +1402,8 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"Received (?P<signal>SIGTERM): \d+",
             # DeepSpeed's launcher: `Main process received SIGTERM, exiting`
             r"Main process received (?P<signal>SIG\w+), exiting",
+            # TGI's launcher (launcher/src/main.rs): `Received SIGTERM, terminating`
+            r"text_generation_launcher: Received (?P<signal>SIG\w+), terminating",
         ),
         post=lambda f, p: (
             EventKind.AGENT_DEATH_SIGNAL, Level.FATAL,

@@ -49,6 +49,7 @@ from monitor.triage.rules import (
     table_entries,
 )
 from monitor.triage.rules.base import went_on_past
+from monitor.triage.rules.devices import nccl_init_went_on
 from monitor.triage.subjects import placed_pods
 from monitor.triage.topology import ONE_NODE, SRUN_RANK, promoted, read_topology
 
@@ -201,7 +202,9 @@ def diagnose(
               and not nfs_answered_again(ctx, e)
               # (a write its rank logged and went on after, as the storage rule reads it: a
               # save retried after a WARNING, the rank's steps going on)
-              and not (e.kind is EventKind.STORAGE_WRITE and went_on_past(ctx, e))]
+              and not (e.kind is EventKind.STORAGE_WRITE and went_on_past(ctx, e))
+              # (an NCCL probe's `Cuda failure` its process's communicator came up past)
+              and not (e.kind is EventKind.CUDA_ERROR and nccl_init_went_on(ctx, e))]
     if finding is None:
         # a failing line no pattern made an error of (an exception line whose only event is
         # the lost connection in it) still says the job failed

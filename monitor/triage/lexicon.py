@@ -300,6 +300,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      # realloc 8589934592 bytes for …`)
                      r"\bforrtl: severe \(41\): insufficient virtual memory\b|"
                      r"\bAllocation would exceed memory limit\b|"
+                     # a code's own word that an allocation failed (LAMMPS's memory.cpp: `Failed
+                     # to allocate 8388608000 bytes for array …`)
+                     r"(?i:\bfailed to allocate \d+ bytes\b)|"
                      r"\bNot enough memory\. Failed to (?:m|c|re)alloc \d+ bytes\b|"
                      r"\bcudaMalloc retry failed\b|\bAllocate memory failed\b|"
                      r"Cannot allocate memory|\bMemoryError\b|bad_alloc|ENOMEM|"
@@ -425,11 +428,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"(?i:\bwrite error\b|\berror (?:during|while|on) writ(?:e|ing)\b)"
                          r"(?![^\n]{0,80}\b(?:socket|pipe|connection|peer|stdout|stderr)\b)|"
                          # or open for writing (`Can't open file for writing checkpoint …`)
-                         # or open at all, in a Fortran runtime's words (Intel's `forrtl: severe
-                         # (29): file not found, unit 19, file …`, gfortran's `Fortran runtime
-                         # error: Cannot open file '…': No such file or directory`)
-                         r"\bforrtl: severe \((?:29|30|43)\): |"
-                         r"\bFortran runtime error: Cannot open file '|"
+                         # or open at all, in Intel Fortran's words (`forrtl: severe (30): open
+                         # failure, unit 19, file …`; a file not found, its 29, is a path the job
+                         # gave, as Python's FileNotFoundError is)
+                         r"\bforrtl: severe \(30\): |"
                          r"(?i:\b(?:can't|cannot|can not|unable to|could not|failed to) open\b"
                          r"[^\n]{0,80}\bfor writing\b)|"
                          r"(?i:\bfilled disk\b|\bdisk quota (?:has been |was )?exceeded\b)|"
@@ -684,6 +686,9 @@ _FAILED = re.compile(
     r"No space left|Disk quota exceeded|Input/output error|Read-only file system|\b(?:Error|error)\b"
     r"(?:\s*[:\]|!]|\s+(?:in|while|during|when|on|at|from|occurred))|"
     r"\b(?:failed|FAILED|Failed)\b|\bAssertion failure\b|\bKilled\b|\bAborted\b|core dumped|"
+    # Intel Fortran's runtime ending the process (`forrtl: severe (41): insufficient virtual
+    # memory`)
+    r"\bforrtl: severe \(\d+\): |"
     r"Segmentation fault|"
     # a native signal handler's banner (vLLM, SGLang, TensorRT-LLM, torch_xla)
     r"\bSegfault encountered\b|"
@@ -813,6 +818,13 @@ _BENIGN = re.compile(
     r"^W\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./-]+:\d+\] |"
     # the kernel's note of corrected machine checks and memory errors (EDAC's `1 CE memory read
     # error`): corrected, the node goes on
+    # the kernel's note that it loaded an unsigned out-of-tree module (nvidia, nvidia-peermem:
+    # `module verification failed: signature and/or required key missing - tainting kernel`)
+    r"\bmodule verification failed: signature and/or required key missing - tainting kernel\b|"
+    # ... and nvidia-peermem's load on a kernel without the peer-memory API (no GPUDirect RDMA;
+    # NCCL goes on without it): `nvidia-peermem nv_mem_client_init:414 ERROR detected invalid
+    # context, skipping further initialization`
+    r"\bnv_mem_client_init:\d+ ERROR detected invalid context, skipping further initialization\b|"
     r"\bMachine check events logged\b|\bEDAC MC\d+: \d+ CE\b|\bHANDLING MCE MEMORY ERROR\b|"
     # and a PCIe link's corrected errors (AER's `PCIe Bus Error: severity=Corrected, …`)
     # (the kernel's 6.x words: `severity=Correctable`, `AER: Correctable error message …`)
@@ -988,6 +1000,7 @@ class Reading:
 # (a loss gone non-finite is read by its `stopping`, `exiting`, `aborting`; a literal another
 # one already holds is left out: each is one more pass over every tail line)
 _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ailed", "AILED",
+                    "forrtl: severe",
                     "Killed", "Aborted", "core dumped", "Segmentation", "annot", "nable to",
                     "No space", "quota", "Input/output", "Read-only", "victed", "preempted",
                     "out of memory", "imed out", "signal", "SIG", "topping", "xiting", "borting",

@@ -3292,6 +3292,45 @@ CAUSES.update({
 # a full disk's write its rank retried and trained past; a Lustre failover restored
 HEALTHY += ("uw39_st_n01_enospc_retry_succeeded", "uw39_st_n05_lustre_failover_restored")
 CAUSES.update({
+    # a review of this round's own rules at their edges: each case is a look-alike a new
+    # reading must not fire on, or a neighbour in another shape it must still read
+    "rv40_accelerate_batch_size_zero": (Category.OOM, ""),
+    "rv40_aer6_fatal_one_node": (Category.GPU_CUDA, "rank 4"),
+    "rv40_botocore_closed_alone": (Category.UNDETERMINED, ""),
+    "rv40_c10d_ipv6_then_ipv4_lookup_fails": (Category.NETWORK, "gpu-node-3"),
+    "rv40_c10d_ipv6_then_own_bug": (Category.SOFTWARE, "rank 0"),
+    "rv40_deepspeed_rank_log_files": (Category.SOFTWARE, "rank 5"),
+    "rv40_gcsfs_http_503": (Category.STORAGE_IO, "rank 0"),
+    "rv40_gromacs_realloc_oom": (Category.OOM, ""),
+    "rv40_grpc_connect_failed_tf_worker": (Category.NETWORK, "10.0.1.4:2222"),
+    "rv40_hdf5_no_locks": (Category.STORAGE_IO, "rank 0"),
+    "rv40_horovod_stall_shutdown_rank": (Category.SOFTWARE, "rank 3"),
+    "rv40_monitored_barrier_after_own_error": (Category.SOFTWARE, "rank 2"),
+    "rv40_mpi_lammps_error_on_proc": (Category.SOFTWARE, "rank 13"),
+    "rv40_mpi_lammps_error_on_proc_oom_tagged": (Category.OOM, "rank 6"),
+    "rv40_mpi_unlabelled_qe_error_block": (Category.SOFTWARE, "rank 9"),
+    "rv40_openib_flushed_after_oom": (Category.OOM, "rank 3"),
+    "rv40_openib_retry_exceeded": (Category.NETWORK, ""),
+    "rv40_operator_v1_other_job_succeeded": (Category.OOM, "rank 1"),
+    "rv40_pickle_ran_out_of_input_cache": (Category.DATA, "rank 0"),
+    "rv40_pickle_ran_out_spawn_child": (Category.UNDETERMINED, ""),
+    "rv40_pillow_broken_stream_worker": (Category.DATA, ""),
+    "rv40_reset_by_remote_peer_alone": (Category.UNDETERMINED, ""),
+    "rv40_rocm_hsa_aperture_rankprefix": (Category.GPU_CUDA, "rank 3"),
+    "rv40_rust_os_code_28_safetensors": (Category.STORAGE_IO, "rank 3"),
+    "rv40_s3fs_permission_from_clienterror": (Category.STORAGE_IO, "rank 0"),
+    "rv40_slurm_oomkill_one_task": (Category.OOM, "task 5"),
+    "rv40_storage_quota_exceeded_write": (Category.STORAGE_IO, "rank 2"),
+    "rv40_tgi_shard_failed_to_start_oom": (Category.OOM, "rank 1"),
+    "rv40_torchrun_succeeded_other_node_failed_before": (Category.STORAGE_IO, "rank 7"),
+    "rv40_watchdog_exception_cuda_error": (Category.GPU_CUDA, "rank 2"),
+    "rv40_xid31_pid_from_torchrun_table": (Category.GPU_CUDA, "rank 10"),
+    # TGI's launcher stopping on a SIGTERM (`Received SIGTERM, terminating`), its shard then
+    # reported crashed
+    "rv40_tgi_shard_crashed_after_sigterm": (Category.INFRASTRUCTURE, ""),
+})
+HEALTHY += ("rv40_aer6_correctable_healthy", "rv40_botocore_closed_retried", "rv40_c10d_ipv6_warning_healthy", "rv40_forrtl_warning_went_past", "rv40_gloo_willretry_healthy", "rv40_grpc_connect_failed_then_served", "rv40_horovod_stall_warning_healthy", "rv40_lustre_lost_restored_healthy", "rv40_numpy_no_data_left_info", "rv40_operator_v1_success", "rv40_storage_cant_open_for_writing_benign", "rv40_storage_quota_soft_warning", "rv40_storage_write_error_retried", "rv40_torchrun_succeeded_after_restart", "rv40_ucx_warn_healthy", "uw39_hl_nccl_p2p_probe_cuda_failure_ok", "uw39_hl_dmesg_perf_peermem_edac_ok",)
+CAUSES.update({
     # the frameworks' own words: DeepSpeed's per-rank log files (`%Y%m%d%H%M%S_rank%d.log`, by
     # global rank), Horovod's stall inspector marking a rank that shut down (`3!: […]`), vLLM's
     # `Executor failed.` after its worker died, TGI's launcher on its shard (`Shard %d failed to
@@ -3563,7 +3602,7 @@ def test_a_timeout_error_is_not_the_jobs_bug() -> None:
 # a store that went away, the first rank to notice a hang, every rank's own DDP error alike, two
 # DDP reports that name each other, Horovod's shutdown word to every rank, and a server wrapper
 # that points at a cause printed before it
-NO_RANK = ("uw39_torch_heartbeat_v25_all_ranks", "uw39_fw_vllm_worker_proc_died_no_cause", "hg_02_nccl111_blocking_wait_python_raise", "hg_20_nccl110_aborted_comm_key_observer",
+NO_RANK = ("rv40_accelerate_batch_size_zero", "rv40_botocore_closed_alone", "rv40_c10d_ipv6_then_ipv4_lookup_fails", "rv40_gromacs_realloc_oom", "rv40_grpc_connect_failed_tf_worker", "rv40_openib_retry_exceeded", "rv40_pickle_ran_out_spawn_child", "rv40_pillow_broken_stream_worker", "rv40_reset_by_remote_peer_alone", "uw39_torch_heartbeat_v25_all_ranks", "uw39_fw_vllm_worker_proc_died_no_cause", "hg_02_nccl111_blocking_wait_python_raise", "hg_20_nccl110_aborted_comm_key_observer",
            "hg_23_nccl24_init_store_connection_closed", "hg_27_gloo_real_rank1_late_2r",
            "hg_41_ddp_real_unused_all_ranks", "hg_43_ddp_real_unused_debug_info",
            "hg_44_ddp_real_param_count_2r", "fw_34_hvd_shutdown_message_only",
@@ -3609,6 +3648,7 @@ def test_a_failure_no_one_rank_is_to_blame_for_names_no_rank(name: str) -> None:
     ("rv29_subgroup_hang_absent_nonmember", "rank 1"),
     ("rv29_placed_wrong_pid", "77100"),
     ("rv38_pid_bracket_logger_cuda_error_not_mpiexec_rank_labels", "rank 4514"),  # a pid
+    ("rv40_tgi_shard_crashed_after_sigterm", "rank 0"),  # a shard the launcher's stop ended
 ])
 def test_a_reviewed_case_names_no_wrong_culprit(name: str, wrong: str) -> None:
     assert not any(wrong in c for c in _triage(name).culprits)

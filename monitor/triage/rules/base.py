@@ -828,6 +828,14 @@ def nfs_answered_again(ctx: Context, item: Located) -> bool:
 MPI_ABORT = re.compile(r"\bAbort\(-?\d+\)|MPI_Abort\(|MPI_ABORT was invoked")
 
 
+def crashed_while_stopping(ctx: Context, item: Located) -> bool:
+    """TGI's word that a shard crashed, after its launcher said it was stopping them all
+    (`Received SIGTERM, terminating`): the stop's, not the shard's first failure."""
+    return item.event.fields.get("tgi_shard") == "crashed" and any(
+        t.line < item.event.line and "Received SIG" in t.text
+        for t in ctx.scans[item.file_index].tail)
+
+
 def mpi_ended_ranks(ctx: Context) -> set[int]:
     """The ranks mpirun names as the processes that ended the job by themselves: one that
     called MPI_Abort, or Open MPI's first process to exit with a status (`The first process to
@@ -836,7 +844,7 @@ def mpi_ended_ranks(ctx: Context) -> set[int]:
             if (MPI_ABORT.search(e.event.text)
                 or ("Process name:" in e.event.text and e.event.int_field("signo") is None)
                 # TGI's launcher on the one shard whose process ended first
-                or e.event.fields.get("tgi_shard"))
+                or (e.event.fields.get("tgi_shard") and not crashed_while_stopping(ctx, e)))
             and (rank := e.event.int_field("mpi_rank")) is not None}
 
 

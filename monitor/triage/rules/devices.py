@@ -296,15 +296,21 @@ def out_of_memory(ctx: Context) -> Finding | None:
             and not ("killed due to memory pressure" in e.event.text
                      and trained_after(ctx, e.file_index, e.event.line))]
     tasks = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT) if e.event.fields.get("oom")]
-    if not tasks and any(e.kind is EventKind.SLURM_OOM and e.event.fields.get("count")
-                         for e in host):
+    if not tasks and any(
+            e.kind is EventKind.SLURM_OOM and e.event.fields.get("count")
+            # (the job step's own events, not the batch script's or the extern step's)
+            and not str(e.event.fields.get("step", "")).endswith((".batch", ".extern"))
+            for e in host):
         # Slurm before 23.02 says `task 5: Killed` of a task the cgroup's OOM killer ended
         # (its count of oom-kill events in the step above; not a step over its accounted
         # limit, which Slurm ends whole): the one task srun says was SIGKILLed is that task
         killed = [e for e in ctx.of(EventKind.SLURM_TASK_EXIT)
                   if e.event.fields.get("signal") == "SIGKILL"]
-        tasks = killed if len(killed) == 1 and len(
-            killed[0].event.fields.get("tasks") or ()) == 1 else []  # type: ignore[arg-type]
+        ids = killed[0].event.fields.get("tasks") if len(killed) == 1 else ()
+        tasks = killed if isinstance(ids, tuple) and len(ids) == 1 and not any(
+            # (not a task the step's cancel ended: a preemption's, a time limit's)
+            c.file_index == killed[0].file_index and c.event.line < killed[0].event.line
+            for c in ctx.of(EventKind.SLURM_CANCEL)) else []
     # A worker killed by SIGKILL is usually the OOM killer, but only a kernel or cgroup line
     # says so; without one the `dataloader` rule names the worker, cause undetermined.
     workers = [e for e in ctx.of(EventKind.DATALOADER_WORKER_DIED)
@@ -433,6 +439,11 @@ def out_of_memory(ctx: Context) -> Finding | None:
         recs.append("Host memory: raise the job's memory limit (--mem) or lower DataLoader "
                     "workers/prefetch; `sacct -j JOB -o MaxRSS` shows the peak.")
     cause = min([*gpu, *host, *tasks, *workers], key=Located.order)
+    ran_out = ctx.global_ranks(gpu)
+    if len(ran_out) > 1 and not workers and not tasks:
+        # several ranks ran out of GPU memory alike (a batch too large for every GPU): none
+        # is the first, none is named a culprit rank (each stays listed with its GPU)
+        ranks = tuple(r for r in ranks if r not in ran_out)
     return Finding(Category.OOM, ranks, tuple(dict.fromkeys(culprits)), tuple(evidence), cause,
                    tuple(recs))
 
@@ -571,11 +582,31 @@ def _faulting_process(ctx: Context) -> str:
     return f"pid {pid} on GPU {pci} (the kernel's Xid names it)"
 
 
+# NCCL's line header, `host:pid:tid [dev] file.cc:line NCCL WARN …`
+_NCCL_HEADER = re.compile(r"^\s*(?:\[\w+\]:\s*)?(?P<host>[\w.-]+):(?P<pid>\d+):\d+ \[\d+\]")
+
+
+def nccl_init_went_on(ctx: Context, item: Located) -> bool:
+    """A `NCCL WARN Cuda failure '…'` that the same process's communicator came up past (its
+    own `… Init COMPLETE` later in the file): a capability probe NCCL fell back from (the P2P
+    transport's peer-access or IPC check, then `via SHM`), not the failure of that rank."""
+    if "NCCL WARN" not in item.event.text:
+        return False
+    head = _NCCL_HEADER.match(item.event.text)
+    if head is None:
+        return False
+    return any(e.file_index == item.file_index and e.event.line > item.event.line
+               and "Init COMPLETE" in e.event.text
+               and (m := _NCCL_HEADER.match(e.event.text)) is not None
+               and m.group("host", "pid") == head.group("host", "pid")
+               for e in ctx.located)
+
+
 def cuda_software(ctx: Context) -> Finding | None:
     # (the runtime unloading as its process exits is no kernel's failure: `CUDA error: driver
     # shutting down` after the same process's own exception is its teardown)
     errors = [e for e in ctx.of(EventKind.CUDA_ERROR) if e.event.fields.get("hardware") is not True
-              and not _torn_down_after_own_error(ctx, e)]
+              and not _torn_down_after_own_error(ctx, e) and not nccl_init_went_on(ctx, e)]
     if not errors:
         return _kernel_gpu_exception(ctx) or _cpp_gpu_exception(ctx)
     first = errors[0]

@@ -27,6 +27,7 @@ from monitor.triage.rules.base import (
     _ray_task_name,
     _some,
     another_part_between,
+    crashed_while_stopping,
     file_trained_on,
     nfs_answered_again,
     ray_worker_rank,
@@ -1380,6 +1381,9 @@ def _heartbeat_hang_elsewhere(ctx: Context, rank: int) -> bool:
     """Another rank's word that ProcessGroupNCCL's heartbeat monitor found its watchdog stuck
     and ended the process (`Heartbeat monitor timed out! … Terminating the process`): the
     monitor aborted the ranks alike, and the first aborted is not shown to be the cause."""
+    if any(e.rank == rank and "Watchdog" not in str(e.event.fields.get("raised_from", ""))
+           for e in ctx.of(EventKind.CPP_EXCEPTION)):
+        return False  # (its own native error ended it first: `terminate called after …`)
     return bool({e.rank for e in ctx.of(EventKind.HEARTBEAT_HANG) if e.rank is not None} - {rank})
 
 
@@ -1394,7 +1398,7 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
     mpi = [e for e in ctx.of(EventKind.MPI_EXIT)
            if (e.event.level >= Level.ERROR or (e.event.level is Level.WARNING
                                                  and MPI_ABORT.search(e.event.text)))
-           and not _aborted_on_purpose(ctx, e)
+           and not _aborted_on_purpose(ctx, e) and not crashed_while_stopping(ctx, e)
            and not (watchdog_aborted and (e.event.int_field("signo") == 6
                                           # (TGI's word that a shard crashed: of its signal)
                                           or e.event.fields.get("tgi_shard") == "crashed"))]

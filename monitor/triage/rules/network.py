@@ -1459,7 +1459,11 @@ _CONNECT_TARGET = re.compile(r'"?target_address"?\s*[:=]\s*"?(?:ipv[46]:)?(?P<ep
 # what a client goes on to say while it tries again (`Retry in 998 milliseconds`, `Failed to
 # connect to channel, retrying`, TF's `CreateSession still waiting for response from worker`)
 _STILL_TRYING = re.compile(r"(?i)\bretry(?:ing)?\b|\bstill waiting\b|\btrying again\b")
-_CONNECTS_TO_THE_END = 2  # failed connects to one endpoint, the last lines of their file
+_CONNECTS_TO_THE_END = 2
+# a job at work, besides training: a server answering (`"POST /v1/chat/completions HTTP/1.1"
+# 200 OK`, Uvicorn's start, vLLM's throughput lines)
+_AT_WORK = re.compile(r"\bHTTP/\d(?:\.\d)?\" 200\b|\b200 OK\b|\bUvicorn running on\b|"
+                      r"\bApplication startup complete\b|\bthroughput: \d")  # failed connects to one endpoint, the last lines of their file
 
 
 def connects_to_the_end(ctx: Context) -> Finding | None:
@@ -1484,7 +1488,8 @@ def connects_to_the_end(ctx: Context) -> Finding | None:
             if ((len(lines) < _CONNECTS_TO_THE_END and not after)
                     or any(_STILL_TRYING.search(t.text) is None for t in after)
                     or connected_after(ctx, index, last, host)
-                    or any(trained_after(ctx, i, 0) for i in range(len(ctx.scans)))):
+                    or any(trained_after(ctx, i, 0) for i in range(len(ctx.scans)))
+                    or any(_AT_WORK.search(t.text) for s in ctx.scans for t in s.tail)):
                 continue
             first = lines[0]
             return Finding(
