@@ -202,6 +202,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "num_nodes", "--standalone",
     "worker group",  # torchrun's agent restarting its workers, and their group finishing
     "world_rank=",  # Ray Train's table of its workers' processes and their ranks
+    "Setting up process group for",  # ... and each worker's own word of its rank
     "global_ranks=", "local_ranks=",  # torchrun's agent: the ranks its workers are
     # MPI's own reports: an abort and whose it was, its error handler's call and class
     "Abort(", "MPI_ABORT was invoked", "has exited due to process", "reported by process",
@@ -876,9 +877,14 @@ PATTERNS: tuple[LinePattern, ...] = (
         # processes:`, then a row per worker, `- (node_id=…, ip=10.0.1.5, pid=30390)
         # world_rank=2, local_rank=2, node_rank=0` (read in triage only)
         EventKind.RAY_WORKER_RANK, Level.INFO,
-        ("world_rank=",),
+        ("world_rank=", "Setting up process group for"),
         _rx(r"\bip=(?P<ip>[^,)\s]+), pid=(?P<pid>\d+)\) world_rank=(?P<world_rank>\d+), "
-            r"local_rank=(?P<local_rank>\d+)"),
+            r"local_rank=(?P<local_rank>\d+)",
+            # each worker's own line as it joins (ray/train/torch/config.py: `(RayTrainWorker
+            # pid=48213, ip=10.0.0.4) Setting up process group for: env:// [rank=1,
+            # world_size=2]`)
+            # (the actor's pid and host are its prefix's)
+            r"^Setting up process group for: \S+ \[rank=(?P<world_rank>\d+), world_size=\d+\]"),
     ),
     LinePattern(
         # NCCL's socket connect prints this once per 1,000 refused tries (about a second);

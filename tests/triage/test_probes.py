@@ -3331,6 +3331,14 @@ CAUSES.update({
 })
 HEALTHY += ("rv40_aer6_correctable_healthy", "rv40_botocore_closed_retried", "rv40_c10d_ipv6_warning_healthy", "rv40_forrtl_warning_went_past", "rv40_gloo_willretry_healthy", "rv40_grpc_connect_failed_then_served", "rv40_horovod_stall_warning_healthy", "rv40_lustre_lost_restored_healthy", "rv40_numpy_no_data_left_info", "rv40_operator_v1_success", "rv40_storage_cant_open_for_writing_benign", "rv40_storage_quota_soft_warning", "rv40_storage_write_error_retried", "rv40_torchrun_succeeded_after_restart", "rv40_ucx_warn_healthy", "uw39_hl_nccl_p2p_probe_cuda_failure_ok", "uw39_hl_dmesg_perf_peermem_edac_ok",)
 CAUSES.update({
+    # Ray Train's worker's own word of its rank as it joins (`(RayTrainWorker pid=%d, ip=%s)
+    # Setting up process group for: env:// [rank=%d, world_size=%d]`): the rank of the worker
+    # that raised, died or was killed for memory
+    "uw39_tb_y01_ray_actordied_unexpected_exit": (Category.UNDETERMINED, "rank 1"),
+    "uw39_tb_y02_ray_oom_killed_worker": (Category.OOM, "rank 3"),
+    "uw39_tb_y03_ray_train_worker_exception": (Category.SOFTWARE, "rank 2"),
+})
+CAUSES.update({
     # the frameworks' own words: DeepSpeed's per-rank log files (`%Y%m%d%H%M%S_rank%d.log`, by
     # global rank), Horovod's stall inspector marking a rank that shut down (`3!: […]`), vLLM's
     # `Executor failed.` after its worker died, TGI's launcher on its shard (`Shard %d failed to

@@ -377,8 +377,10 @@ def _ray_rank(ctx: Context, task: Located) -> tuple[int, ...]:
 
 def ray_worker_rank(ctx: Context, pid: object, ip: object) -> tuple[int, ...]:
     """The world rank Ray Train's table of its workers gives the process at (ip, pid)."""
+    # (the table's row names its process; a worker's own line is under its actor's prefix)
     rows = {rank for e in ctx.of(EventKind.RAY_WORKER_RANK)
-            if e.event.int_field("pid") == pid and e.event.fields.get("ip") == ip
+            if (e.event.int_field("pid") or e.event.int_field("actor_pid")) == pid
+            and (e.event.fields.get("ip") or e.event.host) == ip
             and (rank := e.event.int_field("world_rank")) is not None}
     return (rows.pop(),) if len(rows) == 1 else ()
 

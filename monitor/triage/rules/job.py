@@ -44,6 +44,7 @@ from monitor.triage.rules.base import (
     mpi_ended_ranks,
     nfs_answered_again,
     raised_as,
+    ray_worker_rank,
     reconnected_after,
     record_lines,
     says_nccl_unexplained,
@@ -1235,6 +1236,10 @@ def own_exception(ctx: Context) -> Finding | None:
         ranks = (_launcher_named_rank(ctx, first) or _submitit_task(ctx, first)
                  or _composer_block(ctx, first) or _srun_task(ctx, first))
     relayed_rank = _ray_train_worker(ctx, first) if not ranks else ()
+    if not ranks and not relayed_rank and first.event.fields.get("actor_pid") and not every_one:
+        # a Ray Train worker's traceback under its actor's prefix: the rank that worker
+        # said it joined with (`Setting up process group for: env:// [rank=2, …]`)
+        relayed_rank = ray_worker_rank(ctx, first.event.int_field("actor_pid"), first.event.host)
     ranks = ranks or relayed_rank
     task = None if ranks else _ray_task(ctx, first)
     raiser = _ray_task_name(task) if task is not None else who(first)
