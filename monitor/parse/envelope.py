@@ -26,8 +26,9 @@ _RANK_AT = re.compile(r"\[rank(\d+)\]: ?")
 # horovodrun's gloo launcher tags with the rank alone: `[3]<stderr>:`.
 # SageMaker's mpirun adds the rank's name and its host: `[1,mpirank:3,algo-2]<stdout>:`.
 _MPIRUN = re.compile(r"\[(?:(\d+),)?(?:mpirank:)?(\d+)(?:,([\w.-]+))?\]<(?:stdout|stderr|stddiag)>: ?")
-# torchrun --tee / --redirects: `[default3]:` (role name + local rank).
-_TORCHRUN = re.compile(r"\[([A-Za-z_]+?)(\d+)\]: ?")
+# torchrun --tee / --redirects: `[default3]:` (role name + local rank); not MPICH 3's ch3
+# client (`[cli_4]: aborting job:`), which names an MPI rank
+_TORCHRUN = re.compile(r"\[(?!cli_\d+\])([A-Za-z_]+?)(\d+)\]: ?")
 # accelerate multi-node: `[alphagpu12:5]:` (host + local rank).
 _HOST_LOCAL = re.compile(r"\[([\w.\-]+):(\d+)\]: ?")
 # A reporter's viewer numbered the lines: `[1784] `.

@@ -207,6 +207,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     # MPI's own reports: an abort and whose it was, its error handler's call and class
     "Abort(", "MPI_ABORT was invoked", "has exited due to process", "reported by process",
     "died from signal", "Fatal error in ", "*** MPI_ERR_", "*** An error occurred in",
+    "]: aborting job",  # MPICH 3's ch3 client on its own abort (`[cli_4]: aborting job:`)
     "text_generation_launcher: Shard ",  # TGI's launcher on a shard that failed or crashed
 )
 
@@ -920,7 +921,8 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("noticed that process rank", "noticed that job rank", "Process name: ",
          "exit with status code", "died unexpectedly", "terminated with signal", "died, exit code", "exited with code", "was aborted",
          "RUNNING AT", "Abort(", "MPI_ABORT was invoked", "has exited due to process rank",
-         "reported by process", "died from signal", "text_generation_launcher: Shard "),
+         "reported by process", "died from signal", "text_generation_launcher: Shard ",
+         "]: aborting job"),
         # (Open MPI 1.2-1.3 said `job rank`; one era's build printed `OID` for `PID`)
         _rx(r"noticed that (?:process|job) rank (?P<mpi_rank>\d+) with [PO]ID (?P<pid>\d+) on node "
             r"(?P<node>[\w.\-]+) exited on(?: signal (?P<signo>\d+)(?: \((?P<signal_text>[^)]+)\))?)?",
@@ -944,6 +946,9 @@ PATTERNS: tuple[LinePattern, ...] = (
             # process (rank: 3, pid: 118822) terminated with signal 11 -> abort job`)
             r"MPI process \(rank: (?P<mpi_rank>\d+), pid: (?P<pid>\d+)\) terminated with signal "
             r"(?P<signo>\d+)",
+            # MPICH 3's ch3 client on its own abort, above its error stack (`[cli_4]: aborting
+            # job:`, then `Fatal error in PMPI_Bcast: Invalid root, error stack:`)
+            r"\[cli_(?P<mpi_rank>\d+)\]: aborting job\b",
             # Open MPI's error handler: `*** reported by process [847773697,2]`
             r"\*\*\* reported by process \[\d+,(?P<mpi_rank>\d+)\]",
             # HPE PALS' mpiexec: `x4117c3s3b0n0: rank 6 died from signal 9`

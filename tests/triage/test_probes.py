@@ -3359,6 +3359,9 @@ CAUSES.update({
     "uw39_mpi_o17_ompi4_qe_error_in_routine_rank2": (Category.SOFTWARE, "rank 2"),
     "uw39_mpi_o18_ompi4_openfoam_fatal_error_rank3": (Category.SOFTWARE, "rank 3"),
     "uw39_mpi_v01_impi_vasp_zhegv_abort": (Category.SOFTWARE, "rank 0"),
+    # MPICH 3's ch3 client on its own abort (`[cli_4]: aborting job:`) above MPI's error stack
+    # for an argument it passed wrong (`Fatal error in PMPI_Bcast: Invalid root`)
+    "uw39_mpi_m05_mpich3_invalid_root_cli": (Category.SOFTWARE, "rank 4"),
 })
 CAUSES.update({
     # PyTorch distributed's own words: gloo's line on rank 0 (`Rank 2 failed to pass
