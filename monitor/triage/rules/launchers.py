@@ -1218,6 +1218,11 @@ _NAMES_ITS_PROCESS = re.compile(r"\b(?:error|fatal)\b.{0,20}?\b(?:on |in )?(?:pr
                                 r"(?:error|fatal)\b", re.IGNORECASE)
 
 
+# a language runtime's own words as it ends the process (gfortran's `Fortran runtime error:
+# …`, Intel Fortran's `forrtl: severe (N): …`)
+_RUNTIME_ENDED = re.compile(r"\bFortran runtime error: |\bforrtl: severe \(\d+\): ")
+
+
 def _own_error_before_abort(ctx: Context, exit_: Located, rank: int,
                             ) -> tuple[TailLine, Reading] | None:
     """The rank's own error message just above its call to MPI_Abort, naming that rank in its
@@ -1458,7 +1463,12 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
             cause = own if own is not None and _writer_of(own[0]) == rank else None
         if cause is None and rank is not None and MPI_ABORT.search(first.event.text):
             cause = _own_error_before_abort(ctx, first, rank)
-        if (cause is None and rank is not None and MPI_ABORT.search(first.event.text)
+        if (cause is None and rank is not None and not killed
+                and (MPI_ABORT.search(first.event.text)
+                     # (or Open MPI's first process to exit with a status: a runtime's own
+                     # `Fortran runtime error: …` then `Error termination`)
+                     or ("Process name:" in first.event.text
+                         and first.event.int_field("signo") is None))
                 and not any(_writer_of(t) is not None
                             for t in ctx.scans[first.file_index].tail)):
             # one rank's MPI_Abort right under an error block a code printed (GROMACS's
@@ -1467,6 +1477,9 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
             # labels: the block is the aborting rank's own last words (each process prints
             # its own fatal error just before it calls MPI_Abort)
             own = _cause_shown_above(ctx, first, {rank}, False, own_too=True, failed_too=True)
+            if (own is not None and not MPI_ABORT.search(first.event.text)
+                    and _RUNTIME_ENDED.search(own[0].text) is None):
+                own = None  # (an exit with a status: only a runtime's own last words say why)
             if own is not None and own[1].family is Family.FAILED:
                 own = (own[0], Reading(Family.SOFTWARE, own[1].word, own[1].where))
             cause = own
