@@ -234,6 +234,12 @@ _STOPPED_BY_PLATFORM = (r"Pod was terminated in response to imminent node shutdo
                         r"\bPreempted in order to admit critical pod\b|"
                         r"\bdeleting pod for node scale down\b|"
                         r"\bInterruption triggered termination for the [Nn]ode\b|"
+                        # Azure's Scheduled Events' spot eviction of a VM (`"EventType":
+                        # "Preempt"`), a gcloud operations row of a VM GCE preempted
+                        # (`compute.instances.preempted  zone/instances/vm-3`; not a filter on
+                        # that type)
+                        r"\"EventType\":\s*\"Preempt\"|"
+                        r"(?<![=~])\bcompute\.instances\.preempted\s+\S*\binstances/[\w.-]+|"
                         r"\bUnexpectedAdmissionError\b|^pod \"[\w.-]+\" deleted\s*$|"
                         # Spark's word for a YARN application stopped from outside (`yarn
                         # application -kill`, the ResourceManager's own kill)
@@ -1016,7 +1022,7 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "open file", "time limit for job", "Preempted in", "scale down",
                     "Interruption triggered", '" deleted', "compute.instances.", "curl: (",
                     "OUT_OF_ME", "Killing container", "NotReady", "PLEG", "node down", "degraded hardware", "JobState=", "_FAIL", "oom_kill", "System OOM", "Kernel panic", "critical temperature",
-                    "PROTECTION shutdown", "Uncorrectable ECC", "reboot")
+                    "PROTECTION shutdown", "Uncorrectable ECC", "reboot", '"Preempt"')
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)

@@ -3362,6 +3362,10 @@ CAUSES.update({
     # MPICH 3's ch3 client on its own abort (`[cli_4]: aborting job:`) above MPI's error stack
     # for an argument it passed wrong (`Fatal error in PMPI_Bcast: Invalid root`)
     "uw39_mpi_m05_mpich3_invalid_root_cli": (Category.SOFTWARE, "rank 4"),
+    # LSF's job report: its verdict (`TERM_MEMLIMIT`, `TERM_PREEMPT`) above `The output (if any)
+    # follows:` and the job's own steps under it, which ran before the verdict
+    "uw39_sc_lsf_term_memlimit": (Category.OOM, ""),
+    "uw39_sc_lsf_term_preempt": (Category.INFRASTRUCTURE, ""),
     # gfortran's own last words (`Fortran runtime error: Index … above upper bound`) above
     # Open MPI's first process to exit with a status, in a file with no rank labels
     "uw39_mpi_o25_ompi4_gfortran_bounds_check": (Category.SOFTWARE, "rank 6"),

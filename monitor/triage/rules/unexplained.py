@@ -183,12 +183,23 @@ def _file_host(scan: FileScan) -> tuple[str, ...]:
 # TensorFlow's `… 16:06:26,552 W 350061` / `05:57:29.228: W tensorflow/…`; c10's `[W910 02:10:41.3…`
 # (under torchrun's `[rank0]:` prefix too)
 _WARNED = re.compile(r"\bWARN(?:ING)?\b|(?:^|\]:)\W*W\d{3,4} \d\d:|\d\d:\d\d:\d\d[.,]\d+\]?:? W ")
+# LSF's job report puts its verdict (`TERM_MEMLIMIT: …`, `Exited with exit code 137.`) above the
+# job's own output, under this line: what follows it ran before the verdict, not after
+_LSF_OUTPUT_FOLLOWS = re.compile(r"^\s*The output \(if any\) follows:\s*$")
+
+
+def _report_above_output(tail: list[TailLine], line: TailLine) -> bool:
+    """The line is in an LSF job report's head, above the job's output the report appends."""
+    return any(t.line > line.line and _LSF_OUTPUT_FOLLOWS.match(t.text) for t in tail)
 
 
 def _warned_then_went_on(ctx: Context, index: int, line: TailLine) -> bool:
     """A warning its writer went on after: the same file shows the job stepping below it; or
     any failing line of a rank that logged two steps of its own below it (it caught, logged
-    and skipped what failed: an evaluation hook's error)."""
+    and skipped what failed: an evaluation hook's error). Never a verdict in an LSF job
+    report's head: the output under it is what ran before."""
+    if _report_above_output(ctx.scans[index].tail, line):
+        return False
     if line.rank is not None and rank_stepped_on(ctx, index, line.line, line.rank):
         return True
     if line.rank is None and file_trained_on(ctx, index, line.line):
