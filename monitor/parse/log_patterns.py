@@ -1469,7 +1469,8 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("CUDA error", "cuda runtime error", "Cuda failure", "CUDA driver error",
          "THCudaCheck FAIL", "_STATUS_EXECUTION_FAILED", "nvmlDevice", "double-bit ECC",
          "HIP error", "Error [CUDA]", "Error [HIP]", "Memory access fault by GPU",
-         "failed to peer with device", "aborting with error : HSA_STATUS_ERROR_"),
+         "failed to peer with device", "aborting with error : HSA_STATUS_ERROR_",
+         "implicit initialization on GPU:", "CUDA error("),
         _rx(
             # torch on ROCm says HIP where it says CUDA on NVIDIA's GPUs
             r"(?:CUDA|HIP) (?:driver )?error: (?P<message>.*)",
@@ -1493,6 +1494,14 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"THCudaCheck FAIL file=\S+ line=\d+ error=(?P<code>\d+) : (?P<message>.*)",
             # a cuDNN or cuBLAS kernel that failed on the GPU (not a bad argument)
             r"(?P<message>CU(?:DNN|BLAS)_STATUS_EXECUTION_FAILED)",
+            # TensorFlow's GPU device could not bring up the CUDA runtime on a GPU
+            # (gpu_device.cc: `CUDA runtime implicit initialization on GPU:0 failed. Status:
+            # all CUDA-capable devices are busy or unavailable`); out of memory is an OOM's
+            r"CUDA runtime implicit initialization on GPU:(?P<gpu>\d+) failed\. "
+            r"Status: (?P<message>(?!out of memory).+)",
+            # Paddle's enforce on a CUDA call (`ExternalError: CUDA error(700), an illegal memory
+            # access was encountered.`)
+            r"CUDA error\((?P<code>\d+)\), (?P<message>.+)",
             # NCCL's NVML wrapper could not reach the GPU: `nvmlDeviceGetHandleByPciBusId()
             # failed: Not Found`
             r"(?P<message>nvmlDevice\w+\(\) failed: .+)",

@@ -3366,6 +3366,11 @@ CAUSES.update({
     # follows:` and the job's own steps under it, which ran before the verdict
     "uw39_sc_lsf_term_memlimit": (Category.OOM, ""),
     "uw39_sc_lsf_term_preempt": (Category.INFRASTRUCTURE, ""),
+    # TensorFlow's GPU device that could not bring up CUDA (gpu_device.cc `CUDA runtime
+    # implicit initialization on GPU:%d failed. Status: %s`); Paddle's `CUDA error(700), …` in
+    # the worker log of the rank its launcher names aborted
+    "uw39_xla_tf_cuda_implicit_init_busy": (Category.GPU_CUDA, ""),
+    "uw39_xla_paddle_cuda700_workerlog2": (Category.GPU_CUDA, "rank 2"),
     # gfortran's own last words (`Fortran runtime error: Index … above upper bound`) above
     # Open MPI's first process to exit with a status, in a file with no rank labels
     "uw39_mpi_o25_ompi4_gfortran_bounds_check": (Category.SOFTWARE, "rank 6"),

@@ -621,6 +621,22 @@ def cuda_software(ctx: Context) -> Finding | None:
              "rank is the one to rerun with CUDA_LAUNCH_BLOCKING=1.",),
         )
     task = None if ranks else _ray_task(ctx, first)
+    if not ranks and task is None and first.rank is None:
+        # an unlabelled CUDA error, and the launcher names the one process that ended the job
+        # (mpirun's abort, Paddle's `the trainer process with rank=[1] was aborted`)
+        ended = mpi_ended_ranks(ctx) | {
+            r for e in ctx.of(EventKind.MPI_EXIT)
+            if "was aborted" in e.event.text and (r := e.event.int_field("mpi_rank")) is not None}
+        if len(ended) == 1:
+            one = next(iter(ended))
+            return Finding(
+                Category.GPU_CUDA, (one,), (f"rank {one}",),
+                (f"{who(first)}: CUDA error: {first.event.fields.get('message')} "
+                 f"({first.where}); the launcher names rank {one} as the process that ended "
+                 "the job",), first,
+                ("Rerun with CUDA_LAUNCH_BLOCKING=1 to find the failing kernel; 'device-side "
+                 "assert' usually means a bad index or label.",),
+            )
     named = [_named(r, next(e for e in errors if e.rank == r)) for r in ranks] or [
         _ray_task_name(task) if task is not None else _named(None, _best_located(errors))]
     if not ranks and task is None and not any(named):
