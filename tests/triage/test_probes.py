@@ -3371,6 +3371,9 @@ CAUSES.update({
     # the worker log of the rank its launcher names aborted
     "uw39_xla_tf_cuda_implicit_init_busy": (Category.GPU_CUDA, ""),
     "uw39_xla_paddle_cuda700_workerlog2": (Category.GPU_CUDA, "rank 2"),
+    # one rank's CUDA error, then its peers' NCCL `message truncated` as it went away mid-transfer
+    # (net_socket.cc): its loss, not a desync
+    "uw39_xla_jax_illegal_address_then_nccl_relays": (Category.GPU_CUDA, "rank 0"),
     # gfortran's own last words (`Fortran runtime error: Index … above upper bound`) above
     # Open MPI's first process to exit with a status, in a file with no rank labels
     "uw39_mpi_o25_ompi4_gfortran_bounds_check": (Category.SOFTWARE, "rank 6"),

@@ -696,7 +696,10 @@ def collective_mismatch(ctx: Context) -> Finding | None:
     if not items:
         return None
     first = items[0]
-    if _MPI_SIZES.match(str(first.event.fields.get("message", ""))) and any(
+    if (_MPI_SIZES.match(str(first.event.fields.get("message", "")))
+            # (or NCCL's socket transport on a message of another size than it expects: a
+            # peer that died mid-transfer sends that too)
+            or "message truncated" in first.event.text) and any(
             e.order() < first.order() for e in ctx.located
             if e.event.level >= Level.ERROR and e.kind in _FAILED_BEFORE):
         # MPI's own check only says two sides' sizes differed: after a process had already
