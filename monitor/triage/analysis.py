@@ -50,6 +50,7 @@ from monitor.triage.rules import (
 )
 from monitor.triage.rules.base import went_on_past
 from monitor.triage.rules.devices import nccl_init_went_on
+from monitor.triage.rules.network import barrier_completed
 from monitor.triage.subjects import placed_pods
 from monitor.triage.topology import ONE_NODE, SRUN_RANK, promoted, read_topology
 
@@ -204,7 +205,9 @@ def diagnose(
               # save retried after a WARNING, the rank's steps going on)
               and not (e.kind is EventKind.STORAGE_WRITE and went_on_past(ctx, e))
               # (an NCCL probe's `Cuda failure` its process's communicator came up past)
-              and not (e.kind is EventKind.CUDA_ERROR and nccl_init_went_on(ctx, e))]
+              and not (e.kind is EventKind.CUDA_ERROR and nccl_init_went_on(ctx, e))
+              # (a store-based barrier's wait that it then says completed)
+              and not (e.kind is EventKind.STORE_TIMEOUT and barrier_completed(ctx, e))]
     if finding is None:
         # a failing line no pattern made an error of (an exception line whose only event is
         # the lost connection in it) still says the job failed

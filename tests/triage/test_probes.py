@@ -3291,6 +3291,9 @@ CAUSES.update({
 })
 # a full disk's write its rank retried and trained past; a Lustre failover restored
 HEALTHY += ("uw39_st_n01_enospc_retry_succeeded", "uw39_st_n05_lustre_failover_restored")
+# c10d's store-based barrier, its wait logged, then its own `Completed store-based barrier for
+# key:%s with %d nodes.` and training
+HEALTHY += ("uw39_rdzv_r21_store_based_barrier_completed_healthy",)
 CAUSES.update({
     # a review of this round's own rules at their edges: each case is a look-alike a new
     # reading must not fire on, or a neighbour in another shape it must still read

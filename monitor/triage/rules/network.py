@@ -743,7 +743,8 @@ def init_timeout(ctx: Context) -> Finding | None:
         waits = [e for e in ctx.of(EventKind.STORE_TIMEOUT)
                  if e.event.fields.get("phase") == "barrier_wait"
                  and not any(s.file_index == e.file_index and s.event.line > e.event.line
-                             for s in steps)]
+                             for s in steps)
+                 and not barrier_completed(ctx, e)]
     if not waits:
         return None
     if any(raised_of_its_own(e) for e in ctx.of(EventKind.PYTHON_TRACEBACK)):
@@ -1464,6 +1465,14 @@ _CONNECTS_TO_THE_END = 2
 # 200 OK`, Uvicorn's start, vLLM's throughput lines)
 _AT_WORK = re.compile(r"\bHTTP/\d(?:\.\d)?\" 200\b|\b200 OK\b|\bUvicorn running on\b|"
                       r"\bApplication startup complete\b|\bthroughput: \d")  # failed connects to one endpoint, the last lines of their file
+
+
+def barrier_completed(ctx: Context, item: Located) -> bool:
+    """A wait in c10d's store-based barrier that its own later word says completed (`Rank 0:
+    Completed store-based barrier for key:store_based_barrier_key:1 with 4 nodes.`)."""
+    return item.event.fields.get("phase") == "barrier_wait" and any(
+        t.line > item.event.line and "Completed store-based barrier" in t.text
+        for t in ctx.scans[item.file_index].tail)
 
 
 def connects_to_the_end(ctx: Context) -> Finding | None:
