@@ -1651,6 +1651,11 @@ PATTERNS: tuple[LinePattern, ...] = (
             # retrieved (gai error: -2 - Name or service not known).`
             r"network addresses of \((?P<host>[\w.\-]+), (?P<port>\d+)\) cannot be retrieved "
             r"\(gai error: -?\d+ - (?P<error>[^)]+)\)",
+            # ... and its socket on a name that does not resolve (socket.cpp: `The client
+            # socket cannot be initialized to connect to [trainer-0.svc]:23456 (errno: -2 -
+            # Name or service not known).`)
+            r"cannot be initialized to connect to \[(?P<host>[\w.\-]+)\]:(?P<port>\d+) "
+            r"\(errno: -?\d+ - (?P<error>[^)]+)\)",
             # ssh: `Could not resolve hostname NAME: Name or service not known`
             # (NCCL's `error encountered when getting address info : …` names no host)
             r"(?:getaddrinfo|resolve(?: hostname)?|host|address(?! info\b))\W+"

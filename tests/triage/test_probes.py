@@ -3377,6 +3377,9 @@ CAUSES.update({
     # one rank's CUDA error, then its peers' NCCL `message truncated` as it went away mid-transfer
     # (net_socket.cc): its loss, not a desync
     "uw39_xla_jax_illegal_address_then_nccl_relays": (Category.GPU_CUDA, "rank 0"),
+    # c10d's socket on a store host name that does not resolve (socket.cpp `The client socket
+    # cannot be initialized to connect to [%s]:%d (errno: -2 - Name or service not known)`)
+    "uw39_rdzv_r42_static_rdzv_master_name_unresolvable": (Category.NETWORK, "trainer-master.svc"),
     # gfortran's own last words (`Fortran runtime error: Index … above upper bound`) above
     # Open MPI's first process to exit with a status, in a file with no rank labels
     "uw39_mpi_o25_ompi4_gfortran_bounds_check": (Category.SOFTWARE, "rank 6"),
