@@ -3294,6 +3294,11 @@ HEALTHY += ("uw39_st_n01_enospc_retry_succeeded", "uw39_st_n05_lustre_failover_r
 # c10d's store-based barrier, its wait logged, then its own `Completed store-based barrier for
 # key:%s with %d nodes.` and training
 HEALTHY += ("uw39_rdzv_r21_store_based_barrier_completed_healthy",)
+# SkyPilot's controller on a managed job it recovered that then finished (`Managed job %d (task:
+# %d) SUCCEEDED.`); HTCondor's event log after a shadow exception (`(1) Normal termination
+# (return value 0)`)
+HEALTHY += ("uw39_sc_skypilot_preempted_recovered_healthy",
+            "uw39_sc_condor_shadow_exception_then_done")
 CAUSES.update({
     # a review of this round's own rules at their edges: each case is a look-alike a new
     # reading must not fire on, or a neighbour in another shape it must still read

@@ -321,6 +321,11 @@ _OPERATOR_KINDS = "(?:PyTorch|TF|MPI|XGBoost|Paddle|MX|JAX)"
 _JOB_SUCCEEDED = re.compile(r"\bFinal app status: SUCCEEDED, exitCode: 0\b|"
                             r"^\s*Job '[\w.\-]+' succeeded\s*$|"
                             r"\bManaged job finished: \d+ \(status: SUCCEEDED\)|"
+                            # (its controller's later word: `Managed job 8 (task: 0) SUCCEEDED.`)
+                            r"\bManaged job \d+ (?:\(task: \d+\) )?SUCCEEDED\b|"
+                            # HTCondor's job event log (`005 (…) Job terminated.` then `(1)
+                            # Normal termination (return value 0)`)
+                            r"^\s*\(1\) Normal termination \(return value 0\)|"
                             # kubectl's row for a training operator's job (`kubectl get
                             # pytorchjob`: `gpt-sft   Succeeded   15m`)
                             r"^\s*[\w.\-]+\s+Succeeded\s+\d+[smhd][\dsmhd]*\s*$|"
@@ -407,7 +412,8 @@ def _shell_said_zero(ctx: Context, index: int) -> list[int]:
 
 
 # words every success line above holds one of (a cheap test before the pattern's)
-_SUCCESS_WORDS = ("ucceeded", "UCCEEDED", "SUCCESS", "ompleted", "finished")
+_SUCCESS_WORDS = ("ucceeded", "UCCEEDED", "SUCCESS", "ompleted", "finished",
+                  "Normal termination")
 
 
 def job_succeeded(ctx: Context) -> Finding | None:
