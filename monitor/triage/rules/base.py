@@ -850,6 +850,14 @@ def mpi_ended_ranks(ctx: Context) -> set[int]:
             and (rank := e.event.int_field("mpi_rank")) is not None}
 
 
+def launcher_ended_ranks(ctx: Context) -> set[int]:
+    """The ranks a launcher names as the processes that ended the job: mpirun's (above), and
+    Paddle's `the trainer process with rank=[1] was aborted`."""
+    return mpi_ended_ranks(ctx) | {
+        rank for e in ctx.of(EventKind.MPI_EXIT)
+        if "was aborted" in e.event.text and (rank := e.event.int_field("mpi_rank")) is not None}
+
+
 # An exception about the job's own distributed plumbing: a store, a rendezvous, a connection,
 # a wait that timed out, a launcher's report of its workers
 _PLUMBING = re.compile(r"Dist\w*Error|Rendezvous\w*Error|ChildFailedError|Connection|Timeout|"

@@ -29,6 +29,7 @@ from monitor.triage.rules.base import (
     _spawn_reports,
     enclosing,
     first_written,
+    launcher_ended_ranks,
     mpi_ended_ranks,
     raised_where,
     ray_worker_rank,
@@ -443,7 +444,7 @@ def out_of_memory(ctx: Context) -> Finding | None:
     if len(ran_out) > 1 and not workers and not tasks:
         # several ranks ran out of GPU memory alike (a batch too large for every GPU): none
         # is the first, none is named a culprit rank (each stays listed with its GPU)
-        ranks = tuple(r for r in ranks if r not in ran_out)
+        ranks = ()
     return Finding(Category.OOM, ranks, tuple(dict.fromkeys(culprits)), tuple(evidence), cause,
                    tuple(recs))
 
@@ -624,9 +625,7 @@ def cuda_software(ctx: Context) -> Finding | None:
     if not ranks and task is None and first.rank is None:
         # an unlabelled CUDA error, and the launcher names the one process that ended the job
         # (mpirun's abort, Paddle's `the trainer process with rank=[1] was aborted`)
-        ended = mpi_ended_ranks(ctx) | {
-            r for e in ctx.of(EventKind.MPI_EXIT)
-            if "was aborted" in e.event.text and (r := e.event.int_field("mpi_rank")) is not None}
+        ended = launcher_ended_ranks(ctx)
         if len(ended) == 1:
             one = next(iter(ended))
             return Finding(

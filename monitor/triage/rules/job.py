@@ -40,8 +40,8 @@ from monitor.triage.rules.base import (
     _ray_task,
     _ray_task_name,
     _spawn_reports,
+    launcher_ended_ranks,
     logged_as_handled,
-    mpi_ended_ranks,
     nfs_answered_again,
     raised_as,
     ray_worker_rank,
@@ -562,6 +562,7 @@ def dataloader(ctx: Context) -> Finding | None:
                        or _CORRUPT_RAISED.search(original)
                        # (a parser's error in the worker: a record the dataset could not parse)
                        or _PARSER_RAISED.search(original)
+                       # (pickle's reader at the end of a file cut short: its match is quoted)
                        or (_pickle_cut(original, original) and _PICKLE_CUT.search(original)))
             unreached = _unreached(original.rsplit("\n", 1)[-1], original)
             if unreached is not None and not corrupt:
@@ -826,9 +827,7 @@ def _launcher_named_rank(ctx: Context, item: Located) -> tuple[int, ...]:
     uncaught exception), where it names one rank and no other process's exception is shown."""
     if item.rank is not None:
         return ()
-    named = mpi_ended_ranks(ctx) | {
-        rank for e in ctx.of(EventKind.MPI_EXIT)
-        if "was aborted" in e.event.text and (rank := e.event.int_field("mpi_rank")) is not None}
+    named = launcher_ended_ranks(ctx)
     others = [e for e in ctx.of(EventKind.PYTHON_TRACEBACK)
               if e is not item and e.event.fields.get("exc_type")
               and not any(w in str(e.event.fields["exc_type"]) for w in _COLLATERAL)]

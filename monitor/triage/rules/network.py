@@ -1480,6 +1480,7 @@ def connects_to_the_end(ctx: Context) -> Finding | None:
     (logged below error, as it tries again), where its file ends in those tries, with no
     connect made and no training in any file, and nothing else failed: the job never got
     past reaching that endpoint. Two tries, or one and the client's word that it retries."""
+    at_work: bool | None = None  # the job trained or served somewhere (read once, if needed)
     for index, scan in enumerate(ctx.scans):
         tries: dict[str, list[int]] = {}
         for tail in scan.tail:
@@ -1496,10 +1497,13 @@ def connects_to_the_end(ctx: Context) -> Finding | None:
             after = [t for t in scan.tail if t.line > last]
             if ((len(lines) < _CONNECTS_TO_THE_END and not after)
                     or any(_STILL_TRYING.search(t.text) is None for t in after)
-                    or connected_after(ctx, index, last, host)
-                    or any(trained_after(ctx, i, 0) for i in range(len(ctx.scans)))
-                    or any(_AT_WORK.search(t.text) for s in ctx.scans for t in s.tail)):
+                    or connected_after(ctx, index, last, host)):
                 continue
+            if at_work is None:
+                at_work = (any(trained_after(ctx, i, 0) for i in range(len(ctx.scans)))
+                           or any(_AT_WORK.search(t.text) for s in ctx.scans for t in s.tail))
+            if at_work:
+                return None
             first = lines[0]
             return Finding(
                 Category.NETWORK, (), (f"the endpoint {endpoint}",),
