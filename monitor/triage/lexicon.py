@@ -930,7 +930,8 @@ _PID = re.compile(r"(?i:\bpid[ =:]*)(\d{2,8})\b|\bKilled process (\d+)|"
                   # the kernel's segfault report names the process as `python[901244]:`
                   r"\b(?:python[\d.]*|pt_main_thread|pt_data_worker|torchrun)\[(\d{2,8})\]: "
                   r"segfault at\b")
-_IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{2,5})|<(\d{2,5})>)?(?![\d.])")
+# (an address or port that ends a sentence is still whole: `… at 10.0.0.1:6379.`)
+_IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{2,5})|<(\d{2,5})>)?(?!\d|\.\d)")
 _DEVICE = re.compile(r"\b(mlx5_\d+|efa_\d+|ib[a-z]?\d+|hfi1_\d+|bnxt_re\d+)\b")
 # torch.multiprocessing.spawn names its workers by index: `process 2 terminated with signal …`;
 # Paddle's launcher its containers: `Container rank 0 status failed cmd […] code -9`

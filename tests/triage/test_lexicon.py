@@ -136,6 +136,13 @@ def test_where_a_line_says_it_happened() -> None:
     ("RPC agent for Test0 encountered error when sending outgoing request #0 to Test1: "
      "ECONNREFUSED", ("Test1",)),
     ("NCCL WARN peer access is not supported between these two devices", ()),
+    # an address, or its port, that ends a sentence is still named whole
+    ("Unable to connect to GCS at 127.0.0.1:6379. Check that the GCS started",
+     ("127.0.0.1:6379",)),
+    ("connected from a different address 192.168.101.0. This is not supported",
+     ("192.168.101.0",)),
+    # a version number is no address
+    ("NCCL version 2.18.5+cuda12.2", ()),
 ])
 def test_the_hosts_a_line_names(line: str, where: tuple[str, ...]) -> None:
     assert places(line) == where
