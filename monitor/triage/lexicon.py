@@ -670,6 +670,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                           r"required|argument [\w/-]+: (?:invalid|expected))|"
                           + _SCRIPT_NOT_OPENED),
         (Family.KILLED, r"\bKilled\b|killed by (?:unknown )?signal|SIGKILL|[Ss]ignal 9\b|WTERMSIG \d+|Segmentation fault|SIGSEGV|SIGABRT|"
+                        # a process's own handler on the signal it caught (PETSc's `Caught
+                        # signal number 11 SEGV: Segmentation Violation`)
+                        r"\bCaught signal (?:number )?\d+\b|"
                         r"SIGBUS|Bus error|\bAborted\b|core dumped|Fatal Python error|"
                         r"\bSegfault encountered\b|\]: segfault at [0-9a-f]+ ip\b|\bdumped core\b|"
                         r"\bExited \((?:1[2-9]\d|2[0-5]\d)\) |"
@@ -986,8 +989,11 @@ _NODE = re.compile(r"(?<!Local )\b(?:node|host|hostname|Node|Host)[ =:]+(?!EC2\b
 _POD_OBJECT = re.compile(r"(?<![\w/\[])pod/([a-z0-9][\w.-]*\w)(?![\w./-])|^pod \"([\w.-]+)\" deleted\b")
 # "… on rank 3", or a line that opens with "Rank 3," (after a logger's "ERROR:name:" too)
 # PSM's and Intel MPI's `host:rank1: …`, `host:rank1.prog: …` too
+# (PETSc prefixes each of its error lines with the rank in its world: `[0]PETSC ERROR: Caught
+# signal number 11 SEGV`)
 _SELF_RANK = re.compile(r"\b(?:on|for|of) [Rr]ank (\d+)\b|(?:^|:)\W*Rank (\d+)[,:]|"
-                        r"(?:^|\s)\W*(?:\[[\d.]+\] )?[\w-]+:rank(\d+)[.:]")
+                        r"(?:^|\s)\W*(?:\[[\d.]+\] )?[\w-]+:rank(\d+)[.:]|"
+                        r"^\s*\[(\d+)\]PETSC ERROR: ")
 _PCI = re.compile(r"\b([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)\b")
 # the NVIDIA driver names a GPU it could not bring up by its device minor (/dev/nvidiaN)
 _GPU_MINOR = re.compile(r"\bdevice bearing (minor number \d+)")

@@ -83,6 +83,9 @@ from tests.triage.texts import triage_texts
      "a non-zero status of 9(SIGKILL).", Family.OOM),
     ("Run failed with error code INTERRUPTED_BY_NO_CAPACITY. Check CLI and server logs for more "
      "details.", Family.INFRASTRUCTURE),
+    # a process's own handler on the signal that ended it
+    ("[0]PETSC ERROR: Caught signal number 11 SEGV: Segmentation Violation, probably memory "
+     "access out of range", Family.KILLED),
 ])
 def test_a_failing_line_reads_as_its_family(line: str, family: Family) -> None:
     reading = read_line(line)
@@ -118,6 +121,7 @@ def test_where_a_line_says_it_happened() -> None:
     assert self_named_rank("Unexpected result nan on rank 3 at iteration 7") == 3
     assert self_named_rank("Rank 12, node n1, device 4: gradient check failed") == 12
     assert self_named_rank("ranks 1 and 2 disagree") is None
+    assert self_named_rank("[3]PETSC ERROR: Out of memory. This could be due to allocating") == 3
     assert looks_failed("worker preempted") is False
     assert looks_failed("Caught SIGHUP: this job is preempted.") is True
 
