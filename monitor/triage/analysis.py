@@ -38,6 +38,8 @@ from monitor.triage.evidence import (
     whereabouts,
     who,
 )
+from monitor.triage.ras import analyse as analyse_replies
+from monitor.triage.ras import combine as combine_ras
 from monitor.triage.reader import FileScan, InputProblem
 from monitor.triage.rules import (
     RULES,
@@ -222,6 +224,12 @@ def diagnose(
             Category.UNDETERMINED, evidence=shown) if failed else Finding(Category.NONE)
     fr = read_dumps([s.fr_dump for s in scans if s.fr_dump is not None])
     finding, fr_notes = combine(finding, fr, picture.stuck, _stopped_by_launcher(ctx))
+    # (NCCL RAS replies, oldest first: their order is their files' names' order)
+    ras = analyse_replies([s.ras_reply for s in sorted(scans, key=lambda s: s.path)
+                           if s.ras_reply is not None])
+    finding, ras_notes = combine_ras(finding, ras, waited=bool(
+        picture.stuck or by_kind.get(EventKind.WATCHDOG_TIMEOUT)))
+    fr_notes = [*fr_notes, *ras_notes]
     finding = _in_a_world_of_one(ctx, finding)
     finding = _subject_named(ctx, finding)
     finding = replace(finding, culprits=_pods_placed(

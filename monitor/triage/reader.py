@@ -60,6 +60,12 @@ from monitor.parse.log_events import (
     progress_fields,
 )
 from monitor.parse.log_patterns import FieldValue
+from monitor.parse.ras_saved import (
+    MAX_REPLY_BYTES,
+    RasReply,
+    looks_like_reply,
+    read_reply,
+)
 from monitor.triage.lexicon import logged_below_error, looks_failed
 from monitor.triage.subjects import pod_nodes, stated_subjects
 
@@ -125,6 +131,7 @@ class FileScan:
     clock_records: list[tuple[int, dict[str, object]]] = field(default_factory=list)
     alert_log: bool = False  # a rankwatch alert log: clock records read, no training events
     fr_dump: RankDump | None = None  # a flight-recorder dump: read as such, no lines
+    ras_reply: RasReply | None = None  # a saved NCCL RAS STATUS reply (its lines read as well)
     # a paste of several processes' outputs under the commands that printed them (`$ kubectl
     # logs w-2`, tail's `==> rank3.log <==`): (first line, whose output) of each section
     sections: list[tuple[int, str]] = field(default_factory=list)
@@ -224,6 +231,10 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
             raw.seek(0)
             if looks_like_dump(head) is not None:
                 return _read_dump(path, raw, size, on_bytes)
+            if looks_like_reply(head) and size <= MAX_REPLY_BYTES:
+                # read as a reply and as lines too: a paste may hold the job's log after it
+                scan.ras_reply = read_reply(path, raw.read(MAX_REPLY_BYTES))
+                raw.seek(0)
             gzipped = _is_gzip(raw)
             source: BinaryIO = raw
             width = None
