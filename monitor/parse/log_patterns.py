@@ -355,7 +355,7 @@ def _post_gpu_fault(fields: Fields, payload: str) -> tuple[EventKind, Level, Fie
     if "AER:" in payload:
         # the device behind the port that reported (`… error message received from
         # 0000:5e:00.0`): a GPU's or another card's
-        source = re.search(r"received(?: from)?:? ([0-9a-fA-F]{4}:[0-9a-fA-F:.]+)", payload)
+        source = re.search(r"received(?: from)?:? ([0-9a-fA-F]{4}:[0-9a-fA-F:.]*[0-9a-fA-F])", payload)
         if source is not None:
             fields["source"] = source.group(1)
         if re.search(r"\bCorrect(?:ed|able) error\b|\bseverity=Correct(?:ed|able)\b",
@@ -847,7 +847,7 @@ PATTERNS: tuple[LinePattern, ...] = (
             # Uncorrectable (Fatal) error message received from 0000:41:00.0`, `Multiple …`)
             r"pcieport [0-9a-fA-F:.]+: AER: (?P<message>(?:Multiple )?(?:Uncorrect(?:ed|able)|"
             r"Correct(?:ed|able))(?: \([\w-]+\))? error (?:message )?received(?: from)?:? "
-            r"(?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F:.]+).*)",
+            r"(?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F:.]*[0-9a-fA-F]).*)",
             r"pcieport (?P<pci>[0-9a-fA-F:.]+): AER: (?P<message>.*)",
             r"(?P<message>fallen off the bus.*)",
         ),
@@ -941,7 +941,7 @@ PATTERNS: tuple[LinePattern, ...] = (
             # Open MPI 5's report of the process that ended the job (`prterun has exited due to
             # process rank 3 with PID 11807 on node cn-0107 calling "abort"` / `exiting`)
             r"has exited due to process rank (?P<mpi_rank>\d+) with PID (?P<pid>\d+) on node "
-            r"(?P<node>[\w.\-]+)",
+            r"(?P<node>[\w.\-]*\w)",
             # MVAPICH2's spawner on the process it lost (`[gpu-n3:mpispawn_1][child_handler] MPI
             # process (rank: 3, pid: 118822) terminated with signal 11 -> abort job`)
             r"MPI process \(rank: (?P<mpi_rank>\d+), pid: (?P<pid>\d+)\) terminated with signal "
@@ -972,7 +972,7 @@ PATTERNS: tuple[LinePattern, ...] = (
             # MPICH's Hydra: `=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES` and
             # `=   PID 9665 RUNNING AT node1` (its exit code on the next line); MPICH 4
             # names the rank too (`=   RANK 3 PID 220871 RUNNING AT cn-0412`)
-            r"^=\s+(?:RANK (?P<mpi_rank>\d+) )?PID (?P<pid>\d+) RUNNING AT (?P<node>[\w.\-]+)",
+            r"^=\s+(?:RANK (?P<mpi_rank>\d+) )?PID (?P<pid>\d+) RUNNING AT (?P<node>[\w.\-]*\w)",
             # and its static run: `Process 0 exit with status code 137.`
             r"^Process (?:(?P<mpi_rank>\d+)|(?P<process_name>[\w.\-]+\[\d+\])) exit with "
             r"status code (?P<exitcode>\d+)\."),
@@ -1027,11 +1027,11 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("peer process has unexpectedly", "Peer host:", "lost communication with a remote daemon",
          "Remote daemon:"),
         _rx(r"An MPI communication peer process has unexpectedly disconnected",
-            r"^\s*Peer host:\s+(?P<peer_host>[\w.\-]+)",
+            r"^\s*Peer host:\s+(?P<peer_host>[\w.\-]*\w)",
             # ORTE (PRTE since Open MPI 5) lost a node's daemon: `Remote daemon:
             # [[55312,0],3] on node gpu-node-4`, PRTE's `[prterun-…@0,5] on node gpu-a-006`
             r"(?P<daemon>[OP]RTE has lost communication with a remote daemon)",
-            r"^\s*Remote daemon\s*:\s+\S+ on node (?P<peer_host>[\w.\-]+)"),
+            r"^\s*Remote daemon\s*:\s+\S+ on node (?P<peer_host>[\w.\-]*\w)"),
     ),
     LinePattern(
         # TORCH_DISTRIBUTED_DEBUG=DETAIL: ProcessGroupWrapper logs each rank's collective
@@ -1053,9 +1053,10 @@ PATTERNS: tuple[LinePattern, ...] = (
             # `--rdzv_endpoint=10.0.0.1:29400`, `rdzv_endpoint    : node1` (a host has a digit
             # or a dot: `master_addr, master_port` in code is no endpoint)
             r"rdzv[_-]endpoint['\"]?(?:\s*[=:]\s*|\s+)['\"]?"
-            r"(?P<host>[\w\-]*[\d.][\w.\-]*|localhost|\[[0-9a-fA-F:]+\])(?::(?P<port>\d+))?",
+            r"(?P<host>[\w\-]*[\d.][\w.\-]*(?<=\w)|localhost|\[[0-9a-fA-F:.]+(?:%[\w.\-]+)?\])"
+            r"(?::(?P<port>\d+))?",
             r"(?i:master[_-]addr)['\"]?(?:\s*[=:]\s*|\s+)['\"]?"
-            r"(?P<host>[\w\-]*[\d.][\w.\-]*|localhost)",
+            r"(?P<host>[\w\-]*[\d.][\w.\-]*(?<=\w)|localhost)",
         ),
     ),
     LinePattern(
@@ -1066,7 +1067,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         ("NCCL_COMM_ID",),
         # (and where the job's script set it: `export NCCL_COMM_ID=gpu-head-0:29700`)
         _rx(r"NCCL_COMM_ID(?: set by environment to |=)['\"]?(?P<root>[\w.\-]*[\w]|"
-            r"\[[0-9a-fA-F:]+\])(?::(?P<root_port>\d+))?"),
+            r"\[[0-9a-fA-F:.]+(?:%[\w.\-]+)?\])(?::(?P<root_port>\d+))?"),
     ),
     LinePattern(
         # how many tasks srun starts on each node, from the batch script or its own command
@@ -1241,7 +1242,7 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"NET/OFI (?:Request \S+(?: \(\w+\))?(?: seq \d+)?|Remote write) completed with error[.:] "
             r"(?:RC|err): (?P<retcode>\d+)[.,] (?:[Ff]lags: \d+[.,] )?"
             r"(?:Error: |prov_errno: )(?P<error>\d+ \((?:[^()]|\([^()]*\))*\)|\d+, strerror: [^,]+|[^.]+)",
-            r"Call to (?P<op>recv|send|connect|accept) (?:from|to) (?P<peer>[\w.:\-]+)"
+            r"Call to (?P<op>recv|send|connect|accept) (?:from|to) (?P<peer>[\w.:%\-]+)"
             r"<(?P<peer_port>\d+)> failed ?: ?(?P<error>.+)",
             # older NCCL's bootstrap gave up connecting: no peer in the line
             r"Call to (?P<op>connect) timeout ?: ?(?P<error>.+)",
@@ -1260,7 +1261,7 @@ PATTERNS: tuple[LinePattern, ...] = (
             # socketStartConnect / socketPollConnect / include/socket.h's connect failures.
             r"[Cc]onnect to (?P<peer>[\w.:%\-]+)<(?P<peer_port>\d+)> "
             r"(?:failed(?: with error)? ?:? ?|returned )(?P<error>.+)",
-            r"(?P<error>Connection closed by remote peer) (?P<peer>[\w.:\-]+)<(?P<peer_port>\d+)>",
+            r"(?P<error>Connection closed by remote peer) (?P<peer>[\w.:%\-]+)<(?P<peer_port>\d+)>",
             r"Failed to execute operation (?P<op>\w+) from rank (?P<peer_rank>\d+), "
             r"retcode (?P<retcode>\d+)",
             r"(?P<error>Socket recv failed.*)",
@@ -1595,7 +1596,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         _rx(
             r"srun: error: (?P<node>[\w.\-]+): tasks? (?P<task_list>[\d,\- ]+): "
             r"(?P<status_text>.+)",
-            r"srun: error: (?P<status_text>Node failure) on (?P<node>\S+)",
+            r"srun: error: (?P<status_text>Node failure) on (?P<node>[\w.\-]*\w)",
             # the step never started there: a credential, a node down, a prolog that failed
             r"srun: error: (?P<status_text>Task launch for \S+ failed on node "
             r"(?P<node>[\w.\-]+): .+)",
@@ -1696,7 +1697,7 @@ PATTERNS: tuple[LinePattern, ...] = (
         # own name when GLOO_SOCKET_IFNAME is unset): `Unable to find address for: dgx-1.ai`
         EventKind.STORE_TIMEOUT, Level.ERROR,
         ("Unable to find address for",),
-        _rx(r"(?P<error>Unable to find address for):? (?P<host>[\w.\-]+)"),
+        _rx(r"(?P<error>Unable to find address for):? (?P<host>[\w.\-]*\w)"),
         post=lambda f, p: (EventKind.STORE_TIMEOUT, Level.ERROR,
                            {**f, "phase": "connect", "unresolved": True, "own_address": True}),
     ),

@@ -933,8 +933,12 @@ _PID = re.compile(r"(?i:\bpid[ =:]*)(\d{2,8})\b|\bKilled process (\d+)|"
                   # the kernel's segfault report names the process as `python[901244]:`
                   r"\b(?:python[\d.]*|pt_main_thread|pt_data_worker|torchrun)\[(\d{2,8})\]: "
                   r"segfault at\b")
-# (an address or port that ends a sentence is still whole: `… at 10.0.0.1:6379.`)
-_IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{2,5})|<(\d{2,5})>)?(?!\d|\.\d)")
+# (an address or port that ends a sentence is still whole: `… at 10.0.0.1:6379.`; c10d's
+# socket names its ends in brackets, IPv4-mapped or not: `remote=[::ffff:10.0.0.1]:29500`,
+# `[10.0.0.1]:29500`, whose port is the endpoint's too)
+_IPV4 = re.compile(r"(?<![\d.])(?P<bracket>(?<=\[)|(?<=\[::ffff:))?(?P<addr>\d{1,3}(?:\.\d{1,3}){3})"
+                   r"(?::(?P<port>\d{2,5})|<(?P<nccl_port>\d{2,5})>|"
+                   r"(?(bracket)\]:(?P<bracket_port>\d{2,5})|(?!)))?(?!\d|\.\d)")
 _DEVICE = re.compile(r"\b(mlx5_\d+|efa_\d+|ib[a-z]?\d+|hfi1_\d+|bnxt_re\d+)\b")
 # torch.multiprocessing.spawn names its workers by index: `process 2 terminated with signal …`;
 # Paddle's launcher its containers: `Container rank 0 status failed cmd […] code -9`
@@ -957,7 +961,8 @@ _PLATFORM_WORKER = re.compile(r"\bLost (executor \d+)(?: on ([\w.-]*\w))?|"
                               # MPICH's Hydra proxy (`unable to connect from "node01" to
                               # "node04"`): the far end
                               r"\bunable to connect from \"[^\"]+\" to \"([^\"]+)\"")
-_DIALED = re.compile(r"\bdial (?:tcp|udp)[46]? ([^\s:]+:\d{1,5})\b")  # Go: the endpoint
+# Go: the endpoint (an IPv6 one in brackets: `dial tcp [fd00::1]:443`)
+_DIALED = re.compile(r"\bdial (?:tcp|udp)[46]? (\[[0-9A-Fa-f:.]+(?:%[\w.-]+)?\]:\d{1,5}|[^\s:]+:\d{1,5})\b")
 # The two ends of a failed call where the line names both: Hadoop IPC's `Call From trainer-0/
 # 10.42.1.17 to namenode-0.hdfs:8020 failed`, Go's resolver's `lookup minio.svc on
 # 10.96.0.10:53: no such host` (the name looked up, and the DNS server asked)
@@ -974,7 +979,9 @@ _SYSLOG_HOST = re.compile(r"(?<![\w:.-])(?:[A-Z][a-z]{2} +\d{1,2}|\d{4}-\d\d-\d\
                           r"(?!(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL|TRACE) )"
                           r"([A-Za-z][\w.-]*\w) (?:kernel|systemd[\w-]*|[\w.-]+\[\d+\]):? ")
 # (Open MPI's `Local host:` is the reporter of a failed connection, never its far end)
-_NODE = re.compile(r"(?<!Local )\b(?:node|host|hostname|Node|Host)[ =:]+(?!EC2\b)([A-Za-z][\w.-]*\d[\w.-]*)|"
+# (a name ends in a letter or digit: `… on node gpu-17.` names gpu-17, not `gpu-17.`)
+_NODE = re.compile(r"(?<!Local )\b(?:node|host|hostname|Node|Host)[ =:]+(?!EC2\b)"
+                   r"([A-Za-z][\w.-]*\d(?:[\w.-]*\w)?)|"
                    # the clouds' names for a VM: AWS's `Host EC2 (instance i-0a1b…) terminated`,
                    # Google Cloud Batch's `zones/us-central1-a/instances/7306941512398174062`,
                    # Vertex AI's `The replica workerpool0-0 …`
@@ -982,11 +989,12 @@ _NODE = re.compile(r"(?<!Local )\b(?:node|host|hostname|Node|Host)[ =:]+(?!EC2\b
                    r"\b[Tt]he replica (workerpool\d+-\d+|(?:master|worker|ps|evaluator) \d+)\b|"
                    # Ray names a node by its id: `Node 3ddf…5ee4 failed`, `node id = 3ddf…`
                    r"\b[Nn]ode(?: id)?[ =:]+([0-9a-f]{40}(?:[0-9a-f]{16})?)\b|"
-                   # kubectl's name of an event's node (`node/ip-10-0-1-7.ec2.internal`)
-                   r"(?<![\w/\[])node/([a-z0-9][\w.-]*\w)(?![\w./-])")
+                   # kubectl's name of an event's node (`node/ip-10-0-1-7.ec2.internal`;
+                   # one that ends a sentence, `… node/ip-10-0-1-7.ec2.internal.`, too)
+                   r"(?<![\w/\[])node/([a-z0-9][\w.-]*\w)(?![\w/-]|\.\w)")
 # kubectl's names of an event's pod (`pod/w-3`; not `kubectl logs --prefix`'s
 # `[pod/w-3/pytorch]` on every line) and of a pod it deleted (`pod "w-3" deleted`)
-_POD_OBJECT = re.compile(r"(?<![\w/\[])pod/([a-z0-9][\w.-]*\w)(?![\w./-])|^pod \"([\w.-]+)\" deleted\b")
+_POD_OBJECT = re.compile(r"(?<![\w/\[])pod/([a-z0-9][\w.-]*\w)(?![\w/-]|\.\w)|^pod \"([\w.-]+)\" deleted\b")
 # "… on rank 3", or a line that opens with "Rank 3," (after a logger's "ERROR:name:" too)
 # PSM's and Intel MPI's `host:rank1: …`, `host:rank1.prog: …` too
 # (PETSc prefixes each of its error lines with the rank in its world: `[0]PETSC ERROR: Caught
@@ -1173,8 +1181,8 @@ def places(text: str) -> tuple[str, ...]:
     for m in _IPV4.finditer(text):
         if m.start() in resolved:
             continue
-        port = m.group(2) or m.group(3)
-        found.append((m.start(), f"{m.group(1)}:{port}" if port else m.group(1)))
+        port = m["port"] or m["nccl_port"] or m["bracket_port"]
+        found.append((m.start(), f"{m['addr']}:{port}" if port else m["addr"]))
     # a task named in full by gRPC's remote target is not named again by its tail
     # (`/job:ps/replica:0/task:0` holds `task:0`); nor is the task XLA's coordination
     # service names as the first to reach a barrier that timed out (it came in time)
