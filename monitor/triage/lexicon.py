@@ -206,7 +206,8 @@ _STOPPED_BY_PLATFORM = (r"Pod was terminated in response to imminent node shutdo
                         # type=timeout …`), HTCondor's condor_rm
                         r"=>> PBS: job killed: walltime \d+ exceeded limit\b|"
                         r"\bjob\.exception (?:\S+ )?type=(?:timeout|cancel)\b|"
-                        r"\bjob\.exception (?:\S+ )?type=exec\b.{0,40}\bnode failure on\b|"
+                        r"\bjob\.exception (?:\S+ )?type=exec\b.{0,40}\b(?:node failure on|"
+                        r"lost contact with job shell on broker)\b|"
                         r"\bvia condor_rm\b|"
                         # Grid Engine's execd at the wallclock, Cobalt's walltime and user
                         # delete, HPE PALS' shepherd, AWS Batch's lost host and attempt
@@ -469,6 +470,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                                 # under the job; Databricks' spot loss
                                 + _PLATFORM_VERDICT + r"|\bSPOT_INSTANCE_TERMINATION\b|"
                                 r"\bnode down: |\bis running on degraded hardware\b|"
+                                # PBS's server that lost a MOM under a running job
+                                r"\bJob (?:deleted|requeued), execution node \S+ down\b|"
                                 # Open MPI's own stop at the --timeout (MPIEXEC_TIMEOUT) given
                                 r"\buser-provided time limit for job execution has been reached\b|"
                                 # the node's own memory failed under a process (the kernel's
@@ -991,7 +994,13 @@ _NODE = re.compile(r"(?<!Local )\b(?:node|host|hostname|Node|Host)[ =:]+(?!EC2\b
                    r"\b[Nn]ode(?: id)?[ =:]+([0-9a-f]{40}(?:[0-9a-f]{16})?)\b|"
                    # kubectl's name of an event's node (`node/ip-10-0-1-7.ec2.internal`;
                    # one that ends a sentence, `… node/ip-10-0-1-7.ec2.internal.`, too)
-                   r"(?<![\w/\[])node/([a-z0-9][\w.-]*\w)(?![\w/-]|\.\w)")
+                   r"(?<![\w/\[])node/([a-z0-9][\w.-]*\w)(?![\w/-]|\.\w)|"
+                   # the schedulers' names of a node they lost: Flux's `node failure on
+                   # tioga17 (rank 3)` and (before v0.63) `lost contact with job shell on broker
+                   # corona212 (rank 5)` (a broker's rank, not the job's), PBS's `Job deleted,
+                   # execution node gn018 down`, HTCondor's slot `slot1_1@node17.cluster`
+                   r"\b(?:node failure on|job shell on broker|execution node) ([A-Za-z][\w.-]*\w)"
+                   r"(?= \(rank \d+\)| down\b)|\bslot\d*(?:_\d+)?@([A-Za-z][\w-]*)")
 # kubectl's names of an event's pod (`pod/w-3`; not `kubectl logs --prefix`'s
 # `[pod/w-3/pytorch]` on every line) and of a pod it deleted (`pod "w-3" deleted`)
 _POD_OBJECT = re.compile(r"(?<![\w/\[])pod/([a-z0-9][\w.-]*\w)(?![\w/-]|\.\w)|^pod \"([\w.-]+)\" deleted\b")

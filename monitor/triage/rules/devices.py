@@ -167,6 +167,24 @@ def jobs_xids(ctx: Context) -> list[Located]:
     return [x for x in ctx.of(EventKind.XID) if of_this_job(ctx, x)]
 
 
+# a kernel log saved per machine and named for it: `dmesg-node17.txt`, `dmesg_node17.log`,
+# `kern-node17.log`, `node17.kern.log`, `node17-dmesg.txt`, `node17_syslog` (the name part,
+# not a word of the log kind itself)
+_KERNEL_LOG_NAME = re.compile(
+    r"^(?:dmesg|kern(?:el)?(?:\.log)?|syslog|journal(?:ctl)?)[-_.](?P<a>[A-Za-z][\w.\-]*?)"
+    r"(?:\.(?:txt|log|out))*$|"
+    r"^(?P<b>[A-Za-z][\w\-]*?)[-_.](?:dmesg|kern(?:el)?|syslog|journal(?:ctl)?)(?:\.(?:txt|log|out))*$")
+_NOT_A_HOST = frozenset({"dmesg", "kern", "kernel", "syslog", "journal", "journalctl", "log",
+                         "txt", "out", "all", "host", "node", "nodes", "gpu", "gpus", "k", "T"})
+
+
+def kernel_log_host(path: str) -> str | None:
+    """The machine a kernel log's file is named for, where its lines name none."""
+    m = _KERNEL_LOG_NAME.match(path.replace("\\", "/").rsplit("/", 1)[-1])
+    host = m and (m.group("a") or m.group("b"))
+    return host if host and host not in _NOT_A_HOST else None
+
+
 def gpu_hardware(ctx: Context) -> Finding | None:
     cuda = [e for e in ctx.of(EventKind.CUDA_ERROR) if e.event.fields.get("hardware") is True]
     hw_xids = [x for x in jobs_xids(ctx) if x.event.fields.get("role") == "hardware" or (
@@ -197,8 +215,10 @@ def gpu_hardware(ctx: Context) -> Finding | None:
     for x in hw_xids:
         xid = x.event.int_field("caused_by") or x.event.int_field("xid") or 0
         devices[str(x.event.fields.get("pci"))].add(xid)
-        if x.event.host:  # (the journal's own host: a PCI address repeats on every node)
-            hosts[str(x.event.fields.get("pci"))].add(x.event.host)
+        # (the journal's own host: a PCI address repeats on every node); a bare dmesg names
+        # none, its file may (`dmesg-node17.txt`, `node17.kern.log`)
+        if host := (x.event.host or kernel_log_host(x.file)):
+            hosts[str(x.event.fields.get("pci"))].add(host)
     for pci, causes in sorted(devices.items()):
         on = f" on {next(iter(hosts[pci]))}" if len(hosts[pci]) == 1 else ""
         culprits.append(f"GPU {pci}{on} (Xid {', '.join(str(c) for c in sorted(causes))})")
