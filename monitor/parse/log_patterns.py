@@ -327,7 +327,8 @@ def _post_cuda(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields] 
     if "Triton Error" in payload and _CUDA_RECOVERED.search(payload) is not None:
         return None
     message = str(fields.get("message", ""))
-    if "out of memory" in message.lower():
+    if "out of memory" in message.lower() or "_STATUS_ALLOC_FAILED" in message:
+        # (cuBLAS or cuDNN that could not allocate its workspace)
         return EventKind.CUDA_OOM, Level.FATAL, fields
     if any(word in message for word in _HW_CUDA):
         fields["hardware"] = True
@@ -1471,7 +1472,7 @@ PATTERNS: tuple[LinePattern, ...] = (
          "THCudaCheck FAIL", "_STATUS_EXECUTION_FAILED", "nvmlDevice", "double-bit ECC",
          "HIP error", "Error [CUDA]", "Error [HIP]", "Memory access fault by GPU",
          "failed to peer with device", "aborting with error : HSA_STATUS_ERROR_",
-         "implicit initialization on GPU:", "CUDA error("),
+         "implicit initialization on GPU:", "CUDA error(", "_STATUS_ALLOC_FAILED"),
         _rx(
             # torch on ROCm says HIP where it says CUDA on NVIDIA's GPUs
             r"(?:CUDA|HIP) (?:driver )?error: (?P<message>.*)",
@@ -1495,6 +1496,8 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"THCudaCheck FAIL file=\S+ line=\d+ error=(?P<code>\d+) : (?P<message>.*)",
             # a cuDNN or cuBLAS kernel that failed on the GPU (not a bad argument)
             r"(?P<message>CU(?:DNN|BLAS)_STATUS_EXECUTION_FAILED)",
+            # ... or could not allocate its workspace (an out-of-memory, read as one above)
+            r"(?P<message>CU(?:DNN|BLAS)_STATUS_ALLOC_FAILED)",
             # TensorFlow's GPU device could not bring up the CUDA runtime on a GPU
             # (gpu_device.cc: `CUDA runtime implicit initialization on GPU:0 failed. Status:
             # all CUDA-capable devices are busy or unavailable`); out of memory is an OOM's
