@@ -872,7 +872,11 @@ PATTERNS: tuple[LinePattern, ...] = (
         # are, in the same order (read in triage only)
         EventKind.RDZV_RANKS, Level.INFO,
         ("local_ranks=", "global_ranks="),
-        _rx(r"^\s*(?P<which>local_ranks|global_ranks)=\[(?P<ranks>\d+(?:, \d+)*)\]\s*$"),
+        # (torch 2.5+ logs the block through its glog-style handler, which heads every line:
+        # `I1210 18:28:01.790000 1 site-packages/torch/distributed/elastic/agent/server/
+        # api.py:525]   global_ranks=[4, 5, 6, 7]`)
+        _rx(r"^(?:[IWEF]\d{4} [\d:.]+ +\d+ \S+:\d+\])?\s*(?P<which>local_ranks|global_ranks)="
+            r"\[(?P<ranks>\d+(?:, \d+)*)\]\s*$"),
     ),
     LinePattern(
         # Ray Train's table of the worker group it started: `Started distributed worker
@@ -935,6 +939,10 @@ PATTERNS: tuple[LinePattern, ...] = (
             # MPICH (`- Abort(-1) (rank 0 in comm 0): …`), Open MPI (`MPI_ABORT was invoked on
             # rank 3 in communicator MPI_COMM_WORLD with errorcode 3`); comm 0 is the world
             r"Abort\((?P<exitcode>-?\d+)\)(?: on node \d+)? \(rank (?P<mpi_rank>\d+) in comm 0\)",
+            # (MPICH's `on node N` is the process's rank in MPI_COMM_WORLD, whatever
+            # communicator it aborted on: NWChem's `Abort(-1) on node 0 (rank 0 in comm 496):
+            # application called MPI_Abort(comm=0x84000001, -1) - process 0`)
+            r"Abort\((?P<exitcode>-?\d+)\) on node (?P<mpi_rank>\d+) \(rank \d+ in comm \d+\)",
             r"application called MPI_Abort\(MPI_COMM_WORLD, (?P<exitcode>-?\d+)\) - process "
             r"(?P<mpi_rank>\d+)",
             r"MPI_ABORT was invoked on rank (?P<mpi_rank>\d+) in communicator MPI_COMM_WORLD"

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from monitor.model import Category
 from monitor.parse.log_events import EventKind, Level
-from monitor.triage.evidence import Located, compress_ranks, who
+from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks, who
 from monitor.triage.lexicon import Family, logged_below_error, places, words_family
 from monitor.triage.rules.base import (
     _NET_SETUP,
@@ -540,6 +540,13 @@ def _launcher_pids(ctx: Context) -> dict[int, int]:
             pid, rank = entry.get("pid"), entry.get("rank")
             if isinstance(pid, int) and isinstance(rank, int):
                 out[pid] = rank
+    # torchrun's agent's `failed (exitcode: -9) local_rank: 2 (pid: 5511)`, where its node's
+    # rendezvous result (or a job of one node) says which global rank that local rank is
+    for item in ctx.of(EventKind.AGENT_WORKER_FAILED):
+        pid = item.event.int_field("pid")
+        if pid is not None and item.rank is not None and item.rank_origin in GLOBAL_ORIGINS \
+                and item.event.fields.get("launcher") != "deepspeed":
+            out.setdefault(pid, item.rank)
     return out
 
 

@@ -1153,7 +1153,24 @@ def _last_words(ctx: Context, exit_: Located, ids: set[int]) -> list[TailLine]:
     # processes were writing (not a hook the batch script ran before the launcher)
     began = min((t.line for t in tail if _writer_of(t) is not None), default=0)
     own = [t for t in tail if _writer_of(t) in ids or (_writer_of(t) is None and t.line > began)]
-    return own[-_NEAR:]
+    # (a runtime's backtrace under its error and the launcher's own banner above its report
+    # are no one's last words: they must not push the error out of reach)
+    return [t for t in own if _NOT_LAST_WORDS.search(t.text) is None][-_NEAR:]
+
+
+# gfortran's backtrace under its runtime error (`Error termination. Backtrace:`, `#0  0x4a1b2c in
+# __flux_MOD_compute_flux`, `\tat /src/flux.f90:87`; a signal's `Backtrace for this error:`),
+# and the banner Open MPI 4's mpirun and 5's prterun print above their report of the first
+# process to exit with a status (`Primary job  terminated normally, but 1 process returned`,
+# `a non-zero exit code. Per user-direction, the job has been aborted.`, `mpirun detected that
+# one or more processes exited with non-zero status, thus causing`, the dashed rules)
+_NOT_LAST_WORDS = re.compile(
+    r"^\s*$|^\s*#\d+\s+0x[0-9a-fA-F]+ in |^\s+at \S+:\d+\s*$|"
+    r"^\s*(?:Error termination|Program aborted)\. Backtrace:|^\s*Backtrace for this error:|"
+    r"^-{20,}$|^Primary job\s+terminated normally, but \d+ process(?:es)? returned$|"
+    r"^a non-zero exit code\. Per user-direction, the job has been aborted\.$|"
+    r"\bdetected that one or more processes exited with non-zero status,|"
+    r"^(?:thus causing )?the job to be terminated\. The first process to do so was:$")
 
 
 # A process's own last words that the failure was another's (JAX's `Terminating process because
@@ -1226,7 +1243,10 @@ _NAMES_ITS_PROCESS = re.compile(r"\b(?:error|fatal)\b.{0,20}?\b(?:on |in )?(?:pr
 
 # a language runtime's own words as it ends the process (gfortran's `Fortran runtime error:
 # …`, Intel Fortran's `forrtl: severe (N): …`)
-_RUNTIME_ENDED = re.compile(r"\bFortran runtime error: |\bforrtl: severe \(\d+\): ")
+# (and the runtime's report of the program's own ERROR STOP: `ERROR STOP 3`, `ERROR STOP
+# 'negative density'`, printed by libgfortran's stop.c and Intel Fortran's alike)
+_RUNTIME_ENDED = re.compile(r"\bFortran runtime error: |\bforrtl: severe \(\d+\): |"
+                            r"^\s*ERROR STOP\b")
 
 
 def _own_error_before_abort(ctx: Context, exit_: Located, rank: int,
@@ -1466,6 +1486,15 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
             # or an error of its own in its own tagged lines (`[1,7]<stderr>: … NCCL WARN
             # Invalid rank requested : 8/8`): its bug, which the patterns did not make an event
             own = _cause_shown_above(ctx, first, {rank}, False, own_too=True)
+            if own is None and "Process name:" in first.event.text:
+                # (its runtime's own last words in its tagged lines, `[1,2]<stderr>:Fortran
+                # runtime error: Index '129' of dimension 1 of array 'q' above upper bound`,
+                # which say only that something failed: the program's own error)
+                failed = _cause_shown_above(ctx, first, {rank}, False, own_too=True,
+                                            failed_too=True)
+                if failed is not None and _RUNTIME_ENDED.search(failed[0].text) is not None:
+                    own = (failed[0], Reading(Family.SOFTWARE, failed[1].word, failed[1].where)
+                           if failed[1].family is Family.FAILED else failed[1])
             cause = own if own is not None and _writer_of(own[0]) == rank else None
         if cause is None and rank is not None and MPI_ABORT.search(first.event.text):
             cause = _own_error_before_abort(ctx, first, rank)
@@ -1484,7 +1513,8 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
             # its own fatal error just before it calls MPI_Abort)
             own = _cause_shown_above(ctx, first, {rank}, False, own_too=True, failed_too=True)
             if (own is not None and not MPI_ABORT.search(first.event.text)
-                    and _RUNTIME_ENDED.search(own[0].text) is None):
+                    and not any(_RUNTIME_ENDED.search(t.text) is not None
+                                for t in _last_words(ctx, first, {rank}))):
                 own = None  # (an exit with a status: only a runtime's own last words say why)
             if own is not None and own[1].family is Family.FAILED:
                 own = (own[0], Reading(Family.SOFTWARE, own[1].word, own[1].where))
@@ -2114,7 +2144,12 @@ def launcher_exit(ctx: Context) -> Finding | None:
                  "accounting.",),
             )
         what = f"killed by {signal}" if signal else f"exit status {legacy.group(2)}"
-        ranks, process, one_node = _one_node_rank(ctx, int(local_arg.group(1)), None, item)
+        # torch.distributed.launch (1.x) raises with `cmd=cmd`, the loop's last command: its
+        # --local_rank is the last-started worker's (nproc_per_node - 1), whichever one failed,
+        # as DeepSpeed's launcher's is; it names no process
+        ranks, one_node = (), ()
+        process = (f"a worker (the command shown is the last-started one's, --local_rank="
+                   f"{local_arg.group(1)})")
         return Finding(
             Category.UNDETERMINED, ranks, (process,),
             (f"torch.distributed.launch reports the worker with --local_rank="
