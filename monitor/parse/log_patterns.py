@@ -553,7 +553,12 @@ def _post_launch_nodes(fields: Fields, payload: str) -> tuple[EventKind, Level, 
 def _post_retry(fields: Fields, payload: str) -> tuple[EventKind, Level, Fields]:
     attempt, most = fields.get("attempt"), fields.get("max_attempts")
     exhausted = bool(re.search(r"Max retries exceeded|[Rr]etries exhausted|[Gg]iving up|"
-                               r"[Rr]etry limit|[Nn]o more retries", payload))
+                               r"[Rr]etry limit|[Nn]o more retries|"
+                               # torchft's manager: `lighthouse quorum failed after 20
+                               # retries.`, `should_commit failed 4 times consecutively,
+                               # exceeding max_retries=3`
+                               r"\bfailed after \d+ retries\b|\bexceeding max_retries=\d+",
+                               payload))
     if isinstance(attempt, int) and isinstance(most, int) and most > 0 and attempt >= most:
         exhausted = True
     if fields.get("remaining") == 0:
@@ -1647,7 +1652,7 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"retrying \(try=(?P<attempt>\d+)",
             r"Retrying \(Retry\(total=(?P<remaining>\d+)",
             r"(?P<what>Max retries exceeded|[Rr]etries exhausted|[Rr]etry limit|"
-            r"[Nn]o more retries)",
+            r"[Nn]o more retries|failed after \d+ retries\b|exceeding max_retries=\d+)",
         ),
         post=_post_retry,
     ),

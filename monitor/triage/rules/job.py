@@ -942,6 +942,9 @@ def _at_exit_barrier(item: Located) -> bool:
     return isinstance(frames, tuple) and any(str(f).endswith(" _exit_barrier") for f in frames)
 
 
+_RETRIES_RAN_OUT = re.compile(r"\bfailed after \d+ retries\b|\bexceeding max_retries=\d+")
+
+
 def own_exception(ctx: Context) -> Finding | None:
     # (each message read once: a heading's lines are looked up in the file's tail)
     own = [item for item in ctx.of(EventKind.PYTHON_TRACEBACK)
@@ -993,6 +996,10 @@ def own_exception(ctx: Context) -> Finding | None:
            # initialization failed. See root cause above`, a server that `crashed for some
            # reason`): the cause is that earlier failure, not this raise
            and _SEE_ABOVE.search(said) is None
+           # a count of retries that ran out (torchft's `lighthouse quorum failed after 20
+           # retries.`, `should_commit failed 4 times consecutively, exceeding max_retries=3`):
+           # what failed is what was retried, in the lines before it
+           and _RETRIES_RAN_OUT.search(said) is None
            and not _aftermath(ctx, item)
            and not stepped_past(ctx, item)
            and not swallowed(ctx, item)

@@ -290,7 +290,11 @@ _STARTED_AGAIN = re.compile(r"(?i)\bresum(?:e|ed|ing)\b.{0,40}\b(?:from|checkpoi
                             r"\b(?:successfully )?load(?:ed|ing) checkpoint from\b|"
                             # torchrun's agent: `… attempts left; will restart worker group`
                             r"\bwill restart worker group\b|"
-                            r"\bRESTART_COUNT=[1-9]|\bretrying\b|\bwill retry\b")
+                            r"\bRESTART_COUNT=[1-9]|\bretrying\b|\bwill retry\b|"
+                            # nvidia-resiliency-ext's in-process restart: its monitor's next
+                            # iteration (`starting iteration=1 rank=0 world_size=8`), the
+                            # wrapper's passed health check (`restart_ex: HealthCheckPassed()`)
+                            r"\bstarting iteration=[1-9]\d*\b|\bHealthCheckPassed\b")
 # a step whose loss is no number: the failure itself, not training on
 _NO_NUMBER_LOSS = re.compile(r"(?i)\bloss\b\W{0,3}(?:nan|[+-]?inf)")
 
@@ -349,6 +353,10 @@ _JOB_ROW_FAILED = re.compile(r"^\s*[\w.\-]+\s+Failed\s+\d+[smhd][\dsmhd]*\s*$")
 _OPERATED_JOB = re.compile(rf"\b{_OPERATOR_KINDS}Job (?:[\w.\-]+/)?([\w.\-]+) "
                            r"(?:is |successfully completed\b)")
 _SPARK_JOB_FAILED = re.compile(r"\bDAGScheduler: Job \d+ failed\b")
+# a training operator's word that it restarted a job's failed replicas (`PyTorchJob llama-ft is
+# restarting because 1 Worker replica(s) failed.`, restartPolicy OnFailure or ExitCode)
+_OPERATOR_RESTARTING = re.compile(rf"\b{_OPERATOR_KINDS}Job (?:[\w.\-]+/)?[\w.\-]+ is "
+                                  r"restarting because \d+ \w+ replica\(s\) failed")
 # DeepSpeed's launcher starting each worker, and its word as each exits with status 0
 _SPAWNED = re.compile(r"\bprocess (\d+) spawned with command\b")
 _EXITED_CLEANLY = re.compile(r"\bProcess (\d+) exits successfully\b")
@@ -455,10 +463,17 @@ def job_succeeded(ctx: Context) -> Finding | None:
                       if e.time is not None and not e.time_inferred
                       and e.file_index in said and e.event.line <= said[e.file_index]),
                      default=None)
+    # (a training operator that said, before its word that the one job it speaks of
+    # succeeded, that it restarted the job's failed replicas: another file's failure, a pod's
+    # log, is of an attempt it restarted)
+    restarted = len(operated) == 1 and any(
+        t.line < said[i] and "restarting" in t.text and _OPERATOR_RESTARTING.search(t.text)
+        for i in said for t in ctx.scans[i].tail)
     if any(e.event.end_line > said[e.file_index] if e.file_index in said
            # another file's failure (a pod's own log): its process trained to the end after it
            else not (_trained_to_the_end([t for t in ctx.scans[e.file_index].tail
                                           if t.line > e.event.end_line])
+                     or restarted
                      or (success_at is not None and e.time is not None and not e.time_inferred
                          and e.time < success_at))
            for e in failures):

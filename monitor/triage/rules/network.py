@@ -538,7 +538,9 @@ def _launch_endpoint(ctx: Context) -> str | None:
 # (pip hides an index's credentials as `https://build-bot:****@artifactory.corp.example/…`)
 _SERVICE_USED = re.compile(r"\bLooking in (?:indexes|links): https?://(?:[^@\s/]*@)?"
                            r"([\w.-]+(?::\d+)?)|"
-                           r"\bthrown while requesting [A-Z]+ https?://([\w.-]+(?::\d+)?)")
+                           r"\bthrown while requesting [A-Z]+ https?://([\w.-]+(?::\d+)?)|"
+                           # torchft's manager naming the lighthouse it talks to
+                           r"\bestablishing connection to https?://([\w.-]+(?::\d+)?)")
 # pip's own words on the package it was fetching (`…': /simple/sentencepiece/`, `No matching
 # distribution found for …`): the failure is pip's, and its index is the endpoint
 _PIPS_OWN = re.compile(r"/simple/|\bNo matching distribution found\b|\bpip\b")
@@ -552,14 +554,14 @@ def _service_above(ctx: Context, item: Located) -> str | None:
     https://…`), or a line of the same file up to 40 lines above it and in the same command's
     output, says its client was using (pip's index only for pip's own failure)."""
     own = _SERVICE_USED.search(item.event.text)
-    if own is not None and own[2]:
-        return own[2]
+    if own is not None and (own[2] or own[3]):
+        return own[2] or own[3]
     for t in reversed(ctx.scans[item.file_index].tail):
         if not item.event.line - 40 <= t.line < item.event.line:
             continue
         m = _SERVICE_USED.search(t.text)
         if m is not None:
-            return m[2] or (m[1] if _PIPS_OWN.search(item.event.text) else None)
+            return m[2] or m[3] or (m[1] if _PIPS_OWN.search(item.event.text) else None)
         if _NEXT_COMMAND.search(t.text) or _PASTE_BREAK.search(t.text):
             return None
     return None
@@ -899,7 +901,13 @@ def retries_exhausted(ctx: Context) -> Finding | None:
     category = {"storage": Category.STORAGE_IO, "network": Category.NETWORK}.get(
         str(context), Category.UNDETERMINED)
     culprits: tuple[str, ...] = ()
-    if _NEVER_CONNECTED.search(first.event.text):
+    # (a count that ran out, in words that name no cause (torchft's `lighthouse quorum
+    # failed after 3 retries.`): the same process's retried failures above it say what failed)
+    retried = [e for e in ctx.of(EventKind.CONNECTION_ERROR, EventKind.RETRY)
+               if e.file_index == first.file_index and e.event.line < first.event.line
+               and e.rank == first.rank] if str(context) == "unknown" else []
+    if _NEVER_CONNECTED.search(first.event.text) or any(
+            _NEVER_CONNECTED.search(e.event.text) for e in retried):
         # whatever it talked to (a store, a server), the endpoint could not be reached
         category = Category.NETWORK
         pool = _HTTP_POOL.search(first.event.text)
