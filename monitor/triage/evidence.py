@@ -99,6 +99,11 @@ def sole_rank(scan: FileScan) -> int | None:
     shows)."""
     if scan.sections:
         return None
+    if len({e.fields["engine_process"] for e in scan.events
+            if e.fields.get("engine_process")}) > 1:
+        # an inference engine's one log of several processes, each line tagged with its own
+        # (SGLang's `[… TP3]`, `[… TP0]`): a `[rank0]:` on one of them is that process's line
+        return None
     if len(scan.ranks) == 1:
         return next(iter(scan.ranks))
     if scan.ranks:

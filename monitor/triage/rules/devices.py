@@ -590,6 +590,15 @@ def _torn_down_after_own_error(ctx: Context, item: Located) -> bool:
             e.rank == item.rank and written_before(e, item)
             for e in ctx.of(EventKind.WATCHDOG_TIMEOUT)):
         return True
+    if item.rank is not None and any(
+            e.rank == item.rank and written_before(e, item)
+            and _PEER_LOST.search(e.event.text)
+            for e in ctx.of(EventKind.NCCL_ERROR, EventKind.WATCHDOG_TERMINATED)):
+        # ... or after its own NCCL work failed because a peer was lost (`ncclRemoteError`,
+        # `remote process exited or there was a network error`, `communicator was aborted`):
+        # the watchdog aborts the communicator under the kernels in flight, and the CUDA
+        # error the rank's next call reports is that abort's, not its GPU's
+        return True
     if not _CUDA_TEARDOWN.search(f"{item.event.fields.get('message')} {item.event.text}"):
         return False
     return any(e.kind is EventKind.PYTHON_TRACEBACK and e.file_index == item.file_index
@@ -808,6 +817,9 @@ def _warned_just_above(ctx: Context, item: Located) -> Located | None:
 # The CUDA runtime refusing calls while the process exits (`cudaErrorCudartUnloading: driver
 # shutting down`): teardown after whatever ended the process, not a GPU's failure
 _CUDA_TEARDOWN = re.compile(r"cudaErrorCudartUnloading|driver shutting down")
+# NCCL's and ProcessGroupNCCL's words for work that failed because a peer went away
+_PEER_LOST = re.compile(r"remote process exited or there was a network error|ncclRemoteError"
+                        r"|communicator was aborted")
 
 
 def _cpp_gpu_exception(ctx: Context) -> Finding | None:

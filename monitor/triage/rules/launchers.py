@@ -658,15 +658,24 @@ def scheduler(ctx: Context) -> Finding | None:
     # one file is written in order: an unstamped line of srun's above a stamped one came first
     first = min((e for e in items if e.file_index == first.file_index),
                 key=lambda e: e.event.line)
+    signalled = first
     if first.kind in (EventKind.AGENT_DEATH_SIGNAL, EventKind.AGENT_SIGTERM):
         # the launcher's signal is the stop's effect; the platform's own word (an eviction, a
         # node failure, a cancel), unstamped as Kubernetes' event tables are, says who and why
         said = [e for e in (*cancels, *nodes, *ctx.of(EventKind.POD_EVICTED))
-                if (_before(e, first) or (e.file_index != first.file_index and e.time is None))
+                if (_before(e, first) or (e.file_index != first.file_index and e.time is None)
+                    # (slurmstepd's `*** JOB 7 ON n1 CANCELLED AT … DUE TO TIME LIMIT ***`
+                    # lands in the job's output after the launcher's own report of the
+                    # SIGTERM it sent: the same stop, told by whoever sent it)
+                    or (e in cancels and e.file_index == first.file_index))
                 and _of_this_job(ctx, e)]
         if said:
             first = min(said, key=Located.order)
-    began = _handler_began(ctx, first)
+    # (the stop began where the launcher got the signal, when the scheduler's word of it
+    # came after in the same file)
+    began = _handler_began(ctx, signalled if (
+        signalled is not first and signalled.file_index == first.file_index
+        and signalled.event.line < first.event.line) else first)
     # (earlier in time; or, for the job's own exception, earlier in the scheduler line's
     # own file: a traceback with no stamp above a stamped cancel came first)
     earlier = [e for e in ctx.located
@@ -742,6 +751,10 @@ def scheduler(ctx: Context) -> Finding | None:
                          if _node_failed(e) and e.event.fields.get("node")]
                         if _node_failed(first) else [])
         culprit = (f"node {lost[0]}",) if len(set(lost)) == 1 else ()
+        if not culprit and not _node_failed(first) and str(fields.get("node", ""))[:1].isalnum():
+            # a stop from outside (a time limit, a preemption, a cancel): the node it names
+            # is the one the stop was served on, said as such (not a node at fault)
+            culprit = (f"node {fields['node']} (where the stop was served)",)
     else:
         culprit = (f"node {fields['node']}",) if fields.get("node") else ()
     return Finding(
@@ -1433,6 +1446,19 @@ def _heartbeat_hang_elsewhere(ctx: Context, rank: int) -> bool:
     return bool({e.rank for e in ctx.of(EventKind.HEARTBEAT_HANG) if e.rank is not None} - {rank})
 
 
+# A rank's own error that says another rank's failure stopped it
+_RELAYS_ANOTHERS = ("Horovod has been shut down",)
+
+
+def _only_relayed(ctx: Context, exit_: Located, rank: int) -> bool:
+    """The rank's own tagged errors before the launcher's report are all relays of another
+    rank's failure, and there is at least one."""
+    own = [e for e in ctx.located if e.rank == rank and e.event.level >= Level.ERROR
+           and e.kind is EventKind.PYTHON_TRACEBACK and _before(e, exit_)]
+    return bool(own) and all(
+        any(w in f"{e.event.fields.get('exc_message')}" for w in _RELAYS_ANOTHERS) for e in own)
+
+
 def launcher_task_exit(ctx: Context) -> Finding | None:
     """mpirun and srun name the first process that died or exited by itself. An mpirun rank
     is the job's rank; an srun task is one only when srun started the ranks itself (not a
@@ -1552,6 +1578,17 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
                  "the root cause",), first,
                 ("Read the output and kernel log of the process on "
                  f"{', '.join(hosts)} (a core file, the OOM killer) at that time.",),
+            )
+        if rank is not None and not killed and _only_relayed(ctx, first, rank):
+            # its own tagged output is shown, and says only that another rank's failure
+            # stopped it (Horovod's `Horovod has been shut down. This was caused by an
+            # exception on one of the ranks…`): the first to exit is only the first to notice
+            return Finding(
+                Category.UNDETERMINED, (), (),
+                (f"the launcher: {name} {how} ({first.where}); its own output only relays "
+                 "another rank's failure, which is not shown",), first,
+                ("Read every rank's output from the start of the failure for the first "
+                 "exception (the one before the first shutdown message).",),
             )
         return Finding(
             Category.UNDETERMINED, (rank,) if rank is not None else (), (name,),

@@ -681,6 +681,14 @@ def _after_the_start(ctx: Context, wait: Located) -> bool:
         if failed.kind is EventKind.PYTHON_TRACEBACK and (
                 not exc or any(w in exc for w in _COLLATERAL) or "Timeout" in exc):
             continue  # the wait's own report, or another symptom
+        if failed.kind is EventKind.PYTHON_TRACEBACK and any(
+                w.file_index == failed.file_index
+                and failed.event.line <= w.event.line <= failed.event.end_line
+                for w in ctx.of(EventKind.STORE_TIMEOUT)):
+            # a traceback whose exception is itself a store wait (torch before 2.0 raised the
+            # NCCL unique id's as a plain `RuntimeError: [2] is setting up NCCL communicator
+            # … got error: Socket Timeout`): another rank waiting alike, no failure of its own
+            continue
         if failed.file_index == wait.file_index and failed.event.line >= wait.event.line:
             continue  # after the wait in its file: the waiter's own end
         if failed.rank == wait.rank and (failed.rank is not None
