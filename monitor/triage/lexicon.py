@@ -101,7 +101,26 @@ CORRUPT_DATA = re.compile(r"image file is truncated|cannot identify image file|"
                           # numpy's reader of a .npy cut short or empty (`Failed to read all data
                           # for array. … (file seems not fully written?)`, np.load's `EOFError:
                           # No data left in file`)
-                          r"\(file seems not fully written\?\)|\bNo data left in file\b")
+                          r"\(file seems not fully written\?\)|\bNo data left in file\b|"
+                          # FFmpeg's AVERROR_INVALIDDATA, as the video readers over it print it
+                          # (decord's `ERROR opening: x.mp4, Invalid data found when processing
+                          # input`, PyAV's `InvalidDataError: [Errno 1094995529] Invalid data
+                          # found when processing input: 'x.webm'`)
+                          r"\bInvalid data found when processing input\b|"
+                          # libjpeg's fatal error for a file that is no JPEG (torchvision's
+                          # decode_jpeg: `Not a JPEG file: starts with 0x89 0x50`)
+                          r"\bNot a JPEG file: starts with 0x[0-9a-f]{2} 0x[0-9a-f]{2}\b|"
+                          # libsndfile's refusal of an audio file (python-soundfile's `Error
+                          # opening 'x.flac': Format not recognised.`)
+                          r"\bError opening '[^']+': (?:Format not recognised|File contains data "
+                          r"in an unknown format)\.|"
+                          # pickle's reader on a file cut short
+                          r"\bpickle data was truncated\b|"
+                          # pandas' CSV tokenizer on a row with more fields than the header
+                          r"\bError tokenizing data\. C error: Expected \d+ fields? in line \d+, "
+                          r"saw \d+|"
+                          # webdataset's word for a tar shard that holds one sample's file twice
+                          r"\bduplicate file name in tar file\b")
 
 # torch.save's C++ check that every byte it wrote landed (`[enforce fail at
 # inline_container.cc:274] . unexpected pos 3695636864 vs 3695636752`)

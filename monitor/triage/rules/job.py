@@ -413,7 +413,21 @@ _CORRUPT_RAISED = re.compile(r"\bError while deserializing header\b|"
                              # (InvalidHeaderError's, re-raised as ReadError at the first member)
                              r"\bReadError: \(?['\"]?(?:bad checksum|truncated header|empty file|"
                              r"missing or bad subsequent header)\b|"
-                             r"\bParquet file size is 0 bytes\b")
+                             r"\bParquet file size is 0 bytes\b|"
+                             # HF datasets' check of the examples it prepared against those the
+                             # dataset's card records (`NonMatchingSplitsSizesError: [{'expected':
+                             # SplitInfo(…, num_examples=7339240, …), 'recorded': …}]`): the data
+                             # files it read are not the ones described (cut or changed)
+                             r"\bNonMatchingSplitsSizesError\b")
+
+# numpy's readers on a file shorter than its header or index says, by the frame that raised:
+# np.load's `read_array` (`array.shape = shape`, then `ValueError: cannot reshape array of size
+# 6029312 into shape (3,1024,1024,4)`), and the token-file readers over np.frombuffer (Megatron's
+# and fairseq's indexed_dataset: `ValueError: buffer is smaller than requested size`)
+_ARRAY_FILE_CUT = re.compile(
+    r"\bin read_array\s*\n(?:.*\n){0,2}?.*?\bValueError: cannot reshape array of size \d+ into shape\b|"
+    r"\bindexed_dataset\.py\", line \d+, in \w+\s*\n(?:.*\n){0,2}?.*?\bValueError: buffer is "
+    r"smaller than requested size\b")
 
 
 # an exception that says the wait it was in ran out, in its own words
@@ -559,7 +573,7 @@ def dataloader(ctx: Context) -> Finding | None:
             # the worker's original exception (its last lines) may say the input is corrupt
             original = _worker_traceback(ctx, first)
             corrupt = (CORRUPT_DATA.search(first.event.text) or CORRUPT_DATA.search(original)
-                       or _CORRUPT_RAISED.search(original)
+                       or _CORRUPT_RAISED.search(original) or _ARRAY_FILE_CUT.search(original)
                        # (a parser's error in the worker: a record the dataset could not parse)
                        or _PARSER_RAISED.search(original)
                        # (pickle's reader at the end of a file cut short: its match is quoted)
@@ -1066,6 +1080,7 @@ def own_exception(ctx: Context) -> Finding | None:
           or _CORRUPT_RAISED.search(f"{exc}: {message}") or _unparsable_input(exc, first)
           or _parsing_a_dataset(ctx, exc, first)
           or _pickle_cut(f"{exc}: {message}", str(first.event.fields.get("frames", "")))
+          or _ARRAY_FILE_CUT.search(_traceback_text(ctx, first))
           ) and "_tensor_to_object" not in str(
             first.event.fields.get("frames", "")):
         # the file it read is corrupt, not the disk

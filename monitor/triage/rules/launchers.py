@@ -1615,6 +1615,17 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
             return _exit_with_cause(ctx, first, name, str(f.get("status_text") or "exited"),
                                     ranks[0] if len(ranks) == 1 else None, cause)
         own = (_cause_shown_above(ctx, first, set(ids), False, own_too=True)
+               if said is None and cause is None and f.get("exitcode") else None)
+        named = _RANK_IN_OWN_WORDS.search(own[0].text) if own is not None else None
+        if named is not None and not any(_NOT_REPRODUCED.search(t.text)
+                                         for t in _last_words(ctx, first, set(ids))):
+            # the job's own error line above srun's report names the rank it is about
+            # (Megatron's result validation on a NaN loss or grad norm, then every task
+            # exits alike with the code it chose): that rank, whatever task srun named first
+            rank = int(next(g for g in named.groups() if g))
+            return _exit_with_cause(ctx, first, f"rank {rank}",
+                                    str(f.get("status_text") or "exited"), rank, own)
+        own = (_cause_shown_above(ctx, first, set(ids), False, own_too=True)
                if said is None and f.get("signal") == "SIGABRT" else None)
         if own is not None:
             # the process aborted itself on an error of its own its last lines show (a failed
@@ -1658,6 +1669,19 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
             ("Read that task's own output (srun --label prefixes it) for its error.",),
         )
     return None
+
+
+# a job's own error line that names the global rank it is about, in Megatron's result
+# validation words (`Unexpected result nan on rank 21 at iteration #8812 invocation #1
+# (message='found NaN in local forward loss calculation')`, `Rank 21, node hgx-b-003, device 5,
+# iteration #8812: …`)
+_RANK_IN_OWN_WORDS = re.compile(r"\bUnexpected result \S+ on rank (\d+) at iteration\b|"
+                                r"\bRank (\d+), node [\w.-]+, device \d+, iteration\b")
+# ... unless its rerun found the result not reproducible (a suspected transient or persistent
+# hardware fault: `First rerun: unexpected result is not reproducible within the tolerance`,
+# `Possible transient error!`): then the NaN is not shown to be the job's own
+_NOT_REPRODUCED = re.compile(r"\bunexpected result is not reproducible\b|"
+                             r"\bPossible (?:transient|persistent) error\b")
 
 
 def _alike_at_once(first: Located, tasks: list[Located]) -> list[Located]:
