@@ -1617,7 +1617,7 @@ def launcher_task_exit(ctx: Context) -> Finding | None:
         own = (_cause_shown_above(ctx, first, set(ids), False, own_too=True)
                if said is None and cause is None and f.get("exitcode") else None)
         named = _RANK_IN_OWN_WORDS.search(own[0].text) if own is not None else None
-        if named is not None and not any(_NOT_REPRODUCED.search(t.text)
+        if own is not None and named is not None and not any(_NOT_REPRODUCED.search(t.text)
                                          for t in _last_words(ctx, first, set(ids))):
             # the job's own error line above srun's report names the rank it is about
             # (Megatron's result validation on a NaN loss or grad norm, then every task
