@@ -3564,6 +3564,54 @@ CAUSES.update({
                                               "killer on node gpu-node-14"),
 })
 
+CAUSES.update({
+    # this round's sweeps of upstream wordings (launchers and MPI codes, platforms and nodes,
+    # fault-tolerance restarts, start-up errors, numerics and input data, relays): each case
+    # the round's fixes read right, built from the named source's format strings
+    "uw41_leftmpi_a07_legacy_launch_cmdline_one_node_sigkill": (Category.UNDETERMINED, ""),
+    "uw41_leftmpi_b02_elastic_glog_mapping_sigkill_nodmesg": (Category.UNDETERMINED, "rank 6"),
+    "uw41_leftmpi_b03_elastic_glog_mapping_sigkill_dmesg_oom": (Category.OOM, "rank 6"),
+    "uw41_leftmpi_b04_elastic_glog_mapping_exit1_no_output": (Category.UNDETERMINED, "rank 11"),
+    "uw41_leftmpi_b08_elastic_old_mapping_sigkill_dmesg_oom": (Category.OOM, "rank 6"),
+    "uw41_leftmpi_d01_gfortran_cannot_open_mpirun_nonzero": (Category.SOFTWARE, "rank 3"),
+    "uw41_leftmpi_d02_gfortran_bounds_tag_output": (Category.SOFTWARE, "rank 2"),
+    "uw41_leftmpi_d03_gfortran_allocate_oom": (Category.OOM, "rank 5"),
+    "uw41_leftmpi_d09_gfortran_stop_code_mpi_abort_rank": (Category.SOFTWARE, "rank 3"),
+    "uw41_leftplat_condor_reconnect_failed": (Category.INFRASTRUCTURE, "node17"),
+    "uw41_leftplat_flux_lost_contact_old": (Category.INFRASTRUCTURE, "corona212"),
+    "uw41_leftplat_flux_node_failure": (Category.INFRASTRUCTURE, "tioga17"),
+    "uw41_leftplat_kern_dmesg_node03_aer_fatal": (Category.GPU_CUDA, "node03"),
+    "uw41_leftplat_kern_dmesg_node17_xid79_only": (Category.GPU_CUDA, "node17"),
+    "uw41_leftplat_xid119_gsp_timeout": (Category.GPU_CUDA, "node30"),
+    "uw41_leftplat_xid64_remap_failure": (Category.GPU_CUDA, "gpu-node-12"),
+    "uw41_leftplat_xid74_nvlink_node05": (Category.GPU_CUDA, "node05"),
+    "uw41_numdata_decord_open_error": (Category.DATA, "rank 2"),
+    "uw41_numdata_hf_nonmatching_splits": (Category.DATA, "rank 0"),
+    "uw41_numdata_megatron_indexed_bin_corrupt": (Category.DATA, "rank 1"),
+    "uw41_numdata_megatron_rerun_loss_nan_reproducible": (Category.SOFTWARE, "rank 21"),
+    "uw41_numdata_npy_truncated_reshape": (Category.DATA, "rank 3"),
+    "uw41_numdata_pandas_csv_parser_error": (Category.DATA, ""),
+    "uw41_numdata_pickle_truncated_worker": (Category.DATA, "rank 0"),
+    "uw41_numdata_pyav_invalid_data": (Category.DATA, "rank 1"),
+    "uw41_numdata_soundfile_format_not_recognised": (Category.DATA, "rank 2"),
+    "uw41_numdata_torchvision_decode_jpeg": (Category.DATA, "rank 7"),
+    "uw41_numdata_webdataset_duplicate_key": (Category.DATA, "rank 2"),
+    "uw41_relays_r_cuda_ima_after_nccl_abort": (Category.UNDETERMINED, ""),
+    "uw41_relays_r_horovod_shutdown_all": (Category.UNDETERMINED, ""),
+    "uw41_relays_t_elastic_agent_sigterm_timelimit": (Category.INFRASTRUCTURE, "gpu-st-p5-17"),
+    "uw41_resil_lightning_requeue_stop": (Category.INFRASTRUCTURE, "node-c-114"),
+    "uw41_resil_lightning_sigterm_preempted": (Category.INFRASTRUCTURE, "node-c-115"),
+    "uw41_resil_megatron_sigterm_time_limit": (Category.INFRASTRUCTURE, "gpu-a045"),
+    "uw41_resil_nvrx_launcher_time_limit": (Category.INFRASTRUCTURE, "dgx-b200-017"),
+    "uw41_resil_slurm_preempted": (Category.INFRASTRUCTURE, "gpu-a17"),
+    "uw41_resil_torchft_lighthouse_refused": (Category.NETWORK, "lighthouse-0.torchft.svc:29510"),
+    "uw41_resil_torchft_should_commit_exhausted": (Category.UNDETERMINED, ""),
+    "uw41_startup_cublas_alloc_failed": (Category.OOM, "rank 1"),
+    "uw41_startup_cudnn_alloc_failed": (Category.OOM, "rank 1"),
+})
+HEALTHY += ("uw41_numdata_decord_skip_healthy", "uw41_resil_inproc_restart_recovered", "uw41_resil_kubeflow_restart_recovered",)
+
+
 def _triage(name: str) -> Diagnosis:
     return triage_probe(name)
 
@@ -3650,6 +3698,30 @@ NO_RANK = ("rv40_accelerate_batch_size_zero", "rv40_botocore_closed_alone", "rv4
            "rv36_illegal_access_after_own_watchdog_timeout",
            "rv36_illegal_access_main_thread_after_own_timeout",
            "rv37_medium_error_sdb_then_every_rank_eio")
+
+# (this round's sweep cases that name no rank: a node, an endpoint, a relay)
+NO_RANK += (
+    "uw41_leftmpi_a07_legacy_launch_cmdline_one_node_sigkill",
+    "uw41_leftplat_condor_reconnect_failed",
+    "uw41_leftplat_flux_lost_contact_old",
+    "uw41_leftplat_flux_node_failure",
+    "uw41_leftplat_kern_dmesg_node03_aer_fatal",
+    "uw41_leftplat_kern_dmesg_node17_xid79_only",
+    "uw41_leftplat_xid119_gsp_timeout",
+    "uw41_leftplat_xid64_remap_failure",
+    "uw41_leftplat_xid74_nvlink_node05",
+    "uw41_numdata_pandas_csv_parser_error",
+    "uw41_relays_r_cuda_ima_after_nccl_abort",
+    "uw41_relays_r_horovod_shutdown_all",
+    "uw41_relays_t_elastic_agent_sigterm_timelimit",
+    "uw41_resil_lightning_requeue_stop",
+    "uw41_resil_lightning_sigterm_preempted",
+    "uw41_resil_megatron_sigterm_time_limit",
+    "uw41_resil_nvrx_launcher_time_limit",
+    "uw41_resil_slurm_preempted",
+    "uw41_resil_torchft_lighthouse_refused",
+    "uw41_resil_torchft_should_commit_exhausted",
+)
 
 
 @pytest.mark.parametrize("name", NO_RANK)
