@@ -3585,6 +3585,9 @@ CAUSES.update({
     "uw41_leftplat_xid119_gsp_timeout": (Category.GPU_CUDA, "node30"),
     "uw41_leftplat_xid64_remap_failure": (Category.GPU_CUDA, "gpu-node-12"),
     "uw41_leftplat_xid74_nvlink_node05": (Category.GPU_CUDA, "node05"),
+    # another program's own fault (Xid 43 for a jupyter-kernel's pid) after the job's rank 1
+    # raised its own error
+    "uw41_leftplat_xid43_foreign_pid_software": (Category.SOFTWARE, "rank 1"),
     "uw41_numdata_decord_open_error": (Category.DATA, "rank 2"),
     "uw41_numdata_hf_nonmatching_splits": (Category.DATA, "rank 0"),
     "uw41_numdata_megatron_indexed_bin_corrupt": (Category.DATA, "rank 1"),

@@ -102,7 +102,7 @@ def of_this_job(ctx: Context, item: Located) -> bool:
     job_host = _nccl_buses(ctx)[1]
     if said and job_host and said.split(".")[0] != job_host.split(".")[0]:
         return False
-    if another_programs_before_the_job(ctx, item):
+    if another_programs_before_the_job(ctx, item) or another_programs_own_fault(ctx, item):
         return False
     if item.time is None or item.time_inferred:
         return True
@@ -161,6 +161,19 @@ def another_programs_before_the_job(ctx: Context, item: Located) -> bool:
     name = str(item.event.fields.get("process") or "").strip("'<>")
     return name not in ("", "unknown") and _JOB_PROCESS.search(name) is None and (
         pid is None or pid not in pids)
+
+
+def another_programs_own_fault(ctx: Context, item: Located) -> bool:
+    """An Xid of a program's own fault (13, 31, 43: its bad access, its channel the driver
+    stopped) named for a process that is none of the job's (the logs name the job's pids) and
+    goes by no training process's name (`jupyter-kernel`): that program's, whenever it came.
+    A hardware Xid stays the job's whoever held the GPU: the GPU failed under it too."""
+    if item.kind is not EventKind.XID or item.event.fields.get("role") != "software":
+        return False
+    pid, pids = item.event.int_field("pid"), _job_pids(ctx)
+    name = str(item.event.fields.get("process") or item.event.fields.get("name") or "")
+    return (pid is not None and bool(pids) and pid not in pids
+            and name.strip("'<>") not in ("", "unknown") and _JOB_PROCESS.search(name) is None)
 
 
 def jobs_xids(ctx: Context) -> list[Located]:
