@@ -502,7 +502,16 @@ class EventExtractor:
             if 0 < index - self._thread_headers.get(key, -9) <= 2:
                 block.summary["in_thread"] = True
             if prev is not None:
-                self._read_line_above(block, split_envelope(prev), env)
+                above = split_envelope(prev)
+                self._read_line_above(block, above, env)
+                snippet = _RAY_TRAIN_SNIPPET.match(above.payload)
+                if snippet is not None and block.rank is None:
+                    # Ray Train's controller quoting a worker's error under its world rank
+                    # (`[Rank 2 Error Snippet]:`, WorkerGroupError): that rank's traceback
+                    # (the pid in front of its lines is the controller's, not the worker's)
+                    block.rank, block.rank_origin = int(snippet[1]), "global"
+                    block.actor_pid = None
+                    block.summary["quoted_rank"] = True
             return block
         if payload.startswith("Fatal Python error:"):
             block = self._new_block("faulthandler", key, env, payload, index, rank)
@@ -834,7 +843,12 @@ class EventExtractor:
             out.append(head)
         for event in events:
             if event.rank is None and rank is not None:
-                event = LogEvent(event.kind, event.level, rank, origin, event.fields, event.text,
+                fields = event.fields
+                if block.summary.get("quoted_rank") and "actor_pid" in fields:
+                    # (a rank's error another process quoted: the pid on its lines is the
+                    # quoting process's)
+                    fields = {k: v for k, v in fields.items() if k != "actor_pid"}
+                event = LogEvent(event.kind, event.level, rank, origin, fields, event.text,
                                  event.line, event.end_line, event.host, event.stamp)
             out.append(event)
         if block.kind in ("exception", "traceback") and block.state == "child_failed":
@@ -957,6 +971,10 @@ def _default_group(fields: Mapping[str, FieldValue]) -> bool:
     if "default_pg" in str(fields.get("pg_desc", "")):
         return True
     return str(pg_id) == "0" or str(guid) == "0" or str(name) == "0"
+
+
+# Ray Train (2.44+) heads each worker's error it quotes with the worker's world rank
+_RAY_TRAIN_SNIPPET = re.compile(r"^\[Rank (\d+) Error Snippet\]:\s*$")
 
 
 def _adopt_failure_rank(event: LogEvent, summary: LogEvent) -> LogEvent:

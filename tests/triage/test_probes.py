@@ -3607,6 +3607,8 @@ CAUSES.update({
     "uw41_resil_megatron_sigterm_time_limit": (Category.INFRASTRUCTURE, "gpu-a045"),
     "uw41_resil_nvrx_launcher_time_limit": (Category.INFRASTRUCTURE, "dgx-b200-017"),
     "uw41_resil_slurm_preempted": (Category.INFRASTRUCTURE, "gpu-a17"),
+    # Ray Train's controller quoting rank 2's error under `[Rank 2 Error Snippet]:`
+    "uw41_resil_ray_train_raise_oom": (Category.OOM, "rank 2"),
     "uw41_resil_torchft_lighthouse_refused": (Category.NETWORK, "lighthouse-0.torchft.svc:29510"),
     "uw41_resil_torchft_should_commit_exhausted": (Category.UNDETERMINED, ""),
     "uw41_startup_cublas_alloc_failed": (Category.OOM, "rank 1"),
