@@ -78,6 +78,7 @@ class EventKind(str, enum.Enum):
     RAY_TASK_ERROR = "ray_task_error"  # the Ray task (and its pid) an error that follows came from
     RAY_WORKER_RANK = "ray_worker_rank"  # Ray Train's worker process (ip, pid) and its world rank
     RDZV_RANKS = "rdzv_ranks"  # torchrun's agent: its workers' local and global ranks
+    WORKER_SPAWNED = "worker_spawned"  # DeepSpeed's launcher: a worker's pid and local rank
     MPI_PEER_LOST = "mpi_peer_lost"  # Open MPI: a peer process disconnected (and its host)
     NCCL_CONNECT_RETRY = "nccl_connect_retry"  # NCCL still retrying a refused connect
     NCCL_NET_CALL_FAILED = "nccl_net_call_failed"  # NCCL's return-code trace, in its network code
@@ -204,6 +205,7 @@ PREFILTER_LITERALS: tuple[str, ...] = (
     "world_rank=",  # Ray Train's table of its workers' processes and their ranks
     "Setting up process group for",  # ... and each worker's own word of its rank
     "global_ranks=", "local_ranks=",  # torchrun's agent: the ranks its workers are
+    "spawned with command",  # DeepSpeed's launcher: each worker's pid and local rank
     # MPI's own reports: an abort and whose it was, its error handler's call and class
     "Abort(", "MPI_ABORT was invoked", "has exited due to process", "reported by process",
     "died from signal", "Fatal error in ", "*** MPI_ERR_", "*** An error occurred in",
@@ -882,6 +884,14 @@ PATTERNS: tuple[LinePattern, ...] = (
         # api.py:525]   global_ranks=[4, 5, 6, 7]`)
         _rx(r"^(?:[IWEF]\d{4} [\d:.]+ +\d+ \S+:\d+\])?\s*(?P<which>local_ranks|global_ranks)="
             r"\[(?P<ranks>\d+(?:, \d+)*)\]\s*$"),
+    ),
+    LinePattern(
+        # DeepSpeed's launcher as it starts each worker (launch.py: `process 23458 spawned
+        # with command: ['/usr/bin/python3', '-u', 'train.py', '--local_rank=2', …]`): that
+        # worker's own command, so its pid and local rank (read in triage only)
+        EventKind.WORKER_SPAWNED, Level.INFO,
+        ("spawned with command",),
+        _rx(r"\bprocess (?P<pid>\d+) spawned with command: \[.*?['\"]--local_rank=(?P<local_rank>\d+)['\"]"),
     ),
     LinePattern(
         # Ray Train's table of the worker group it started: `Started distributed worker

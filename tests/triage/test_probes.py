@@ -3607,6 +3607,9 @@ CAUSES.update({
     "uw41_resil_megatron_sigterm_time_limit": (Category.INFRASTRUCTURE, "gpu-a045"),
     "uw41_resil_nvrx_launcher_time_limit": (Category.INFRASTRUCTURE, "dgx-b200-017"),
     "uw41_resil_slurm_preempted": (Category.INFRASTRUCTURE, "gpu-a17"),
+    # DeepSpeed's launcher on one node: the pid it spawned with --local_rank=2, which the
+    # kernel's memory cgroup then killed
+    "uw41_relays_t_deepspeed_rc_minus9_cgroup_oom": (Category.OOM, "rank 2"),
     # Ray Train's controller quoting rank 2's error under `[Rank 2 Error Snippet]:`
     "uw41_resil_ray_train_raise_oom": (Category.OOM, "rank 2"),
     "uw41_resil_torchft_lighthouse_refused": (Category.NETWORK, "lighthouse-0.torchft.svc:29510"),

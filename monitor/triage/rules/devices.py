@@ -560,6 +560,13 @@ def _launcher_pids(ctx: Context) -> dict[int, int]:
         if pid is not None and item.rank is not None and item.rank_origin in GLOBAL_ORIGINS \
                 and item.event.fields.get("launcher") != "deepspeed":
             out.setdefault(pid, item.rank)
+    # DeepSpeed's launcher on each worker it started, its pid and local rank, on a job of one
+    # node (its own `nnodes=1`, `WORLD INFO DICT` with one host): local rank is global rank
+    if ctx.topology.one_node:
+        for item in ctx.of(EventKind.WORKER_SPAWNED):
+            pid, local = item.event.int_field("pid"), item.event.int_field("local_rank")
+            if pid is not None and local is not None:
+                out.setdefault(pid, local)
     return out
 
 
