@@ -3607,6 +3607,9 @@ CAUSES.update({
     "uw41_resil_megatron_sigterm_time_limit": (Category.INFRASTRUCTURE, "gpu-a045"),
     "uw41_resil_nvrx_launcher_time_limit": (Category.INFRASTRUCTURE, "dgx-b200-017"),
     "uw41_resil_slurm_preempted": (Category.INFRASTRUCTURE, "gpu-a17"),
+    # PETSc's own rank prefix on its error report, its trailer below the error
+    "uw41_whofailed_c06_petsc_caught_sigsegv_rank3": (Category.UNDETERMINED, "rank 3"),
+    "uw41_whofailed_c07_petsc_out_of_memory_rank2": (Category.OOM, "rank 2"),
     # DeepSpeed's launcher on one node: the pid it spawned with --local_rank=2, which the
     # kernel's memory cgroup then killed
     "uw41_relays_t_deepspeed_rc_minus9_cgroup_oom": (Category.OOM, "rank 2"),

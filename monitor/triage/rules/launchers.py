@@ -1198,7 +1198,13 @@ _NOT_LAST_WORDS = re.compile(
     r"^-{20,}$|^Primary job\s+terminated normally, but \d+ process(?:es)? returned$|"
     r"^a non-zero exit code\. Per user-direction, the job has been aborted\.$|"
     r"\bdetected that one or more processes exited with non-zero status,|"
-    r"^(?:thus causing )?the job to be terminated\. The first process to do so was:$")
+    r"^(?:thus causing )?the job to be terminated\. The first process to do so was:$|"
+    # PETSc's report below its error (src/sys/error/errtrace.c): the call stack (`#1
+    # PetscMallocAlign() at mal.c:53`, before 3.15 `#1 PetscMallocAlign() line 49 in mal.c`),
+    # the option table, its version, FAQ and banner lines: none says why
+    r"^\s*\[\d+\]PETSC ERROR: (?:#\d+ \S+\(\) (?:at|line) |PETSc Option Table entries:|"
+    r"-\w+(?: \S+)? \(source: |Petsc (?:Release|Development) |See https?://\S+ for trouble|"
+    r"Configure options |\S+ on a \S+ named \S+ by |-{5,}\s*(?:End of Error Message|$))")
 
 
 # A process's own last words that the failure was another's (JAX's `Terminating process because
@@ -1252,13 +1258,17 @@ def _killed(text: str) -> bool:
 
 
 _SRUN_LABEL = re.compile(r"^\s*(\d+): ")  # `srun --label`'s task number
+# PETSc prefixes each line of its error report with the rank in PETSC_COMM_WORLD
+# (`[3]PETSC ERROR: Caught signal number 11 SEGV`, `[2]PETSC ERROR: Out of memory.`)
+_PETSC_LABEL = re.compile(r"^\s*\[(\d+)\]PETSC ERROR: ")
 
 
 def _writer_of(line: TailLine) -> int | None:
-    """The process a line is tagged with: its rank prefix, or srun's task label."""
+    """The process a line is tagged with: its rank prefix, srun's task label, or the rank
+    PETSc writes before each line of its error report."""
     if line.rank is not None:
         return line.rank
-    label = _SRUN_LABEL.match(line.text)
+    label = _SRUN_LABEL.match(line.text) or _PETSC_LABEL.match(line.text)
     return int(label[1]) if label is not None else None
 
 
