@@ -310,6 +310,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                          r"\b(?:CQ|QP)\b).{0,160}(?:Cannot allocate memory|ENOMEM|"
                          r"Input/output error|EIO\b)"),
         (Family.OOM, r"(?i:out[- ]of[- ]memory)|OutOfMemory|\bOOM\b|(?i:oom[-_ ]?kill)|"
+                     # the CUDA runtime's and driver's names for an allocation that failed
+                     r"\bcudaErrorMemoryAllocation\b|\bCUDA_ERROR_OUT_OF_MEMORY\b|"
                      # YARN's node manager killing a container over its limit (Hadoop 2's
                      # `running beyond physical memory limits`, 3's `beyond the 'PHYSICAL'
                      # memory limit`)
@@ -721,6 +723,9 @@ _FAILED = re.compile(
     # memory`)
     r"\bforrtl: severe \(\d+\): |"
     r"Segmentation fault|"
+    # the CUDA and HIP runtimes' own error names, in a code's own check macro (`HIP error
+    # hipErrorOutOfMemory at line 118 in file …`, `CUDA error cudaErrorIllegalAddress at …`)
+    r"\b(?:cuda|hip)Error(?!To)[A-Z]\w+|"
     # a native signal handler's banner (vLLM, SGLang, TensorRT-LLM, torch_xla)
     r"\bSegfault encountered\b|"
     # the kernel's own record of a training process's segfault, and systemd-coredump's

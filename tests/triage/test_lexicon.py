@@ -83,6 +83,10 @@ from tests.triage.texts import triage_texts
      "a non-zero status of 9(SIGKILL).", Family.OOM),
     ("Run failed with error code INTERRUPTED_BY_NO_CAPACITY. Check CLI and server logs for more "
      "details.", Family.INFRASTRUCTURE),
+    # the CUDA and HIP runtimes' error names in a code's own check macro
+    ("HIP error hipErrorOutOfMemory at line 118 in file /opt/src/mha_fwd_kernel.cpp", Family.OOM),
+    ("CUDA error cudaErrorMemoryAllocation at train.cu:33", Family.OOM),
+    ("CUDA error cudaErrorIllegalAddress at kernels.cu:120", Family.GPU),
     # a process's own handler on the signal that ended it
     ("[0]PETSC ERROR: Caught signal number 11 SEGV: Segmentation Violation, probably memory "
      "access out of range", Family.KILLED),
