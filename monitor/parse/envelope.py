@@ -100,8 +100,11 @@ _SRUN_LABEL = re.compile(r"\s*(\d+): ")
 # pid=268) `): an index inside the engine, never a job's rank.
 # An actor's or task's name may be one it was given (`model_worker/12`) or Ray Data's operator
 # with its class (`MapBatches(Tokenize)`); Ray before 1.0 gave none (`(pid=15183) `).
-_RAY = re.compile(r"\((?:([\w.:/-]+(?:\([\w.]*\))?)(?: rank=\d+| TP\d+)? )?pid=(\d+)"
-                  r"(?:, ip=([\d.]+))?\) ")
+# An actor whose `__repr__` Ray prints in its place may state its torch.distributed rank
+# (NeMo-RL's policy workers: `(MegatronPolicyWorker[rank=3] pid=6024, ip=10.4.0.8) `, "customizes
+# the actor's prefix in the Ray logs"): the rank of the training world the worker group forms.
+_RAY = re.compile(r"\((?:([\w.:/-]+(?:\([\w.]*\))?)(?:\[rank=(\d+)\])?(?: rank=\d+| TP\d+)? )?"
+                  r"pid=(\d+)(?:, ip=([\d.]+))?\) ")
 # SkyPilot's tag of a multi-node task's output: its node and node rank (`(head, rank=0,
 # pid=5634) `, `(worker1, rank=1, pid=4888, ip=10.60.0.4) `): the node's index and its task
 # runner's pid, never a job's rank nor a rank's process
@@ -318,7 +321,9 @@ def _split_slow(text: str, srun_label: bool, host_prefix: bool,
         elif first == "(":
             m = _RAY.match(text)
             if m is not None:
-                host, actor_pid, kind = m.group(3), int(m.group(2)), "ray"
+                host, actor_pid, kind = m.group(4), int(m.group(3)), "ray"
+                if m.group(2) is not None and rank is None:
+                    rank = int(m.group(2))  # the actor's repr's rank (`Worker[rank=3]`)
             else:
                 m = _SKYPILOT.match(text)
                 if m is not None:

@@ -150,6 +150,9 @@ UNREACHED_ENDPOINT = re.compile(
     # Dask's comm layer gave up connecting (`OSError: Timed out trying to connect to
     # tcp://10.59.171.113:8786 after 30 s`)
     r"\bTimed out trying to connect to \w+://\S+ after\b|"
+    # TRL's VLLMClient and vLLM's own client gave up on the server's health endpoint
+    # (`ConnectionError: The vLLM server can't be reached at 10.0.0.5:8000 after 240 seconds.`)
+    r"\bserver can't be reached at \S+ after\b|"
     # gRPC's channel under TensorFlow's and JAX's exceptions (`UnavailableError: failed to
     # connect to all addresses`, `Failed to connect to remote host: No route to host`, its
     # c-ares resolver's `DNS resolution failed for trainer-chief-0:2222`)
@@ -333,6 +336,10 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"(?i:\bfailed to allocate \d+ bytes\b)|"
                      r"\bNot enough memory\. Failed to (?:m|c|re)alloc \d+ bytes\b|"
                      r"\bcudaMalloc retry failed\b|\bAllocate memory failed\b|"
+                     # Ray's object store (shared memory) full of objects still in scope
+                     # (`ObjectStoreFullError: Failed to put object … in object store because
+                     # it is full.`): memory the job holds, not a disk
+                     r"\bObjectStoreFullError\b|"
                      r"Cannot allocate memory|\bMemoryError\b|bad_alloc|ENOMEM|"
                      r"Killed process \d+|memory (?:limit|cgroup).{0,40}(?:exceeded|reached)|"
                      # PBS's and Torque's MOM, HTCondor's hold at the job's memory limit

@@ -60,7 +60,8 @@ class Context:
     def passed_threads(self) -> tuple[tuple[int, int, int], ...]:
         """(file index, first line, last line) of each traceback its process went on after
         (`stepped_past`), whose connect a retry then made (`reconnected_after`), a Ray node its autoscaler had
-        just removed (`removed_idle_above`), a stall the lagging ranks trained past
+        just removed (`removed_idle_above`), a Ray worker whose task Ray retried while the job
+        trained on (`ray_retried_past`), a stall the lagging ranks trained past
         (`stall_trained_past`), a container's earlier end its current state supersedes
         (`superseded_last_states`), or CPython swallowed (`swallowed`, up to its exception
         line): nothing in those records is the job's failure."""
@@ -71,6 +72,9 @@ class Context:
                      ) + tuple(
             (e.file_index, e.event.line, e.event.end_line)
             for e in self.of(EventKind.ACTOR_DIED) if removed_idle_above(self, e)) + tuple(
+            (e.file_index, e.event.line, e.event.end_line)
+            for e in self.of(EventKind.ACTOR_DIED, EventKind.HOST_OOM)
+            if ray_retried_past(self, e)) + tuple(
             (e.file_index, e.event.line, e.event.end_line)
             for e in self.of(EventKind.DESYNC_REPORT) if stall_trained_past(self, e)) + tuple(
             last_state for index in range(len(self.scans))
@@ -557,6 +561,19 @@ _REMOVED_IDLE = re.compile(r"\bRemoving \d+ nodes? of type \S+ \(idle\)")
 TRAINING_DONE = re.compile(r"(?i)\btraining (?:is )?(?:finished|completed?|done)\b(?! iteration)")
 
 
+def ray_retried_past(ctx: Context, item: Located) -> bool:
+    """A Ray worker's death (its memory monitor's kill, a worker that died) under Ray's word,
+    on its line or the record's line above it, that it retries the task the worker ran (`Task
+    compute_score failed due to oom. There are infinite oom retries remaining, so the task will
+    be retried. Error: …`, `… failed. There are 3 retries remaining, so the task will be
+    retried.`), with the job's training going on after it in the same file: a retry the run
+    went past."""
+    return any(item.event.line - 1 <= t.line <= item.event.line
+               and "so the task will be retried" in t.text
+               for t in ctx.scans[item.file_index].tail) and trained_after(
+        ctx, item.file_index, item.event.end_line)
+
+
 def removed_idle_above(ctx: Context, item: Located) -> bool:
     """Ray marked a node dead right after its autoscaler, in the same file, removed idle
     nodes (within a few lines) once the training had finished: the removal, not a loss."""
@@ -745,7 +762,10 @@ def stepped_past(ctx: Context, item: Located) -> bool:
 # loss: 1.6603`, Megatron's `iteration 1001/ 500000 | … | lm loss: 2.34E+00`, the Hugging Face
 # Trainer's `{'loss': 1.2345, …, 'epoch': 0.52}`)
 _TRAINING = re.compile(r"(?i)(?:\b(?:step|iter(?:ation)?|it|epoch)\b\W{0,12}\d+|\b\d+/ *\d+\b)"
-                       r".{0,240}\bloss\b|^\{'loss': [\d.]")
+                       r".{0,240}\bloss\b|^\{'loss': [\d.]|"
+                       # verl's console logger: a step's metrics, `step:12 - actor/pg_loss:-0.01
+                       # - …` (its keys name the loss `pg_loss`, `vf_loss`, past 240 columns)
+                       r"^step:\d+ - [\w/@.\-]+:-?[\d.]")
 
 
 def training_line(line: TailLine) -> bool:

@@ -30,6 +30,7 @@ from monitor.triage.rules.base import (
     crashed_while_stopping,
     file_trained_on,
     nfs_answered_again,
+    ray_retried_past,
     ray_worker_rank,
     record_lines,
     removed_idle_above,
@@ -1862,7 +1863,9 @@ def actor_died(ctx: Context) -> Finding | None:
     """Ray: an actor or worker process died; Ray states the pid and, sometimes, the cause."""
     # (a node the autoscaler had just removed for being idle is then marked dead: its own
     # doing, not a loss)
-    items = [i for i in ctx.of(EventKind.ACTOR_DIED) if not removed_idle_above(ctx, i)]
+    # (nor a worker whose task Ray said it retries, the job training on after)
+    items = [i for i in ctx.of(EventKind.ACTOR_DIED)
+             if not removed_idle_above(ctx, i) and not ray_retried_past(ctx, i)]
     if not items:
         return None
     if any(s.order() < items[0].order() for s in ctx.of(EventKind.AGENT_DEATH_SIGNAL)):
@@ -1887,6 +1890,11 @@ def actor_died(ctx: Context) -> Finding | None:
         )
     with_pid = [i for i in items if i.event.fields.get("pid")]
     first = with_pid[0] if with_pid else items[0]
+    if _actors_own_failure(ctx, first) is not None:
+        # the dead worker's own lines above, under its prefix, say why it died (torch's
+        # watchdog line with the CUDA error that aborted it): the rules that read those words
+        # name the cause, not Ray's list of possible ones
+        return None
     pid = first.event.fields.get("pid")
     ip = first.event.fields.get("ip")
     culprit = f"Ray worker pid {pid}" + (f" on {ip}" if ip else "") if pid else ""
