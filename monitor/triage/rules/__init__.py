@@ -34,6 +34,7 @@ from monitor.triage.rules.collectives import (
     monitored_barrier,
     one_group_desync,
     silent_file,
+    stack_outlier,
     straggler,
     timeouts_alike,
 )
@@ -108,6 +109,7 @@ RULES: tuple[Rule, ...] = (
     actor_died,
     dataloader,
     mismatch,
+    stack_outlier,
     straggler,
     data_phase,
     nccl_usage,

@@ -12,6 +12,8 @@ from monitor.model import Category
 from monitor.parse.ddp_check import contradictory, counts_said
 from monitor.parse.log_events import EventKind, Level, failure_table_line
 from monitor.parse.log_patterns import CHECKPOINT_PHASE_WORDS, DATA_PHASE_WORDS
+from monitor.parse.stack_text import TextDump, read_text_dumps
+from monitor.parse.stacks import MainState, WorkerState, classify_main, classify_worker
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks
 from monitor.triage.lexicon import Family
 from monitor.triage.reader import FileScan, TailLine
@@ -225,8 +227,10 @@ def straggler(ctx: Context) -> Finding | None:
                 ("Compare the ranks' stacks or flight-recorder dumps (`rankwatch triage` reads "
                  "them beside the logs): the dumps show which collective each rank ran last.",),
             )
+        workers = tuple(part.strip() for part in doing.split(";")
+                        if category is Category.DATALOADER_STALL and "DataLoader worker pid" in part)
         return Finding(
-            category, stuck.stragglers, tuple(f"rank {r}" for r in stuck.stragglers),
+            category, stuck.stragglers, tuple(f"rank {r}" for r in stuck.stragglers) + workers,
             tuple(evidence), ctx.at(stuck.straggler_status[stuck.stragglers[0]]),
             ("Find what the straggler was doing instead of joining the collective (its last "
              "lines, a py-spy dump); `rankwatch run` names it live, before the watchdog fires.",),
@@ -234,9 +238,92 @@ def straggler(ctx: Context) -> Finding | None:
     return None
 
 
+def _rank_stack_dumps(ctx: Context) -> dict[int, tuple[TextDump, list[TextDump]]]:
+    """The text stack dumps (py-spy, faulthandler) of each rank whose file shows them: a file
+    named for one rank (`pyspy_rank3.txt`, `rank2.err`) or whose lines name one rank only. Per
+    rank its own process's last dump, and the py-spy dumps of that process's children (its
+    DataLoader workers, `py-spy dump --subprocesses`)."""
+    named = {id(scan): rank for rank, scan in _file_named_ranks(ctx).items()}
+    out: dict[int, tuple[TextDump, list[TextDump]]] = {}
+    for scan in ctx.scans:
+        if scan.fr_dump is not None or not scan.tail:
+            continue
+        rank = named.get(id(scan))
+        if rank is None and len(scan.ranks) == 1:
+            rank = next(iter(scan.ranks))
+        if rank is None:
+            continue
+        dumps = read_text_dumps([(t.line, t.text) for t in scan.tail])
+        own = [d for d in dumps if d.parent is None]
+        if not own:
+            continue
+        main = own[-1]
+        children = [d for d in dumps if d.parent is not None and d.parent == main.dump.pid]
+        out[rank] = (main, children)
+    return out
+
+
+def _busy_workers(children: Sequence[TextDump]) -> list[str]:
+    out = []
+    for child in children:
+        w = classify_worker(child.dump)
+        if w.state is WorkerState.BUSY and w.frame is not None:
+            out.append(f"DataLoader worker pid {child.dump.pid} busy in {w.frame.location}")
+    return out
+
+
+def stack_outlier(ctx: Context) -> Finding | None:
+    """Stack dumps (py-spy's text, faulthandler's) of a stalled job: the ranks whose main thread
+    is outside the collective the others wait in are the ones that hold it, waiting for a
+    batch (a DataLoader stall) or elsewhere (a desync). The others are the ranks whose dump is
+    in a collective and the ranks the logs show waiting in one. Only where the files show a
+    stall (an error line, or faulthandler's `Timeout (H:MM:SS)!` dump) and the waiting ranks
+    outnumber the ones outside."""
+    dumps = _rank_stack_dumps(ctx)
+    if not dumps:
+        return None
+    stalled = (any(d.timed_out for main, _ in dumps.values() for d in (main,))
+               or any(e.event.level >= Level.ERROR for e in ctx.located))
+    if not stalled:
+        return None
+    states = {rank: classify_main(main.dump) for rank, (main, _) in dumps.items()}
+    inside = {r for r, c in states.items() if c.state is MainState.IN_COLLECTIVE}
+    for stuck in ctx.picture.stuck:
+        inside |= {r for r in stuck.waiting if r not in states}
+    outside = sorted(r for r, c in states.items()
+                     if c.state not in (MainState.IN_COLLECTIVE, MainState.UNKNOWN))
+    if not outside or len(inside) <= len(outside) or len(inside) < 2:
+        return None
+    loader = all(states[r].state is MainState.DATALOADER_WAIT for r in outside)
+    category = Category.DATALOADER_STALL if loader else Category.COLLECTIVE_DESYNC
+    culprits: list[str] = []
+    evidence = [f"{len(inside)} rank(s) wait in a collective ({compress_ranks(sorted(inside))}); "
+                + "; ".join(f"rank {r}'s {dumps[r][0].kind} stack is {states[r].state.value} at "
+                            f"{states[r].where} (line {dumps[r][0].line})" for r in outside)]
+    for r in outside:
+        culprits.append(f"rank {r}")
+        busy = _busy_workers(dumps[r][1])
+        culprits.extend(f"{b} (rank {r})" for b in busy)
+        evidence.extend(f"rank {r}: {b}" for b in busy)
+    return Finding(
+        category, tuple(outside), tuple(culprits), tuple(evidence), None,
+        (("Find what held the DataLoader (the busy worker's frame: slow storage, a hung read, "
+          "a dead worker)." if loader else
+          "Find what the rank(s) outside the collective were doing (the stack's user frame): "
+          "they never joined it."),),
+    )
+
+
 def _straggler_activity(ctx: Context, ranks: Sequence[int]) -> tuple[Category, str]:
     """Refine collective_desync with what the straggler's own lines show it doing."""
     wanted = set(ranks)
+    dumps = _rank_stack_dumps(ctx)
+    for rank in ranks:
+        if rank in dumps and classify_main(dumps[rank][0].dump).state is MainState.DATALOADER_WAIT:
+            busy = _busy_workers(dumps[rank][1])
+            return Category.DATALOADER_STALL, (
+                f"rank {rank}'s {dumps[rank][0].kind} stack waits for a batch"
+                + (f"; {busy[0]}" if busy else ""))
     for item in ctx.located:
         if item.rank not in wanted or item.kind is not EventKind.PYTHON_TRACEBACK:
             continue
