@@ -780,12 +780,17 @@ PATTERNS: tuple[LinePattern, ...] = (
          "bytes received but buffer size is", "message sizes do not match across processes",
          "collective mismatch error",
          "Inconsistent output shapes", "has group_size", "is joining a group with size",
-         "doesn't match expected size", "but another rank"),
+         "doesn't match expected size", "but another rank", "op.preamble.length <= op.nbytes"),
         _rx(
             # gloo's TCP pair got another size than its op expects (`… pair.cc:456]
             # op.preamble.length <= op.nbytes. 1536 vs 1024. Received data size doesn't match
             # expected size. Is there a distributed collective mismatch in your code?`)
             r"(?P<message>Received data size doesn't match expected size\b.*)",
+            # the same check as upstream gloo prints it, bare (`[enforce fail at
+            # ../third_party/gloo/gloo/transport/tcp/pair.cc:446] op.preamble.length <=
+            # op.nbytes. 4096 vs 2048`): the peer sent more than this rank's buffer holds
+            r"(?P<message>\[enforce fail at [^\]]*\] op\.preamble\.length <= op\.nbytes\. "
+            r"\d+ vs \d+.*)",
             # Horovod's coordinator on ranks that asked for one tensor differently (`Mismatched
             # ALLREDUCE tensor shapes: One rank sent a tensor of shape [4], but another rank
             # sent …`, root ranks, data types, operations, reduction ops)

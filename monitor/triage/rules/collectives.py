@@ -18,6 +18,7 @@ from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks
 from monitor.triage.lexicon import Family
 from monitor.triage.reader import FileScan, TailLine
 from monitor.triage.rules.base import (
+    _COLLATERAL,
     _CRASHED,
     Context,
     Finding,
@@ -614,6 +615,30 @@ def ddp_mismatch(ctx: Context) -> Finding | None:
     )
 
 
+# torch 1.10-1.11's check: each rank states only its own fingerprint (`Rank 3 is running
+# inconsistent collective: CollectiveFingerPrint(OpType=BROADCAST, …)`)
+_OWN_PRINT = re.compile(r"Rank (\d+) is running inconsistent collective: (CollectiveFingerPrint\(.*)")
+
+
+def _own_prints(messages: Sequence[str]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """From one-sided reports: the ranks whose own fingerprint differs from the one a clear
+    majority (two or more, more than the rest) states; None when no majority."""
+    prints: dict[int, str] = {}
+    for m in messages:
+        if (o := _OWN_PRINT.search(m)) is not None and "but Rank" not in m:
+            prints[int(o.group(1))] = o.group(2).strip().rstrip(".")
+    if len(prints) < 3 or len(set(prints.values())) < 2:
+        return None
+    groups: dict[str, list[int]] = defaultdict(list)
+    for rank, text in sorted(prints.items()):
+        groups[text].append(rank)
+    majority = max(groups.values(), key=len)
+    odd = sorted(r for r in prints if r not in majority)
+    if len(majority) < 2 or len(majority) <= len(odd):
+        return None
+    return tuple(odd), tuple(majority)
+
+
 def _in_every_report(pairs: Sequence[set[int | None]]) -> int | None:
     """The one rank that every pairwise report (reporter and the rank it names, or the two
     sides of a mismatch) has in it, from two reports or more; None when there is no one."""
@@ -788,7 +813,9 @@ def collective_mismatch(ctx: Context) -> Finding | None:
             # peer that died mid-transfer sends that too)
             or "message truncated" in first.event.text) and any(
             e.order() < first.order() for e in ctx.located
-            if e.event.level >= Level.ERROR and e.kind in _FAILED_BEFORE):
+            if e.event.level >= Level.ERROR and e.kind in _FAILED_BEFORE
+            # (a launcher's or backend's relay of another failure is not one before it)
+            and not any(w in str(e.event.fields.get("exc_type") or "") for w in _COLLATERAL)):
         # MPI's own check only says two sides' sizes differed: after a process had already
         # failed (a CUDA error, a crash, an exception) that is its consequence
         return None
@@ -819,6 +846,16 @@ def collective_mismatch(ctx: Context) -> Finding | None:
              f"every mismatch report ({len(pairs)}), each with another rank: it is the one that "
              "differs",), first,
             (f"Find where rank {odd}'s code path or tensor shapes diverge from the others'.",),
+        )
+    own = _own_prints(messages)
+    if own is not None:
+        odd_ranks, agreeing = own
+        return Finding(
+            Category.COLLECTIVE_DESYNC, odd_ranks, tuple(f"rank {r}" for r in odd_ranks),
+            (f"each rank reports its own collective ({first.where}); ranks "
+             f"{compress_ranks(agreeing)} agree and {_ranks_text(list(odd_ranks))} "
+             "differ: the odd ones out",), first,
+            (f"Find where {_ranks_text(list(odd_ranks))} took another code path or shapes.",),
         )
     agreed = _agreeing_reporters(messages, running)
     if agreed is not None:
