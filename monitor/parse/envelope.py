@@ -103,7 +103,9 @@ _SRUN_LABEL = re.compile(r"\s*(\d+): ")
 # An actor whose `__repr__` Ray prints in its place may state its torch.distributed rank
 # (NeMo-RL's policy workers: `(MegatronPolicyWorker[rank=3] pid=6024, ip=10.4.0.8) `, "customizes
 # the actor's prefix in the Ray logs"): the rank of the training world the worker group forms.
-_RAY = re.compile(r"\((?:([\w.:/-]+(?:\([\w.]*\))?)(?:\[rank=(\d+)\])?(?: rank=\d+| TP\d+)? )?"
+# vLLM's multiproc executor names pipeline stages too (`(VllmWorker PP1_TP1 pid=5204) `, or
+# `PP1` alone): still an index inside the engine.
+_RAY = re.compile(r"\((?:([\w.:/-]+(?:\([\w.]*\))?)(?:\[rank=(\d+)\])?(?: rank=\d+| (?:PP\d+_)?TP\d+| PP\d+)? )?"
                   r"pid=(\d+)(?:, ip=([\d.]+))?\) ")
 # SkyPilot's tag of a multi-node task's output: its node and node rank (`(head, rank=0,
 # pid=5634) `, `(worker1, rank=1, pid=4888, ip=10.60.0.4) `): the node's index and its task

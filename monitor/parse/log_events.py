@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from monitor.parse.envelope import Envelope, split_envelope
@@ -564,6 +564,11 @@ class EventExtractor:
 
     def _read_line_above(self, block: _Block, above: Envelope, env: Envelope) -> None:
         """What the line right above a traceback says of it."""
+        if (block.engine_process is None and above.engine_process is not None
+                and env.engine_process is None and above.payload.rstrip().endswith(":")):
+            # an engine process's record that heads the traceback under it (SGLang <= 0.3's
+            # `[… TP5] Exception in ModelTpServer:`, the traceback on the bare lines below)
+            block.engine_process = above.engine_process
         if record := _handled_record(above, env):
             block.summary["logged_under"] = record
         if block.stamp is None and _ERROR_RECORD.search(above.payload[:80]) and (
@@ -842,6 +847,13 @@ class EventExtractor:
         if head is not None:
             out.append(head)
         for event in events:
+            if (block.engine_process is not None and "engine_process" not in event.fields
+                    and block.kind in ("traceback", "exception")):
+                # a line of the traceback an engine's process logged under its tag (SGLang's
+                # `[… DP1 TP3] Scheduler hit an exception: Traceback …`, the lines under it
+                # bare): that process's line
+                event = replace(
+                    event, fields={**event.fields, "engine_process": block.engine_process})
             if event.rank is None and rank is not None:
                 fields = event.fields
                 if block.summary.get("quoted_rank") and "actor_pid" in fields:

@@ -1500,7 +1500,8 @@ PATTERNS: tuple[LinePattern, ...] = (
          "THCudaCheck FAIL", "_STATUS_EXECUTION_FAILED", "nvmlDevice", "double-bit ECC",
          "HIP error", "Error [CUDA]", "Error [HIP]", "Memory access fault by GPU",
          "failed to peer with device", "aborting with error : HSA_STATUS_ERROR_",
-         "implicit initialization on GPU:", "CUDA error(", "_STATUS_ALLOC_FAILED"),
+         "implicit initialization on GPU:", "CUDA error(", "_STATUS_ALLOC_FAILED",
+         "CUDA runtime error in "),
         _rx(
             # torch on ROCm says HIP where it says CUDA on NVIDIA's GPUs
             r"(?:CUDA|HIP) (?:driver )?error: (?P<message>.*)",
@@ -1517,6 +1518,10 @@ PATTERNS: tuple[LinePattern, ...] = (
             r"(?P<message>HSA_STATUS_ERROR_(?!OUT_OF_RESOURCES)\w+.*)",
             r"cuda runtime error \((?P<code>\d+)\) : (?P<message>.*?)(?: at \S+)?$",
             r"Cuda failure '?(?P<message>[^']*)'?",
+            # TensorRT-LLM's check() on a CUDA runtime call (cudaUtils.h: `[TensorRT-LLM][ERROR]
+            # CUDA runtime error in cudaStreamSynchronize(mStream->get()): an illegal memory
+            # access was encountered (/src/…/cudaStream.h:94)`); out of memory is an OOM's
+            r"CUDA runtime error in (?:::)?[\w:]*\w\(.*?\): (?P<message>.+?)(?: \(\S+:\d+\))?$",
             # NCCL's P2P transport (p2p.cc): cudaDeviceEnablePeerAccess failed, with its code
             # and text (`failed to peer with device 0(=100000): 217 peer access is not …`)
             r"failed to peer with device \d+\(=\w+\): (?P<code>\d+) (?P<message>.+)",

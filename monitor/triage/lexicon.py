@@ -372,6 +372,12 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      # out-of-memory (should_reduce_batch_size), and gives up at zero
                      r"\bNo executable batch size found, reached zero\b|"
                      r"\blarger than the available KV cache memory\b|"
+                     # (vLLM <= 0.9: `The model's max seq len (131072) is larger than the
+                     # maximum number of tokens that can be stored in KV cache (93760)`;
+                     # text-generation-inference's warmup: `Not enough memory to handle 4096
+                     # prefill tokens. You need to decrease `--max-batch-prefill-tokens``)
+                     r"\bis larger than the maximum number of tokens that can be stored in KV cache\b|"
+                     r"\bNot enough memory to handle \d+ prefill tokens\b|"
                      r"\bon startup is less than desired GPU memory utilization\b|"
                      r"\bNot enough memory\. Please try to increase --mem-fraction-static\b|"
                      # Slurm's job state (seff's `State: OUT_OF_MEMORY`, sacct's `OUT_OF_ME+`),
@@ -859,6 +865,13 @@ _BENIGN = re.compile(
     # glog's and absl's stamp at WARNING (`W0522 07:00:02.100102 1 pinned_memory_manager.cc:273]
     # …`: Triton's, TensorFlow's, XLA's own warnings)
     r"^W\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./-]+:\d+\] |"
+    # Rust tracing's level column at WARN (text-generation-inference's router and launcher:
+    # `2024-05-10T08:31:12.012311Z  WARN text_generation_router::server: …`)
+    r"^\d{4}-\d\d-\d\dT[\d:.]+Z\s+WARN\s|"
+    # Triton's HTTP/gRPC front end answering one client's request with an error (`E0901 …
+    # http_server.cc:3413] [request id: <id_unknown>] failed to parse the request JSON
+    # buffer`): that request's error, the server goes on
+    r"^E\d{4} [\d:.]+\s+\d+ (?:http|grpc)_server\.cc:\d+\] \[request id: [^\]]*\] |"
     # the kernel's note of corrected machine checks and memory errors (EDAC's `1 CE memory read
     # error`): corrected, the node goes on
     # the kernel's note that it loaded an unsigned out-of-tree module (nvidia, nvidia-peermem:

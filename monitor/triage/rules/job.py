@@ -100,6 +100,10 @@ _SERVER_FAILED = re.compile(r"\bHTTP Error 5\d\d\b|\b5\d\d Server Error\b|"
                             r"Unavailable|Gateway Time-?out)\b")
 _URL_HOST = re.compile(r"\bhttps?://([\w.-]+)")
 _SEE_ABOVE = re.compile(r"\b[Ss]ee (?:the )?(?:root cause|errors?|logs?|traceback)s? above\b|"
+                        # vLLM's executor when a worker died before it was ready (`WorkerProc
+                        # initialization failed due to an exception in a background process.
+                        # See stack trace for root cause.`)
+                        r"\bexception in a background process\. See stack trace for root cause\b|"
                         # JAX's and TensorFlow's coordination service relaying another task's
                         # failure (`UNAVAILABLE: The following tasks are unhealthy (stopped
                         # sending heartbeats)`): the listed task's story
