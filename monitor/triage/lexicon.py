@@ -199,9 +199,11 @@ _SCRIPT_NOT_OPENED = r"\bpython[\d.]*: can't open file\b"
 # provision requested ML compute capacity`, its own `InternalServerError`, Vertex AI's and
 # GCE's stockouts)
 _PLATFORM_VERDICT = (r"\bCapacityError\b|\bUnable to provision requested ML compute capacity\b|"
-                     r"\bThe resources are insufficient in region\b|"
+                     r"\b(?:The r|R)esources are insufficient in region\b|"
                      r"\bZONE_RESOURCE_POOL_EXHAUSTED\b|\bInsufficientInstanceCapacity\b|"
-                     r"\bInternalServerError: We encountered an internal error\b")
+                     r"\bInternalServerError: We encountered an internal error\b|"
+                     # Vertex AI's after its own retries of an internal error
+                     r"\bInternal error occurred for the current attempt\b")
 # A cloud's notice that it takes the VM back (GCP's metadata server, spot and preemptible VMs)
 _RECLAIM_NOTICE = r"\b[Tt]ermination is imminent\b"
 # A memory monitor's kill in its own words: YARN's container limit, Dask's nanny budget,
@@ -215,7 +217,9 @@ _MEMORY_MONITOR_KILL = (r"Container killed by YARN for exceeding (?:physical |vi
 # limit), an eviction's node condition
 _STOPPED_BY_PLATFORM = (r"Pod was terminated in response to imminent node shutdown|"
                         r"\bPreempted by \S+ on node\b|"
-                        r"\bJob was active longer than specified deadline\b|"
+                        # (the training operator's `Job bert has failed because it was active
+                        # longer than specified deadline`, at its runPolicy's deadline)
+                        r"\b(?:Job|it) was active longer than specified deadline\b|"
                         r"\bPod was active on the node longer than the specified deadline\b|"
                         r"\bThe node had condition: \[\w*Pressure\b|"
                         # the kubelet's NodeLost (`Node gpu-7 which was running pod p is
@@ -289,7 +293,15 @@ _STOPPED_BY_PLATFORM = (r"Pod was terminated in response to imminent node shutdo
                         # dstack's end of a run whose cloud took its instances back
                         r"\bRun failed with error code INTERRUPTED_BY_NO_CAPACITY\b|"
                         # SageMaker's status of a job stopped at its runtime limit or a reclaim
-                        r"\"SecondaryStatus\":\s*\"(?:MaxRuntimeExceeded|Interrupted)\"")
+                        r"\"SecondaryStatus\":\s*\"(?:MaxRuntimeExceeded|Interrupted)\"|"
+                        # ... as its SDK prints the job's status transitions (`{time} {Status} -
+                        # {StatusMessage}`: `2024-03-02 04:11:09 Interrupted - …`)
+                        r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?:Interrupted|MaxRuntimeExceeded|"
+                        r"MaxWaitTimeExceeded) - |"
+                        # a Databricks cluster ended under the job for its spot instances
+                        r"\bCluster terminated\. Reason: Spot instance termination\b|"
+                        # a Cloud TPU node's state as `gcloud compute tpus … describe` prints it
+                        r"^\s*state: PREEMPTED\s*$")
 # ... and words that name such a stop but are also set up, filtered on and watched for by
 # healthy jobs (a spot handler's notice it polls, a gcloud filter): the platform's family only
 # where the line failed for its own reasons
@@ -439,6 +451,9 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
                      r"(?i:\bNVSwitch\b.{0,80}\bfatal\b|\bfatal error\b.{0,40}\bNVSwitch\b)|"
                      + _AMDGPU + "|" + _DRM_GPU_HANG),
         (Family.STORAGE, r"No space left on device|Disk quota exceeded|ENOSPC|EDQUOT|"
+                         # SageMaker's ClientError (`Artifact upload failed:Insufficient disk
+                         # space`)
+                         r"\bInsufficient disk space\b|"
                          # Go's error string (containerd's, the kubelet's): `write /var/lib/…:
                          # no space left on device`
                          r"(?<![A-Za-z] )\bno space left on device\b|"
@@ -756,6 +771,9 @@ _FAILED = re.compile(
     # `F0000 00:00:1717141650.890307 9276 …`)
     r"(?:^|\W)F\d{4} \d\d:\d\d:[\d.]+\s+\d+ \S+:\d+\] |"
     r"Bus error|\bcannot\b|\bCannot\b|\bunable to\b|\bUnable to\b|"
+    # a Databricks notebook's word that its driver died under it (`The spark driver has
+    # stopped unexpectedly and is restarting.`): a failure, its cause not said
+    r"\bThe spark driver has stopped unexpectedly\b|"
     r"Evicted|\bevicted\b|\b(?:is|was|been)(?: \w+ly)? preempted\b|out of memory|[Tt]imed out|"
     # a supervisor that stopped the job because a component went silent (Sample Factory's
     # `Stopping training due to lack of heartbeats from <class …InferenceWorker>`)
@@ -1090,7 +1108,9 @@ _FAILED_LITERALS = ("rror", "RROR", "FATAL", "CRITICAL", "xception", "Exit", "ai
                     "open file", "time limit for job", "Preempted in", "scale down",
                     "Interruption triggered", '" deleted', "compute.instances.", "curl: (",
                     "OUT_OF_ME", "Killing container", "NotReady", "PLEG", "node down", "degraded hardware", "JobState=", "_FAIL", "oom_kill", "System OOM", "Kernel panic", "critical temperature",
-                    "PROTECTION shutdown", "Uncorrectable ECC", "reboot", '"Preempt"')
+                    "PROTECTION shutdown", "Uncorrectable ECC", "reboot", '"Preempt"',
+                    "Interrupted - ", "Exceeded - ", "Cluster terminated", "state: PREEMPTED",
+                    "stopped unexpectedly", "disk space")
 
 
 # A retry that says it has more to go (`grpc error:Connect Failed, retry 1/10`)
@@ -1212,6 +1232,18 @@ def read_words(text: str) -> Reading:
         if m is not None:
             return Reading(family, m.group(0), places(text))
     return Reading(Family.FAILED, "", places(text))
+
+
+# Azure ML's name for the process whose exit it reports (`Execution failed. User process 'Rank
+# 3' exited with status code 1. … Error: <its stderr's tail>`): the job's global rank, as its
+# `user_logs/std_log_process_3.txt`
+_SERVICE_RANK = re.compile(r"\bUser process 'Rank (\d+)' exited with status code\b")
+
+
+def service_named_rank(text: str) -> int | None:
+    """The rank a managed service's verdict says exited (Azure ML's `User process 'Rank 3'`)."""
+    m = _SERVICE_RANK.search(text)
+    return int(m[1]) if m is not None else None
 
 
 def self_named_rank(text: str) -> int | None:

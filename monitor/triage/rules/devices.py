@@ -11,7 +11,13 @@ from collections.abc import Sequence
 from monitor.model import Category
 from monitor.parse.log_events import EventKind, Level
 from monitor.triage.evidence import GLOBAL_ORIGINS, Located, compress_ranks, who
-from monitor.triage.lexicon import Family, logged_below_error, places, words_family
+from monitor.triage.lexicon import (
+    Family,
+    logged_below_error,
+    places,
+    service_named_rank,
+    words_family,
+)
 from monitor.triage.rules.base import (
     _NET_SETUP,
     _SPAWN_EXIT,
@@ -376,6 +382,13 @@ def out_of_memory(ctx: Context) -> Finding | None:
             mpi_rank = next(iter(ended))
             ranks = tuple(sorted({*ranks, mpi_rank}))
             culprits.append(f"rank {mpi_rank}{on_gpu} (its launcher's first process to exit)")
+        elif item.rank is None and (
+                service_rank := service_named_rank(item.event.text)) is not None:
+            # a managed service's verdict that carries the OOM names the process it reports
+            # (Azure ML's `User process 'Rank 3' exited with status code 1. … Error: … CUDA out
+            # of memory`)
+            ranks = tuple(sorted({*ranks, service_rank}))
+            culprits.append(f"rank {service_rank}{on_gpu}")
         elif item.rank is None:
             # torch's message lists the GPU's processes, often wrapped onto the next lines
             user = _gpu_user(ctx, item)

@@ -337,6 +337,11 @@ _JOB_SUCCEEDED = re.compile(r"\bFinal app status: SUCCEEDED, exitCode: 0\b|"
                             # SageMaker's toolkit and console, Google Batch's job events
                             r"\bReporting training SUCCESS\b|\bCompleted - Training job completed\b|"
                             r"\bJob state is set from RUNNING to SUCCEEDED\b|"
+                            # Vertex AI's service stream and its SDK (`CustomJob run completed.
+                            # Resource name: projects/…`)
+                            r"^\s*Job completed successfully\.\s*$|"
+                            r"\b(?:Custom|HyperparameterTuning|Custom\w*Training)Job run completed\. "
+                            r"Resource name: |"
                             # Kubeflow's training operator (`PyTorchJob bert-ft is successfully
                             # completed.`; v1's event `PyTorchJob research/ft successfully
                             # completed.`), Spark's scheduler on a job whose lost tasks it ran
