@@ -114,8 +114,6 @@ CORRUPT_DATA = re.compile(r"image file is truncated|cannot identify image file|"
                           # opening 'x.flac': Format not recognised.`)
                           r"\bError opening '[^']+': (?:Format not recognised|File contains data "
                           r"in an unknown format)\.|"
-                          # pickle's reader on a file cut short
-                          r"\bpickle data was truncated\b|"
                           # pandas' CSV tokenizer on a row with more fields than the header
                           r"\bError tokenizing data\. C error: Expected \d+ fields? in line \d+, "
                           r"saw \d+|"

@@ -253,7 +253,11 @@ def _failed_worker_rank(ctx: Context) -> int | None:
 # The host's network could not be set up for NCCL: bootstrap.cc's `Bootstrap : no socket
 # interface found`, the socket transport's `NET/Socket : no interface found`, the AWS OFI
 # plugin's `NET/OFI Couldn't open AV` and other `NET/OFI … failed` lines.
+# ... and with NCCL_COMM_ID set, bootstrapNetInit's `NET/Socket : No usable listening interface
+# found` after misc/socket.cc's `Net : No interface found in the same subnet as remote address`
 _NET_SETUP = re.compile(r"no socket interface found|NET/Socket : no interface found|"
+                        r"NET/Socket : No usable listening interface found|"
+                        r"No interface found in the same subnet as remote address|"
                         r"NET/OFI (?:Couldn't|Unable to|Failed to)")
 
 

@@ -500,7 +500,10 @@ def _storage_refused(exc: str, message: str, chain: object = ()) -> bool:
 # pickle's reader at the end of what it was given (`EOFError: Ran out of input`): a file
 # cut short or empty, where no multiprocessing pipe is in its frames (spawn's child reading
 # its parent's pickled state says the same when the parent went away)
-_PICKLE_CUT = re.compile(r"(?:^|\s)EOFError: Ran out of input\b", re.MULTILINE)
+# (or `UnpicklingError: pickle data was truncated`, the same cut inside a record)
+_PICKLE_CUT = re.compile(r"(?:^|\s)(?:EOFError: Ran out of input|"
+                         r"(?:_pickle\.)?UnpicklingError: pickle data was truncated)\b",
+                         re.MULTILINE)
 
 
 def _pickle_cut(text: str, frames: str) -> bool:

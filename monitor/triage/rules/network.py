@@ -53,6 +53,7 @@ from monitor.triage.rules.base import (
     says_nccl_unexplained,
     table_entries,
     trained_after,
+    training_line,
     went_on_past,
 )
 from monitor.triage.rules.collectives import absent_rank, silent_file
@@ -1451,6 +1452,8 @@ def _connect_retried_past(ctx: Context, item: Located) -> bool:
         return True
     if others_trained_past(ctx, item.file_index, item.event.line):
         return True
+    if _ended_by_own_exception(ctx, item):
+        return True
     # ... or the store's server counted clients that joined (`3/4 clients joined`) while this
     # client's file shows no connect of its own that failed for good: it joined after them
     joins = [e for e in ctx.of(EventKind.STORE_TIMEOUT) if (e.event.int_field("joined") or 0) > 0]
@@ -1465,6 +1468,24 @@ def _connect_retried_past(ctx: Context, item: Located) -> bool:
         e.file_index == item.file_index and e.event.line > item.event.line
         and e.event.level >= Level.ERROR for e in ctx.of(
             EventKind.STORE_TIMEOUT, EventKind.CONNECTION_ERROR, EventKind.PYTHON_TRACEBACK))
+
+
+# what an exception says when it is the store's or the network's own failure, not the job's
+_NETWORK_SAID = re.compile(r"(?i:time[ds]? ?out|connect|socket|refused|unreachable|reset by peer|"
+                           r"\bstore\b|rendezvous|network|address)")
+
+
+def _ended_by_own_exception(ctx: Context, item: Located) -> bool:
+    """The file's process went on to raise an exception of its own that is no store or network
+    failure (`RuntimeError: use_libuv was requested but PyTorch was built without libuv
+    support`): the client's connect warnings above it were retries under way when that
+    exception ended the process, not the failure."""
+    return any(e.file_index == item.file_index and e.event.line > item.event.line
+               and e.event.level >= Level.ERROR
+               and (exc := str(e.event.fields.get("exc_type") or ""))
+               and not any(w in exc for w in _COLLATERAL) and "Timeout" not in exc
+               and not _NETWORK_SAID.search(f"{exc} {e.event.fields.get('exc_message', '')}")
+               for e in ctx.of(EventKind.PYTHON_TRACEBACK))
 
 
 # a client's word, at any level, that a connect it made failed (gRPC's subchannel `Connect
@@ -1529,4 +1550,50 @@ def connects_to_the_end(ctx: Context) -> Finding | None:
                 (f"Check that the process that should listen at {endpoint} started and is "
                  "reachable from this host (its address, the port, a firewall).",),
             )
+    return None
+
+
+# A store's server that could not listen: its port is held (`… failed to listen on any local
+# network address. port: 29500, … name: EADDRINUSE`, the older `failed to bind to [::]:29500
+# (errno: 98 - Address already in use)`)
+_PORT_IN_USE = re.compile(r"EADDRINUSE|[Aa]ddress already in use")
+_HELD_PORT = re.compile(r"\bport: (\d+)\b|\bbind to \S*?:(\d+) ")
+# A command line that starts a distributed launch (as `bash -x` or a prompt shows it)
+_LAUNCH_COMMAND = re.compile(r"^(?:\S{0,60}[$#] |\+{1,3} )(?!export |echo )\S*"
+                             r"(?:torchrun|torch\.distributed\.(?:run|launch)|accelerate launch|"
+                             r"deepspeed|python\S*)\b")
+
+
+def port_held_by_own_launch(ctx: Context) -> Finding | None:
+    """A store that could not listen on its port (EADDRINUSE) where the same file shows the
+    job itself starting on that port before: two launch commands naming the port (`+ torchrun
+    --master_port 29500 …` twice), or an init on it (`tcp://127.0.0.1:2333`) that ran (its
+    progress follows) and then another init on the same port. The job's own earlier launch
+    holds the port: its set-up, not the network's. One launch alone is the network rules'."""
+    for item in ctx.of(EventKind.PYTHON_TRACEBACK):
+        said = f"{item.event.fields.get('exc_type', '')}: {item.event.fields.get('exc_message', '')}"
+        held = _HELD_PORT.search(said) if _PORT_IN_USE.search(said) else None
+        if held is None:
+            continue
+        port = next(g for g in held.groups() if g)
+        on_port = re.compile(rf"tcp://[\w.\-\[\]:]*?:{port}\b|"
+                             rf"(?:master[_-]port|MASTER_PORT|rdzv[_-]endpoint)\W{{1,3}}(?:[\w.\-]+:)?{port}\b")
+        scan = ctx.scans[item.file_index]
+        lines = dict(scan.head_commands)
+        lines.update((t.line, t.text) for t in scan.tail)
+        before = sorted(n for n, text in lines.items()
+                        if n < item.event.line and on_port.search(text))
+        commands = [n for n in before if _LAUNCH_COMMAND.search(lines[n])]
+        ran_between = len(before) >= 2 and any(
+            before[0] < t.line < before[-1] and training_line(t) for t in scan.tail)
+        if len(commands) < 2 and not ran_between:
+            continue
+        return Finding(
+            Category.SOFTWARE, (), (f"the job's own earlier launch on port {port}",),
+            (f"{who(item)}: {item.event.fields.get('exc_type')}: the store could not listen on "
+             f"port {port}, already in use ({item.where}); the same file started the job on "
+             f"port {port} before (lines {', '.join(map(str, before[:4]))})",), item,
+            ("Give each launch its own port (--master_port, MASTER_PORT, tcp://host:port), or "
+             "destroy the first process group before starting another on the same port.",),
+        )
     return None
