@@ -3623,6 +3623,45 @@ CAUSES.update({
 HEALTHY += ("uw41_numdata_decord_skip_healthy", "uw41_resil_inproc_restart_recovered", "uw41_resil_kubeflow_restart_recovered",)
 
 
+CAUSES.update({
+    # the same round's second and third waves of sweeps (who failed, Ray-based RL trainers,
+    # set-up mistakes, managed services, hangs told by stack dumps, inference servers,
+    # collective mismatches): each case the fixes read right
+    "uw41_cloud_az_v2_usererror_rank3_cuda_oom_in_message": (Category.OOM, "rank 3"),
+    "uw41_cloud_db_cluster_spot_termination": (Category.INFRASTRUCTURE, ""),
+    "uw41_cloud_db_driver_stopped_restarting": (Category.UNDETERMINED, ""),
+    "uw41_cloud_kf_active_deadline": (Category.INFRASTRUCTURE, ""),
+    "uw41_cloud_sm_spot_interrupted_stopped": (Category.INFRASTRUCTURE, ""),
+    "uw41_cloud_vx_internal_error_current_attempt": (Category.INFRASTRUCTURE, ""),
+    "uw41_cloud_vx_resources_insufficient_region_new": (Category.INFRASTRUCTURE, ""),
+    "uw41_desync_gloo_preamble_all": (Category.COLLECTIVE_DESYNC, ""),
+    "uw41_desync_gloo_preamble_rank1": (Category.COLLECTIVE_DESYNC, ""),
+    "uw41_desync_nccl_socket_truncated": (Category.COLLECTIVE_DESYNC, ""),
+    "uw41_desync_pgw_old_inconsistent_rank3": (Category.COLLECTIVE_DESYNC, "rank 3"),
+    "uw41_hangs_deepspeed_save_hang_rank0_faulthandler": (Category.COLLECTIVE_DESYNC, "rank 0"),
+    "uw41_hangs_fh_dump_later_rank2_dataloader": (Category.DATALOADER_STALL, "rank 2"),
+    "uw41_hangs_pyspy_rank3_waits_dataloader": (Category.DATALOADER_STALL, "rank 3"),
+    "uw41_hangs_pyspy_subprocess_worker_in_s3_read_rank0": (Category.DATALOADER_STALL, "rank 0"),
+    "uw41_rlray_a_nemorl_prefix_rank_ima": (Category.GPU_CUDA, "rank 3"),
+    "uw41_rlray_a_ray_object_store_full": (Category.OOM, ""),
+    "uw41_rlray_a_trl_vllm_server_unreachable": (Category.NETWORK, "10.0.0.5:8000"),
+    "uw41_rlray_a_verl_watchdog_ima_under_ray_prefix": (Category.GPU_CUDA, "rank 5"),
+    "uw41_serving_sglang_dp_attention_ecc_error": (Category.GPU_CUDA, "TP3"),
+    "uw41_serving_sglang_old_modeltpserver_device_assert": (Category.GPU_CUDA, "TP5"),
+    "uw41_serving_trtllm_rank1_illegal_memory_access": (Category.GPU_CUDA, "rank 1"),
+    "uw41_serving_vllm_v1_pp_tp_worker_prefix_oom": (Category.OOM, "5204"),
+    "uw41_setup_eaddrinuse_second_llm_instance": (Category.SOFTWARE, "rank 0"),
+    "uw41_setup_eaddrinuse_two_torchruns_one_script": (Category.SOFTWARE, ""),
+    "uw41_setup_libuv_windows_built_new_wording": (Category.SOFTWARE, ""),
+    "uw41_setup_nccl_comm_id_no_usable_interface": (Category.NETWORK, ""),
+    "uw41_setup_nccl_no_usable_interface_last_error_only": (Category.NETWORK, ""),
+    "uw41_whofailed_a16_torchrun_slurm_time_limit": (Category.INFRASTRUCTURE, "gpu-node-07"),
+    "uw41_whofailed_d06_srun_time_limit": (Category.INFRASTRUCTURE, "node16"),
+    "uw41_whofailed_e02_deepspeed_minus9_dmesg_oom": (Category.OOM, "rank 1"),
+})
+HEALTHY += ("uw41_cloud_vx_replica_restarted_then_succeeded", "uw41_rlray_n_ray_oom_kill_retried_then_finished", "uw41_rlray_n_ray_task_worker_died_retried_then_finished", "uw41_rlray_n_verl_http_port_retry_then_ok", "uw41_serving_tgi_healthy_graceful_shutdown", "uw41_serving_triton_healthy_ctrl_c",)
+
+
 def _triage(name: str) -> Diagnosis:
     return triage_probe(name)
 
@@ -3732,6 +3771,29 @@ NO_RANK += (
     "uw41_resil_slurm_preempted",
     "uw41_resil_torchft_lighthouse_refused",
     "uw41_resil_torchft_should_commit_exhausted",
+)
+
+NO_RANK += (
+    "uw41_cloud_db_cluster_spot_termination",
+    "uw41_cloud_db_driver_stopped_restarting",
+    "uw41_cloud_kf_active_deadline",
+    "uw41_cloud_sm_spot_interrupted_stopped",
+    "uw41_cloud_vx_internal_error_current_attempt",
+    "uw41_cloud_vx_resources_insufficient_region_new",
+    "uw41_desync_gloo_preamble_all",
+    "uw41_desync_gloo_preamble_rank1",
+    "uw41_desync_nccl_socket_truncated",
+    "uw41_rlray_a_ray_object_store_full",
+    "uw41_rlray_a_trl_vllm_server_unreachable",
+    "uw41_serving_sglang_dp_attention_ecc_error",
+    "uw41_serving_sglang_old_modeltpserver_device_assert",
+    "uw41_serving_vllm_v1_pp_tp_worker_prefix_oom",
+    "uw41_setup_eaddrinuse_two_torchruns_one_script",
+    "uw41_setup_libuv_windows_built_new_wording",
+    "uw41_setup_nccl_comm_id_no_usable_interface",
+    "uw41_setup_nccl_no_usable_interface_last_error_only",
+    "uw41_whofailed_a16_torchrun_slurm_time_limit",
+    "uw41_whofailed_d06_srun_time_limit",
 )
 
 
