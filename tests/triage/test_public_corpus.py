@@ -23,9 +23,9 @@ from tests.triage.public_corpus import (
 )
 
 # Measured floors (right / total). Raise them when the rules improve; never lower them to pass.
-HELDOUT_FLOOR = 855
+HELDOUT_FLOOR = 856
 TUNING_FLOOR = 1047
-MAJORITY_FLOOR = 866
+MAJORITY_FLOOR = 867
 
 
 def test_index_lists_every_file_once_and_splits_half_and_half() -> None:
