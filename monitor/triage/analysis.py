@@ -228,7 +228,8 @@ def diagnose(
     ras = analyse_replies([s.ras_reply for s in sorted(scans, key=lambda s: s.path)
                            if s.ras_reply is not None])
     finding, ras_notes = combine_ras(finding, ras, waited=bool(
-        picture.stuck or by_kind.get(EventKind.WATCHDOG_TIMEOUT)))
+        picture.stuck or by_kind.get(EventKind.WATCHDOG_TIMEOUT)),
+        replies_only=all(s.ras_reply is not None for s in scans))
     fr_notes = [*fr_notes, *ras_notes]
     finding = _in_a_world_of_one(ctx, finding)
     finding = _subject_named(ctx, finding)

@@ -7,7 +7,9 @@ logs are silent: which processes are dead, which did not answer, and which ranks
 others in a communicator's operation counts. A reply is one moment: a rank one operation behind
 in one reply may be passing skew (a healthy job shows it now and then), so counts behind name a
 culprit only when two replies show them frozen, or when the logs show the job stopped waiting (a
-timeout); dead processes are named from one reply (NCCL never revives them). The replies take
+timeout); dead processes are named from one reply (NCCL never revives them), where the logs
+show a failure: a process that exits normally while others run on is reported dead as well (a
+staggered teardown), so beside logs that show none a dead rank is only a suspect. The replies take
 over only when the logs did not name a cause, as flight-recorder dumps do; otherwise they stand
 beside it as agreeing or differing evidence.
 """
@@ -162,8 +164,8 @@ def ras_finding(ras: RasAnalysis, waited: bool) -> Finding | None:
         return Finding(
             Category.UNDETERMINED, ranks, tuple(
                 f"rank {r.rank} (process {r.pid} on node {r.host})" for r in ras.dead),
-            (f"NCCL RAS considers rank(s) {compress_ranks(ranks)} dead: the process ended or stopped answering, or "
-             "its node went away; the replies do not say why",), None,
+            (f"NCCL RAS considers rank(s) {compress_ranks(ranks)} dead: the process ended or "
+             "stopped answering, or its node went away; the replies do not say why",), None,
             ("Look at the dead rank's own output and its node's kernel log (OOM killer, Xid, "
              "a kill) for why it ended.",))
     behind = ras.frozen_behind or (ras.behind if waited else ())
@@ -178,14 +180,29 @@ def ras_finding(ras: RasAnalysis, waited: bool) -> Finding | None:
     return None
 
 
-def combine(log: Finding, ras: RasAnalysis | None, waited: bool) -> tuple[Finding, list[str]]:
-    """The final finding and the sentences the replies add."""
+def combine(log: Finding, ras: RasAnalysis | None, waited: bool,
+            replies_only: bool = False) -> tuple[Finding, list[str]]:
+    """The final finding and the sentences the replies add. `replies_only`: no file but the
+    replies was given (no log can show whether the job ended well)."""
     if ras is None:
         return log, []
     said = notes(ras)
     found = ras_finding(ras, waited)
     if found is None:
         return log, said
+    if log.category is Category.NONE and ras.dead and found.category is Category.UNDETERMINED:
+        # NCCL reports a process that exited normally while others ran on as dead too (a
+        # staggered teardown): beside logs that show no failure, that is all it may be; with
+        # the replies alone, a suspect, not a culprit
+        if not replies_only:
+            return log, [*said, "a process that ends normally while others run is reported "
+                         "dead as well, and the logs show no failure"]
+        return Finding(
+            Category.UNDETERMINED, (), tuple(f"rank {r.rank} (suspect: considered dead by "
+                                             "NCCL RAS)" for r in ras.dead),
+            (*found.evidence, "a process that ends normally while others run is reported dead "
+             "as well, and the logs show no failure: it is not named the culprit"), log.cause,
+            found.recommendations), said
     if log.category in _SYMPTOMS and not log.culprit_ranks:
         return Finding(found.category, found.culprit_ranks, found.culprits,
                        found.evidence + log.evidence, log.cause,

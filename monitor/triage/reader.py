@@ -232,8 +232,15 @@ def scan_file(path: str, on_bytes: ProgressCallback | None = None) -> FileScan |
             if looks_like_dump(head) is not None:
                 return _read_dump(path, raw, size, on_bytes)
             if looks_like_reply(head) and size <= MAX_REPLY_BYTES:
-                # read as a reply and as lines too: a paste may hold the job's log after it
                 scan.ras_reply = read_reply(path, raw.read(MAX_REPLY_BYTES))
+                if scan.ras_reply.report.unknown_lines == 0:
+                    # a reply and nothing else: its own words (`Errors`, `Remote process
+                    # error`) are the reply's, read as such, not a log's failing lines
+                    if on_bytes is not None:
+                        on_bytes(size)
+                    return scan
+                # a paste that holds more than the reply (the job's log after it): its lines
+                # are read as a log too, so nothing is lost
                 raw.seek(0)
             gzipped = _is_gzip(raw)
             source: BinaryIO = raw

@@ -113,3 +113,25 @@ def test_a_damaged_reply_loses_nothing(tmp_path: Path) -> None:
 ])
 def test_what_a_reply_looks_like(head: bytes, reply: bool) -> None:
     assert looks_like_reply(head) is reply
+
+
+def _bare(reply: Path) -> str:
+    """A capture as the `ncclras` client prints it: no capture note, no socket exchange."""
+    text = reply.read_text()
+    return text[text.index("NCCL version "):]
+
+
+def test_a_dead_process_beside_logs_that_show_no_failure_is_no_culprit(tmp_path: Path) -> None:
+    """NCCL reports a process that exited normally while others ran on as dead too (a
+    staggered teardown): beside a log that shows the job ending well it names nobody; with the
+    replies alone it is a suspect, never a culprit."""
+    reply = tmp_path / "ras.txt"
+    reply.write_text(_bare(DATA / "kill_no_teardown" / "ras" / "1795745593.7-text.txt"))
+    alone = _triage(reply)
+    assert (alone["category"], alone["culprit_ranks"]) == ("undetermined", [])
+    assert alone["culprits"] == ["rank 2 (suspect: considered dead by NCCL RAS)"]
+    log = tmp_path / "train.log"
+    log.write_text("step 1000/1000 loss 1.92\nTraining completed.\n")
+    both = _triage(reply, log)
+    assert (both["category"], both["culprit_ranks"]) == ("none", [])
+    assert any("reported dead as well" in f for f in both["findings"])
