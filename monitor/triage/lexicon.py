@@ -722,7 +722,8 @@ _WORDS: tuple[tuple[Family, re.Pattern[str]], ...] = tuple(
         (Family.KILLED, r"\bKilled\b|killed by (?:unknown )?signal|SIGKILL|[Ss]ignal 9\b|WTERMSIG \d+|Segmentation fault|SIGSEGV|SIGABRT|"
                         # a process's own handler on the signal it caught (PETSc's `Caught
                         # signal number 11 SEGV: Segmentation Violation`)
-                        r"\bCaught signal (?:number )?\d+\b|"
+                        # (not a stop's: HUP, INT, TERM are someone's request)
+                        r"\bCaught signal (?:number )?(?!(?:1|2|15)\b)\d+\b|"
                         r"SIGBUS|Bus error|\bAborted\b|core dumped|Fatal Python error|"
                         r"\bSegfault encountered\b|\]: segfault at [0-9a-f]+ ip\b|\bdumped core\b|"
                         r"\bExited \((?:1[2-9]\d|2[0-5]\d)\) |"

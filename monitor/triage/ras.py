@@ -203,7 +203,9 @@ def combine(log: Finding, ras: RasAnalysis | None, waited: bool,
             (*found.evidence, "a process that ends normally while others run is reported dead "
              "as well, and the logs show no failure: it is not named the culprit"), log.cause,
             found.recommendations), said
-    if log.category in _SYMPTOMS and not log.culprit_ranks:
+    # (a log verdict that already names who failed, a launcher's task or a node, without a
+    # rank, keeps it: a reply may be another job's, and its dead rank is no better word)
+    if log.category in _SYMPTOMS and not log.culprit_ranks and not log.culprits:
         return Finding(found.category, found.culprit_ranks, found.culprits,
                        found.evidence + log.evidence, log.cause,
                        found.recommendations + log.recommendations), said

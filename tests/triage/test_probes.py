@@ -3662,6 +3662,28 @@ CAUSES.update({
 HEALTHY += ("uw41_cloud_vx_replica_restarted_then_succeeded", "uw41_rlray_n_ray_oom_kill_retried_then_finished", "uw41_rlray_n_ray_task_worker_died_retried_then_finished", "uw41_rlray_n_verl_http_port_retry_then_ok", "uw41_serving_tgi_healthy_graceful_shutdown", "uw41_serving_triton_healthy_ctrl_c",)
 
 
+CAUSES.update({
+    # a review's attacks on this round's own new rules (RAS replies, pasted stack dumps, the
+    # Slurm stop's node, the rank maps, the other program's Xid, the new words) that they hold
+    "rv42_ds02_spawn_map_one_node_killed_nonworker": (Category.OOM, "rank 1"),
+    "rv42_lex02_vertex_success_word_of_subjob": (Category.OOM, "rank 1"),
+    "rv42_lex04_resiliency_restart_then_same_fault": (Category.GPU_CUDA, "rank 3"),
+    "rv42_name03_node_ends_sentence_multi": (Category.INFRASTRUCTURE, "gpu-e07"),
+    "rv42_nemorl01_relay_on_other_rank": (Category.OOM, "rank 2"),
+    "rv42_ras06_dead_rank_agrees_with_oom": (Category.OOM, "rank 5"),
+    "rv42_ras07_dead_process_other_job_same_logs_failed_undetermined": (Category.UNDETERMINED, ""),
+    "rv42_ray01_snippet_relay_first": (Category.OOM, "rank 3"),
+    "rv42_slm01_node_failure_names_failed_node": (Category.INFRASTRUCTURE, "gpu-b17"),
+    "rv42_slm02_time_limit_several_nodes": (Category.INFRASTRUCTURE, ""),
+    "rv42_slm03_preempt_then_rank_error_after": (Category.INFRASTRUCTURE, ""),
+    "rv42_slm04_node_fail_flux_and_banner_other_host": (Category.INFRASTRUCTURE, "gpu-d09"),
+    "rv42_stk06_pyspy_other_process_in_rank_file": (Category.DATALOADER_STALL, "rank 1"),
+    "rv42_xid01_other_program_xid43_job_oom": (Category.OOM, "rank 3"),
+    "rv42_xid02_job_process_xid31": (Category.GPU_CUDA, "rank 1"),
+})
+HEALTHY += ("rv42_cuda01_cudaerror_warning_went_on", "rv42_hip01_autotune_oom_skipped", "rv42_lex01_insufficient_disk_space_warning", "rv42_lex03_sagemaker_spot_interrupted_resumed", "rv42_lex05_torchft_retry_recovered", "rv42_lex06_not_a_jpeg_skipped", "rv42_name01_bracketed_endpoint_retry_then_ok", "rv42_ras01_healthy_single_reply_skew", "rv42_ras02_healthy_skew_after_recovered_store_timeout", "rv42_ras03_two_jobs_replies", "rv42_ras04_reply_from_finished_job", "rv42_ras05_dead_after_clean_end_single", "rv42_stk01_pyspy_healthy_on_purpose", "rv42_stk02_pyspy_input_bound", "rv42_stk03_pyspy_checkpoint_phase", "rv42_stk05_faulthandler_watchdog_fired_went_on",)
+
+
 def _triage(name: str) -> Diagnosis:
     return triage_probe(name)
 
@@ -3794,6 +3816,15 @@ NO_RANK += (
     "uw41_setup_nccl_no_usable_interface_last_error_only",
     "uw41_whofailed_a16_torchrun_slurm_time_limit",
     "uw41_whofailed_d06_srun_time_limit",
+)
+
+NO_RANK += (
+    "rv42_name03_node_ends_sentence_multi",
+    "rv42_ras07_dead_process_other_job_same_logs_failed_undetermined",
+    "rv42_slm01_node_failure_names_failed_node",
+    "rv42_slm02_time_limit_several_nodes",
+    "rv42_slm03_preempt_then_rank_error_after",
+    "rv42_slm04_node_fail_flux_and_banner_other_host",
 )
 
 

@@ -255,6 +255,14 @@ def _rank_stack_dumps(ctx: Context) -> dict[int, tuple[TextDump, list[TextDump]]
         if rank is None:
             continue
         dumps = read_text_dumps([(t.line, t.text) for t in scan.tail])
+        # (a crash's faulthandler dump, `Fatal Python error: Segmentation fault` above it, is
+        # where the process died, not where it waited; a timed-out dump its file trains past
+        # was a slow moment, not a stall)
+        before = {t.line: t.text for t in scan.tail}
+        index = ctx.scans.index(scan)
+        dumps = [d for d in dumps if not (d.kind == "faulthandler" and any(
+            "Fatal Python error: " in before.get(d.line - k, "") for k in range(1, 4)))
+            and not (d.timed_out and trained_after(ctx, index, d.line))]
         own = [d for d in dumps if d.parent is None]
         if not own:
             continue
