@@ -118,12 +118,13 @@ def _behind_now(report: RasReport) -> dict[tuple[str, str], Behind]:
 def _behind(reports: Sequence[RasReport]) -> tuple[Behind, ...]:
     """The last reply's ranks behind, each with how many replies in a row, up to the last, show
     the very same counts (frozen), not merely the same ranks behind."""
-    now = _behind_now(reports[-1])
+    each = [_behind_now(r) for r in reports]  # (each reply read once, not once per key)
+    now = each[-1]
     out = []
     for key, b in sorted(now.items()):
         runs = 1
-        for earlier in reversed(reports[:-1]):
-            before = _behind_now(earlier).get(key)
+        for earlier in reversed(each[:-1]):
+            before = earlier.get(key)
             if before is None or (before.ranks, before.count, before.others) != (
                     b.ranks, b.count, b.others):
                 break

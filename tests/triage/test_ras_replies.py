@@ -3,27 +3,13 @@ gave (tests/data/nccl_gpu, README), read alone, beside the job's output, and pas
 
 from __future__ import annotations
 
-import io
-import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from monitor.parse.ras_saved import looks_like_reply
-from monitor.triage.command import run
-from tests.triage.test_command import _parser
-
-DATA = Path(__file__).resolve().parent.parent / "data" / "nccl_gpu"
-
-
-def _triage(*paths: Path) -> dict[str, Any]:
-    args = _parser().parse_args(["triage", *map(str, paths), "--format", "json", "-q"])
-    out = io.StringIO()
-    run(args, stdout=out, stderr=io.StringIO())
-    report: dict[str, Any] = json.loads(out.getvalue())
-    return report
+from tests.triage.test_nccl_dumps import DATA, _triage
 
 
 @pytest.mark.parametrize(("run_name", "category", "ranks"), [

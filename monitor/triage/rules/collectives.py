@@ -246,7 +246,7 @@ def _rank_stack_dumps(ctx: Context) -> dict[int, tuple[TextDump, list[TextDump]]
     DataLoader workers, `py-spy dump --subprocesses`)."""
     named = {id(scan): rank for rank, scan in _file_named_ranks(ctx).items()}
     out: dict[int, tuple[TextDump, list[TextDump]]] = {}
-    for scan in ctx.scans:
+    for index, scan in enumerate(ctx.scans):
         if scan.fr_dump is not None or not scan.tail:
             continue
         rank = named.get(id(scan))
@@ -259,7 +259,6 @@ def _rank_stack_dumps(ctx: Context) -> dict[int, tuple[TextDump, list[TextDump]]
         # where the process died, not where it waited; a timed-out dump its file trains past
         # was a slow moment, not a stall)
         before = {t.line: t.text for t in scan.tail}
-        index = ctx.scans.index(scan)
         dumps = [d for d in dumps if not (d.kind == "faulthandler" and any(
             "Fatal Python error: " in before.get(d.line - k, "") for k in range(1, 4)))
             and not (d.timed_out and trained_after(ctx, index, d.line))]

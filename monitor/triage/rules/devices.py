@@ -164,9 +164,14 @@ def another_programs_before_the_job(ctx: Context, item: Located) -> bool:
         return pid is not None and bool(pids) and pid not in pids
     # (the OOM killer's victim may be a job's DataLoader worker, none of the ranks' pids:
     # only a name no training process goes by is another program's)
+    return _another_programs_name(item) and (pid is None or pid not in pids)
+
+
+def _another_programs_name(item: Located) -> bool:
+    """The kernel line names its process by a name no training process goes by
+    (`jupyter-kernel`), not by none."""
     name = str(item.event.fields.get("process") or "").strip("'<>")
-    return name not in ("", "unknown") and _JOB_PROCESS.search(name) is None and (
-        pid is None or pid not in pids)
+    return name not in ("", "unknown") and _JOB_PROCESS.search(name) is None
 
 
 def another_programs_own_fault(ctx: Context, item: Located) -> bool:
@@ -177,9 +182,7 @@ def another_programs_own_fault(ctx: Context, item: Located) -> bool:
     if item.kind is not EventKind.XID or item.event.fields.get("role") != "software":
         return False
     pid, pids = item.event.int_field("pid"), _job_pids(ctx)
-    name = str(item.event.fields.get("process") or item.event.fields.get("name") or "")
-    return (pid is not None and bool(pids) and pid not in pids
-            and name.strip("'<>") not in ("", "unknown") and _JOB_PROCESS.search(name) is None)
+    return pid is not None and bool(pids) and pid not in pids and _another_programs_name(item)
 
 
 def jobs_xids(ctx: Context) -> list[Located]:
